@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// APIKey lets an application send events to one project. Only a hash of its
+// secret is kept.
+type APIKey struct {
+	ID         string
+	ProjectID  string
+	Name       string
+	SecretHash []byte
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+const keyCols = `id, project_id, name, secret_hash, created_at, last_used_at, revoked_at`
+
+func scanKey(s interface{ Scan(...any) error }) (APIKey, error) {
+	var k APIKey
+	var cr int64
+	var lu, rv sql.NullInt64
+	if err := s.Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &cr, &lu, &rv); err != nil {
+		return APIKey{}, err
+	}
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMS(cr), fromNullMS(lu), fromNullMS(rv)
+	return k, nil
+}
+
+// CreateAPIKey inserts k.
+func (c *Conn) CreateAPIKey(ctx context.Context, k APIKey) error {
+	_, err := c.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.ProjectID, k.Name, k.SecretHash, ms(k.CreatedAt), nullMS(k.LastUsedAt), nullMS(k.RevokedAt))
+	if err != nil {
+		return fmt.Errorf("store: create API key: %w", err)
+	}
+	return nil
+}
+
+// APIKeyByID returns one key, revoked or not.
+func (c *Conn) APIKeyByID(ctx context.Context, id string) (APIKey, error) {
+	k, err := scanKey(c.queryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
+	if err != nil {
+		return APIKey{}, fmt.Errorf("store: API key %s: %w", id, translate(c.dialect, err))
+	}
+	return k, nil
+}
+
+// ListAPIKeys lists a project's keys, newest first, revoked ones included.
+func (c *Conn) ListAPIKeys(ctx context.Context, projectID, before string, limit int) ([]APIKey, error) {
+	rows, err := c.query(ctx, `SELECT `+keyCols+` FROM api_keys WHERE project_id = ? AND (? = '' OR id < ?) ORDER BY id DESC LIMIT ?`,
+		projectID, before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list API keys: %w", err)
+	}
+	return collect(rows, scanKey)
+}
+
+// RevokeAPIKey marks a key revoked; revoking twice keeps the first time.
+func (c *Conn) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	if err := c.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ms(at), id); err != nil {
+		return fmt.Errorf("store: revoke API key %s: %w", id, err)
+	}
+	return nil
+}
+
+// TouchAPIKey records a use of the key.
+func (c *Conn) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	if err := c.execOne(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ?`, ms(at), id); err != nil {
+		return fmt.Errorf("store: touch API key %s: %w", id, err)
+	}
+	return nil
+}

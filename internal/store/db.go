@@ -1,0 +1,255 @@
+// Package store keeps Errata's data in SQLite (the embedded default) or
+// PostgreSQL behind one set of queries. Queries are written once with "?"
+// placeholders and rebound to "$n" for PostgreSQL; where the dialects differ a
+// small helper decides. Times are stored as Unix milliseconds (BIGINT) in both
+// databases so that one code path reads and writes them.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// Dialect names the database behind a DB.
+type Dialect string
+
+// The two supported databases.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Sentinel errors. Callers test them with errors.Is.
+var (
+	// ErrNotFound means the row asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict means a uniqueness rule would be broken.
+	ErrConflict = errors.New("conflict")
+)
+
+// DB is the store. On SQLite it holds one writer connection (SQLite allows one
+// writer at a time; queueing in Go is cheaper than busy-waiting in SQLite) and
+// a pool of readers; on PostgreSQL both are the same pool.
+type DB struct {
+	dialect Dialect
+	write   *sql.DB
+	read    *sql.DB
+	// Path is the SQLite database file ("" on PostgreSQL).
+	path string
+}
+
+// Options tune Open.
+type Options struct {
+	// DataDir holds the SQLite database when URL is empty.
+	DataDir string
+	// URL is a postgres:// URL, a sqlite: file path, or empty for SQLite in DataDir.
+	URL string
+	// ReadConns bounds the SQLite read pool (default 4).
+	ReadConns int
+}
+
+// Open connects to the database named by opts, creating the SQLite data
+// directory when needed. It does not migrate; call Migrate.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	switch {
+	case strings.HasPrefix(opts.URL, "postgres://"), strings.HasPrefix(opts.URL, "postgresql://"):
+		return openPostgres(ctx, opts.URL)
+	case opts.URL == "":
+		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
+			return nil, fmt.Errorf("store: create data directory: %w", err)
+		}
+		return openSQLite(ctx, filepath.Join(opts.DataDir, "errata.db"), opts.ReadConns)
+	case strings.HasPrefix(opts.URL, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//"), opts.ReadConns)
+	default:
+		return nil, fmt.Errorf("store: unsupported database URL scheme (want postgres:// or sqlite:)")
+	}
+}
+
+func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
+	if readConns <= 0 {
+		readConns = 4
+	}
+	pragmas := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)"} {
+		pragmas.Add("_pragma", p)
+	}
+	wq := url.Values{"_txlock": {"immediate"}}
+	for k, v := range pragmas {
+		wq[k] = v
+	}
+	w, err := sql.Open("sqlite", "file:"+path+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := w.PingContext(ctx); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	pragmas.Add("_pragma", "query_only(1)")
+	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas.Encode())
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open sqlite readers: %w", err)
+	}
+	r.SetMaxOpenConns(readConns)
+	r.SetMaxIdleConns(readConns)
+	return &DB{dialect: SQLite, write: w, read: r, path: path}, nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	p, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	p.SetMaxOpenConns(16)
+	p.SetMaxIdleConns(16)
+	p.SetConnMaxIdleTime(5 * time.Minute)
+	if err := p.PingContext(ctx); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("store: connect to postgres: %w", err)
+	}
+	return &DB{dialect: Postgres, write: p, read: p}, nil
+}
+
+// Dialect reports which database is behind db.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Path is the SQLite database file, or "" on PostgreSQL.
+func (db *DB) Path() string { return db.path }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx) }
+
+// Close closes every connection.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		err = errors.Join(err, db.read.Close())
+	}
+	return err
+}
+
+// Read returns a Conn on the read pool, for queries that change nothing.
+func (db *DB) Read() *Conn { return &Conn{run: db.read, dialect: db.dialect} }
+
+// Write returns a Conn that runs each statement in its own transaction on the
+// writer.
+func (db *DB) Write() *Conn { return &Conn{run: db.write, dialect: db.dialect} }
+
+// Tx runs fn in one write transaction, committing when fn returns nil. fn must
+// use only the Conn it is given: on SQLite another write would wait for this
+// one forever.
+func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", translate(db.dialect, err))
+	}
+	if err := fn(&Conn{run: tx, dialect: db.dialect}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", translate(db.dialect, err))
+	}
+	return nil
+}
+
+type runner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Conn runs the store's queries on a pool or inside a transaction.
+type Conn struct {
+	run     runner
+	dialect Dialect
+}
+
+func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	res, err := c.run.ExecContext(ctx, rebind(c.dialect, q), args...)
+	return res, translate(c.dialect, err)
+}
+
+// execOne runs a statement that must change exactly one row.
+func (c *Conn) execOne(ctx context.Context, q string, args ...any) error {
+	res, err := c.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := c.run.QueryContext(ctx, rebind(c.dialect, q), args...)
+	return rows, translate(c.dialect, err)
+}
+
+func (c *Conn) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return c.run.QueryRowContext(ctx, rebind(c.dialect, q), args...)
+}
+
+// rebind turns "?" placeholders into PostgreSQL's "$1, $2, …". Our queries
+// never hold a literal question mark.
+func rebind(d Dialect, q string) string {
+	if d != Postgres || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// ms converts a time to the stored Unix milliseconds.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMS converts stored Unix milliseconds to a UTC time.
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// nullMS converts an optional time for storage.
+func nullMS(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+// fromNullMS converts an optional stored time.
+func fromNullMS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}

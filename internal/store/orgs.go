@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Org is an organization: the unit of membership and plan.
+type Org struct {
+	ID        string
+	Name      string
+	Plan      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+const orgCols = `o.id, o.name, o.plan, o.created_at, o.updated_at`
+
+func scanOrg(s interface{ Scan(...any) error }) (Org, error) {
+	var o Org
+	var c, u int64
+	if err := s.Scan(&o.ID, &o.Name, &o.Plan, &c, &u); err != nil {
+		return Org{}, err
+	}
+	o.CreatedAt, o.UpdatedAt = fromMS(c), fromMS(u)
+	return o, nil
+}
+
+// CreateOrg inserts o.
+func (c *Conn) CreateOrg(ctx context.Context, o Org) error {
+	_, err := c.exec(ctx, `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+		o.ID, o.Name, o.Plan, ms(o.CreatedAt), ms(o.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("store: create organization: %w", err)
+	}
+	return nil
+}
+
+// OrgByID returns one organization.
+func (c *Conn) OrgByID(ctx context.Context, id string) (Org, error) {
+	o, err := scanOrg(c.queryRow(ctx, `SELECT `+orgCols+` FROM organizations o WHERE o.id = ?`, id))
+	if err != nil {
+		return Org{}, fmt.Errorf("store: organization %s: %w", id, translate(c.dialect, err))
+	}
+	return o, nil
+}
+
+// OrgsOfUser lists the organizations userID belongs to, newest first,
+// starting below the id before ("" for the first page).
+func (c *Conn) OrgsOfUser(ctx context.Context, userID, before string, limit int) ([]Org, error) {
+	rows, err := c.query(ctx, `SELECT `+orgCols+` FROM organizations o JOIN members m ON m.organization_id = o.id
+		WHERE m.user_id = ? AND (? = '' OR o.id < ?) ORDER BY o.id DESC LIMIT ?`, userID, before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list organizations: %w", err)
+	}
+	return collect(rows, scanOrg)
+}
+
+// UpdateOrg changes the name and plan of an organization.
+func (c *Conn) UpdateOrg(ctx context.Context, o Org) error {
+	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, plan = ?, updated_at = ? WHERE id = ?`,
+		o.Name, o.Plan, ms(o.UpdatedAt), o.ID); err != nil {
+		return fmt.Errorf("store: update organization %s: %w", o.ID, err)
+	}
+	return nil
+}
+
+// DeleteOrg deletes an organization and, by cascade, everything in it.
+func (c *Conn) DeleteOrg(ctx context.Context, id string) error {
+	if err := c.execOne(ctx, `DELETE FROM organizations WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("store: delete organization %s: %w", id, err)
+	}
+	return nil
+}

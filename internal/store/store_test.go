@@ -1,0 +1,236 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+var now = time.Date(2026, 11, 22, 8, 0, 0, 123_000_000, time.UTC)
+
+func seedUser(t *testing.T, c *store.Conn, email string) store.User {
+	t.Helper()
+	u := store.User{ID: id.New(id.User), Email: email, Name: "N", PasswordHash: "h", CreatedAt: now, UpdatedAt: now}
+	if err := c.CreateUser(context.Background(), u); err != nil {
+		t.Fatalf("CreateUser: %v", err)
+	}
+	return u
+}
+
+func seedOrg(t *testing.T, c *store.Conn) store.Org {
+	t.Helper()
+	o := store.Org{ID: id.New(id.Org), Name: "Acme", Plan: "team", CreatedAt: now, UpdatedAt: now}
+	if err := c.CreateOrg(context.Background(), o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	return o
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		n, err := db.Migrate(context.Background())
+		if err != nil || n != 0 {
+			t.Fatalf("second Migrate = %d, %v; want 0, nil", n, err)
+		}
+	})
+}
+
+func TestUsers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u := seedUser(t, db.Write(), "a@example.com")
+		got, err := db.Read().UserByEmail(ctx, "a@example.com")
+		if err != nil {
+			t.Fatalf("UserByEmail: %v", err)
+		}
+		if got != u {
+			t.Fatalf("UserByEmail = %+v, want %+v", got, u)
+		}
+		dup := u
+		dup.ID = id.New(id.User)
+		if err := db.Write().CreateUser(ctx, dup); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("duplicate email: err = %v, want ErrConflict", err)
+		}
+		if _, err := db.Read().UserByID(ctx, id.New(id.User)); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("unknown user: err = %v, want ErrNotFound", err)
+		}
+		if n, err := db.Read().CountUsers(ctx); err != nil || n != 1 {
+			t.Fatalf("CountUsers = %d, %v; want 1", n, err)
+		}
+	})
+}
+
+func TestSessions(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u := seedUser(t, db.Write(), "s@example.com")
+		s := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: []byte{1, 2, 3}, CreatedAt: now, ExpiresAt: now.Add(time.Hour), LastUsedAt: now}
+		if err := db.Write().CreateSession(ctx, s); err != nil {
+			t.Fatalf("CreateSession: %v", err)
+		}
+		later := now.Add(time.Minute)
+		if err := db.Write().TouchSession(ctx, s.ID, later, later.Add(time.Hour)); err != nil {
+			t.Fatalf("TouchSession: %v", err)
+		}
+		got, err := db.Read().SessionByTokenHash(ctx, []byte{1, 2, 3})
+		if err != nil {
+			t.Fatalf("SessionByTokenHash: %v", err)
+		}
+		if !got.ExpiresAt.Equal(later.Add(time.Hour)) || !got.LastUsedAt.Equal(later) {
+			t.Fatalf("touched session = %+v, want last used %v", got, later)
+		}
+		if n, err := db.Write().DeleteExpiredSessions(ctx, later.Add(2*time.Hour)); err != nil || n != 1 {
+			t.Fatalf("DeleteExpiredSessions = %d, %v; want 1", n, err)
+		}
+		if err := db.Write().DeleteSession(ctx, s.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("DeleteSession of a deleted session: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestMembersAndOwners(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		o := seedOrg(t, db.Write())
+		u := seedUser(t, db.Write(), "m@example.com")
+		m := store.Member{ID: id.New(id.Member), OrgID: o.ID, UserID: u.ID, Role: "owner", CreatedAt: now}
+		if err := db.Write().CreateMember(ctx, m); err != nil {
+			t.Fatalf("CreateMember: %v", err)
+		}
+		again := m
+		again.ID = id.New(id.Member)
+		if err := db.Write().CreateMember(ctx, again); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("second membership: %v, want ErrConflict", err)
+		}
+		orphan := store.Member{ID: id.New(id.Member), OrgID: id.New(id.Org), UserID: u.ID, Role: "viewer", CreatedAt: now}
+		if err := db.Write().CreateMember(ctx, orphan); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("member of a missing org: %v, want ErrNotFound", err)
+		}
+		got, err := db.Read().MemberOf(ctx, o.ID, u.ID)
+		if err != nil || got.Email != "m@example.com" || got.Role != "owner" {
+			t.Fatalf("MemberOf = %+v, %v", got, err)
+		}
+		if n, _ := db.Read().CountOwners(ctx, o.ID); n != 1 {
+			t.Fatalf("CountOwners = %d, want 1", n)
+		}
+		orgs, err := db.Read().OrgsOfUser(ctx, u.ID, "", 10)
+		if err != nil || len(orgs) != 1 || orgs[0].ID != o.ID {
+			t.Fatalf("OrgsOfUser = %+v, %v", orgs, err)
+		}
+		if err := db.Write().DeleteOrg(ctx, o.ID); err != nil {
+			t.Fatalf("DeleteOrg: %v", err)
+		}
+		if _, err := db.Read().MemberByID(ctx, m.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("member after org deletion: %v, want ErrNotFound (cascade)", err)
+		}
+	})
+}
+
+func TestInvitationAcceptedOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		o := seedOrg(t, db.Write())
+		inv := store.Invitation{ID: id.New(id.Invitation), OrgID: o.ID, Email: "x@example.com", Role: "member", TokenHash: []byte("h"),
+			Status: store.InvitationPending, InvitedBy: id.New(id.User), ExpiresAt: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now}
+		if err := db.Write().CreateInvitation(ctx, inv); err != nil {
+			t.Fatalf("CreateInvitation: %v", err)
+		}
+		if err := db.Write().SetInvitationStatus(ctx, inv.ID, store.InvitationAccepted, now); err != nil {
+			t.Fatalf("accept: %v", err)
+		}
+		if err := db.Write().SetInvitationStatus(ctx, inv.ID, store.InvitationAccepted, now); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("second accept: %v, want ErrConflict", err)
+		}
+		got, err := db.Read().InvitationByTokenHash(ctx, []byte("h"))
+		if err != nil || got.Status != store.InvitationAccepted {
+			t.Fatalf("InvitationByTokenHash = %+v, %v", got, err)
+		}
+		pending := store.Invitation{Status: store.InvitationPending, ExpiresAt: now}
+		if s := pending.StatusAt(now); s != store.InvitationExpired {
+			t.Fatalf("StatusAt(expiry) = %q, want expired", s)
+		}
+	})
+}
+
+func TestProjectsKeysAndPaging(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		o := seedOrg(t, db.Write())
+		var ids []string
+		for i := 0; i < 5; i++ {
+			p := store.Project{ID: id.New(id.Project), OrgID: o.ID, Name: "p", CreatedAt: now, UpdatedAt: now}
+			if err := db.Write().CreateProject(ctx, p); err != nil {
+				t.Fatalf("CreateProject: %v", err)
+			}
+			ids = append(ids, p.ID)
+		}
+		first, err := db.Read().ListProjects(ctx, o.ID, "", 3)
+		if err != nil || len(first) != 3 || first[0].ID != ids[4] {
+			t.Fatalf("first page = %v, %v; want newest first", first, err)
+		}
+		second, err := db.Read().ListProjects(ctx, o.ID, first[2].ID, 3)
+		if err != nil || len(second) != 2 || second[1].ID != ids[0] {
+			t.Fatalf("second page = %v, %v", second, err)
+		}
+		k := store.APIKey{ID: id.New(id.Key), ProjectID: ids[0], Name: "k", SecretHash: []byte("s"), CreatedAt: now}
+		if err := db.Write().CreateAPIKey(ctx, k); err != nil {
+			t.Fatalf("CreateAPIKey: %v", err)
+		}
+		if err := db.Write().TouchAPIKey(ctx, k.ID, now.Add(time.Second)); err != nil {
+			t.Fatalf("TouchAPIKey: %v", err)
+		}
+		if err := db.Write().RevokeAPIKey(ctx, k.ID, now.Add(time.Minute)); err != nil {
+			t.Fatalf("RevokeAPIKey: %v", err)
+		}
+		_ = db.Write().RevokeAPIKey(ctx, k.ID, now.Add(time.Hour))
+		got, err := db.Read().APIKeyByID(ctx, k.ID)
+		if err != nil || got.RevokedAt == nil || !got.RevokedAt.Equal(now.Add(time.Minute)) || got.LastUsedAt == nil {
+			t.Fatalf("revoked key = %+v, %v; want first revocation time kept", got, err)
+		}
+		if err := db.Write().DeleteProject(ctx, ids[0]); err != nil {
+			t.Fatalf("DeleteProject: %v", err)
+		}
+		if _, err := db.Read().APIKeyByID(ctx, k.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("key after project deletion: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestTxRollsBack(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		boom := errors.New("boom")
+		err := db.Tx(ctx, func(c *store.Conn) error {
+			seedUser(t, c, "tx@example.com")
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("Tx = %v, want boom", err)
+		}
+		if _, err := db.Read().UserByEmail(ctx, "tx@example.com"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("user after rollback: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestSettingIsCreatedOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		a, err := db.Setting(ctx, "k", func() ([]byte, error) { return []byte("first"), nil })
+		if err != nil {
+			t.Fatalf("Setting: %v", err)
+		}
+		b, _ := db.Setting(ctx, "k", func() ([]byte, error) { return []byte("second"), nil })
+		if !bytes.Equal(a, b) || string(a) != "first" {
+			t.Fatalf("Setting = %q then %q, want first both times", a, b)
+		}
+	})
+}

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// User is a person who signs in. Email is stored lower-cased.
+type User struct {
+	ID           string
+	Email        string
+	Name         string
+	PasswordHash string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+const userCols = `id, email, name, password_hash, created_at, updated_at`
+
+func scanUser(s interface{ Scan(...any) error }) (User, error) {
+	var u User
+	var c, up int64
+	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up); err != nil {
+		return User{}, err
+	}
+	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
+	return u, nil
+}
+
+// CreateUser inserts u; a taken email is ErrConflict.
+func (c *Conn) CreateUser(ctx context.Context, u User) error {
+	_, err := c.exec(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.Name, u.PasswordHash, ms(u.CreatedAt), ms(u.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("store: create user: %w", err)
+	}
+	return nil
+}
+
+// UserByID returns one user.
+func (c *Conn) UserByID(ctx context.Context, id string) (User, error) {
+	u, err := scanUser(c.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+	if err != nil {
+		return User{}, fmt.Errorf("store: user %s: %w", id, translate(c.dialect, err))
+	}
+	return u, nil
+}
+
+// UserByEmail returns the user with the given (lower-cased) email.
+func (c *Conn) UserByEmail(ctx context.Context, email string) (User, error) {
+	u, err := scanUser(c.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, email))
+	if err != nil {
+		return User{}, fmt.Errorf("store: user by email: %w", translate(c.dialect, err))
+	}
+	return u, nil
+}
+
+// CountUsers reports how many users exist.
+func (c *Conn) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count users: %w", translate(c.dialect, err))
+	}
+	return n, nil
+}
