@@ -1,0 +1,183 @@
+// Package app wires the store, the services and the HTTP server together and
+// runs them: ordered start, ordered shutdown.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Options are everything App needs.
+type Options struct {
+	Store config.Store
+	Serve config.Serve
+	Log   *slog.Logger
+	// Argon2 overrides the password hashing cost (tests use cheap ones).
+	Argon2 auth.Argon2
+}
+
+// App is a running Errata process.
+type App struct {
+	opts Options
+	log  *slog.Logger
+	DB   *store.DB
+	Auth *auth.Service
+	Orgs *org.Service
+	HTTP *httpapi.Server
+}
+
+// OpenStore opens and migrates the configured database.
+func OpenStore(ctx context.Context, cfg config.Store, log *slog.Logger) (*store.DB, error) {
+	db, err := store.Open(ctx, store.Options{URL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	n, err := db.Migrate(ctx)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if n > 0 {
+		log.Info("database migrated", "dialect", db.Dialect(), "migrations", n)
+	}
+	return db, nil
+}
+
+// New opens the store and builds every service.
+func New(ctx context.Context, opts Options) (*App, error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	db, err := OpenStore(ctx, opts.Store, log)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{opts: opts, log: log, DB: db}
+	if err := a.build(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) build(ctx context.Context) error {
+	cfg := a.opts.Serve
+	var mailer org.Mailer
+	if cfg.SMTPURL != "" {
+		m, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
+		if err != nil {
+			return err
+		}
+		mailer = m
+	}
+	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: mailer, Logger: a.log})
+	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log})
+	key, err := a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
+		b := make([]byte, 32)
+		_, err := rand.Read(b)
+		return b, err
+	})
+	if err != nil {
+		return err
+	}
+	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
+		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
+		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst,
+	}, key, a.log)
+	return err
+}
+
+// Run serves until ctx is cancelled, then shuts down in order: stop taking
+// requests and finish those in flight, stop background work, close the store.
+func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
+	cfg := a.opts.Serve
+	if cfg.WebhookAllowPrivate {
+		a.log.Warn("ERRATA_WEBHOOK_ALLOW_PRIVATE is on: webhooks may reach private and loopback addresses; never use this in production")
+	}
+	var srv *http.Server
+	errc := make(chan error, 1)
+	if cfg.Has(config.RoleAPI) {
+		ln, err := net.Listen("tcp", cfg.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		}
+		srv = &http.Server{Handler: a.HTTP, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+		go func() { errc <- srv.Serve(ln) }()
+		a.log.Info("errata serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect(), "roles", cfg.Roles)
+		if ready != nil {
+			ready(ln.Addr())
+		}
+	}
+	bg, stopBG := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if cfg.Has(config.RoleWorker) {
+			a.janitor(bg)
+		}
+	}()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	a.log.Info("shutting down")
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		if err := srv.Shutdown(sctx); err != nil {
+			a.log.Warn("HTTP shutdown incomplete", "err", err)
+		}
+		cancel()
+	}
+	stopBG()
+	<-done
+	a.Orgs.Close()
+	if err := a.DB.Close(); err != nil {
+		a.log.Warn("closing the store", "err", err)
+	}
+	a.log.Info("stopped")
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return nil
+}
+
+// Close releases the store without running (for tests and commands).
+func (a *App) Close() error {
+	a.Orgs.Close()
+	return a.DB.Close()
+}
+
+// janitor deletes expired sessions hourly.
+func (a *App) janitor(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := a.DB.Write().DeleteExpiredSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			a.log.Warn("deleting expired sessions", "err", err)
+		} else if n > 0 {
+			a.log.Info("expired sessions deleted", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"strings"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/secret"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// NewKey is a created API key with its credential, shown only once.
+type NewKey struct {
+	store.APIKey
+	Key string
+}
+
+// CreateAPIKey makes a key for a project. Only a hash of its secret is kept.
+func (s *Service) CreateAPIKey(ctx context.Context, projectID, name string) (NewKey, error) {
+	sec := NewAPIKeySecret()
+	k := store.APIKey{ID: id.New(id.Key), ProjectID: projectID, Name: strings.TrimSpace(name), SecretHash: secret.Hash(sec), CreatedAt: s.clock()}
+	if err := s.db.Write().CreateAPIKey(ctx, k); err != nil {
+		return NewKey{}, err
+	}
+	return NewKey{APIKey: k, Key: FormatAPIKey(k.ID, sec)}, nil
+}
+
+// RevokeAPIKey revokes a key: the next request with it is unauthorized.
+func (s *Service) RevokeAPIKey(ctx context.Context, keyID string) error {
+	return s.db.Write().RevokeAPIKey(ctx, keyID, s.clock())
+}
+
+// AuthenticateKey checks a project API key credential and returns the key
+// and its project. The secret's hash is compared in constant time.
+func (s *Service) AuthenticateKey(ctx context.Context, cred string) (store.APIKey, store.Project, error) {
+	keyID, sec, ok := ParseAPIKey(cred)
+	if !ok {
+		return store.APIKey{}, store.Project{}, Unauthorized("the API key is malformed; want svc_live_<key_id>_<secret>")
+	}
+	k, err := s.db.Read().APIKeyByID(ctx, keyID)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.APIKey{}, store.Project{}, Unauthorized("the API key is unknown")
+	}
+	if err != nil {
+		return store.APIKey{}, store.Project{}, err
+	}
+	if subtle.ConstantTimeCompare(secret.Hash(sec), k.SecretHash) != 1 {
+		return store.APIKey{}, store.Project{}, Unauthorized("the API key is unknown")
+	}
+	if k.RevokedAt != nil {
+		return store.APIKey{}, store.Project{}, Unauthorized("the API key was revoked")
+	}
+	p, err := s.db.Read().ProjectByID(ctx, k.ProjectID)
+	if err != nil {
+		return store.APIKey{}, store.Project{}, err
+	}
+	now := s.clock()
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {
+		if err := s.db.Write().TouchAPIKey(ctx, k.ID, now); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return store.APIKey{}, store.Project{}, err
+		}
+		k.LastUsedAt = &now
+	}
+	return k, p, nil
+}

@@ -1,0 +1,254 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/ratelimit"
+	"github.com/errata-dev/errata/internal/secret"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// SessionTTL is a session's lifetime; every use extends it to this again.
+const SessionTTL = 30 * 24 * time.Hour
+
+// touchEvery bounds how often a session's expiry is written: extending it on
+// every request would turn every read into a write.
+const touchEvery = time.Minute
+
+// Service signs users up and in and checks credentials.
+type Service struct {
+	db     *store.DB
+	orgs   *org.Service
+	hasher *Hasher
+	now    func() time.Time
+	open   bool
+	log    *slog.Logger
+	// dummyHash is verified against when the email is unknown, so that an
+	// unknown address costs as much time as a wrong password.
+	dummyHash string
+
+	failuresByEmail *ratelimit.Limiter
+	failuresByIP    *ratelimit.Limiter
+}
+
+// Options configure a Service.
+type Options struct {
+	// OpenSignup lets anyone sign up (ERRATA_SIGNUP=open); otherwise only the
+	// first user or an invited one.
+	OpenSignup bool
+	Argon2     Argon2
+	Now        func() time.Time
+	Logger     *slog.Logger
+}
+
+// New returns a Service.
+func New(db *store.DB, orgs *org.Service, opts Options) *Service {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Argon2 == (Argon2{}) {
+		opts.Argon2 = DefaultArgon2
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Service{db: db, orgs: orgs, hasher: NewHasher(opts.Argon2), now: opts.Now, open: opts.OpenSignup, log: opts.Logger,
+		// Ten failures per address, then one more a minute; an address
+		// (NAT, office) gets more room before it is slowed.
+		failuresByEmail: ratelimit.New(1.0/60, 10).WithClock(opts.Now),
+		failuresByIP:    ratelimit.New(1.0/6, 50).WithClock(opts.Now),
+	}
+	s.dummyHash, _ = s.hasher.Hash(context.Background(), "errata-dummy-password")
+	return s
+}
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// Signed is the result of signing up or in: the session token, shown once.
+type Signed struct {
+	Token   string
+	User    store.User
+	Session store.Session
+}
+
+// SignUpInput is what sign-up takes.
+type SignUpInput struct {
+	Email, Password, Name, InvitationToken string
+}
+
+// NormalizeEmail checks an address and lower-cases it.
+func NormalizeEmail(email string) (string, error) {
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Name != "" || addr.Address != strings.TrimSpace(email) {
+		return "", problem.Newf("validation-failed", "email: %q is not an email address", email)
+	}
+	return strings.ToLower(addr.Address), nil
+}
+
+func checkPassword(pw string) error {
+	if n := utf8.RuneCountInString(pw); n < 8 || n > 256 {
+		return problem.New("validation-failed", "password: must be 8 to 256 characters")
+	}
+	return nil
+}
+
+// SignUp creates a user and a session. The first user may always sign up;
+// later ones need an invitation token unless sign-up is open. With a token,
+// the invitation is accepted in the same transaction.
+func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
+	email, err := NormalizeEmail(in.Email)
+	if err != nil {
+		return Signed{}, err
+	}
+	if err := checkPassword(in.Password); err != nil {
+		return Signed{}, err
+	}
+	hash, err := s.hasher.Hash(ctx, in.Password)
+	if err != nil {
+		return Signed{}, err
+	}
+	now := s.clock()
+	u := store.User{ID: id.New(id.User), Email: email, Name: strings.TrimSpace(in.Name), PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	var out Signed
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if in.InvitationToken == "" && !s.open {
+			n, err := c.CountUsers(ctx)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return problem.New("sign-up-closed", "this server needs an invitation_token to sign up")
+			}
+		}
+		if err := c.CreateUser(ctx, u); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return problem.New("email-taken", "an account with this email already exists; sign in instead")
+			}
+			return err
+		}
+		if in.InvitationToken != "" {
+			if _, err := s.orgs.Accept(ctx, c, u, secret.Hash(in.InvitationToken)); err != nil {
+				return err
+			}
+		}
+		out, err = s.newSession(ctx, c, u)
+		return err
+	})
+	if err == nil {
+		s.log.Info("user signed up", "user_id", u.ID)
+	}
+	return out, err
+}
+
+// CreateUser makes a user without a session (errata user create).
+func (s *Service) CreateUser(ctx context.Context, email, password, name string) (store.User, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return store.User{}, err
+	}
+	if err := checkPassword(password); err != nil {
+		return store.User{}, err
+	}
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return store.User{}, err
+	}
+	now := s.clock()
+	u := store.User{ID: id.New(id.User), Email: email, Name: strings.TrimSpace(name), PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	if err := s.db.Write().CreateUser(ctx, u); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return store.User{}, problem.New("email-taken", "an account with this email already exists")
+		}
+		return store.User{}, err
+	}
+	return u, nil
+}
+
+// SignIn checks an email and password and opens a session. Failures answer
+// the same for an unknown address and a wrong password, take the same time,
+// and are rate limited per address and per client IP.
+func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if r := s.failuresByEmail.Peek(email); !r.Allowed {
+		return Signed{}, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	if r := s.failuresByIP.Peek(clientIP); !r.Allowed {
+		return Signed{}, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	u, err := s.db.Read().UserByEmail(ctx, email)
+	hash := u.PasswordHash
+	if errors.Is(err, store.ErrNotFound) {
+		hash = s.dummyHash
+	} else if err != nil {
+		return Signed{}, err
+	}
+	ok, verr := s.hasher.Verify(ctx, hash, password)
+	if verr != nil {
+		return Signed{}, verr
+	}
+	if err != nil || !ok {
+		s.failuresByEmail.Allow(email)
+		s.failuresByIP.Allow(clientIP)
+		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
+	}
+	var out Signed
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		out, err = s.newSession(ctx, c, u)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User) (Signed, error) {
+	tok := secret.NewToken()
+	now := s.clock()
+	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now}
+	if err := c.CreateSession(ctx, sess); err != nil {
+		return Signed{}, err
+	}
+	return Signed{Token: tok, User: u, Session: sess}, nil
+}
+
+// SignOut ends a session.
+func (s *Service) SignOut(ctx context.Context, sessionID string) error {
+	return s.db.Write().DeleteSession(ctx, sessionID)
+}
+
+// Unauthorized returns the problem of a missing or rejected credential.
+func Unauthorized(detail string) *problem.Problem { return problem.New("unauthorized", detail) }
+
+// Authenticate returns the user and session of a session token, extending
+// the session. An unknown, expired or ended session is unauthorized.
+func (s *Service) Authenticate(ctx context.Context, token string) (store.User, store.Session, error) {
+	sess, err := s.db.Read().SessionByTokenHash(ctx, secret.Hash(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return store.User{}, store.Session{}, Unauthorized("the session token is unknown or was signed out")
+	}
+	if err != nil {
+		return store.User{}, store.Session{}, err
+	}
+	now := s.clock()
+	if !now.Before(sess.ExpiresAt) {
+		return store.User{}, store.Session{}, Unauthorized("the session has expired; sign in again")
+	}
+	u, err := s.db.Read().UserByID(ctx, sess.UserID)
+	if err != nil {
+		return store.User{}, store.Session{}, err
+	}
+	if now.Sub(sess.LastUsedAt) >= touchEvery {
+		sess.LastUsedAt, sess.ExpiresAt = now, now.Add(SessionTTL)
+		if err := s.db.Write().TouchSession(ctx, sess.ID, sess.LastUsedAt, sess.ExpiresAt); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return store.User{}, store.Session{}, err
+		}
+	}
+	return u, sess, nil
+}

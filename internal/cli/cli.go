@@ -1,0 +1,106 @@
+// Package cli is the errata command line: serve, migrate, version, org
+// set-plan and user create. Settings come from flags or ERRATA_* variables
+// (flags win); a bad one stops the command with one line and exit code 2.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/problem"
+)
+
+// Version is set at build time with -ldflags "-X …/cli.Version=v1.2.3".
+var Version = "dev"
+
+// ExitUsage is the exit code of a bad flag or setting.
+const ExitUsage = 2
+
+type root struct {
+	config.Store
+	config.Log
+
+	Serve   serveCmd   `cmd:"" help:"Run the server: API, dashboard, OTLP, workers and scheduler."`
+	Migrate migrateCmd `cmd:"" help:"Apply pending database migrations and exit."`
+	Version versionCmd `cmd:"" help:"Print the version."`
+	Org     orgCmd     `cmd:"" help:"Manage organizations."`
+	User    userCmd    `cmd:"" help:"Manage users."`
+}
+
+// env is what every command runs with.
+type env struct {
+	ctx    context.Context
+	root   *root
+	log    *slog.Logger
+	stdout io.Writer
+}
+
+// usageError marks errors that exit with ExitUsage.
+type usageError struct{ error }
+
+// Run runs the command line args and returns the process exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	var r root
+	exited := -1
+	parser, err := kong.New(&r, kong.Name("errata"),
+		kong.Description("Errata: self-hosted error tracking."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exited = code }),
+		kong.UsageOnError())
+	if err != nil {
+		fmt.Fprintln(stderr, "errata:", err)
+		return 1
+	}
+	kctx, err := parser.Parse(args)
+	if exited >= 0 {
+		return exited // --help
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "errata:", err)
+		return ExitUsage
+	}
+	if err := r.Store.Validate(); err != nil {
+		fmt.Fprintln(stderr, "errata:", err)
+		return ExitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	e := &env{ctx: ctx, root: &r, log: newLogger(r.Log, stderr), stdout: stdout}
+	if err := kctx.Run(e); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "errata:", err)
+			return ExitUsage
+		}
+		var p *problem.Problem
+		if errors.As(err, &p) {
+			fmt.Fprintln(stderr, "errata:", p.Detail)
+			return 1
+		}
+		fmt.Fprintln(stderr, "errata:", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// Main is the whole of cmd/errata.
+func Main() { os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/errata-dev/errata/internal/app"
+	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/org"
+)
+
+type serveCmd struct {
+	config.Serve
+}
+
+func (c *serveCmd) Run(e *env) error {
+	start := time.Now()
+	if err := c.Serve.Validate(); err != nil {
+		return usageError{err}
+	}
+	a, err := app.New(e.ctx, app.Options{Store: e.root.Store, Serve: c.Serve, Log: e.log})
+	if err != nil {
+		return err
+	}
+	e.log.Info("errata started", "version", Version, "startup_ms", time.Since(start).Milliseconds())
+	return a.Run(e.ctx, nil)
+}
+
+type migrateCmd struct{}
+
+func (migrateCmd) Run(e *env) error {
+	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fmt.Fprintf(e.stdout, "database (%s) is up to date\n", db.Dialect())
+	return nil
+}
+
+type versionCmd struct{}
+
+func (versionCmd) Run(e *env) error {
+	fmt.Fprintf(e.stdout, "errata %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+type orgCmd struct {
+	SetPlan setPlanCmd `cmd:"" name:"set-plan" help:"Change an organization's plan (also while the server runs)."`
+}
+
+type setPlanCmd struct {
+	OrgID string `arg:"" name:"org_id" help:"org_ identifier."`
+	Plan  string `arg:"" name:"plan" enum:"free,team" help:"free or team."`
+}
+
+func (c *setPlanCmd) Run(e *env) error {
+	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	o, err := org.New(db, org.Options{}).SetPlan(e.ctx, c.OrgID, c.Plan)
+	if err != nil {
+		return fmt.Errorf("set plan of %s: %w", c.OrgID, err)
+	}
+	fmt.Fprintf(e.stdout, "%s (%s) is now on the %s plan\n", o.ID, o.Name, o.Plan)
+	return nil
+}
+
+type userCmd struct {
+	Create userCreateCmd `cmd:"" help:"Create a user (for scripted bootstrap)."`
+}
+
+type userCreateCmd struct {
+	Email    string `required:"" help:"Email address."`
+	Password string `required:"" env:"ERRATA_USER_PASSWORD" help:"Password, 8 to 256 characters (or ERRATA_USER_PASSWORD)."`
+	Name     string `help:"Display name."`
+}
+
+func (c *userCreateCmd) Run(e *env) error {
+	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	orgs := org.New(db, org.Options{})
+	u, err := auth.New(db, orgs, auth.Options{Logger: e.log}).CreateUser(e.ctx, c.Email, c.Password, c.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "created user %s (%s)\n", u.ID, u.Email)
+	return nil
+}

@@ -1,0 +1,162 @@
+// Package config holds every ERRATA_* setting in one struct. Kong fills it
+// from flags and the environment (flags win); Validate checks it once so that
+// a bad value stops start-up with one clear line.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Store selects and tunes the database. Every command takes it.
+type Store struct {
+	DatabaseURL string `name:"database-url" env:"ERRATA_DATABASE_URL" help:"postgres://… for PostgreSQL; empty for the embedded SQLite database in --data-dir."`
+	DataDir     string `name:"data-dir" env:"ERRATA_DATA_DIR" default:"./data" help:"Directory of the embedded SQLite database."`
+}
+
+// Log sets up logging.
+type Log struct {
+	LogLevel  string `name:"log-level" env:"ERRATA_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Least severe level logged (${enum})."`
+	LogFormat string `name:"log-format" env:"ERRATA_LOG_FORMAT" default:"text" enum:"text,json" help:"Log line format (${enum})."`
+}
+
+// Serve holds the settings of `errata serve`.
+type Serve struct {
+	Roles       []string `name:"roles" env:"ERRATA_ROLES" default:"api,worker,scheduler" help:"What this process runs: api, worker, scheduler (comma-separated)."`
+	Addr        string   `name:"addr" env:"ERRATA_ADDR" default:"127.0.0.1:8080" help:"HTTP address of the API and dashboard."`
+	GRPCAddr    string   `name:"grpc-addr" env:"ERRATA_GRPC_ADDR" default:"127.0.0.1:4317" help:"OTLP/gRPC address, or off."`
+	BaseURL     string   `name:"base-url" env:"ERRATA_BASE_URL" help:"Public URL of the API (default http://<addr>)."`
+	AppURL      string   `name:"app-url" env:"ERRATA_APP_URL" help:"Public URL of the dashboard, used in links (default: the base URL)."`
+	DocsURL     string   `name:"docs-url" env:"ERRATA_DOCS_URL" help:"Where error pages live; problem types are <docs-url>/errors/<code> (default <base-url>/docs)."`
+	SMTPURL     string   `name:"smtp-url" env:"ERRATA_SMTP_URL" help:"smtp://user:pass@host:port or smtps://…; empty disables email."`
+	MailFrom    string   `name:"mail-from" env:"ERRATA_MAIL_FROM" default:"Errata <errata@localhost>" help:"From address of every email."`
+	Signup      string   `name:"signup" env:"ERRATA_SIGNUP" default:"invite-only" enum:"invite-only,open" help:"Who may sign up after the first user (${enum})."`
+	DefaultPlan string   `name:"default-plan" env:"ERRATA_DEFAULT_PLAN" default:"team" enum:"free,team" help:"Plan of a new organization (${enum})."`
+
+	WebhookAllowPrivate bool            `name:"webhook-allow-private" env:"ERRATA_WEBHOOK_ALLOW_PRIVATE" help:"Development only: let webhook URLs point at private and loopback addresses."`
+	WebhookRetryWaits   []time.Duration `name:"webhook-retry-waits" env:"ERRATA_WEBHOOK_RETRY_WAITS" default:"1m,5m,15m,1h,3h,6h,12h" help:"The seven waits between webhook attempts."`
+	InfoWindow          time.Duration   `name:"info-window" env:"ERRATA_INFO_WINDOW" default:"1h" help:"Length of an INFO summary window."`
+
+	APIRateLimit    float64       `name:"api-rate-limit" env:"ERRATA_API_RATE_LIMIT" default:"20" help:"Management API requests per second per caller."`
+	APIRateBurst    int           `name:"api-rate-burst" env:"ERRATA_API_RATE_BURST" default:"100" help:"Management API burst per caller."`
+	IngestRateLimit float64       `name:"ingest-rate-limit" env:"ERRATA_INGEST_RATE_LIMIT" default:"100" help:"Ingest requests per second per project."`
+	IngestRateBurst int           `name:"ingest-rate-burst" env:"ERRATA_INGEST_RATE_BURST" default:"200" help:"Ingest burst per project."`
+	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
+}
+
+// Roles a process can take.
+const (
+	RoleAPI       = "api"
+	RoleWorker    = "worker"
+	RoleScheduler = "scheduler"
+)
+
+// Validate checks the settings and fills in the derived defaults.
+func (s *Serve) Validate() error {
+	if len(s.Roles) == 0 {
+		return errors.New("--roles: name at least one of api, worker, scheduler")
+	}
+	for _, r := range s.Roles {
+		if r != RoleAPI && r != RoleWorker && r != RoleScheduler {
+			return fmt.Errorf("--roles: unknown role %q (want api, worker or scheduler)", r)
+		}
+	}
+	if err := checkAddr("--addr", s.Addr); err != nil {
+		return err
+	}
+	if s.GRPCAddr != "off" {
+		if err := checkAddr("--grpc-addr", s.GRPCAddr); err != nil {
+			return err
+		}
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = "http://" + s.Addr
+	}
+	if s.AppURL == "" {
+		s.AppURL = s.BaseURL
+	}
+	if s.DocsURL == "" {
+		s.DocsURL = strings.TrimRight(s.BaseURL, "/") + "/docs"
+	}
+	for _, u := range []struct{ flag, v string }{{"--base-url", s.BaseURL}, {"--app-url", s.AppURL}, {"--docs-url", s.DocsURL}} {
+		if err := checkHTTPURL(u.flag, u.v); err != nil {
+			return err
+		}
+	}
+	s.BaseURL, s.AppURL, s.DocsURL = strings.TrimRight(s.BaseURL, "/"), strings.TrimRight(s.AppURL, "/"), strings.TrimRight(s.DocsURL, "/")
+	if s.SMTPURL != "" {
+		u, err := url.Parse(s.SMTPURL)
+		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
+			return errors.New("--smtp-url: want smtp://user:pass@host:port or smtps://…")
+		}
+	}
+	if _, err := mail.ParseAddress(s.MailFrom); err != nil {
+		return fmt.Errorf("--mail-from: %q is not an email address", s.MailFrom)
+	}
+	if len(s.WebhookRetryWaits) != 7 {
+		return fmt.Errorf("--webhook-retry-waits: want exactly 7 durations, got %d", len(s.WebhookRetryWaits))
+	}
+	for _, d := range s.WebhookRetryWaits {
+		if d <= 0 {
+			return fmt.Errorf("--webhook-retry-waits: %s is not a positive duration", d)
+		}
+	}
+	if s.InfoWindow < time.Minute || (24*time.Hour)%s.InfoWindow != 0 {
+		return fmt.Errorf("--info-window: %s must be at least 1m and divide a day evenly", s.InfoWindow)
+	}
+	if s.APIRateLimit <= 0 || s.APIRateBurst < 1 {
+		return errors.New("--api-rate-limit and --api-rate-burst must be positive")
+	}
+	if s.IngestRateLimit <= 0 || s.IngestRateBurst < 1 {
+		return errors.New("--ingest-rate-limit and --ingest-rate-burst must be positive")
+	}
+	if s.ShutdownTimeout <= 0 {
+		return errors.New("--shutdown-timeout must be positive")
+	}
+	return nil
+}
+
+// Has reports whether the process takes role r.
+func (s *Serve) Has(r string) bool {
+	for _, x := range s.Roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks the store settings.
+func (s *Store) Validate() error {
+	if s.DatabaseURL == "" {
+		if s.DataDir == "" {
+			return errors.New("--data-dir: must not be empty when no --database-url is set")
+		}
+		return nil
+	}
+	u, err := url.Parse(s.DatabaseURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql" && u.Scheme != "sqlite") {
+		return errors.New("--database-url: want postgres://user@host:port/db or sqlite:path")
+	}
+	return nil
+}
+
+func checkAddr(flag, v string) error {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 || i == len(v)-1 {
+		return fmt.Errorf("%s: %q is not host:port", flag, v)
+	}
+	return nil
+}
+
+func checkHTTPURL(flag, v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: %q is not an http(s) URL", flag, v)
+	}
+	return nil
+}

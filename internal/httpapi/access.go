@@ -1,0 +1,196 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// SessionCookie is the dashboard's session cookie.
+const SessionCookie = "errata_session"
+
+const (
+	schemeSession = "session"
+	schemeAPIKey  = "apiKey"
+)
+
+// Access is what an operation demands of its caller. Every operation states
+// it in its registration (routes.go) and one middleware enforces it, in the
+// order of CONTRACT section 6: 401, then 404, then 403.
+type Access struct {
+	// Public operations take no credential.
+	Public bool
+	// Scope is the path parameter that names the resource whose organization
+	// the caller must belong to ("" for none).
+	Scope string
+	// Min is the lowest role allowed.
+	Min org.Role
+}
+
+// Principal is the authenticated caller of a session-token operation.
+type Principal struct {
+	User      store.User
+	Session   store.Session
+	ViaCookie bool
+	// Member is the caller's membership of the scoped organization.
+	Member store.Member
+}
+
+type principalKey struct{}
+
+// principal returns the caller of ctx; only operations that are not Public
+// may call it.
+func principal(ctx context.Context) *Principal {
+	return ctx.Value(principalKey{}).(*Principal)
+}
+
+// scopes resolve a path parameter to the organization that owns it.
+func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, error) {
+	c := s.db.Read()
+	switch param {
+	case "org_id":
+		if !id.Valid(id.Org, value) {
+			return "", store.ErrNotFound
+		}
+		o, err := c.OrgByID(ctx, value)
+		return o.ID, err
+	case "project_id":
+		if !id.Valid(id.Project, value) {
+			return "", store.ErrNotFound
+		}
+		p, err := c.ProjectByID(ctx, value)
+		return p.OrgID, err
+	case "member_id":
+		if !id.Valid(id.Member, value) {
+			return "", store.ErrNotFound
+		}
+		m, err := c.MemberByID(ctx, value)
+		return m.OrgID, err
+	case "invitation_id":
+		if !id.Valid(id.Invitation, value) {
+			return "", store.ErrNotFound
+		}
+		i, err := c.InvitationByID(ctx, value)
+		return i.OrgID, err
+	case "key_id":
+		if !id.Valid(id.Key, value) {
+			return "", store.ErrNotFound
+		}
+		k, err := c.APIKeyByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		p, err := c.ProjectByID(ctx, k.ProjectID)
+		return p.OrgID, err
+	}
+	panic("httpapi: unknown access scope " + param)
+}
+
+// access is the huma middleware that authenticates and authorizes every
+// operation by the Access in its metadata.
+func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
+	a, _ := ctx.Operation().Metadata["access"].(Access)
+	if a.Public {
+		next(ctx)
+		return
+	}
+	r, _ := humago.Unwrap(ctx)
+	p, err := s.authenticate(r)
+	if err == nil {
+		err = s.authorize(r.Context(), a, ctx, p)
+	}
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	next(huma.WithValue(ctx, principalKey{}, p))
+}
+
+// authenticate finds the session of the request's bearer token or cookie.
+func (s *Server) authenticate(r *http.Request) (*Principal, error) {
+	tok, viaCookie := bearer(r), false
+	if h := r.Header.Get("Authorization"); h != "" && tok == "" {
+		return nil, auth.Unauthorized("the Authorization header must be Bearer <session token>")
+	}
+	if tok == "" {
+		if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+			tok, viaCookie = c.Value, true
+		}
+	}
+	if tok == "" {
+		return nil, auth.Unauthorized("this endpoint needs a session token: Authorization: Bearer <token>")
+	}
+	if auth.IsAPIKey(tok) {
+		return nil, auth.Unauthorized("this endpoint takes a session token, not a project API key; API keys are for ingestion only")
+	}
+	if viaCookie && !isSafe(r.Method) {
+		if err := s.cop.Check(r); err != nil {
+			return nil, problem.New("csrf-origin-rejected", "cookie-authenticated changes must come from the dashboard; scripts should send the session token as a bearer token")
+		}
+	}
+	u, sess, err := s.auth.Authenticate(r.Context(), tok)
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{User: u, Session: sess, ViaCookie: viaCookie}, nil
+}
+
+// authorize checks membership (404 when absent, so that other organizations'
+// resources stay invisible) and the minimum role (403).
+func (s *Server) authorize(ctx context.Context, a Access, hc huma.Context, p *Principal) error {
+	if a.Scope == "" {
+		return nil
+	}
+	orgID, err := s.scopeOrg(ctx, a.Scope, hc.Param(a.Scope))
+	if err == nil {
+		p.Member, err = s.db.Read().MemberOf(ctx, orgID, p.User.ID)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.Newf("not-found", "%s %q does not exist", strings.TrimSuffix(a.Scope, "_id"), hc.Param(a.Scope))
+	}
+	if err != nil {
+		return err
+	}
+	role, _ := org.ParseRole(p.Member.Role)
+	if !role.AtLeast(a.Min) {
+		return problem.Newf("forbidden", "this operation takes the %s role or higher; yours is %s", a.Min, role)
+	}
+	return nil
+}
+
+// fail answers a middleware error through the same mapping as handlers.
+func (s *Server) fail(ctx huma.Context, err error) {
+	p := toProblem(ctx.Context(), http.StatusInternalServerError, "", []error{err})
+	for k, vs := range p.GetHeaders() {
+		for _, v := range vs {
+			ctx.AppendHeader(k, v)
+		}
+	}
+	ctx.SetHeader("Content-Type", problem.ContentType)
+	ctx.SetStatus(p.Status)
+	_ = json.NewEncoder(ctx.BodyWriter()).Encode(p)
+}
+
+// bearer returns the token of an "Authorization: Bearer" header.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+func isSafe(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}

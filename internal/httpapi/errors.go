@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+var installOnce sync.Once
+
+// installErrors makes huma build every error it raises (bad JSON, failed
+// validation, oversized bodies, handler errors) as our problem. huma keeps
+// these hooks in package variables; the hooks themselves hold no settings:
+// the docs URL and request id come from the request's context.
+func installErrors() {
+	installOnce.Do(func() {
+		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+			return toProblem(context.Background(), status, msg, errs)
+		}
+		huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+			c := context.Background()
+			if ctx != nil {
+				c = ctx.Context()
+			}
+			return toProblem(c, status, msg, errs)
+		}
+	})
+}
+
+// toProblem is the one place where errors become problems.
+func toProblem(ctx context.Context, status int, msg string, errs []error) *problem.Problem {
+	ri := info(ctx)
+	p := classify(ctx, status, msg, errs)
+	return p.Complete(ri.docsURL, ri.id)
+}
+
+func classify(ctx context.Context, status int, msg string, errs []error) *problem.Problem {
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var p *problem.Problem
+		if errors.As(err, &p) {
+			return p
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return problem.New("not-found", "the resource does not exist")
+		case errors.Is(err, store.ErrConflict):
+			return problem.New("conflict", "the change conflicts with an existing resource")
+		}
+	}
+	switch status {
+	case http.StatusUnprocessableEntity:
+		return problem.New("validation-failed", validationDetail(msg, errs))
+	case http.StatusBadRequest:
+		return problem.New("malformed-body", badBodyDetail(msg, errs))
+	case http.StatusRequestEntityTooLarge:
+		return problem.New("payload-too-large", "the request body is over the 1 MiB limit")
+	case http.StatusUnsupportedMediaType:
+		return problem.New("unsupported-media-type", "Content-Type must be application/json")
+	}
+	if status >= 500 || status == 0 {
+		info(ctx).log.Error("internal error", "status", status, "msg", msg, "err", errors.Join(errs...))
+		return problem.New("internal", "an internal error occurred; the instance identifies it in the server log")
+	}
+	return problem.New(problem.ForStatus(status), msg)
+}
+
+// validationDetail names the first offending field: "email: expected …".
+func validationDetail(msg string, errs []error) string {
+	for _, err := range errs {
+		var d *huma.ErrorDetail
+		if errors.As(err, &d) {
+			field := d.Location
+			for _, pre := range []string{"body.", "query.", "path.", "header."} {
+				field = strings.TrimPrefix(field, pre)
+			}
+			if field == "body" || field == "" {
+				return d.Message
+			}
+			return fmt.Sprintf("%s: %s", field, d.Message)
+		}
+		if err != nil {
+			return err.Error()
+		}
+	}
+	return msg
+}
+
+func badBodyDetail(msg string, errs []error) string {
+	for _, err := range errs {
+		var d *huma.ErrorDetail
+		if errors.As(err, &d) && d.Message != "" {
+			return "the body is not valid JSON: " + d.Message
+		}
+		if err != nil {
+			return "the body is not valid JSON: " + err.Error()
+		}
+	}
+	return "the body is not valid JSON: " + msg
+}

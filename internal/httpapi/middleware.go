@@ -1,0 +1,166 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/secret"
+)
+
+// RequestIDHeader carries the req_ id of every answer; error bodies repeat it
+// as their instance.
+const RequestIDHeader = "Request-Id"
+
+type reqInfoKey struct{}
+
+// reqInfo travels in every request's context.
+type reqInfo struct {
+	id      string
+	docsURL string
+	log     *slog.Logger
+	ip      string
+}
+
+func info(ctx context.Context) *reqInfo {
+	if ri, ok := ctx.Value(reqInfoKey{}).(*reqInfo); ok {
+		return ri
+	}
+	return &reqInfo{id: "", log: slog.Default()}
+}
+
+func remoteIP(ctx context.Context) string { return info(ctx).ip }
+
+// RequestID returns the request id of ctx ("" outside a request).
+func RequestID(ctx context.Context) string { return info(ctx).id }
+
+// writeProblem sends p as the answer to r.
+func writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
+	ri := info(r.Context())
+	p.Write(w, ri.docsURL, ri.id)
+}
+
+// statusRecorder remembers the status written through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// withRequest gives each request its id, a logger carrying it, panic
+// recovery (500 internal, logged, nothing leaked) and an access log line.
+func (s *Server) withRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rid := id.New(id.Request)
+		ri := &reqInfo{id: rid, docsURL: s.docsURL, log: s.log.With("request_id", rid), ip: clientIP(r)}
+		w.Header().Set(RequestIDHeader, rid)
+		rec := &statusRecorder{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, ri))
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				ri.log.Error("panic", "panic", v, "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeProblem(rec, r, problem.New("internal", "an internal error occurred; the instance identifies it in the server log"))
+				}
+			}
+			ri.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", time.Since(start).Milliseconds())
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// withRateLimit applies the per-caller limit of the management API and puts
+// the RateLimit-* headers on every answer. A caller is its credential (so a
+// script's limit follows its token) or else its IP address. Ingestion routes
+// take their own per-project limit instead (see Server.SkipCallerLimit).
+func (s *Server) withRateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.skipCallerLimit(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		res := s.callers.Allow(callerKey(r))
+		res.SetHeaders(w.Header())
+		if !res.Allowed {
+			writeProblem(w, r, problem.New("rate-limited", "too many requests; wait Retry-After seconds"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func callerKey(r *http.Request) string {
+	if tok := bearer(r); tok != "" {
+		return "t:" + string(secret.Hash(tok))
+	}
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+		return "t:" + string(secret.Hash(c.Value))
+	}
+	return "ip:" + clientIP(r)
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// withRouteProblems turns the mux's plain-text 404 and 405 answers into
+// problems: a request no pattern matches is routed to a recorder first.
+func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := &discardRecorder{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		switch rec.status {
+		case http.StatusMethodNotAllowed:
+			w.Header().Set("Allow", rec.header.Get("Allow"))
+			writeProblem(w, r, problem.Newf("method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")))
+		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			w.Header().Set("Location", rec.header.Get("Location"))
+			w.WriteHeader(rec.status)
+		default:
+			writeProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))
+		}
+	})
+}
+
+type discardRecorder struct {
+	header http.Header
+	status int
+}
+
+func (d *discardRecorder) Header() http.Header         { return d.header }
+func (d *discardRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardRecorder) WriteHeader(code int)        { d.status = code }

@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// OrgPath names an organization.
+type OrgPath struct {
+	OrgID string `path:"org_id" doc:"org_ identifier"`
+}
+
+// OrgOutput is one organization.
+type OrgOutput struct{ Body OrgView }
+
+// NameBody is the body of creating or renaming something with a name.
+type NameBody struct {
+	Name string `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" patternDescription:"not blank"`
+}
+
+func (s *Server) listOrgs(ctx context.Context, in *ListParams) (*struct{ Body *Page[OrgView] }, error) {
+	u := principal(ctx).User
+	page, err := list(s, "orgs:"+u.ID, *in, func(before string, limit int) ([]store.Org, error) {
+		return s.db.Read().OrgsOfUser(ctx, u.ID, before, limit)
+	}, func(o store.Org) string { return o.ID }, orgView)
+	return &struct{ Body *Page[OrgView] }{page}, err
+}
+
+func (s *Server) createOrg(ctx context.Context, in *struct{ Body NameBody }) (*OrgOutput, error) {
+	o, err := s.orgs.Create(ctx, principal(ctx).User, in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &OrgOutput{orgView(o)}, nil
+}
+
+func (s *Server) getOrg(ctx context.Context, in *OrgPath) (*OrgOutput, error) {
+	o, err := s.db.Read().OrgByID(ctx, in.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return &OrgOutput{orgView(o)}, nil
+}
+
+func (s *Server) updateOrg(ctx context.Context, in *struct {
+	OrgPath
+	Body NameBody
+}) (*OrgOutput, error) {
+	o, err := s.orgs.Rename(ctx, in.OrgID, in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &OrgOutput{orgView(o)}, nil
+}
+
+func (s *Server) deleteOrg(ctx context.Context, in *OrgPath) (*struct{}, error) {
+	return nil, s.db.Write().DeleteOrg(ctx, in.OrgID)
+}

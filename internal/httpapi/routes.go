@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/errata-dev/errata/internal/org"
+)
+
+// routes is the route table: every operation, its credential and its minimum
+// role, in one place.
+func (s *Server) routes() {
+	public := Access{Public: true}
+	signedIn := Access{}
+	in := func(scope string, min org.Role) Access { return Access{Scope: scope, Min: min} }
+
+	// Identity (CONTRACT 2).
+	register(s, withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409), public, s.signUp)
+	register(s, withErrs(post("/v1/auth/sign-in/email", "sign-in", "Sign in", "Auth", http.StatusOK), 401), public, s.signIn)
+	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
+	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
+
+	// Organizations.
+	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
+	register(s, post("/v1/orgs", "create-org", "Create an organization", "Organizations", http.StatusCreated), signedIn, s.createOrg)
+	register(s, get("/v1/orgs/{org_id}", "get-org", "Get an organization", "Organizations"), in("org_id", org.Viewer), s.getOrg)
+	register(s, patch("/v1/orgs/{org_id}", "update-org", "Rename an organization", "Organizations"), in("org_id", org.Owner), s.updateOrg)
+	register(s, del("/v1/orgs/{org_id}", "delete-org", "Delete an organization and everything in it", "Organizations"), in("org_id", org.Owner), s.deleteOrg)
+
+	// Members: anyone may leave; the service checks the finer owner rules.
+	register(s, get("/v1/orgs/{org_id}/members", "list-members", "List members", "Members"), in("org_id", org.Viewer), s.listMembers)
+	register(s, withErrs(patch("/v1/members/{member_id}", "update-member", "Change a member's role", "Members"), 409), in("member_id", org.Admin), s.updateMember)
+	register(s, withErrs(del("/v1/members/{member_id}", "delete-member", "Remove a member, or leave", "Members"), 409), in("member_id", org.Viewer), s.deleteMember)
+
+	// Invitations.
+	register(s, get("/v1/orgs/{org_id}/invitations", "list-invitations", "List invitations", "Invitations"), in("org_id", org.Viewer), s.listInvitations)
+	register(s, withErrs(post("/v1/orgs/{org_id}/invitations", "create-invitation", "Invite someone", "Invitations", http.StatusCreated), 409), in("org_id", org.Admin), s.createInvitation)
+	register(s, withErrs(del("/v1/invitations/{invitation_id}", "revoke-invitation", "Revoke an invitation", "Invitations"), 409), in("invitation_id", org.Admin), s.revokeInvitation)
+	register(s, withErrs(post("/v1/invitations/accept", "accept-invitation", "Accept an invitation", "Invitations", http.StatusOK), 409), signedIn, s.acceptInvitation)
+
+	// Projects.
+	register(s, get("/v1/orgs/{org_id}/projects", "list-projects", "List projects", "Projects"), in("org_id", org.Viewer), s.listProjects)
+	register(s, post("/v1/orgs/{org_id}/projects", "create-project", "Create a project", "Projects", http.StatusCreated), in("org_id", org.Admin), s.createProject)
+	register(s, get("/v1/projects/{project_id}", "get-project", "Get a project", "Projects"), in("project_id", org.Viewer), s.getProject)
+	register(s, patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), in("project_id", org.Admin), s.updateProject)
+	register(s, del("/v1/projects/{project_id}", "delete-project", "Delete a project", "Projects"), in("project_id", org.Admin), s.deleteProject)
+
+	// Project API keys.
+	register(s, get("/v1/projects/{project_id}/keys", "list-keys", "List API keys", "API keys"), in("project_id", org.Viewer), s.listKeys)
+	register(s, post("/v1/projects/{project_id}/keys", "create-key", "Create an API key", "API keys", http.StatusCreated), in("project_id", org.Admin), s.createKey)
+	register(s, del("/v1/keys/{key_id}", "revoke-key", "Revoke an API key", "API keys"), in("key_id", org.Admin), s.revokeKey)
+}
+
+func op(method, path, id, summary, tag string, status int) huma.Operation {
+	return huma.Operation{Method: method, Path: path, OperationID: id, Summary: summary, Tags: []string{tag}, DefaultStatus: status}
+}
+
+func get(path, id, summary, tag string) huma.Operation {
+	return op(http.MethodGet, path, id, summary, tag, http.StatusOK)
+}
+
+func post(path, id, summary, tag string, status int) huma.Operation {
+	return op(http.MethodPost, path, id, summary, tag, status)
+}
+
+func patch(path, id, summary, tag string) huma.Operation {
+	return op(http.MethodPatch, path, id, summary, tag, http.StatusOK)
+}
+
+func del(path, id, summary, tag string) huma.Operation {
+	return op(http.MethodDelete, path, id, summary, tag, http.StatusNoContent)
+}
+
+// withErrs documents further problem statuses of an operation.
+func withErrs(o huma.Operation, statuses ...int) huma.Operation {
+	o.Errors = append(o.Errors, statuses...)
+	return o
+}
+
+// maxBody is the management API's body limit (CONTRACT 6): 1 MiB. huma
+// refuses a body that reaches its limit, hence the extra byte.
+const maxBody = 1<<20 + 1
+
+// register adds one operation with its access rule and the problem answers
+// it can give, so that the OpenAPI document lists them.
+func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
+	o.Metadata = map[string]any{"access": a}
+	o.MaxBodyBytes = maxBody
+	errs := append(o.Errors, http.StatusTooManyRequests)
+	if !a.Public {
+		o.Security = []map[string][]string{{schemeSession: {}}}
+		errs = append(errs, http.StatusUnauthorized)
+		if a.Scope != "" || o.Method != http.MethodGet {
+			errs = append(errs, http.StatusForbidden)
+		}
+	}
+	if a.Scope != "" {
+		errs = append(errs, http.StatusNotFound)
+	}
+	if o.Method == http.MethodPost || o.Method == http.MethodPatch || o.Method == http.MethodPut {
+		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge)
+	}
+	errs = append(errs, http.StatusUnprocessableEntity)
+	o.Errors = errs
+	huma.Register(s.api, o, h)
+}

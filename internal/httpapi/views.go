@@ -1,0 +1,92 @@
+package httpapi
+
+import (
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// The JSON shapes of the API's resources (CONTRACT section 2).
+
+// UserView is a user as the API shows it.
+type UserView struct {
+	ID        string    `json:"id" doc:"usr_ identifier"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	CreatedAt Timestamp `json:"created_at"`
+}
+
+func userView(u store.User) UserView {
+	return UserView{ID: u.ID, Email: u.Email, Name: u.Name, CreatedAt: ts(u.CreatedAt)}
+}
+
+// OrgView is an organization.
+type OrgView struct {
+	ID        string     `json:"id" doc:"org_ identifier"`
+	Name      string     `json:"name"`
+	Plan      string     `json:"plan" enum:"free,team"`
+	Limits    org.Limits `json:"limits"`
+	CreatedAt Timestamp  `json:"created_at"`
+	UpdatedAt Timestamp  `json:"updated_at"`
+}
+
+func orgView(o store.Org) OrgView {
+	return OrgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
+}
+
+// MemberView is a member of an organization.
+type MemberView struct {
+	ID             string    `json:"id" doc:"mem_ identifier"`
+	OrganizationID string    `json:"organization_id"`
+	UserID         string    `json:"user_id"`
+	Email          string    `json:"email"`
+	Name           string    `json:"name"`
+	Role           string    `json:"role" enum:"viewer,member,admin,owner"`
+	CreatedAt      Timestamp `json:"created_at"`
+}
+
+func memberView(m store.Member) MemberView {
+	return MemberView{ID: m.ID, OrganizationID: m.OrgID, UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role, CreatedAt: ts(m.CreatedAt)}
+}
+
+// InvitationView is an invitation; its token is never shown after creation.
+type InvitationView struct {
+	ID             string    `json:"id" doc:"inv_ identifier"`
+	OrganizationID string    `json:"organization_id"`
+	Email          string    `json:"email"`
+	Role           string    `json:"role" enum:"viewer,member,admin,owner"`
+	Status         string    `json:"status" enum:"pending,accepted,revoked,expired"`
+	ExpiresAt      Timestamp `json:"expires_at"`
+	CreatedAt      Timestamp `json:"created_at"`
+}
+
+func (s *Server) invitationView(i store.Invitation) InvitationView {
+	return InvitationView{ID: i.ID, OrganizationID: i.OrgID, Email: i.Email, Role: i.Role, Status: i.StatusAt(s.now()),
+		ExpiresAt: ts(i.ExpiresAt), CreatedAt: ts(i.CreatedAt)}
+}
+
+// ProjectView is a project.
+type ProjectView struct {
+	ID             string    `json:"id" doc:"prj_ identifier"`
+	OrganizationID string    `json:"organization_id"`
+	Name           string    `json:"name"`
+	CreatedAt      Timestamp `json:"created_at"`
+	UpdatedAt      Timestamp `json:"updated_at"`
+}
+
+func projectView(p store.Project) ProjectView {
+	return ProjectView{ID: p.ID, OrganizationID: p.OrgID, Name: p.Name, CreatedAt: ts(p.CreatedAt), UpdatedAt: ts(p.UpdatedAt)}
+}
+
+// KeyView is a project API key; its secret is never shown after creation.
+type KeyView struct {
+	ID         string     `json:"id" doc:"key_ identifier"`
+	ProjectID  string     `json:"project_id"`
+	Name       string     `json:"name"`
+	CreatedAt  Timestamp  `json:"created_at"`
+	LastUsedAt *Timestamp `json:"last_used_at" nullable:"true" doc:"Last ingest with the key (updated at most once a minute); null if never used"`
+	RevokedAt  *Timestamp `json:"revoked_at" nullable:"true" doc:"When the key was revoked; null while it is active"`
+}
+
+func keyView(k store.APIKey) KeyView {
+	return KeyView{ID: k.ID, ProjectID: k.ProjectID, Name: k.Name, CreatedAt: ts(k.CreatedAt), LastUsedAt: tsPtr(k.LastUsedAt), RevokedAt: tsPtr(k.RevokedAt)}
+}

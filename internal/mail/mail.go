@@ -1,0 +1,77 @@
+// Package mail sends Errata's emails over SMTP, configured by one URL:
+// smtp://user:pass@host:port (STARTTLS when the server offers it) or
+// smtps://user:pass@host:port (TLS from the first byte).
+package mail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+)
+
+// Sender sends multipart text and HTML emails.
+type Sender struct {
+	host     string
+	from     string
+	opts     []gomail.Option
+}
+
+// New returns a Sender for smtpURL with from as the From address.
+func New(smtpURL, from string) (*Sender, error) {
+	u, err := url.Parse(smtpURL)
+	if err != nil {
+		return nil, fmt.Errorf("mail: bad SMTP URL: %w", err)
+	}
+	opts := []gomail.Option{gomail.WithTimeout(15 * time.Second)}
+	port := 25
+	switch u.Scheme {
+	case "smtp":
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
+		if u.Port() == "" {
+			port = 587
+		}
+	case "smtps":
+		opts = append(opts, gomail.WithSSL())
+		port = 465
+	default:
+		return nil, errors.New("mail: SMTP URL scheme must be smtp or smtps")
+	}
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return nil, fmt.Errorf("mail: bad SMTP port %q", p)
+		}
+	}
+	opts = append(opts, gomail.WithPort(port))
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
+	}
+	return &Sender{host: u.Hostname(), from: from, opts: opts}, nil
+}
+
+// Send delivers one email with a text part and an HTML alternative.
+func (s *Sender) Send(ctx context.Context, to, subject, text, html string) error {
+	m := gomail.NewMsg()
+	if err := m.From(s.from); err != nil {
+		return fmt.Errorf("mail: from: %w", err)
+	}
+	if err := m.To(to); err != nil {
+		return fmt.Errorf("mail: to: %w", err)
+	}
+	m.Subject(subject)
+	m.SetBodyString(gomail.TypeTextPlain, text)
+	m.AddAlternativeString(gomail.TypeTextHTML, html)
+	c, err := gomail.NewClient(s.host, s.opts...)
+	if err != nil {
+		return fmt.Errorf("mail: client: %w", err)
+	}
+	if err := c.DialAndSendWithContext(ctx, m); err != nil {
+		return fmt.Errorf("mail: send to %s: %w", s.host, err)
+	}
+	return nil
+}

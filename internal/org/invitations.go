@@ -1,0 +1,136 @@
+package org
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/secret"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// InvitationTTL is how long an invitation can be accepted.
+const InvitationTTL = 7 * 24 * time.Hour
+
+// NewInvitation is a created invitation with its token, shown only once.
+type NewInvitation struct {
+	store.Invitation
+	Token     string
+	AcceptURL string
+}
+
+// Invite creates an invitation to actor's organization and, when SMTP is
+// configured, emails it. Inviting an owner takes an owner.
+func (s *Service) Invite(ctx context.Context, actor store.Member, email string, role Role) (NewInvitation, error) {
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Name != "" || !strings.Contains(addr.Address, "@") {
+		return NewInvitation{}, problem.Newf("validation-failed", "email: %q is not an email address", email)
+	}
+	email = strings.ToLower(addr.Address)
+	if role == Owner && actor.Role != Owner.String() {
+		return NewInvitation{}, problem.New("forbidden", "only an owner can invite an owner")
+	}
+	if u, err := s.db.Read().UserByEmail(ctx, email); err == nil {
+		if _, err := s.db.Read().MemberOf(ctx, actor.OrgID, u.ID); err == nil {
+			return NewInvitation{}, problem.Newf("already-member", "%s is already a member of this organization", email)
+		}
+	}
+	tok := secret.NewToken()
+	h := secret.Hash(tok)
+	now := s.clock()
+	inv := store.Invitation{ID: id.New(id.Invitation), OrgID: actor.OrgID, Email: email, Role: role.String(), TokenHash: h,
+		Status: store.InvitationPending, InvitedBy: actor.UserID, ExpiresAt: now.Add(InvitationTTL), CreatedAt: now, UpdatedAt: now}
+	if err := s.db.Write().CreateInvitation(ctx, inv); err != nil {
+		return NewInvitation{}, err
+	}
+	out := NewInvitation{Invitation: inv, Token: tok, AcceptURL: s.appURL + "/invitations/accept?token=" + url.QueryEscape(tok)}
+	s.mailInvitation(actor, out)
+	return out, nil
+}
+
+func (s *Service) mailInvitation(actor store.Member, inv NewInvitation) {
+	if s.mailer == nil {
+		return
+	}
+	o, err := s.db.Read().OrgByID(context.Background(), inv.OrgID)
+	if err != nil {
+		s.log.Error("invitation email not sent", "invitation_id", inv.ID, "err", err)
+		return
+	}
+	subject := fmt.Sprintf("%s invited you to %s on Errata", actor.Name, o.Name)
+	text := fmt.Sprintf("%s (%s) invited you to join %s on Errata as %s.\n\nAccept the invitation:\n%s\n\nThe invitation expires on %s.\n",
+		actor.Name, actor.Email, o.Name, inv.Role, inv.AcceptURL, inv.ExpiresAt.Format("2 January 2006 15:04 MST"))
+	html := fmt.Sprintf(`<p>%s (%s) invited you to join <strong>%s</strong> on Errata as %s.</p><p><a href="%s">Accept the invitation</a></p><p>The invitation expires on %s.</p>`,
+		escape(actor.Name), escape(actor.Email), escape(o.Name), inv.Role, escape(inv.AcceptURL), inv.ExpiresAt.Format("2 January 2006 15:04 MST"))
+	s.mails.Add(1)
+	go func() {
+		defer s.mails.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.mailer.Send(ctx, inv.Email, subject, text, html); err != nil {
+			s.log.Error("invitation email failed", "invitation_id", inv.ID, "err", err)
+			return
+		}
+		s.log.Info("invitation emailed", "invitation_id", inv.ID)
+	}()
+}
+
+// Revoke withdraws a pending invitation.
+func (s *Service) Revoke(ctx context.Context, invitationID string) error {
+	err := s.db.Write().SetInvitationStatus(ctx, invitationID, store.InvitationRevoked, s.clock())
+	if errors.Is(err, store.ErrConflict) {
+		return problem.New("conflict", "only a pending invitation can be revoked")
+	}
+	return err
+}
+
+// Accept makes user a member through the invitation whose token hashes to
+// tokenHash. It runs inside c so that sign-up can create the user and accept
+// in one transaction.
+func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, tokenHash []byte) (store.Member, error) {
+	inv, err := c.InvitationByTokenHash(ctx, tokenHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Member{}, problem.New("invitation-invalid", "invitation_token: no invitation has this token")
+	}
+	if err != nil {
+		return store.Member{}, err
+	}
+	now := s.clock()
+	switch st := inv.StatusAt(now); st {
+	case store.InvitationPending:
+	default:
+		return store.Member{}, problem.Newf("invitation-invalid", "invitation_token: the invitation is %s", st)
+	}
+	if _, err := c.MemberOf(ctx, inv.OrgID, user.ID); err == nil {
+		return store.Member{}, problem.New("already-member", "you are already a member of the invitation's organization")
+	}
+	if err := c.SetInvitationStatus(ctx, inv.ID, store.InvitationAccepted, now); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return store.Member{}, problem.New("invitation-invalid", "invitation_token: the invitation was used meanwhile")
+		}
+		return store.Member{}, err
+	}
+	m := store.Member{ID: id.New(id.Member), OrgID: inv.OrgID, UserID: user.ID, Role: inv.Role, CreatedAt: now, Email: user.Email, Name: user.Name}
+	return m, c.CreateMember(ctx, m)
+}
+
+// AcceptToken is Accept in a transaction of its own.
+func (s *Service) AcceptToken(ctx context.Context, user store.User, tokenHash []byte) (store.Member, error) {
+	var m store.Member
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		var err error
+		m, err = s.Accept(ctx, c, user, tokenHash)
+		return err
+	})
+	return m, err
+}
+
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
+
+func escape(s string) string { return htmlEscaper.Replace(s) }

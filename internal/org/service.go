@@ -1,0 +1,156 @@
+package org
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Mailer sends one email. The org service uses it for invitations.
+type Mailer interface {
+	Send(ctx context.Context, to, subject, text, html string) error
+}
+
+// Service manages organizations, members, invitations and projects.
+type Service struct {
+	db          *store.DB
+	now         func() time.Time
+	defaultPlan string
+	appURL      string
+	mailer      Mailer // nil when no SMTP server is configured
+	log         *slog.Logger
+	mails       sync.WaitGroup
+}
+
+// Options configure a Service.
+type Options struct {
+	DefaultPlan string
+	AppURL      string
+	Mailer      Mailer
+	Logger      *slog.Logger
+	Now         func() time.Time
+}
+
+// New returns a Service.
+func New(db *store.DB, opts Options) *Service {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.DefaultPlan == "" {
+		opts.DefaultPlan = PlanTeam
+	}
+	return &Service{db: db, now: opts.Now, defaultPlan: opts.DefaultPlan, appURL: opts.AppURL, mailer: opts.Mailer, log: opts.Logger}
+}
+
+// Close waits for invitation emails still being sent.
+func (s *Service) Close() { s.mails.Wait() }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// Create makes an organization with creator as its owner.
+func (s *Service) Create(ctx context.Context, creator store.User, name string) (store.Org, error) {
+	now := s.clock()
+	o := store.Org{ID: id.New(id.Org), Name: strings.TrimSpace(name), Plan: s.defaultPlan, CreatedAt: now, UpdatedAt: now}
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.CreateOrg(ctx, o); err != nil {
+			return err
+		}
+		return c.CreateMember(ctx, store.Member{ID: id.New(id.Member), OrgID: o.ID, UserID: creator.ID, Role: Owner.String(), CreatedAt: now})
+	})
+	return o, err
+}
+
+// Rename changes an organization's name.
+func (s *Service) Rename(ctx context.Context, orgID, name string) (store.Org, error) {
+	o, err := s.db.Read().OrgByID(ctx, orgID)
+	if err != nil {
+		return store.Org{}, err
+	}
+	o.Name, o.UpdatedAt = strings.TrimSpace(name), s.clock()
+	return o, s.db.Write().UpdateOrg(ctx, o)
+}
+
+// SetPlan moves an organization to plan.
+func (s *Service) SetPlan(ctx context.Context, orgID, plan string) (store.Org, error) {
+	if !ValidPlan(plan) {
+		return store.Org{}, problem.Newf("validation-failed", "plan: %q is not a plan (want free or team)", plan)
+	}
+	o, err := s.db.Read().OrgByID(ctx, orgID)
+	if err != nil {
+		return store.Org{}, err
+	}
+	o.Plan, o.UpdatedAt = plan, s.clock()
+	return o, s.db.Write().UpdateOrg(ctx, o)
+}
+
+// SetRole changes a member's role on behalf of actor. Only an owner may make
+// or unmake an owner, and the last owner cannot be demoted.
+func (s *Service) SetRole(ctx context.Context, actor store.Member, memberID string, role Role) (store.Member, error) {
+	var out store.Member
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		m, err := c.MemberByID(ctx, memberID)
+		if err != nil {
+			return err
+		}
+		if err := s.mayChangeOwner(ctx, c, actor, m, role); err != nil {
+			return err
+		}
+		if err := c.SetMemberRole(ctx, m.ID, role.String()); err != nil {
+			return err
+		}
+		m.Role = role.String()
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+// Remove takes a member out of an organization. Anyone may leave; removing
+// someone else takes an admin, and removing an owner takes an owner.
+func (s *Service) Remove(ctx context.Context, actor store.Member, memberID string) error {
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		m, err := c.MemberByID(ctx, memberID)
+		if err != nil {
+			return err
+		}
+		if m.ID != actor.ID {
+			if r, _ := ParseRole(actor.Role); !r.AtLeast(Admin) {
+				return problem.New("forbidden", "removing another member takes the admin role")
+			}
+		}
+		if err := s.mayChangeOwner(ctx, c, actor, m, 0); err != nil {
+			return err
+		}
+		return c.DeleteMember(ctx, m.ID)
+	})
+}
+
+// mayChangeOwner checks the owner rules for giving m the role to (0: removal).
+func (s *Service) mayChangeOwner(ctx context.Context, c *store.Conn, actor, m store.Member, to Role) error {
+	isOwner := m.Role == Owner.String()
+	if !isOwner && to != Owner {
+		return nil
+	}
+	if actor.Role != Owner.String() && m.ID != actor.ID {
+		return problem.New("forbidden", "only an owner can promote to owner or change an owner")
+	}
+	if isOwner && to != Owner {
+		n, err := c.CountOwners(ctx, m.OrgID)
+		if err != nil {
+			return err
+		}
+		if n <= 1 {
+			return problem.New("last-owner", "the organization's last owner cannot leave or be demoted; promote another member first")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+// Package problem holds Errata's error codes and the RFC 9457 problem object
+// every error answer carries, plus the documentation pages the problem's
+// type address points at.
+package problem
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// ContentType is the media type of a problem body.
+const ContentType = "application/problem+json"
+
+// Problem is an RFC 9457 problem. Type and Instance are filled in when the
+// problem is written, from the server's docs URL and the request id.
+type Problem struct {
+	Type     string `json:"type" doc:"{docs_url}/errors/<code>; clients switch on this" format:"uri"`
+	Title    string `json:"title" doc:"Short human text"`
+	Status   int    `json:"status" doc:"HTTP status"`
+	Detail   string `json:"detail" doc:"Human text naming the problem, for example the offending field"`
+	Instance string `json:"instance" doc:"Request identifier (req_ prefix)"`
+
+	code    string
+	headers http.Header
+}
+
+// New returns the problem of the documented code, with detail. An unknown
+// code is a programming error and becomes "internal".
+func New(code, detail string) *Problem {
+	c, ok := byName[code]
+	if !ok {
+		c = byName["internal"]
+	}
+	if detail == "" {
+		detail = c.Explain
+	}
+	return &Problem{Title: c.Title, Status: c.Status, Detail: detail, code: c.Name}
+}
+
+// Newf is New with a formatted detail.
+func Newf(code, format string, args ...any) *Problem {
+	return New(code, fmt.Sprintf(format, args...))
+}
+
+// Code is the problem's code, e.g. "not-found".
+func (p *Problem) Code() string { return p.code }
+
+// Error implements error.
+func (p *Problem) Error() string { return p.code + ": " + p.Detail }
+
+// GetStatus is the HTTP status (huma.StatusError).
+func (p *Problem) GetStatus() int { return p.Status }
+
+// ContentType makes the body application/problem+json (huma.ContentTypeFilter).
+func (p *Problem) ContentType(string) string { return ContentType }
+
+// GetHeaders returns headers to send with the problem (huma.HeadersError).
+func (p *Problem) GetHeaders() http.Header {
+	if p.headers == nil {
+		p.headers = http.Header{}
+	}
+	return p.headers
+}
+
+// WithHeader adds a response header and returns p.
+func (p *Problem) WithHeader(name, value string) *Problem {
+	p.GetHeaders().Add(name, value)
+	return p
+}
+
+// RetryAfter adds a Retry-After header of whole seconds (at least 1).
+func (p *Problem) RetryAfter(d time.Duration) *Problem {
+	s := int((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return p.WithHeader("Retry-After", strconv.Itoa(s))
+}
+
+// Complete fills in Type and Instance.
+func (p *Problem) Complete(docsURL, requestID string) *Problem {
+	p.Type = docsURL + "/errors/" + p.code
+	p.Instance = requestID
+	return p
+}
+
+// Write sends p on w, completing it first.
+func (p *Problem) Write(w http.ResponseWriter, docsURL, requestID string) {
+	p.Complete(docsURL, requestID)
+	h := w.Header()
+	for k, vs := range p.headers {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	h.Set("Content-Type", ContentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}

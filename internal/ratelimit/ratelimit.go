@@ -1,0 +1,109 @@
+// Package ratelimit keeps one token bucket per key (a caller, a project, an
+// email address) and writes the RateLimit-* headers that every answer
+// carries: RateLimit-Limit (the bucket size), RateLimit-Remaining (whole
+// tokens left) and RateLimit-Reset (seconds until the bucket is full again).
+package ratelimit
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limiter is a set of token buckets, one per key, all with the same rate.
+type Limiter struct {
+	rate  rate.Limit
+	burst int
+	now   func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+	inserts int
+}
+
+// New returns a Limiter refilling perSecond tokens a second up to burst.
+func New(perSecond float64, burst int) *Limiter {
+	return &Limiter{rate: rate.Limit(perSecond), burst: burst, now: time.Now, buckets: map[string]*rate.Limiter{}}
+}
+
+// WithClock replaces the clock, for tests.
+func (l *Limiter) WithClock(now func() time.Time) *Limiter { l.now = now; return l }
+
+// Result is the state of one key's bucket after a call.
+type Result struct {
+	Allowed    bool
+	Limit      int
+	Remaining  int
+	Reset      time.Duration
+	RetryAfter time.Duration
+}
+
+// Allow takes one token from key's bucket if there is one.
+func (l *Limiter) Allow(key string) Result { return l.take(key, 1) }
+
+// Peek reports key's bucket without taking a token; Allowed says whether a
+// token is there to take.
+func (l *Limiter) Peek(key string) Result { return l.take(key, 0) }
+
+func (l *Limiter) take(key string, n int) Result {
+	now := l.now()
+	l.mu.Lock()
+	b, ok := l.buckets[key]
+	if !ok {
+		b = rate.NewLimiter(l.rate, l.burst)
+		b.SetLimitAt(now, l.rate)
+		l.buckets[key] = b
+		l.inserts++
+		if l.inserts%1024 == 0 {
+			l.sweep(now)
+		}
+	}
+	l.mu.Unlock()
+
+	allowed := b.TokensAt(now) >= 1
+	if allowed && n > 0 {
+		allowed = b.AllowN(now, n)
+	}
+	tokens := b.TokensAt(now)
+	res := Result{Allowed: allowed, Limit: l.burst, Remaining: max(0, int(math.Floor(tokens)))}
+	res.Reset = l.after(float64(l.burst) - tokens)
+	if !allowed {
+		res.RetryAfter = l.after(1 - tokens)
+	}
+	return res
+}
+
+func (l *Limiter) after(tokens float64) time.Duration {
+	if tokens <= 0 {
+		return 0
+	}
+	return time.Duration(tokens / float64(l.rate) * float64(time.Second))
+}
+
+// sweep forgets full buckets: a new bucket starts full, so nothing is lost.
+func (l *Limiter) sweep(now time.Time) {
+	for k, b := range l.buckets {
+		if b.TokensAt(now) >= float64(l.burst) {
+			delete(l.buckets, k)
+		}
+	}
+}
+
+// SetHeaders writes the RateLimit-* headers of r, and Retry-After when r was
+// refused.
+func (r Result) SetHeaders(h http.Header) {
+	h.Set("RateLimit-Limit", strconv.Itoa(r.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(r.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(r.Reset)))
+	if !r.Allowed {
+		h.Set("Retry-After", strconv.Itoa(max(1, ceilSeconds(r.RetryAfter))))
+	}
+}
+
+func ceilSeconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}
