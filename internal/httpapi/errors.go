@@ -68,7 +68,10 @@ func classify(ctx context.Context, status int, msg string, errs []error) *proble
 	case http.StatusUnsupportedMediaType:
 		return problem.New("unsupported-media-type", "Content-Type must be application/json")
 	}
-	if status >= 500 || status == 0 {
+	if status == 0 { // huma's example error, built once at registration
+		return problem.New("internal", "")
+	}
+	if status >= 500 {
 		info(ctx).log.Error("internal error", "status", status, "msg", msg, "err", errors.Join(errs...))
 		return problem.New("internal", "an internal error occurred; the instance identifies it in the server log")
 	}
@@ -107,4 +110,14 @@ func badBodyDetail(msg string, errs []error) string {
 		}
 	}
 	return "the body is not valid JSON: " + msg
+}
+
+// completeProblem fills in the type and instance of problems that handlers
+// return directly (huma writes those without calling NewErrorWithContext).
+func completeProblem(ctx huma.Context, _ string, v any) (any, error) {
+	if p, ok := v.(*problem.Problem); ok && p.Instance == "" {
+		ri := info(ctx.Context())
+		p.Complete(ri.docsURL, ri.id)
+	}
+	return v, nil
 }

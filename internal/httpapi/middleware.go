@@ -138,7 +138,7 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
-			h.ServeHTTP(w, r)
+			mux.ServeHTTP(w, r) // the mux, not h: it sets the path values
 			return
 		}
 		rec := &discardRecorder{header: http.Header{}}

@@ -101,6 +101,7 @@ func (s *Server) humaConfig(cfg Config) huma.Config {
 	c.DocsPath = ""     // the hosted docs UI loads scripts from a CDN
 	c.SchemasPath = ""
 	c.OpenAPIPath = "/v1/openapi"
+	c.Transformers = []huma.Transformer{completeProblem}
 	c.AllowAdditionalPropertiesByDefault = true // unknown request fields are ignored
 	c.Info.Description = "Errata groups the errors applications send into error groups and tickets and notifies people. " +
 		"Errors are RFC 9457 problems whose type is " + cfg.DocsURL + "/errors/<code>."

@@ -16,9 +16,9 @@ import (
 
 // Sender sends multipart text and HTML emails.
 type Sender struct {
-	host     string
-	from     string
-	opts     []gomail.Option
+	host string
+	from string
+	opts []gomail.Option
 }
 
 // New returns a Sender for smtpURL with from as the From address.

@@ -1,0 +1,70 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+func TestSignUpRules(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		first := s.SignUp(t, "First@Example.com")
+		if first.Email != "first@example.com" {
+			t.Fatalf("email = %q, want it lower-cased", first.Email)
+		}
+		body := map[string]any{"email": "second@example.com", "password": apitest.Password, "name": "S"}
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: body}).Expect(t, http.StatusForbidden, "sign-up-closed")
+		body["invitation_token"] = "not-a-token"
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: body}).Expect(t, http.StatusUnprocessableEntity, "invitation-invalid")
+		dup := map[string]any{"email": "first@example.com", "password": apitest.Password, "name": "again", "invitation_token": "x"}
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: dup}).Expect(t, http.StatusConflict, "email-taken")
+		short := map[string]any{"email": "third@example.com", "password": "short", "name": "T"}
+		r := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: short}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		if d := r.Str(t, "detail"); d == "" || d[:8] != "password" {
+			t.Fatalf("detail = %q, want it to name password", d)
+		}
+	})
+}
+
+func TestOpenSignUp(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		s.SignUp(t, "a@example.com")
+		s.SignUp(t, "b@example.com")
+	}, func(c *config.Serve) { c.Signup = "open" })
+}
+
+func TestSignInSessionSignOut(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		s.SignUp(t, "ada@example.com")
+		bad := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "ada@example.com", "password": "wrong password"}}).
+			Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		unknown := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "nobody@example.com", "password": "wrong password"}}).
+			Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		if bad.Str(t, "detail") != unknown.Str(t, "detail") {
+			t.Fatalf("unknown email and wrong password answer differently: %q vs %q", bad.Str(t, "detail"), unknown.Str(t, "detail"))
+		}
+		r := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "ADA@example.com", "password": apitest.Password}}).
+			Expect(t, http.StatusOK, "")
+		tok := r.Str(t, "token")
+		sess := s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: tok}).Expect(t, http.StatusOK, "").JSON(t)
+		if sess["user"].(map[string]any)["email"] != "ada@example.com" || sess["session"].(map[string]any)["expires_at"] == nil {
+			t.Fatalf("session = %v", sess)
+		}
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-out", Token: tok}).Expect(t, http.StatusNoContent, "")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: tok}).Expect(t, http.StatusUnauthorized, "unauthorized")
+	})
+}
+
+func TestWorldBuilds(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		if w.OrgID == "" || w.Viewer.MemberID == "" || w.OtherProjectID == "" {
+			t.Fatalf("world = %+v", w)
+		}
+	})
+}
