@@ -1,0 +1,27 @@
+# Errata: the two set-up commands of the README are `make run` and `make test`.
+
+# Tests run the store-level and API suites on SQLite and on this PostgreSQL
+# server (each test creates and drops its own database on it).
+ERRATA_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+export ERRATA_TEST_DATABASE_URL
+
+.PHONY: run build test vet bench
+
+## run: start the server on the embedded SQLite database in ./data
+run:
+	go run ./cmd/errata serve
+
+## build: build ./errata
+build:
+	go build -o errata ./cmd/errata
+
+## test: vet and run every test with the race detector, on SQLite and PostgreSQL
+test: vet
+	go test -race -count=1 ./...
+
+vet:
+	go vet ./...
+
+## bench: run the Go benchmarks (not part of CI)
+bench:
+	go test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt
