@@ -10,13 +10,18 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -37,6 +42,11 @@ type App struct {
 	Auth *auth.Service
 	Orgs *org.Service
 	HTTP *httpapi.Server
+
+	Metrics   *metrics.Metrics
+	Monitor   *queue.Monitor
+	Committer *queue.Committer
+	stopping  atomic.Bool
 }
 
 // OpenStore opens and migrates the configured database.
@@ -98,7 +108,38 @@ func (a *App) build(ctx context.Context) error {
 		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
 		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst,
 	}, key, a.log)
-	return err
+	if err != nil {
+		return err
+	}
+	a.Metrics = metrics.New()
+	dir := ""
+	if a.DB.Dialect() == store.SQLite {
+		dir = filepath.Dir(a.DB.Path())
+	}
+	a.Monitor = queue.NewMonitor(a.DB, dir, int64(cfg.MaxBacklogBytes), int64(cfg.MinFreeDisk), a.log)
+	a.Monitor.Poll(ctx)
+	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: a.Metrics.ObserveCommit})
+	a.Committer.Start()
+	a.registerGauges()
+	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
+	return nil
+}
+
+// ready reports whether the process can take traffic.
+func (a *App) ready(ctx context.Context) error {
+	if a.stopping.Load() {
+		return errors.New("shutting down")
+	}
+	return a.DB.Ping(ctx)
+}
+
+func (a *App) registerGauges() {
+	m := a.Monitor
+	a.Metrics.Gauge("errata_ingest_backlog_batches", "Accepted batches not yet processed.", func() float64 { return float64(m.Stats().Batches) })
+	a.Metrics.Gauge("errata_ingest_backlog_events", "Accepted events not yet processed.", func() float64 { return float64(m.Stats().Events) })
+	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
+	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })
+	a.Metrics.Gauge("errata_data_dir_free_bytes", "Free bytes in the SQLite data directory (-1 on PostgreSQL).", func() float64 { return float64(m.Stats().FreeDisk) })
 }
 
 // Run serves until ctx is cancelled, then shuts down in order: stop taking
@@ -127,9 +168,14 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); a.Monitor.Run(bg, time.Second) }()
 		if cfg.Has(config.RoleWorker) {
-			a.janitor(bg)
+			wg.Add(1)
+			go func() { defer wg.Done(); a.janitor(bg) }()
 		}
+		wg.Wait()
 	}()
 
 	var serveErr error
@@ -138,6 +184,7 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	case serveErr = <-errc:
 	}
 	a.log.Info("shutting down")
+	a.stopping.Store(true)
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 		if err := srv.Shutdown(sctx); err != nil {
@@ -145,6 +192,7 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		}
 		cancel()
 	}
+	a.Committer.Stop() // every request that got a 202 was committed before Shutdown returned
 	stopBG()
 	<-done
 	a.Orgs.Close()
@@ -160,6 +208,7 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 
 // Close releases the store without running (for tests and commands).
 func (a *App) Close() error {
+	a.Committer.Stop()
 	a.Orgs.Close()
 	return a.DB.Close()
 }

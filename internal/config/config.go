@@ -45,6 +45,8 @@ type Serve struct {
 	APIRateBurst    int           `name:"api-rate-burst" env:"ERRATA_API_RATE_BURST" default:"100" help:"Management API burst per caller."`
 	IngestRateLimit float64       `name:"ingest-rate-limit" env:"ERRATA_INGEST_RATE_LIMIT" default:"100" help:"Ingest requests per second per project."`
 	IngestRateBurst int           `name:"ingest-rate-burst" env:"ERRATA_INGEST_RATE_BURST" default:"200" help:"Ingest burst per project."`
+	MaxBacklogBytes ByteSize      `name:"max-backlog-bytes" env:"ERRATA_MAX_BACKLOG_BYTES" default:"4GiB" help:"Refuse ingestion (503 overloaded) past this much unprocessed backlog."`
+	MinFreeDisk     ByteSize      `name:"min-free-disk" env:"ERRATA_MIN_FREE_DISK" default:"1GiB" help:"Refuse ingestion (503 overloaded) when the SQLite data directory has less free space."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
 }
 

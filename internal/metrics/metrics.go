@@ -1,0 +1,85 @@
+// Package metrics holds Errata's own Prometheus metrics, served at
+// GET /metrics in the Prometheus text format.
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Refusal reasons, the values of the reason label of
+// errata_ingest_refused_requests_total.
+const (
+	RefusedUnauthorized = "unauthorized"
+	RefusedRateLimited  = "rate_limited"
+	RefusedBacklog      = "backlog"
+	RefusedDisk         = "disk"
+	RefusedMediaType    = "unsupported_media_type"
+	RefusedEncoding     = "unsupported_encoding"
+	RefusedTooLarge     = "payload_too_large"
+	RefusedMalformed    = "malformed_body"
+	RefusedInvalid      = "validation_failed"
+	RefusedShutdown     = "shutting_down"
+	RefusedInternal     = "internal"
+)
+
+// Metrics are the collectors the rest of the code updates.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	AcceptedEvents  *prometheus.CounterVec
+	AcceptedBatches *prometheus.CounterVec
+	Refused         *prometheus.CounterVec
+	CommitSeconds   prometheus.Histogram
+	CommitBatches   prometheus.Histogram
+}
+
+// New registers every collector on a fresh registry.
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := &Metrics{
+		reg: reg,
+		AcceptedEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errata_ingest_accepted_events_total", Help: "Events accepted (durably queued), by ingestion route.",
+		}, []string{"route"}),
+		AcceptedBatches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errata_ingest_accepted_batches_total", Help: "Batches accepted (durably queued), by ingestion route.",
+		}, []string{"route"}),
+		Refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errata_ingest_refused_requests_total", Help: "Ingestion requests refused, by route and reason.",
+		}, []string{"route", "reason"}),
+		CommitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "errata_ingest_commit_seconds", Help: "Duration of durable queue commits (one commit may carry many batches).",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
+		}),
+		CommitBatches: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "errata_ingest_commit_batches", Help: "Batches per durable queue commit (group commit).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+		}),
+	}
+	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches)
+	return m
+}
+
+// ObserveCommit records one queue commit (queue.Options.Observe).
+func (m *Metrics) ObserveCommit(d time.Duration, batches, _ int, err error) {
+	if err == nil {
+		m.CommitSeconds.Observe(d.Seconds())
+		m.CommitBatches.Observe(float64(batches))
+	}
+}
+
+// Gauge registers a gauge whose value is read from f at every scrape.
+func (m *Metrics) Gauge(name, help string, f func() float64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

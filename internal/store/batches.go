@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Batch is one accepted ingest batch waiting in the durable queue.
+type Batch struct {
+	ID         int64
+	ProjectID  string
+	ReceivedAt time.Time
+	EventCount int
+	// Payload holds the batch's normalised events, encoded by package ingest.
+	Payload    []byte
+	LeaseUntil time.Time
+	Attempts   int
+}
+
+// InsertBatches adds batches to the queue. Call it inside a transaction:
+// the commit is what makes the batches durable. On PostgreSQL the
+// transaction is made to wait for its WAL flush (synchronous_commit=on)
+// whatever the server's default, because a 202 promises durability.
+func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
+	if c.dialect == Postgres {
+		if _, err := c.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
+			return fmt.Errorf("store: durable commit: %w", err)
+		}
+	}
+	for i := range batches {
+		b := &batches[i]
+		err := c.queryRow(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size, payload) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload), b.Payload).Scan(&b.ID)
+		if err != nil {
+			return fmt.Errorf("store: insert batch: %w", translate(c.dialect, err))
+		}
+	}
+	return nil
+}
+
+// Backlog reports the unprocessed batches: how many, their events and bytes.
+func (c *Conn) Backlog(ctx context.Context) (batches, events, bytes int64, err error) {
+	err = c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(event_count), 0), COALESCE(SUM(byte_size), 0) FROM ingest_batches`).Scan(&batches, &events, &bytes)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("store: backlog: %w", translate(c.dialect, err))
+	}
+	return batches, events, bytes, nil
+}
+
+// OldestBatch returns the receipt time of the oldest unprocessed batch, or
+// ErrNotFound when the queue is empty.
+func (c *Conn) OldestBatch(ctx context.Context) (time.Time, error) {
+	var v int64
+	if err := c.queryRow(ctx, `SELECT received_at FROM ingest_batches ORDER BY id LIMIT 1`).Scan(&v); err != nil {
+		return time.Time{}, fmt.Errorf("store: oldest batch: %w", translate(c.dialect, err))
+	}
+	return fromMS(v), nil
+}
+
+// ListBatches returns queued batches in order, for tests and tools.
+func (c *Conn) ListBatches(ctx context.Context, projectID string) ([]Batch, error) {
+	rows, err := c.query(ctx, `SELECT id, project_id, received_at, event_count, payload, lease_until, attempts FROM ingest_batches WHERE project_id = ? ORDER BY id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list batches: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (Batch, error) {
+		var b Batch
+		var r, l int64
+		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &b.Payload, &l, &b.Attempts)
+		b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
+		return b, err
+	})
+}
+
+// DurabilitySetting reports the setting that makes a commit wait for the
+// disk, as seen inside a queue transaction: SQLite's synchronous level ("2"
+// is FULL) or PostgreSQL's synchronous_commit ("on"). Tests assert it,
+// because a crash test alone cannot prove an fsync.
+func (db *DB) DurabilitySetting(ctx context.Context) (string, error) {
+	var v string
+	err := db.Tx(ctx, func(c *Conn) error {
+		q := `PRAGMA synchronous`
+		if c.dialect == Postgres {
+			if _, err := c.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
+				return err
+			}
+			q = `SHOW synchronous_commit`
+		}
+		return c.queryRow(ctx, q).Scan(&v)
+	})
+	return v, err
+}
