@@ -1,0 +1,68 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"4GiB": 4 << 30, "512MB": 512e6, "1048576": 1 << 20, "1 KiB": 1024, "0": 0, "10B": 10} {
+		var b ByteSize
+		if err := b.UnmarshalText([]byte(in)); err != nil || int64(b) != want {
+			t.Errorf("ByteSize(%q) = %d, %v; want %d", in, b, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1", "4XB", "1.5GiB"} {
+		var b ByteSize
+		if err := b.UnmarshalText([]byte(in)); err == nil {
+			t.Errorf("ByteSize(%q) = %d, want an error", in, b)
+		}
+	}
+}
+
+func valid() Serve {
+	return Serve{Roles: []string{"api"}, Addr: "127.0.0.1:8080", GRPCAddr: "off", MailFrom: "e@example.com",
+		WebhookRetryWaits: make([]time.Duration, 7), InfoWindow: time.Hour,
+		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, ShutdownTimeout: time.Second}
+}
+
+func TestServeDefaultsDerivedURLs(t *testing.T) {
+	s := valid()
+	for i := range s.WebhookRetryWaits {
+		s.WebhookRetryWaits[i] = time.Second
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	if s.BaseURL != "http://127.0.0.1:8080" || s.AppURL != s.BaseURL || s.DocsURL != s.BaseURL+"/docs" {
+		t.Fatalf("derived URLs = %q %q %q", s.BaseURL, s.AppURL, s.DocsURL)
+	}
+}
+
+func TestServeValidateNamesTheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Serve)
+		flag string
+	}{
+		{"role", func(s *Serve) { s.Roles = []string{"janitor"} }, "--roles"},
+		{"addr", func(s *Serve) { s.Addr = "nope" }, "--addr"},
+		{"grpc", func(s *Serve) { s.GRPCAddr = "4317" }, "--grpc-addr"},
+		{"base", func(s *Serve) { s.BaseURL = "ftp://x" }, "--base-url"},
+		{"smtp", func(s *Serve) { s.SMTPURL = "http://mail" }, "--smtp-url"},
+		{"from", func(s *Serve) { s.MailFrom = "nobody" }, "--mail-from"},
+		{"waits", func(s *Serve) { s.WebhookRetryWaits = s.WebhookRetryWaits[:2] }, "--webhook-retry-waits"},
+		{"window", func(s *Serve) { s.InfoWindow = 7 * time.Minute }, "--info-window"},
+	} {
+		s := valid()
+		for i := range s.WebhookRetryWaits {
+			s.WebhookRetryWaits[i] = time.Second
+		}
+		tc.edit(&s)
+		err := s.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%s: Validate() = %v, want an error naming %s", tc.name, err, tc.flag)
+		}
+	}
+}
