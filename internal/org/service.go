@@ -140,7 +140,9 @@ func (s *Service) mayChangeOwner(ctx context.Context, c *store.Conn, actor, m st
 	if !isOwner && to != Owner {
 		return nil
 	}
-	if actor.Role != Owner.String() && m.ID != actor.ID {
+	// No exception for actor's own membership: a non-owner touching an
+	// owner's role can only be promoting themselves, which takes an owner.
+	if actor.Role != Owner.String() {
 		return problem.New("forbidden", "only an owner can promote to owner or change an owner")
 	}
 	if isOwner && to != Owner {
