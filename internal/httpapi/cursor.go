@@ -58,7 +58,7 @@ type ListParams struct {
 
 // Page is the body of every list answer.
 type Page[T any] struct {
-	Data       []T     `json:"data"`
+	Data       []T     `json:"data" nullable:"false"`
 	NextCursor *string `json:"next_cursor" nullable:"true" doc:"Pass back as cursor for the next page; null on the last page"`
 }
 

@@ -15,8 +15,10 @@ type OrgPath struct {
 type OrgOutput struct{ Body OrgView }
 
 // NameBody is the body of creating or renaming something with a name.
+// (No patternDescription: huma would put it in the schema, where it is not a
+// JSON Schema keyword and strict OpenAPI tools reject the document.)
 type NameBody struct {
-	Name string `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" patternDescription:"not blank"`
+	Name string `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
 }
 
 func (s *Server) listOrgs(ctx context.Context, in *ListParams) (*struct{ Body *Page[OrgView] }, error) {

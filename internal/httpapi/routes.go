@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -99,7 +100,7 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	if a.Scope != "" {
 		errs = append(errs, http.StatusNotFound)
 	}
-	if o.Method == http.MethodPost || o.Method == http.MethodPatch || o.Method == http.MethodPut {
+	if _, body := reflect.TypeFor[I]().FieldByName("Body"); body { // huma reads no body otherwise
 		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge)
 	}
 	errs = append(errs, http.StatusUnprocessableEntity)

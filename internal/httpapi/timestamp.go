@@ -27,10 +27,11 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Schema documents the format in the OpenAPI document.
+// Schema documents the format in the OpenAPI document; the pattern holds
+// clients to the milliseconds and the Z that date-time alone leaves open.
 func (Timestamp) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: huma.TypeString, Format: "date-time", Examples: []any{"2026-11-22T08:00:00.000Z"},
-		Description: "UTC, ISO 8601 with milliseconds and a trailing Z"}
+	return &huma.Schema{Type: huma.TypeString, Format: "date-time", Pattern: `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`,
+		Examples: []any{"2026-11-22T08:00:00.000Z"}, Description: "UTC, ISO 8601 with milliseconds and a trailing Z"}
 }
 
 func ts(t time.Time) Timestamp { return Timestamp(t) }

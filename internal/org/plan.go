@@ -9,7 +9,7 @@ const (
 // Limits are what a plan allows, as the organization object shows them.
 type Limits struct {
 	ChannelsPerProject int      `json:"channels_per_project" doc:"Channels a project may have"`
-	ChannelTypes       []string `json:"channel_types" doc:"Channel types the plan allows"`
+	ChannelTypes       []string `json:"channel_types" nullable:"false" doc:"Channel types the plan allows"`
 }
 
 // LimitsOf returns the limits of a plan (CONTRACT section 2).

@@ -1,0 +1,199 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// TestOpenAPIResponsesMatch runs a realistic session against a real server
+// and validates every answer, successes and problems, against the served
+// document; then it checks that every operation has been seen succeeding and
+// that every problem type answered points at a page.
+func TestOpenAPIResponsesMatch(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		c := loadContract(t, s)
+		do := func(method, path, token string, body any, status int, code string) *apitest.Response {
+			t.Helper()
+			return c.call(t, apitest.Request{Method: method, Path: path, Token: token, Body: body}, status, code)
+		}
+		signUp := func(email, invitation string) string {
+			t.Helper()
+			body := map[string]any{"email": email, "password": apitest.Password, "name": "User " + email}
+			if invitation != "" {
+				body["invitation_token"] = invitation
+			}
+			return do("POST", "/v1/auth/sign-up/email", "", body, http.StatusOK, "").Str(t, "token")
+		}
+
+		// Identity.
+		owner := signUp("owner@example.com", "")
+		signedIn := do("POST", "/v1/auth/sign-in/email", "", map[string]any{"email": "owner@example.com", "password": apitest.Password}, http.StatusOK, "")
+		cookies := (&http.Response{Header: signedIn.Header}).Cookies()
+		do("GET", "/v1/auth/session", owner, nil, http.StatusOK, "")
+
+		// Organizations.
+		orgID := do("POST", "/v1/orgs", owner, map[string]any{"name": "Acme"}, http.StatusCreated, "").Str(t, "id")
+		do("GET", "/v1/orgs", owner, nil, http.StatusOK, "")
+		do("GET", "/v1/orgs/"+orgID, owner, nil, http.StatusOK, "")
+		do("PATCH", "/v1/orgs/"+orgID, owner, map[string]any{"name": "Acme Inc"}, http.StatusOK, "")
+
+		// Projects, over two pages: next_cursor is a string, then null.
+		prj := do("POST", "/v1/orgs/"+orgID+"/projects", owner, map[string]any{"name": "web"}, http.StatusCreated, "").Str(t, "id")
+		do("POST", "/v1/orgs/"+orgID+"/projects", owner, map[string]any{"name": "api"}, http.StatusCreated, "")
+		cursor := do("GET", "/v1/orgs/"+orgID+"/projects?limit=1", owner, nil, http.StatusOK, "").Str(t, "next_cursor")
+		if cursor == "" {
+			t.Fatal("the first of two pages has no next_cursor")
+		}
+		last := do("GET", "/v1/orgs/"+orgID+"/projects?limit=1&cursor="+url.QueryEscape(cursor), owner, nil, http.StatusOK, "").JSON(t)
+		if next, ok := last["next_cursor"]; !ok || next != nil {
+			t.Fatalf("last page next_cursor = %v (present %v), want null", next, ok)
+		}
+		do("GET", "/v1/projects/"+prj, owner, nil, http.StatusOK, "")
+		do("PATCH", "/v1/projects/"+prj, owner, map[string]any{"name": "website"}, http.StatusOK, "")
+
+		// API keys: last_used_at and revoked_at null, then revoked_at set.
+		created := do("POST", "/v1/projects/"+prj+"/keys", owner, map[string]any{"name": "ci"}, http.StatusCreated, "")
+		keyID, apiKey := created.Str(t, "id"), created.Str(t, "key")
+		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")
+		if len(c.methodsAt("/v1/ingest")) > 0 { // spec 4.1, once ingestion is mounted
+			live := do("POST", "/v1/projects/"+prj+"/keys", owner, map[string]any{"name": "ingest"}, http.StatusCreated, "").Str(t, "key")
+			batch := map[string]any{"service": "web", "events": []any{map[string]any{"message": "boom", "level": "error"}}}
+			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: live, Body: batch}, http.StatusAccepted, "")
+			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: owner, Body: batch}, http.StatusUnauthorized, "unauthorized")
+			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: live, Body: map[string]any{"service": "web", "events": []any{}}}, http.StatusUnprocessableEntity, "validation-failed")
+		}
+		do("DELETE", "/v1/keys/"+keyID, owner, nil, http.StatusNoContent, "")
+		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")
+
+		// Invitations and members.
+		invited := do("POST", "/v1/orgs/"+orgID+"/invitations", owner, map[string]any{"email": "viewer@example.com", "role": "viewer"}, http.StatusCreated, "")
+		do("GET", "/v1/orgs/"+orgID+"/invitations", owner, nil, http.StatusOK, "")
+		viewer := signUp("viewer@example.com", invited.Str(t, "token"))
+		var ownerMember, viewerMember string
+		for _, m := range do("GET", "/v1/orgs/"+orgID+"/members", owner, nil, http.StatusOK, "").JSON(t)["data"].([]any) {
+			m := m.(map[string]any)
+			switch m["role"] {
+			case "owner":
+				ownerMember = m["id"].(string)
+			case "viewer":
+				viewerMember = m["id"].(string)
+			}
+		}
+		do("PATCH", "/v1/members/"+viewerMember, owner, map[string]any{"role": "member"}, http.StatusOK, "")
+		do("PATCH", "/v1/members/"+viewerMember, owner, map[string]any{"role": "viewer"}, http.StatusOK, "")
+		gone := do("POST", "/v1/orgs/"+orgID+"/invitations", owner, map[string]any{"email": "gone@example.com"}, http.StatusCreated, "").Str(t, "id")
+		do("DELETE", "/v1/invitations/"+gone, owner, nil, http.StatusNoContent, "")
+		do("GET", "/v1/orgs/"+orgID+"/invitations", owner, nil, http.StatusOK, "")
+		org2 := do("POST", "/v1/orgs", owner, map[string]any{"name": "Beta"}, http.StatusCreated, "").Str(t, "id")
+		tok2 := do("POST", "/v1/orgs/"+org2+"/invitations", owner, map[string]any{"email": "viewer@example.com", "role": "member"}, http.StatusCreated, "").Str(t, "token")
+		do("POST", "/v1/invitations/accept", viewer, map[string]any{"token": tok2}, http.StatusOK, "")
+
+		// Problems.
+		do("GET", "/v1/orgs", "", nil, http.StatusUnauthorized, "unauthorized")
+		do("GET", "/v1/orgs", apiKey, nil, http.StatusUnauthorized, "unauthorized")
+		do("POST", "/v1/auth/sign-in/email", "", map[string]any{"email": "owner@example.com", "password": "wrong password"}, http.StatusUnauthorized, "invalid-credentials")
+		do("POST", "/v1/auth/sign-up/email", "", map[string]any{"email": "new@example.com", "password": apitest.Password, "name": "N"}, http.StatusForbidden, "sign-up-closed")
+		do("POST", "/v1/auth/sign-up/email", "", map[string]any{"email": "owner@example.com", "password": apitest.Password, "name": "O", "invitation_token": "x"}, http.StatusConflict, "email-taken")
+		do("POST", "/v1/orgs/"+orgID+"/projects", viewer, map[string]any{"name": "x"}, http.StatusForbidden, "forbidden")
+		do("GET", "/v1/orgs/"+unknownIDs["org_id"], owner, nil, http.StatusNotFound, "not-found")
+		do("GET", "/v1/projects/"+unknownIDs["project_id"]+"/keys", owner, nil, http.StatusNotFound, "not-found")
+		do("POST", "/v1/orgs", owner, map[string]any{"name": ""}, http.StatusUnprocessableEntity, "validation-failed")
+		do("GET", "/v1/orgs?limit=0", owner, nil, http.StatusUnprocessableEntity, "validation-failed")
+		do("GET", "/v1/orgs?cursor=bogus", owner, nil, http.StatusUnprocessableEntity, "validation-failed")
+		do("POST", "/v1/invitations/accept", viewer, map[string]any{"token": "nope"}, http.StatusUnprocessableEntity, "invitation-invalid")
+		do("POST", "/v1/orgs", owner, "{", http.StatusBadRequest, "malformed-body")
+		do("POST", "/v1/orgs", owner, map[string]any{"name": strings.Repeat("a", 1<<20)}, http.StatusRequestEntityTooLarge, "payload-too-large")
+		do("DELETE", "/v1/members/"+ownerMember, owner, nil, http.StatusConflict, "last-owner")
+		c.call(t, apitest.Request{Method: "POST", Path: "/v1/orgs", Body: map[string]any{"name": "x"}, Cookies: cookies,
+			Headers: map[string]string{"Origin": "https://evil.example"}}, http.StatusForbidden, "csrf-origin-rejected")
+
+		// Removals and sign-out.
+		do("DELETE", "/v1/members/"+viewerMember, owner, nil, http.StatusNoContent, "")
+		do("DELETE", "/v1/projects/"+prj, owner, nil, http.StatusNoContent, "")
+		do("DELETE", "/v1/orgs/"+org2, owner, nil, http.StatusNoContent, "")
+		do("POST", "/v1/auth/sign-out", owner, nil, http.StatusNoContent, "")
+
+		for _, o := range c.operations() {
+			seen := false
+			for code := range o.op.Responses.Map() {
+				seen = seen || strings.HasPrefix(code, "2") && c.answered[o.String()+" "+code]
+			}
+			if !seen {
+				t.Errorf("%s: no successful answer was validated; add it to this flow", o)
+			}
+		}
+		checkProblemPages(t, c)
+	})
+}
+
+// TestOpenAPIRateLimitedAnswer validates a 429 answer.
+func TestOpenAPIRateLimitedAnswer(t *testing.T) {
+	s := apitest.Start(t, store.SQLite, func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 1 })
+	c := loadContract(t, s) // takes the one request of the burst
+	res := c.call(t, apitest.Request{Method: "GET", Path: "/v1/orgs"}, http.StatusTooManyRequests, "rate-limited")
+	if res.Header.Get("Retry-After") == "" {
+		t.Errorf("429 without Retry-After")
+	}
+}
+
+// TestOpenAPIValidationCatchesDrift makes sure the validation is not
+// vacuous: answers that break the document must be caught.
+func TestOpenAPIValidationCatchesDrift(t *testing.T) {
+	s := apitest.Start(t, store.SQLite)
+	c := loadContract(t, s)
+	tok := s.SignUp(t, "a@example.com").Token
+	orgID := s.CreateOrg(t, tok, "Acme")
+	getOrg := apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: tok}
+	listOrgs := apitest.Request{Method: "GET", Path: "/v1/orgs", Token: tok}
+	missing := apitest.Request{Method: "GET", Path: "/v1/orgs/" + unknownIDs["org_id"], Token: tok}
+	org, list, notFound := s.Do(getOrg), s.Do(listOrgs), s.Do(missing)
+	for _, x := range []struct {
+		req apitest.Request
+		res *apitest.Response
+	}{{getOrg, org}, {listOrgs, list}, {missing, notFound}} {
+		if err := c.check(x.req, x.res); err != nil {
+			t.Fatalf("%s %s: untampered answer fails: %v", x.req.Method, x.req.Path, err)
+		}
+	}
+	tamper := func(res *apitest.Response, status int, ct string, edit func(map[string]any)) *apitest.Response {
+		m := res.JSON(t)
+		edit(m)
+		b, _ := json.Marshal(m)
+		h := res.Header.Clone()
+		h.Set("Content-Type", ct)
+		return &apitest.Response{Status: status, Header: h, Body: b}
+	}
+	same := func(map[string]any) {}
+	cases := []struct {
+		name string
+		req  apitest.Request
+		res  *apitest.Response
+	}{
+		{"missing id", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { delete(m, "id") })},
+		{"number timestamp", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { m["created_at"] = 5 })},
+		{"timestamp without milliseconds", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { m["created_at"] = "2026-01-02T03:04:05Z" })},
+		{"not a timestamp", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { m["created_at"] = "yesterday" })},
+		{"null timestamp", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { m["updated_at"] = nil })},
+		{"unknown plan", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { m["plan"] = "gold" })},
+		{"null data", listOrgs, tamper(list, 200, "application/json", func(m map[string]any) { m["data"] = nil })},
+		{"no next_cursor", listOrgs, tamper(list, 200, "application/json", func(m map[string]any) { delete(m, "next_cursor") })},
+		{"$schema field", getOrg, tamper(org, 200, "application/json", func(m map[string]any) { m["$schema"] = "x" })},
+		{"undocumented status", getOrg, tamper(org, http.StatusTeapot, "application/json", same)},
+		{"wrong content type", getOrg, tamper(org, 200, "text/plain", same)},
+		{"problem as JSON", missing, tamper(notFound, 404, "application/json", same)},
+		{"problem without instance", missing, tamper(notFound, 404, "application/problem+json", func(m map[string]any) { delete(m, "instance") })},
+		{"problem of unknown code", missing, tamper(notFound, 404, "application/problem+json", func(m map[string]any) { m["type"] = s.Config.DocsURL + "/errors/nope" })},
+	}
+	for _, tc := range cases {
+		if err := c.check(tc.req, tc.res); err == nil {
+			t.Errorf("%s: the validation accepted %d %s", tc.name, tc.res.Status, tc.res.Body)
+		}
+	}
+}
