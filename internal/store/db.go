@@ -88,7 +88,9 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	for k, v := range pragmas {
 		wq[k] = v
 	}
-	w, err := sql.Open("sqlite", "file:"+path+"?"+wq.Encode())
+	// The path goes into a file: URI, where "?" and "#" would end it.
+	uriPath := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	w, err := sql.Open("sqlite", "file:"+uriPath+"?"+wq.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
@@ -101,7 +103,7 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
 	pragmas.Add("_pragma", "query_only(1)")
-	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas.Encode())
+	r, err := sql.Open("sqlite", "file:"+uriPath+"?"+pragmas.Encode())
 	if err != nil {
 		_ = w.Close()
 		return nil, fmt.Errorf("store: open sqlite readers: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -233,4 +234,19 @@ func TestSettingIsCreatedOnce(t *testing.T) {
 			t.Fatalf("Setting = %q then %q, want first both times", a, b)
 		}
 	})
+}
+
+func TestSQLitePathWithURIDelimiters(t *testing.T) {
+	dir := t.TempDir() + "/odd#name?x=1"
+	db, err := store.Open(context.Background(), store.Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	if _, err := os.Stat(dir + "/errata.db"); err != nil {
+		t.Fatalf("database not at %s/errata.db: %v", dir, err)
+	}
 }
