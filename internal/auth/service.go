@@ -67,7 +67,7 @@ func New(db *store.DB, orgs *org.Service, opts Options) *Service {
 		failuresByEmail: ratelimit.New(1.0/60, 10).WithClock(opts.Now),
 		failuresByIP:    ratelimit.New(1.0/6, 50).WithClock(opts.Now),
 	}
-	s.dummyHash, _ = s.hasher.Hash(context.Background(), "errata-dummy-password")
+	s.dummyHash = s.hasher.Dummy()
 	return s
 }
 

@@ -49,9 +49,18 @@ func New(smtpURL, from string) (*Sender, error) {
 	opts = append(opts, gomail.WithPort(port))
 	if u.User != nil {
 		pw, _ := u.User.Password()
-		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
+		opts = append(opts, gomail.WithOpportunisticSMTPAuth(authPreference...), gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
 	}
 	return &Sender{host: u.Hostname(), from: from, opts: opts}, nil
+}
+
+// authPreference is the strongest-first list of mechanisms tried. go-mail's
+// auto-discovery never offers PLAIN or LOGIN without TLS, not even to a relay
+// on localhost; naming them here lets go-mail's own rule apply instead: they
+// send credentials only over TLS or to localhost, and fail clearly otherwise.
+var authPreference = []gomail.SMTPAuthType{
+	gomail.SMTPAuthSCRAMSHA256PLUS, gomail.SMTPAuthSCRAMSHA256, gomail.SMTPAuthSCRAMSHA1PLUS, gomail.SMTPAuthSCRAMSHA1,
+	gomail.SMTPAuthNTLM, gomail.SMTPAuthCramMD5, gomail.SMTPAuthPlain, gomail.SMTPAuthLogin,
 }
 
 // Send delivers one email with a text part and an HTML alternative.

@@ -1,0 +1,205 @@
+package cli_test
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+func TestVersion(t *testing.T) {
+	res := errata(t, t.TempDir(), nil, "version")
+	if res.code != 0 || !strings.HasPrefix(res.stdout, "errata "+testVersion+" ") {
+		t.Fatalf("errata version: code %d, stdout %q, stderr %q; want 0 and %q", res.code, res.stdout, res.stderr, "errata "+testVersion)
+	}
+}
+
+// TestBadSettings: every bad flag or setting stops the command before it
+// touches anything, with exit code 2 and one line naming the setting.
+func TestBadSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string // in the one line on stderr
+	}{
+		{"unknown flag", nil, []string{"serve", "--bogus"}, "--bogus"},
+		{"unknown command", nil, []string{"launch"}, "launch"},
+		{"bad address flag", nil, []string{"serve", "--addr", "nope"}, "--addr"},
+		{"bad address", []string{"ERRATA_ADDR=nope"}, []string{"serve"}, "ERRATA_ADDR"},
+		{"bad gRPC address", []string{"ERRATA_GRPC_ADDR=4317"}, []string{"serve"}, "ERRATA_GRPC_ADDR"},
+		{"sign-up mode", []string{"ERRATA_SIGNUP=maybe"}, []string{"serve"}, "ERRATA_SIGNUP"},
+		{"default plan", []string{"ERRATA_DEFAULT_PLAN=gold"}, []string{"serve"}, "ERRATA_DEFAULT_PLAN"},
+		{"retry waits count", []string{"ERRATA_WEBHOOK_RETRY_WAITS=1s,2s"}, []string{"serve"}, "ERRATA_WEBHOOK_RETRY_WAITS"},
+		{"retry wait duration", []string{"ERRATA_WEBHOOK_RETRY_WAITS=1s,2s,3s,4s,5s,6s,soon"}, []string{"serve"}, "ERRATA_WEBHOOK_RETRY_WAITS"},
+		{"SMTP scheme", []string{"ERRATA_SMTP_URL=http://x"}, []string{"serve"}, "ERRATA_SMTP_URL"},
+		{"database scheme", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
+		{"database scheme for migrate", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"migrate"}, "ERRATA_DATABASE_URL"},
+		{"info window", []string{"ERRATA_INFO_WINDOW=7m"}, []string{"serve"}, "ERRATA_INFO_WINDOW"},
+		{"mail from", []string{"ERRATA_MAIL_FROM=not-an-address"}, []string{"serve"}, "ERRATA_MAIL_FROM"},
+		{"base URL", []string{"ERRATA_BASE_URL=ftp://x"}, []string{"serve"}, "ERRATA_BASE_URL"},
+		{"roles", []string{"ERRATA_ROLES=api,cook"}, []string{"serve"}, "ERRATA_ROLES"},
+		{"log level", []string{"ERRATA_LOG_LEVEL=loud"}, []string{"version"}, "ERRATA_LOG_LEVEL"},
+		{"rate limit", []string{"ERRATA_API_RATE_LIMIT=fast"}, []string{"serve"}, "ERRATA_API_RATE_LIMIT"},
+		{"set-plan plan", nil, []string{"org", "set-plan", "org_x", "gold"}, "plan"},
+		{"user create without password", nil, []string{"user", "create", "--email", "a@example.com"}, "--password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			res := errata(t, dir, tc.env, tc.args...)
+			errLines := lines(res.stderr)
+			if res.code != 2 || len(errLines) != 1 {
+				t.Fatalf("code %d, stderr %q; want code 2 and one line", res.code, res.stderr)
+			}
+			if !strings.HasPrefix(errLines[0], "errata: ") || !strings.Contains(errLines[0], tc.want) {
+				t.Fatalf("stderr %q, want one line starting with %q naming %q", errLines[0], "errata: ", tc.want)
+			}
+			if res.stdout != "" {
+				t.Errorf("stdout %q, want nothing (no usage dump)", res.stdout)
+			}
+			if e := entries(t, dir); len(e) != 0 {
+				t.Errorf("the failed command created %v", e)
+			}
+		})
+	}
+}
+
+// TestMigrate applies every migration to a fresh database, then nothing on a
+// second run.
+func TestMigrate(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			env := []string{"ERRATA_DATA_DIR=" + dir + "/data"}
+			if d == store.Postgres {
+				env = []string{"ERRATA_DATABASE_URL=" + emptyPostgres(t)}
+			}
+			first := errata(t, dir, env, "migrate")
+			if first.code != 0 {
+				t.Fatalf("first migrate: code %d, stderr %s", first.code, first.stderr)
+			}
+			if n := migrated(t, first.stderr); n < 1 {
+				t.Fatalf("first migrate applied %d migrations, want at least 1; stderr: %s", n, first.stderr)
+			}
+			if want := fmt.Sprintf("database (%s) is up to date\n", d); first.stdout != want {
+				t.Errorf("stdout %q, want %q", first.stdout, want)
+			}
+			second := errata(t, dir, env, "migrate")
+			if second.code != 0 {
+				t.Fatalf("second migrate: code %d, stderr %s", second.code, second.stderr)
+			}
+			if n := migrated(t, second.stderr); n != 0 {
+				t.Fatalf("second migrate applied %d migrations, want none; stderr: %s", n, second.stderr)
+			}
+		})
+	}
+}
+
+// TestUserCreate bootstraps a user from the command line; the running server
+// then signs them in and, being no longer empty, closes sign-up.
+func TestUserCreate(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			env := []string{"ERRATA_DATABASE_URL=" + storetest.URL(t, d)}
+			res := errata(t, dir, env, "user", "create", "--email", "a@example.com", "--password", "long enough", "--name", "Ada")
+			if res.code != 0 || !strings.HasPrefix(res.stdout, "created user usr_") || !strings.Contains(res.stdout, "(a@example.com)") {
+				t.Fatalf("user create: code %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+			}
+
+			dup := errata(t, dir, env, "user", "create", "--email", "A@Example.com", "--password", "another one")
+			if l := lines(dup.stderr); dup.code == 0 || len(l) != 1 || !strings.Contains(l[0], "already exists") {
+				t.Fatalf("duplicate: code %d, stderr %q; want non-zero and one line saying it already exists", dup.code, dup.stderr)
+			}
+			short := errata(t, dir, env, "user", "create", "--email", "b@example.com", "--password", "short")
+			if l := lines(short.stderr); short.code != 2 || len(l) != 1 || !strings.Contains(l[0], "password") {
+				t.Fatalf("short password: code %d, stderr %q; want 2 and one line naming the password", short.code, short.stderr)
+			}
+			bad := errata(t, dir, env, "user", "create", "--email", "not-an-address", "--password", "long enough")
+			if l := lines(bad.stderr); bad.code != 2 || len(l) != 1 || !strings.Contains(l[0], "email") {
+				t.Fatalf("bad email: code %d, stderr %q; want 2 and one line naming the email", bad.code, bad.stderr)
+			}
+
+			s := startServe(t, dir, env...)
+			got := s.must(http.StatusOK, "POST", "/v1/auth/sign-in/email", "", map[string]any{"email": "a@example.com", "password": "long enough"})
+			if tok, _ := got["token"].(string); tok == "" {
+				t.Fatalf("sign-in answer has no token: %v", got)
+			}
+			if u, _ := got["user"].(map[string]any); u["name"] != "Ada" {
+				t.Errorf("user = %v, want the name given to user create", got["user"])
+			}
+			s.must(http.StatusUnauthorized, "POST", "/v1/auth/sign-in/email", "", map[string]any{"email": "b@example.com", "password": "short"})
+			s.must(http.StatusForbidden, "POST", "/v1/auth/sign-up/email", "", map[string]any{"email": "c@example.com", "password": "long enough", "name": "C"})
+			if code := s.stop(); code != 0 {
+				t.Fatalf("serve exit code %d, want 0; log:\n%s", code, s.log)
+			}
+		})
+	}
+}
+
+// migrated sums the migrations the command's log reports.
+func migrated(t *testing.T, stderr string) int {
+	t.Helper()
+	w := newLogWatch()
+	_, _ = w.Write([]byte(stderr))
+	n := 0
+	for _, r := range w.records {
+		if r.msg() == "database migrated" {
+			f, _ := r["migrations"].(float64)
+			n += int(f)
+		}
+	}
+	return n
+}
+
+// emptyPostgres creates an empty database (no schema at all) on the test
+// server and drops it when the test ends.
+func emptyPostgres(t *testing.T) string {
+	t.Helper()
+	base := storetest.PostgresBase(t)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Close() })
+	suffix := make([]byte, 6)
+	_, _ = rand.Read(suffix)
+	name := "errata_cli_" + hex.EncodeToString(suffix)
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", storetest.EnvURL, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// entries lists the names in dir.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, de := range des {
+		out = append(out, de.Name())
+	}
+	return out
+}

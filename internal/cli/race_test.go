@@ -1,0 +1,5 @@
+//go:build race
+
+package cli_test
+
+func init() { raceBuild = true }
