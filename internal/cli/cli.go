@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -34,6 +36,7 @@ type root struct {
 	Version versionCmd `cmd:"" help:"Print the version."`
 	Org     orgCmd     `cmd:"" help:"Manage organizations."`
 	User    userCmd    `cmd:"" help:"Manage users."`
+	Loadgen loadgenCmd `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals."`
 }
 
 // env is what every command runs with.
@@ -65,11 +68,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return exited // --help
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "errata:", err)
+		fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
 		return ExitUsage
 	}
 	if err := r.Store.Validate(); err != nil {
-		fmt.Fprintln(stderr, "errata:", err)
+		fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
 		return ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -78,18 +81,52 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintln(stderr, "errata:", err)
+			fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
 			return ExitUsage
 		}
 		var p *problem.Problem
 		if errors.As(err, &p) {
 			fmt.Fprintln(stderr, "errata:", p.Detail)
+			if p.Code() == "validation-failed" { // a bad flag or argument value
+				return ExitUsage
+			}
 			return 1
 		}
 		fmt.Fprintln(stderr, "errata:", err)
 		return 1
 	}
 	return 0
+}
+
+var flagRef = regexp.MustCompile(`--([a-z0-9][a-z0-9-]*)`)
+
+// withEnv adds the environment variable of the first flag msg names, since
+// most settings arrive as ERRATA_* variables: "--signup must be one of …"
+// becomes "--signup (ERRATA_SIGNUP) must be one of …".
+func withEnv(n *kong.Node, msg string) string {
+	m := flagRef.FindStringSubmatchIndex(msg)
+	if m == nil || (m[1] < len(msg) && msg[m[1]] == '=') {
+		return msg
+	}
+	if envs := flagEnvs(n, msg[m[2]:m[3]]); len(envs) > 0 {
+		return msg[:m[1]] + " (" + strings.Join(envs, ", ") + ")" + msg[m[1]:]
+	}
+	return msg
+}
+
+// flagEnvs returns the environment variables of the flag name anywhere under n.
+func flagEnvs(n *kong.Node, name string) []string {
+	for _, f := range n.Flags {
+		if f.Name == name {
+			return f.Envs
+		}
+	}
+	for _, c := range n.Children {
+		if envs := flagEnvs(c, name); envs != nil {
+			return envs
+		}
+	}
+	return nil
 }
 
 func newLogger(c config.Log, w io.Writer) *slog.Logger {

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/loadgen"
+)
+
+// loadgenCmd is `errata loadgen`: realistic ingest load against a running
+// Errata (or, with --target jsonl, the same events against another log
+// system), with a throughput, latency and refusal summary.
+type loadgenCmd struct {
+	Target       string        `default:"errata" enum:"errata,jsonl" help:"errata (POST <url>/v1/ingest) or jsonl (newline-delimited JSON to --url as is)."`
+	URL          string        `name:"url" help:"Base URL of Errata (default http://127.0.0.1:8080); the full URL for --target jsonl."`
+	Key          string        `env:"ERRATA_LOADGEN_KEY" help:"Project API key (svc_live_…), sent to Errata only."`
+	Header       []string      `sep:"none" placeholder:"'NAME: VALUE'" help:"Extra request header, repeatable (e.g. for --target jsonl)."`
+	ContentType  string        `name:"content-type" help:"Content-Type for --target jsonl (default application/x-ndjson)."`
+	Gzip         bool          `help:"Send gzip-compressed bodies."`
+	Concurrency  int           `default:"8" help:"Requests in flight."`
+	Duration     time.Duration `default:"30s" help:"How long to send (ignored when --batches is set)."`
+	Batches      int           `help:"Send this many batches, then stop."`
+	Rate         float64       `placeholder:"N" help:"Cap on batches per second; 0 for unlimited."`
+	BatchSize    int           `name:"batch-size" default:"1000" help:"Events per batch (1 to 1000)."`
+	Services     int           `default:"5" help:"Distinct services."`
+	Templates    int           `default:"200" help:"Distinct message templates (what grouping should find)."`
+	ErrorRatio   float64       `name:"error-ratio" default:"0.01" help:"Share of events at level error or fatal."`
+	StackRatio   float64       `name:"stack-ratio" default:"0.3" help:"Share of events with a stack trace."`
+	Seed         uint64        `default:"1" help:"Seed of the generator: the same seed sends the same events."`
+	Timeout      time.Duration `default:"30s" help:"Timeout of one request."`
+	MaxRetries   int           `name:"max-retries" default:"10" help:"Resends of one batch after 429/503 (honouring Retry-After) or a network error."`
+	WaitDrain    bool          `name:"wait-drain" help:"After sending, poll <url>/metrics until errata_ingest_backlog_events is 0 and report end-to-end events/s."`
+	DrainTimeout time.Duration `name:"drain-timeout" default:"5m" help:"Longest wait for --wait-drain."`
+	JSON         bool          `name:"json" help:"Print the summary as JSON."`
+}
+
+func (c *loadgenCmd) Run(e *env) error {
+	o := loadgen.DefaultOptions()
+	o.Seed, o.BatchSize, o.Services, o.Templates = c.Seed, c.BatchSize, c.Services, c.Templates
+	o.ErrorRatio, o.StackRatio = c.ErrorRatio, c.StackRatio
+	g, err := loadgen.NewGenerator(o)
+	if err != nil {
+		return usageError{err}
+	}
+	h := http.Header{}
+	for _, kv := range c.Header {
+		name, value, ok := strings.Cut(kv, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return usageError{fmt.Errorf("--header must look like 'Name: value', got %q", kv)}
+		}
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	cfg := loadgen.Config{
+		Target: c.Target, URL: c.URL, Key: c.Key, Header: h, ContentType: c.ContentType,
+		Gzip: c.Gzip, Concurrency: c.Concurrency, Duration: c.Duration, Batches: c.Batches,
+		Rate: c.Rate, Timeout: c.Timeout, MaxRetries: c.MaxRetries,
+		WaitDrain: c.WaitDrain, DrainTimeout: c.DrainTimeout,
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	rep, runErr := loadgen.Run(e.ctx, cfg, g)
+	if rep != nil {
+		var werr error
+		if c.JSON {
+			werr = rep.WriteJSON(e.stdout)
+		} else {
+			werr = rep.WriteText(e.stdout)
+		}
+		if werr != nil && runErr == nil {
+			runErr = werr
+		}
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return errors.New("loadgen: interrupted")
+	}
+	return runErr
+}

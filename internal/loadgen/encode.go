@@ -1,0 +1,139 @@
+package loadgen
+
+import "unicode/utf8"
+
+// EncodeBatch appends the POST /v1/ingest body of b to dst and returns it
+// with the summed encoded size of its events (their share of the body).
+func EncodeBatch(dst []byte, b *Batch) ([]byte, int) {
+	dst = append(dst, `{"service":`...)
+	dst = appendString(dst, b.Service)
+	dst = append(dst, `,"environment":`...)
+	dst = appendString(dst, b.Environment)
+	dst = append(dst, `,"release":`...)
+	dst = appendString(dst, b.Release)
+	dst = append(dst, `,"events":[`...)
+	size := 0
+	for i := range b.Events {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		n := len(dst)
+		dst = appendEvent(dst, &b.Events[i], nil)
+		size += len(dst) - n
+	}
+	return append(dst, "]}"...), size
+}
+
+// EncodeJSONL appends b as newline-delimited JSON to dst: one event object
+// per line, with the batch's service, environment and release merged into
+// each, as log shippers send them. It returns the summed size of the lines
+// without their newlines.
+func EncodeJSONL(dst []byte, b *Batch) ([]byte, int) {
+	size := 0
+	for i := range b.Events {
+		n := len(dst)
+		dst = appendEvent(dst, &b.Events[i], b)
+		size += len(dst) - n
+		dst = append(dst, '\n')
+	}
+	return dst, size
+}
+
+// appendEvent appends ev as a JSON object; with merge set, the batch-level
+// fields come first.
+func appendEvent(dst []byte, ev *Event, merge *Batch) []byte {
+	dst = append(dst, '{')
+	if merge != nil {
+		dst = append(dst, `"service":`...)
+		dst = appendString(dst, merge.Service)
+		dst = append(dst, `,"environment":`...)
+		dst = appendString(dst, merge.Environment)
+		dst = append(dst, `,"release":`...)
+		dst = appendString(dst, merge.Release)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"timestamp":`...)
+	dst = appendString(dst, ev.Timestamp)
+	dst = append(dst, `,"level":`...)
+	dst = appendString(dst, ev.Level)
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, ev.Message)
+	if ev.StackTrace != "" {
+		dst = append(dst, `,"stack_trace":`...)
+		dst = appendString(dst, ev.StackTrace)
+	}
+	if ev.TraceID != "" {
+		dst = append(dst, `,"trace_id":`...)
+		dst = appendString(dst, ev.TraceID)
+		dst = append(dst, `,"span_id":`...)
+		dst = appendString(dst, ev.SpanID)
+	}
+	if len(ev.Attributes) > 0 {
+		dst = append(dst, `,"attributes":{`...)
+		for i, a := range ev.Attributes {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, a.Key)
+			dst = append(dst, ':')
+			if a.Num {
+				dst = append(dst, a.Value...)
+			} else {
+				dst = appendString(dst, a.Value)
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendString appends s as a JSON string. Runs of bytes that need no
+// escaping are copied whole: this is most of the generator's time.
+func appendString(dst []byte, s string) []byte {
+	const hexd = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			if c >= utf8.RuneSelf { // invalid UTF-8
+				dst = append(dst, `\ufffd`...)
+			} else {
+				dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
+			}
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// plain marks the ASCII bytes a JSON string holds as they are.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

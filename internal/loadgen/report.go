@@ -1,0 +1,195 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Report is the outcome of a run. Its JSON form is the --json output.
+type Report struct {
+	Target      string `json:"target"`
+	URL         string `json:"url"`
+	Gzip        bool   `json:"gzip"`
+	Concurrency int    `json:"concurrency"`
+	BatchSize   int    `json:"batch_size"`
+	Seed        uint64 `json:"seed"`
+
+	ElapsedSeconds  float64 `json:"elapsed_seconds"`
+	BatchesAccepted int64   `json:"batches_accepted"`
+	EventsAccepted  int64   `json:"events_accepted"`
+	// EventsPerSecond is accepted events over the sending time.
+	EventsPerSecond float64 `json:"events_per_second"`
+	EventsGenerated int64   `json:"events_generated"`
+	// MeanEventBytes is the mean encoded size of a generated event as sent
+	// (for JSONL, one line without its newline).
+	MeanEventBytes float64 `json:"mean_event_bytes"`
+
+	Latency  Latency  `json:"latency_ms"`
+	Refusals Refusals `json:"refusals"`
+	// Retries counts resends after 429 and 503 answers and network errors;
+	// Abandoned the batches given up on when retries or time ran out;
+	// Dropped the batches refused with another status, not resent.
+	Retries         int64 `json:"retries"`
+	Abandoned       int64 `json:"abandoned_batches"`
+	Dropped         int64 `json:"dropped_batches"`
+	TransportErrors int64 `json:"transport_errors"`
+
+	BytesSent         int64 `json:"bytes_sent"`
+	BytesUncompressed int64 `json:"bytes_uncompressed"`
+
+	Drain *Drain `json:"drain,omitempty"`
+}
+
+// Latency summarises the round trips of accepted requests, in milliseconds,
+// as exact percentiles over every sample.
+type Latency struct {
+	Samples int     `json:"samples"`
+	P50     float64 `json:"p50"`
+	P99     float64 `json:"p99"`
+	Max     float64 `json:"max"`
+}
+
+// Refusals counts answers other than 2xx, by status.
+type Refusals struct {
+	Status429 int64            `json:"429"`
+	Status503 int64            `json:"503"`
+	Other     int64            `json:"other"`
+	ByStatus  map[string]int64 `json:"by_status,omitempty"`
+}
+
+// Drain is the outcome of waiting for Errata's ingest backlog to empty.
+type Drain struct {
+	Drained bool `json:"drained"`
+	// Seconds is the wait after the last batch was sent.
+	Seconds float64 `json:"seconds"`
+	// EndToEndEventsPerSecond is accepted events over the time from the
+	// first send to the empty backlog.
+	EndToEndEventsPerSecond float64 `json:"end_to_end_events_per_second"`
+	LastBacklog             float64 `json:"last_backlog"`
+}
+
+func newReport(c *Config, g *Generator, stats []*workerStats, elapsed time.Duration) *Report {
+	o := g.Options()
+	r := &Report{Target: c.Target, URL: c.URL, Gzip: c.Gzip, Concurrency: c.Concurrency,
+		BatchSize: o.BatchSize, Seed: o.Seed, ElapsedSeconds: elapsed.Seconds()}
+	var lat []time.Duration
+	var eventBytes int64
+	for _, st := range stats {
+		lat = append(lat, st.latencies...)
+		r.BatchesAccepted += st.batchesAccepted
+		r.EventsAccepted += st.eventsAccepted
+		r.EventsGenerated += st.eventsGenerated
+		eventBytes += st.eventBytes
+		r.Retries += st.retries
+		r.Abandoned += st.abandoned
+		r.Dropped += st.dropped
+		r.TransportErrors += st.transportErrors
+		r.BytesSent += st.bytesSent
+		r.BytesUncompressed += st.bytesRaw
+		for code, n := range st.status {
+			switch code {
+			case 429:
+				r.Refusals.Status429 += n
+			case 503:
+				r.Refusals.Status503 += n
+			default:
+				r.Refusals.Other += n
+			}
+			if r.Refusals.ByStatus == nil {
+				r.Refusals.ByStatus = map[string]int64{}
+			}
+			r.Refusals.ByStatus[strconv.Itoa(code)] += n
+		}
+	}
+	if r.EventsGenerated > 0 {
+		r.MeanEventBytes = float64(eventBytes) / float64(r.EventsGenerated)
+	}
+	if elapsed > 0 {
+		r.EventsPerSecond = float64(r.EventsAccepted) / elapsed.Seconds()
+	}
+	slices.Sort(lat)
+	r.Latency = Latency{Samples: len(lat), P50: ms(percentile(lat, 50)), P99: ms(percentile(lat, 99))}
+	if len(lat) > 0 {
+		r.Latency.Max = ms(lat[len(lat)-1])
+	}
+	return r
+}
+
+// percentile is the nearest-rank percentile p of sorted samples.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(p/100*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(rank, 0), len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// WriteText writes the report as plain text, one metric per line.
+func (r *Report) WriteText(w io.Writer) error {
+	lines := [][2]string{
+		{"target", r.Target},
+		{"url", r.URL},
+		{"gzip", strconv.FormatBool(r.Gzip)},
+		{"concurrency", strconv.Itoa(r.Concurrency)},
+		{"batch_size", strconv.Itoa(r.BatchSize)},
+		{"seed", strconv.FormatUint(r.Seed, 10)},
+		{"elapsed", fmt.Sprintf("%.2fs", r.ElapsedSeconds)},
+		{"batches_accepted", i64(r.BatchesAccepted)},
+		{"events_accepted", i64(r.EventsAccepted)},
+		{"accepted_events_per_s", fmt.Sprintf("%.1f", r.EventsPerSecond)},
+		{"events_generated", i64(r.EventsGenerated)},
+		{"mean_event_bytes", fmt.Sprintf("%.1f", r.MeanEventBytes)},
+		{"latency_samples", strconv.Itoa(r.Latency.Samples)},
+		{"latency_p50", fmt.Sprintf("%.2fms", r.Latency.P50)},
+		{"latency_p99", fmt.Sprintf("%.2fms", r.Latency.P99)},
+		{"latency_max", fmt.Sprintf("%.2fms", r.Latency.Max)},
+		{"refused_429", i64(r.Refusals.Status429)},
+		{"refused_503", i64(r.Refusals.Status503)},
+		{"refused_other", i64(r.Refusals.Other)},
+	}
+	codes := make([]string, 0, len(r.Refusals.ByStatus))
+	for code := range r.Refusals.ByStatus {
+		if code != "429" && code != "503" {
+			codes = append(codes, code)
+		}
+	}
+	slices.Sort(codes)
+	for _, code := range codes {
+		lines = append(lines, [2]string{"refused_" + code, i64(r.Refusals.ByStatus[code])})
+	}
+	lines = append(lines,
+		[2]string{"retries", i64(r.Retries)},
+		[2]string{"abandoned_batches", i64(r.Abandoned)},
+		[2]string{"dropped_batches", i64(r.Dropped)},
+		[2]string{"transport_errors", i64(r.TransportErrors)},
+		[2]string{"bytes_sent", i64(r.BytesSent)},
+		[2]string{"bytes_uncompressed", i64(r.BytesUncompressed)})
+	if d := r.Drain; d != nil {
+		lines = append(lines,
+			[2]string{"drained", strconv.FormatBool(d.Drained)},
+			[2]string{"drain_wait", fmt.Sprintf("%.2fs", d.Seconds)},
+			[2]string{"last_backlog_events", fmt.Sprintf("%.0f", d.LastBacklog)},
+			[2]string{"end_to_end_events_per_s", fmt.Sprintf("%.1f", d.EndToEndEventsPerSecond)})
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintf(w, "%-24s %s\n", l[0], l[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the report as one indented JSON object.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }

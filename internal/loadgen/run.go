@@ -1,0 +1,204 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// The targets a run can send to.
+const (
+	// TargetErrata posts batches to <URL>/v1/ingest with the project key.
+	TargetErrata = "errata"
+	// TargetJSONL posts the same events as newline-delimited JSON to URL.
+	TargetJSONL = "jsonl"
+)
+
+// Config says where to send load, how hard and for how long.
+type Config struct {
+	Target string // TargetErrata or TargetJSONL
+	// URL is the base URL of Errata, or the full URL of a JSONL endpoint.
+	URL string
+	// Key is the project API key, sent as a Bearer token to Errata only:
+	// it is never sent to a JSONL target (use Header for those).
+	Key         string
+	Header      http.Header // extra request headers
+	ContentType string      // JSONL only; default application/x-ndjson
+	Gzip        bool
+	Concurrency int
+	// Duration bounds the run when Batches is 0; with Batches set the run
+	// stops after that many batches instead.
+	Duration time.Duration
+	Batches  int
+	Rate     float64 // batches per second, 0 for unlimited
+	// Timeout bounds each request; MaxRetries the resends of one refused
+	// batch. Both keep a run bounded against a stuck or refusing target.
+	Timeout    time.Duration
+	MaxRetries int
+	// WaitDrain polls <URL>/metrics after sending until the ingest backlog
+	// is empty or DrainTimeout passes; DrainPoll is the polling interval.
+	WaitDrain    bool
+	DrainTimeout time.Duration
+	DrainPoll    time.Duration
+	Client       *http.Client // default: a client with Timeout
+
+	// sleep waits d or until ctx ends; tests replace it to record the
+	// waits that Retry-After asks for without spending them.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Validate checks c and fills in its defaults.
+func (c *Config) Validate() error {
+	switch c.Target {
+	case "", TargetErrata:
+		c.Target = TargetErrata
+		if c.URL == "" {
+			c.URL = "http://127.0.0.1:8080"
+		}
+		if c.Key == "" {
+			return errors.New("--key is required with --target errata")
+		}
+	case TargetJSONL:
+		if c.URL == "" {
+			return errors.New("--url is required with --target jsonl (the full URL to post to)")
+		}
+		if c.WaitDrain {
+			return errors.New("--wait-drain works with --target errata only")
+		}
+		if c.ContentType == "" {
+			c.ContentType = "application/x-ndjson"
+		}
+	default:
+		return fmt.Errorf("--target must be errata or jsonl, got %q", c.Target)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--url must be an http:// or https:// URL, got %q", c.URL)
+	}
+	switch {
+	case c.Concurrency < 1:
+		return fmt.Errorf("--concurrency must be at least 1, got %d", c.Concurrency)
+	case c.Batches < 0:
+		return fmt.Errorf("--batches must not be negative, got %d", c.Batches)
+	case c.Batches == 0 && c.Duration <= 0:
+		return errors.New("--duration must be positive when --batches is not set")
+	case c.Rate < 0:
+		return fmt.Errorf("--rate must not be negative, got %g", c.Rate)
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = 5 * time.Minute
+	}
+	if c.DrainPoll <= 0 {
+		c.DrainPoll = 250 * time.Millisecond
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{Timeout: c.Timeout, Transport: &http.Transport{
+			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: c.Concurrency,
+		}}
+	}
+	if c.sleep == nil {
+		c.sleep = sleep
+	}
+	return nil
+}
+
+// Run sends batches from g as c says and reports what happened. It stops by
+// itself after c.Duration or c.Batches batches, or earlier when ctx ends or
+// the target refuses the credentials or the URL (401, 403, 404): the report
+// is returned with the error then.
+func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	endpoint := c.URL
+	if c.Target == TargetErrata {
+		endpoint = joinURL(c.URL, "/v1/ingest")
+	}
+	// dispatch ends at the deadline: no new batch and no more retry waits
+	// after it; requests in flight finish (bounded by c.Timeout).
+	dispatch, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if c.Batches == 0 {
+		var stop context.CancelFunc
+		dispatch, stop = context.WithTimeout(dispatch, c.Duration)
+		defer stop()
+	}
+	var lim *rate.Limiter
+	if c.Rate > 0 {
+		lim = rate.NewLimiter(rate.Limit(c.Rate), 1)
+	}
+
+	start := time.Now()
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := 0; c.Batches == 0 || i < c.Batches; i++ {
+			if lim != nil && lim.Wait(dispatch) != nil {
+				return
+			}
+			select {
+			case next <- i:
+			case <-dispatch.Done():
+				return
+			}
+		}
+	}()
+
+	stats := make([]*workerStats, c.Concurrency)
+	var wg sync.WaitGroup
+	for w := range stats {
+		st := newWorkerStats()
+		stats[w] = st
+		wg.Go(func() {
+			s := sender{c: &c, endpoint: endpoint, st: st, ctx: ctx, dispatch: dispatch, fail: cancel}
+			var buf []byte
+			for i := range next {
+				buf = s.batch(g, i, buf)
+			}
+		})
+	}
+	wg.Wait()
+	end := time.Now()
+
+	rep := newReport(&c, g, stats, end.Sub(start))
+	err := context.Cause(dispatch)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = nil // the duration ran out: the normal end
+	}
+	if err == nil && c.WaitDrain && rep.EventsAccepted > 0 {
+		d, derr := waitDrain(ctx, &c, start, rep.EventsAccepted)
+		rep.Drain = d
+		err = derr
+	}
+	return rep, err
+}
+
+func joinURL(base, path string) string {
+	for len(base) > 0 && base[len(base)-1] == '/' {
+		base = base[:len(base)-1]
+	}
+	return base + path
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

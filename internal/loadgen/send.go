@@ -1,0 +1,168 @@
+package loadgen
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// transportBackoff is the pause before resending after a network error.
+const transportBackoff = 250 * time.Millisecond
+
+// workerStats is what one worker saw; merged into a Report at the end.
+type workerStats struct {
+	latencies       []time.Duration // of accepted requests
+	batchesAccepted int64
+	eventsAccepted  int64
+	eventsGenerated int64
+	eventBytes      int64 // encoded size of the generated events
+	bytesSent       int64 // request bodies on the wire, every attempt
+	bytesRaw        int64 // the same before gzip
+	retries         int64
+	abandoned       int64 // refused batches given up on (retries or time ran out)
+	dropped         int64 // batches refused with a status not worth resending
+	transportErrors int64
+	status          map[int]int64 // refusals by HTTP status
+}
+
+func newWorkerStats() *workerStats { return &workerStats{status: map[int]int64{}} }
+
+// sender sends one worker's batches.
+type sender struct {
+	c        *Config
+	endpoint string
+	st       *workerStats
+	ctx      context.Context // requests: ends only on interruption
+	dispatch context.Context // retry waits: ends at the deadline too
+	fail     context.CancelCauseFunc
+	zw       *gzip.Writer
+	zbuf     bytes.Buffer
+}
+
+// batch generates, encodes and sends batch i, resending it while the target
+// asks to wait. buf is reused across calls and returned.
+func (s *sender) batch(g *Generator, i int, buf []byte) []byte {
+	b := g.Batch(i)
+	var size int
+	if s.c.Target == TargetJSONL {
+		buf, size = EncodeJSONL(buf[:0], &b)
+	} else {
+		buf, size = EncodeBatch(buf[:0], &b)
+	}
+	s.st.eventsGenerated += int64(len(b.Events))
+	s.st.eventBytes += int64(size)
+	body := buf
+	if s.c.Gzip {
+		body = s.compress(buf)
+	}
+	for attempt := 0; ; attempt++ {
+		wait, retry := s.send(body, len(buf), len(b.Events))
+		if !retry {
+			return buf
+		}
+		if attempt >= s.c.MaxRetries || s.c.sleep(s.dispatch, wait) != nil {
+			s.st.abandoned++
+			return buf
+		}
+		s.st.retries++
+	}
+}
+
+func (s *sender) compress(raw []byte) []byte {
+	s.zbuf.Reset()
+	if s.zw == nil {
+		s.zw = gzip.NewWriter(&s.zbuf)
+	} else {
+		s.zw.Reset(&s.zbuf)
+	}
+	_, _ = s.zw.Write(raw) // writes to a bytes.Buffer do not fail
+	_ = s.zw.Close()
+	return s.zbuf.Bytes()
+}
+
+// send makes one attempt. It returns whether to resend, and after how long.
+func (s *sender) send(body []byte, rawLen, events int) (time.Duration, bool) {
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
+	if err != nil {
+		s.fail(fmt.Errorf("loadgen: build request: %w", err))
+		return 0, false
+	}
+	for k, v := range s.c.Header {
+		req.Header[k] = v
+	}
+	if s.c.Target == TargetErrata {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+s.c.Key)
+	} else {
+		req.Header.Set("Content-Type", s.c.ContentType)
+	}
+	if s.c.Gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	s.st.bytesSent += int64(len(body))
+	s.st.bytesRaw += int64(rawLen)
+	t0 := time.Now()
+	resp, err := s.c.Client.Do(req)
+	if err != nil {
+		s.st.transportErrors++
+		return transportBackoff, s.ctx.Err() == nil
+	}
+	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	lat := time.Since(t0)
+	code := resp.StatusCode
+	switch {
+	case code >= 200 && code < 300:
+		s.st.latencies = append(s.st.latencies, lat)
+		s.st.batchesAccepted++
+		s.st.eventsAccepted += int64(accepted(s.c.Target, reply, events))
+		return 0, false
+	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
+		s.st.status[code]++
+		return retryAfter(resp.Header.Get("Retry-After"), time.Now()), true
+	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
+		s.st.status[code]++
+		s.fail(fmt.Errorf("loadgen: %s answered %d %s: check --url and --key", s.endpoint, code, http.StatusText(code)))
+		return 0, false
+	default:
+		s.st.status[code]++
+		s.st.dropped++
+		return 0, false
+	}
+}
+
+// accepted is the event count a 2xx answer reports: Errata's
+// {"accepted": N}, or every event sent for other targets.
+func accepted(target string, reply []byte, sent int) int {
+	if target != TargetErrata {
+		return sent
+	}
+	var v struct {
+		Accepted *int `json:"accepted"`
+	}
+	if json.Unmarshal(reply, &v) != nil || v.Accepted == nil {
+		return sent
+	}
+	return *v.Accepted
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date. A
+// missing or unreadable one means one second, as Errata's minimum.
+func retryAfter(h string, now time.Time) time.Duration {
+	if h == "" {
+		return time.Second
+	}
+	if n, err := strconv.Atoi(h); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(0, t.Sub(now))
+	}
+	return time.Second
+}
