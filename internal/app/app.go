@@ -22,6 +22,7 @@ import (
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/queue"
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -120,6 +121,10 @@ func (a *App) build(ctx context.Context) error {
 	a.Monitor.Poll(ctx)
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: a.Metrics.ObserveCommit})
 	a.Committer.Start()
+	a.HTTP.MountIngest(&httpapi.Intake{
+		Auth: a.Auth, Limiter: ratelimit.New(cfg.IngestRateLimit, cfg.IngestRateBurst),
+		Monitor: a.Monitor, Committer: a.Committer, Metrics: a.Metrics,
+	})
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
 	return nil

@@ -43,6 +43,7 @@ type Server struct {
 	cursors *cursorCodec
 	cop     *http.CrossOriginProtection
 	exempt  map[string]bool // paths with their own rate limits
+	intake  *Intake
 
 	now func() time.Time
 
@@ -74,6 +75,14 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	s.mux.Handle("GET /docs/", http.StripPrefix("/docs", problem.Pages(http.HandlerFunc(s.notFound))))
 	s.handler = s.withRequest(s.withRateLimit(s.withRouteProblems(s.mux)))
 	return s, nil
+}
+
+// MountIngest serves POST /v1/ingest through intake.
+func (s *Server) MountIngest(intake *Intake) {
+	s.intake = intake
+	s.mux.HandleFunc("POST /v1/ingest", s.ingestRoute)
+	s.ExemptFromCallerLimit("/v1/ingest")
+	s.documentIngest()
 }
 
 // ServeHTTP serves the API.

@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// payloadV1 starts every payload written by EncodePayload.
+const payloadV1 = 0xE1
+
+// EncodePayload writes events in the queue's compact binary form: a version
+// byte, the event count, then per event its level, its timestamp and its
+// strings, each with a length prefix. It is several times cheaper than JSON
+// both ways, and the consumers read it without a JSON parser (attributes
+// stay a JSON object and are parsed only when needed).
+func EncodePayload(events []Event) ([]byte, error) {
+	size := 1 + binary.MaxVarintLen64
+	for i := range events {
+		e := &events[i]
+		size += 1 + binary.MaxVarintLen64 + 8*binary.MaxVarintLen32 +
+			len(e.Service) + len(e.Environment) + len(e.Release) + len(e.Message) +
+			len(e.StackTrace) + len(e.TraceID) + len(e.SpanID) + len(e.Attributes)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, payloadV1)
+	b = binary.AppendUvarint(b, uint64(len(events)))
+	for i := range events {
+		e := &events[i]
+		b = append(b, byte(e.Level))
+		b = binary.AppendVarint(b, e.Timestamp)
+		for _, s := range [...]string{e.Service, e.Environment, e.Release, e.Message, e.StackTrace, e.TraceID, e.SpanID} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+		b = binary.AppendUvarint(b, uint64(len(e.Attributes)))
+		b = append(b, e.Attributes...)
+	}
+	return b, nil
+}
+
+var errPayload = errors.New("ingest: corrupt payload")
+
+// DecodePayload reads what EncodePayload wrote.
+func DecodePayload(b []byte) ([]Event, error) {
+	if len(b) == 0 || b[0] != payloadV1 {
+		return nil, fmt.Errorf("%w: unknown version", errPayload)
+	}
+	// One copy of the payload backs every string and attributes object of
+	// the batch: slicing it costs no allocation per field.
+	all := string(b[1:])
+	raw := b[1:] // attributes alias b: callers must not change it afterwards
+	r := payloadReader{b: raw}
+	at := func(x []byte) string { return all[len(raw)-len(r.b)-len(x) : len(raw)-len(r.b)] }
+	n := r.uvarint()
+	if r.err != nil || n > MaxEvents*64 {
+		return nil, errPayload
+	}
+	events := make([]Event, n)
+	for i := range events {
+		e := &events[i]
+		e.Level = Level(r.byte())
+		e.Timestamp = r.varint()
+		for _, s := range [...]*string{&e.Service, &e.Environment, &e.Release, &e.Message, &e.StackTrace, &e.TraceID, &e.SpanID} {
+			*s = at(r.bytes())
+		}
+		if a := r.bytes(); len(a) > 0 {
+			e.Attributes = a[:len(a):len(a)]
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errPayload, len(r.b))
+	}
+	return events, nil
+}
+
+type payloadReader struct {
+	b   []byte
+	err error
+}
+
+func (r *payloadReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errPayload
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *payloadReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errPayload
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *payloadReader) byte() byte {
+	if len(r.b) == 0 {
+		r.err = errPayload
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *payloadReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errPayload
+		return nil
+	}
+	s := r.b[:n]
+	r.b = r.b[n:]
+	return s
+}

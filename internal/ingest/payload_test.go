@@ -1,0 +1,58 @@
+package ingest
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestPayloadRoundTrip(t *testing.T) {
+	in := []Event{
+		{Service: "api", Environment: "prod", Release: "1.2.3", Level: Error, Message: "boom", Timestamp: 1_763_798_400_123,
+			StackTrace: "panic: boom\n\ngoroutine 1", TraceID: "0af7651916cd43dd8448eb211c80319c", SpanID: "b7ad6b7169203331", Attributes: json.RawMessage(`{"k":"v"}`)},
+		{Service: "web", Level: Info, Message: "hello", Timestamp: -5},
+	}
+	b, err := EncodePayload(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodePayload(b)
+	if err != nil {
+		t.Fatalf("DecodePayload: %v", err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatalf("round trip = %+v, want %+v", got, in)
+	}
+	for cut := 0; cut < len(b); cut++ {
+		if _, err := DecodePayload(b[:cut]); err == nil {
+			t.Fatalf("DecodePayload of %d of %d bytes succeeded, want an error", cut, len(b))
+		}
+	}
+}
+
+func BenchmarkPayload(b *testing.B) {
+	events := make([]Event, 1000)
+	for i := range events {
+		events[i] = Event{Service: "checkout", Environment: "production", Release: "2026.11.3", Level: Info, Timestamp: 1_763_798_400_000 + int64(i),
+			Message: "GET /api/orders/12345 answered 200 in 35ms for user 981 from 10.1.2.3", Attributes: json.RawMessage(`{"http.method":"GET","region":"eu-west-1","user_id":981}`)}
+	}
+	b.Run("encode", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := EncodePayload(events); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+	})
+	enc, _ := EncodePayload(events)
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := DecodePayload(enc); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+	})
+}
