@@ -25,6 +25,7 @@ type loadgenCmd struct {
 	Duration     time.Duration `default:"30s" help:"How long to send (ignored when --batches is set)."`
 	Batches      int           `help:"Send this many batches, then stop."`
 	Rate         float64       `placeholder:"N" help:"Cap on batches per second; 0 for unlimited."`
+	Distinct     int           `placeholder:"N" help:"Generate only N distinct batches up front and send them in turn (keeps the generator's CPU out of the measurement); 0 generates every batch."`
 	BatchSize    int           `name:"batch-size" default:"1000" help:"Events per batch (1 to 1000)."`
 	Services     int           `default:"5" help:"Distinct services."`
 	Templates    int           `default:"200" help:"Distinct message templates (what grouping should find)."`
@@ -57,7 +58,7 @@ func (c *loadgenCmd) Run(e *env) error {
 	cfg := loadgen.Config{
 		Target: c.Target, URL: c.URL, Key: c.Key, Header: h, ContentType: c.ContentType,
 		Gzip: c.Gzip, Concurrency: c.Concurrency, Duration: c.Duration, Batches: c.Batches,
-		Rate: c.Rate, Timeout: c.Timeout, MaxRetries: c.MaxRetries,
+		Rate: c.Rate, Distinct: c.Distinct, Timeout: c.Timeout, MaxRetries: c.MaxRetries,
 		WaitDrain: c.WaitDrain, DrainTimeout: c.DrainTimeout,
 	}
 	if err := cfg.Validate(); err != nil {

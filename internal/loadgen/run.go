@@ -37,6 +37,10 @@ type Config struct {
 	Duration time.Duration
 	Batches  int
 	Rate     float64 // batches per second, 0 for unlimited
+	// Distinct, when positive, generates and encodes only that many batches
+	// up front and sends them in turn, so that the generator's CPU does not
+	// compete with the server's when both run on one machine.
+	Distinct int
 	// Timeout bounds each request; MaxRetries the resends of one refused
 	// batch. Both keep a run bounded against a stuck or refusing target.
 	Timeout    time.Duration
@@ -140,6 +144,10 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 		lim = rate.NewLimiter(rate.Limit(c.Rate), 1)
 	}
 
+	var pre *prebuilt
+	if c.Distinct > 0 {
+		pre = prebuild(&c, g, c.Distinct)
+	}
 	start := time.Now()
 	next := make(chan int)
 	go func() {
@@ -162,7 +170,7 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 		st := newWorkerStats()
 		stats[w] = st
 		wg.Go(func() {
-			s := sender{c: &c, endpoint: endpoint, st: st, ctx: ctx, dispatch: dispatch, fail: cancel}
+			s := sender{c: &c, endpoint: endpoint, st: st, ctx: ctx, dispatch: dispatch, fail: cancel, pre: pre}
 			var buf []byte
 			for i := range next {
 				buf = s.batch(g, i, buf)

@@ -21,7 +21,7 @@ type workerStats struct {
 	batchesAccepted int64
 	eventsAccepted  int64
 	eventsGenerated int64
-	eventBytes      int64 // encoded size of the generated events
+	eventBytes      int64 // readyBatch size of the generated events
 	bytesSent       int64 // request bodies on the wire, every attempt
 	bytesRaw        int64 // the same before gzip
 	retries         int64
@@ -43,11 +43,19 @@ type sender struct {
 	fail     context.CancelCauseFunc
 	zw       *gzip.Writer
 	zbuf     bytes.Buffer
+	pre      *prebuilt // nil: generate every batch
 }
 
 // batch generates, encodes and sends batch i, resending it while the target
 // asks to wait. buf is reused across calls and returned.
 func (s *sender) batch(g *Generator, i int, buf []byte) []byte {
+	if s.pre != nil {
+		e := s.pre.get(i)
+		s.st.eventsGenerated += int64(e.events)
+		s.st.eventBytes += int64(e.size)
+		s.resend(e)
+		return buf
+	}
 	b := g.Batch(i)
 	var size int
 	if s.c.Target == TargetJSONL {
@@ -61,14 +69,20 @@ func (s *sender) batch(g *Generator, i int, buf []byte) []byte {
 	if s.c.Gzip {
 		body = s.compress(buf)
 	}
+	s.resend(readyBatch{body: body, raw: len(buf), events: len(b.Events)})
+	return buf
+}
+
+// resend sends one readyBatch batch, resending it while the target asks to wait.
+func (s *sender) resend(e readyBatch) {
 	for attempt := 0; ; attempt++ {
-		wait, retry := s.send(body, len(buf), len(b.Events))
+		wait, retry := s.send(e.body, e.raw, e.events)
 		if !retry {
-			return buf
+			return
 		}
 		if attempt >= s.c.MaxRetries || s.c.sleep(s.dispatch, wait) != nil {
 			s.st.abandoned++
-			return buf
+			return
 		}
 		s.st.retries++
 	}

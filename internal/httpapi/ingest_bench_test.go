@@ -1,0 +1,81 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/loadgen"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// BenchmarkIngest posts realistic 1,000-event batches (~540 bytes an event)
+// to a real server over loopback, from as many goroutines as GOMAXPROCS,
+// and reports accepted events per second: decode, validate, redact, encode
+// and the durable group commit, on each database.
+//
+//	go test -run '^$' -bench Ingest -benchtime 200x -count 6 ./internal/httpapi/
+func BenchmarkIngest(b *testing.B) {
+	g, err := loadgen.NewGenerator(loadgen.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var plain, zipped [][]byte
+	for i := 0; i < 16; i++ {
+		batch := g.Batch(i)
+		body, _ := loadgen.EncodeBatch(nil, &batch)
+		plain = append(plain, body)
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		_, _ = w.Write(body)
+		_ = w.Close()
+		zipped = append(zipped, z.Bytes())
+	}
+	for _, d := range storetest.Dialects {
+		for _, gzipped := range []bool{false, true} {
+			b.Run(fmt.Sprintf("db=%s/gzip=%v", d, gzipped), func(b *testing.B) {
+				s := apitest.Start(b, d, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 1e9, 1e9 })
+				owner := s.SignUp(b, "bench@example.com")
+				org := s.CreateOrg(b, owner.Token, "Bench")
+				_, key := s.CreateKey(b, owner.Token, s.CreateProject(b, owner.Token, org, "bench"))
+				bodies := plain
+				if gzipped {
+					bodies = zipped
+				}
+				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+				b.SetBytes(int64(len(plain[0])))
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					i := 0
+					for pb.Next() {
+						req, _ := http.NewRequest("POST", s.URL+"/v1/ingest", bytes.NewReader(bodies[i%len(bodies)]))
+						req.Header.Set("Authorization", "Bearer "+key)
+						req.Header.Set("Content-Type", "application/json")
+						if gzipped {
+							req.Header.Set("Content-Encoding", "gzip")
+						}
+						res, err := client.Do(req)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						_, _ = io.Copy(io.Discard, res.Body)
+						res.Body.Close()
+						if res.StatusCode != http.StatusAccepted {
+							b.Errorf("status %d", res.StatusCode)
+							return
+						}
+						i++
+					}
+				})
+				b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "events/s")
+			})
+		}
+	}
+}
+
