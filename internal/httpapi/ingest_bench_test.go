@@ -78,4 +78,3 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 }
-
