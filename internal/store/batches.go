@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -90,4 +91,53 @@ func (db *DB) DurabilitySetting(ctx context.Context) (string, error) {
 		return c.queryRow(ctx, q).Scan(&v)
 	})
 	return v, err
+}
+
+// ErrLeaseLost means a batch's lease passed to another worker (or the batch
+// is gone): the caller must drop its work on the batch.
+var ErrLeaseLost = errors.New("store: batch lease lost")
+
+// ClaimBatch leases the oldest batch that is not leased (or whose lease has
+// expired, because its worker died) until leaseUntil. It returns ErrNotFound
+// when there is none. On PostgreSQL, concurrent workers skip each other's
+// rows (FOR UPDATE SKIP LOCKED) instead of waiting.
+func (c *Conn) ClaimBatch(ctx context.Context, now, leaseUntil time.Time) (Batch, error) {
+	lock := ""
+	if c.dialect == Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	var b Batch
+	var r, l int64
+	err := c.queryRow(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
+		WHERE id = (SELECT id FROM ingest_batches WHERE lease_until < ? ORDER BY id LIMIT 1`+lock+`)
+		RETURNING id, project_id, received_at, event_count, payload, lease_until, attempts`, ms(leaseUntil), ms(now)).
+		Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &b.Payload, &l, &b.Attempts)
+	if err != nil {
+		return Batch{}, fmt.Errorf("store: claim batch: %w", translate(c.dialect, err))
+	}
+	b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
+	return b, nil
+}
+
+// FinishBatch deletes a processed batch inside the transaction that stores
+// its results, provided the caller still holds its lease; otherwise it
+// returns ErrLeaseLost and the transaction must be rolled back.
+func (c *Conn) FinishBatch(ctx context.Context, b Batch) error {
+	err := c.execOne(ctx, `DELETE FROM ingest_batches WHERE id = ? AND lease_until = ?`, b.ID, ms(b.LeaseUntil))
+	if errors.Is(err, ErrNotFound) {
+		return ErrLeaseLost
+	}
+	return err
+}
+
+// ExtendLease moves a held lease forward.
+func (c *Conn) ExtendLease(ctx context.Context, b *Batch, until time.Time) error {
+	err := c.execOne(ctx, `UPDATE ingest_batches SET lease_until = ? WHERE id = ? AND lease_until = ?`, ms(until), b.ID, ms(b.LeaseUntil))
+	if errors.Is(err, ErrNotFound) {
+		return ErrLeaseLost
+	}
+	if err == nil {
+		b.LeaseUntil = until.UTC().Truncate(time.Millisecond)
+	}
+	return err
 }

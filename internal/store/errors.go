@@ -38,6 +38,8 @@ func translate(d Dialect, err error) error {
 				return fmt.Errorf("%w: %s", ErrConflict, pe.ConstraintName)
 			case "23503": // foreign_key_violation
 				return fmt.Errorf("%w: %s", ErrNotFound, pe.ConstraintName)
+			case "40001", "40P01": // serialization failure, deadlock: run the transaction again
+				return fmt.Errorf("%w: %s", ErrConflict, pe.Message)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // collect scans every row with scan and closes rows.
@@ -20,4 +21,13 @@ func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (
 		return nil, fmt.Errorf("store: rows: %w", err)
 	}
 	return out, nil
+}
+
+// prefixCols prefixes each column of a list with a table alias.
+func prefixCols(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = prefix + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
 }

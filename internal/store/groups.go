@@ -1,0 +1,268 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Group statuses.
+const (
+	GroupUnresolved = "unresolved"
+	GroupResolved   = "resolved"
+	GroupIgnored    = "ignored"
+)
+
+// Group is an error group: the events of one project and service that share
+// a fingerprint.
+type Group struct {
+	ID                 string
+	ProjectID          string
+	Service            string
+	Fingerprint        string
+	FingerprintVersion int
+	FingerprintRule    string
+	Title              string
+	ExceptionType      string
+	// Culprit is where the error happens: the top in-app frame, or "".
+	Culprit         string
+	Level           int // highest ingest.Level seen
+	Status          string
+	FirstSeen       time.Time
+	LastSeen        time.Time
+	EventCount      int64
+	Environments    []string // most recent last, at most 20
+	Releases        []string // most recent last, at most 20
+	FirstRelease    string
+	LastRelease     string
+	LastEnvironment string
+	SampleMessage   string
+	LastTraceID     string
+	TicketID        string // "" when none
+	ResolvedAt      *time.Time
+	UpdatedAt       time.Time
+}
+
+const groupCols = `id, project_id, service, fingerprint, fingerprint_version, fingerprint_rule, title, exception_type, culprit, level, status,
+	first_seen, last_seen, event_count, environments, releases, first_release, last_release, last_environment, sample_message, last_trace_id,
+	ticket_id, resolved_at, updated_at`
+
+// groupRow holds the scan destinations of a group row.
+type groupRow struct {
+	g          Group
+	fs, ls, up int64
+	envs, rels string
+	ticket     sql.NullString
+	resolved   sql.NullInt64
+}
+
+func (r *groupRow) dest() []any {
+	g := &r.g
+	return []any{&g.ID, &g.ProjectID, &g.Service, &g.Fingerprint, &g.FingerprintVersion, &g.FingerprintRule, &g.Title, &g.ExceptionType,
+		&g.Culprit, &g.Level, &g.Status, &r.fs, &r.ls, &g.EventCount, &r.envs, &r.rels, &g.FirstRelease, &g.LastRelease, &g.LastEnvironment,
+		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up}
+}
+
+func (r *groupRow) group() Group {
+	g := r.g
+	g.FirstSeen, g.LastSeen, g.UpdatedAt = fromMS(r.fs), fromMS(r.ls), fromMS(r.up)
+	g.TicketID, g.ResolvedAt = r.ticket.String, fromNullMS(r.resolved)
+	_ = json.Unmarshal([]byte(r.envs), &g.Environments)
+	_ = json.Unmarshal([]byte(r.rels), &g.Releases)
+	return g
+}
+
+func scanGroup(s interface{ Scan(...any) error }) (Group, error) {
+	var r groupRow
+	if err := s.Scan(r.dest()...); err != nil {
+		return Group{}, err
+	}
+	return r.group(), nil
+}
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// GroupByKey returns the group of a project, service and fingerprint.
+func (c *Conn) GroupByKey(ctx context.Context, projectID, service, fingerprint string) (Group, error) {
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE project_id = ? AND service = ? AND fingerprint = ?`,
+		projectID, service, fingerprint))
+	if err != nil {
+		return Group{}, fmt.Errorf("store: group by key: %w", translate(c.dialect, err))
+	}
+	return g, nil
+}
+
+// GroupByID returns one group.
+func (c *Conn) GroupByID(ctx context.Context, id string) (Group, error) {
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`, id))
+	if err != nil {
+		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(c.dialect, err))
+	}
+	return g, nil
+}
+
+// InsertGroup adds a group; an existing key is ErrConflict.
+func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
+	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		g.ID, g.ProjectID, g.Service, g.Fingerprint, g.FingerprintVersion, g.FingerprintRule, g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status,
+		ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases), g.FirstRelease, g.LastRelease,
+		g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("store: insert group: %w", err)
+	}
+	return nil
+}
+
+// UpdateGroup writes every mutable field of g.
+func (c *Conn) UpdateGroup(ctx context.Context, g Group) error {
+	err := c.execOne(ctx, `UPDATE error_groups SET title = ?, exception_type = ?, culprit = ?, level = ?, status = ?, last_seen = ?, event_count = ?,
+		environments = ?, releases = ?, last_release = ?, last_environment = ?, sample_message = ?, last_trace_id = ?, ticket_id = ?, resolved_at = ?, updated_at = ?
+		WHERE id = ?`,
+		g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases),
+		g.LastRelease, g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt), g.ID)
+	if err != nil {
+		return fmt.Errorf("store: update group %s: %w", g.ID, err)
+	}
+	return nil
+}
+
+// GroupFilter narrows a group list.
+type GroupFilter struct {
+	Status, Service, Environment string
+}
+
+// ListGroups lists a project's groups, newest first.
+func (c *Conn) ListGroups(ctx context.Context, projectID string, f GroupFilter, before string, limit int) ([]Group, error) {
+	q := `SELECT ` + groupCols + ` FROM error_groups WHERE project_id = ? AND (? = '' OR id < ?)`
+	args := []any{projectID, before, before}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if f.Service != "" {
+		q += ` AND service = ?`
+		args = append(args, f.Service)
+	}
+	if f.Environment != "" {
+		q += ` AND environments LIKE ?`
+		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
+	}
+	q += ` ORDER BY id DESC LIMIT ?`
+	rows, err := c.query(ctx, likeClause(c.dialect, q), append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list groups: %w", err)
+	}
+	return collect(rows, scanGroup)
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// likeEscape escapes LIKE wildcards; likeClause adds the ESCAPE clause.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func likeClause(_ Dialect, q string) string {
+	return strings.ReplaceAll(q, "LIKE ?", `LIKE ? ESCAPE '\'`)
+}
+
+// GroupEvent is a stored sample event of a group.
+type GroupEvent struct {
+	ID          int64
+	GroupID     string
+	First       bool
+	ReceivedAt  time.Time
+	Timestamp   time.Time
+	Level       int
+	Message     string
+	StackTrace  string
+	Environment string
+	Release     string
+	TraceID     string
+	SpanID      string
+	Attributes  string // a JSON object, or "{}"
+}
+
+// InsertGroupEvent stores a sample event.
+func (c *Conn) InsertGroupEvent(ctx context.Context, e GroupEvent) error {
+	first := 0
+	if e.First {
+		first = 1
+	}
+	_, err := c.exec(ctx, `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment, e.Release, e.TraceID, e.SpanID, e.Attributes)
+	if err != nil {
+		return fmt.Errorf("store: insert group event: %w", err)
+	}
+	return nil
+}
+
+// PruneGroupEvents keeps a group's first event and its latest keep others.
+func (c *Conn) PruneGroupEvents(ctx context.Context, groupID string, keep int) error {
+	_, err := c.exec(ctx, `DELETE FROM group_events WHERE group_id = ? AND first = 0 AND id NOT IN
+		(SELECT id FROM group_events WHERE group_id = ? AND first = 0 ORDER BY id DESC LIMIT ?)`, groupID, groupID, keep)
+	if err != nil {
+		return fmt.Errorf("store: prune group events: %w", err)
+	}
+	return nil
+}
+
+// ListGroupEvents lists a group's sample events, newest first; before is an
+// event id (0 for the first page).
+func (c *Conn) ListGroupEvents(ctx context.Context, groupID string, before int64, limit int) ([]GroupEvent, error) {
+	rows, err := c.query(ctx, `SELECT id, group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes
+		FROM group_events WHERE group_id = ? AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`, groupID, before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list group events: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (GroupEvent, error) {
+		var e GroupEvent
+		var first int
+		var r, ts int64
+		err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes)
+		e.First, e.ReceivedAt, e.Timestamp = first == 1, fromMS(r), fromMS(ts)
+		return e, err
+	})
+}
+
+// AddGroupCount adds n events at receipt time at to a group's minute and
+// hour counts.
+func (c *Conn) AddGroupCount(ctx context.Context, groupID string, at time.Time, n int) error {
+	minute := at.Truncate(time.Minute).UnixMilli()
+	hour := at.Truncate(time.Hour).UnixMilli()
+	if _, err := c.exec(ctx, `INSERT INTO group_minutes (group_id, minute, count) VALUES (?, ?, ?)
+		ON CONFLICT (group_id, minute) DO UPDATE SET count = group_minutes.count + excluded.count`, groupID, minute, n); err != nil {
+		return fmt.Errorf("store: group minutes: %w", err)
+	}
+	if _, err := c.exec(ctx, `INSERT INTO group_hours (group_id, hour, count) VALUES (?, ?, ?)
+		ON CONFLICT (group_id, hour) DO UPDATE SET count = group_hours.count + excluded.count`, groupID, hour, n); err != nil {
+		return fmt.Errorf("store: group hours: %w", err)
+	}
+	return nil
+}
+
+// GroupCountBetween sums a group's minute counts in [from, to).
+func (c *Conn) GroupCountBetween(ctx context.Context, groupID string, from, to time.Time) (int64, error) {
+	var n int64
+	err := c.queryRow(ctx, `SELECT COALESCE(SUM(count), 0) FROM group_minutes WHERE group_id = ? AND minute >= ? AND minute < ?`,
+		groupID, from.UnixMilli(), to.UnixMilli()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: group count: %w", translate(c.dialect, err))
+	}
+	return n, nil
+}

@@ -1,0 +1,155 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Ticket statuses and reasons.
+const (
+	TicketOpen     = "open"
+	TicketResolved = "resolved"
+
+	ReasonNew        = "new"
+	ReasonRegression = "regression"
+	ReasonSpike      = "spike"
+)
+
+// Ticket is something a person can act on: opened when a group appears or
+// regresses. Its facts and summary are built from the group when read.
+type Ticket struct {
+	ID         string
+	ProjectID  string
+	GroupID    string
+	Severity   string
+	Status     string
+	Reason     string
+	Title      string
+	FirstSeen  time.Time // the first event of this ticket's episode
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	ResolvedAt *time.Time
+}
+
+const ticketCols = `id, project_id, group_id, severity, status, reason, title, first_seen, created_at, updated_at, resolved_at`
+
+// ticketRow holds the scan destinations of a ticket row.
+type ticketRow struct {
+	t          Ticket
+	fs, cr, up int64
+	res        sql.NullInt64
+}
+
+func (r *ticketRow) dest() []any {
+	t := &r.t
+	return []any{&t.ID, &t.ProjectID, &t.GroupID, &t.Severity, &t.Status, &t.Reason, &t.Title, &r.fs, &r.cr, &r.up, &r.res}
+}
+
+func (r *ticketRow) ticket() Ticket {
+	t := r.t
+	t.FirstSeen, t.CreatedAt, t.UpdatedAt, t.ResolvedAt = fromMS(r.fs), fromMS(r.cr), fromMS(r.up), fromNullMS(r.res)
+	return t
+}
+
+func scanTicket(s interface{ Scan(...any) error }) (Ticket, error) {
+	var r ticketRow
+	if err := s.Scan(r.dest()...); err != nil {
+		return Ticket{}, err
+	}
+	return r.ticket(), nil
+}
+
+// InsertTicket adds a ticket; a second open ticket of a group is ErrConflict.
+func (c *Conn) InsertTicket(ctx context.Context, t Ticket) error {
+	_, err := c.exec(ctx, `INSERT INTO tickets (`+ticketCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.ProjectID, t.GroupID, t.Severity, t.Status, t.Reason, t.Title, ms(t.FirstSeen), ms(t.CreatedAt), ms(t.UpdatedAt), nullMS(t.ResolvedAt))
+	if err != nil {
+		return fmt.Errorf("store: insert ticket: %w", err)
+	}
+	return nil
+}
+
+// UpdateTicket writes a ticket's severity, status, reason and times.
+func (c *Conn) UpdateTicket(ctx context.Context, t Ticket) error {
+	if err := c.execOne(ctx, `UPDATE tickets SET severity = ?, status = ?, reason = ?, updated_at = ?, resolved_at = ? WHERE id = ?`,
+		t.Severity, t.Status, t.Reason, ms(t.UpdatedAt), nullMS(t.ResolvedAt), t.ID); err != nil {
+		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// TicketByID returns one ticket.
+func (c *Conn) TicketByID(ctx context.Context, id string) (Ticket, error) {
+	t, err := scanTicket(c.queryRow(ctx, `SELECT `+ticketCols+` FROM tickets WHERE id = ?`, id))
+	if err != nil {
+		return Ticket{}, fmt.Errorf("store: ticket %s: %w", id, translate(c.dialect, err))
+	}
+	return t, nil
+}
+
+// DeleteTicket deletes a ticket and clears it from its group.
+func (c *Conn) DeleteTicket(ctx context.Context, id string) error {
+	if _, err := c.exec(ctx, `UPDATE error_groups SET ticket_id = NULL WHERE ticket_id = ?`, id); err != nil {
+		return fmt.Errorf("store: delete ticket %s: %w", id, err)
+	}
+	if err := c.execOne(ctx, `DELETE FROM tickets WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("store: delete ticket %s: %w", id, err)
+	}
+	return nil
+}
+
+// TicketFilter narrows a ticket list; Service and Environment match the
+// ticket's group.
+type TicketFilter struct {
+	Status, Severity, Service, Environment string
+}
+
+// TicketWithGroup is a ticket read with its group.
+type TicketWithGroup struct {
+	Ticket
+	Group Group
+}
+
+// ListTickets lists a project's tickets with their groups, newest first.
+func (c *Conn) ListTickets(ctx context.Context, projectID string, f TicketFilter, before string, limit int) ([]TicketWithGroup, error) {
+	q := `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen, t.created_at, t.updated_at, t.resolved_at, ` +
+		prefixCols("g.", groupCols) + ` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.project_id = ? AND (? = '' OR t.id < ?)`
+	args := []any{projectID, before, before}
+	for _, w := range []struct{ col, v string }{{"t.status", f.Status}, {"t.severity", f.Severity}, {"g.service", f.Service}} {
+		if w.v != "" {
+			q += ` AND ` + w.col + ` = ?`
+			args = append(args, w.v)
+		}
+	}
+	if f.Environment != "" {
+		q += ` AND g.environments LIKE ?`
+		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
+	}
+	q += ` ORDER BY t.id DESC LIMIT ?`
+	rows, err := c.query(ctx, likeClause(c.dialect, q), append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tickets: %w", err)
+	}
+	return collect(rows, scanTicketWithGroup)
+}
+
+// TicketWithGroupByID returns one ticket with its group.
+func (c *Conn) TicketWithGroupByID(ctx context.Context, id string) (TicketWithGroup, error) {
+	t, err := scanTicketWithGroup(c.queryRow(ctx, `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen,
+		t.created_at, t.updated_at, t.resolved_at, `+prefixCols("g.", groupCols)+` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.id = ?`, id))
+	if err != nil {
+		return TicketWithGroup{}, fmt.Errorf("store: ticket %s: %w", id, translate(c.dialect, err))
+	}
+	return t, nil
+}
+
+func scanTicketWithGroup(s interface{ Scan(...any) error }) (TicketWithGroup, error) {
+	var tr ticketRow
+	var gr groupRow
+	if err := s.Scan(append(tr.dest(), gr.dest()...)...); err != nil {
+		return TicketWithGroup{}, err
+	}
+	return TicketWithGroup{Ticket: tr.ticket(), Group: gr.group()}, nil
+}
