@@ -1,0 +1,217 @@
+package grouping
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden.json from the current code")
+
+// goldenTrace is what the golden file records for one trace in the corpus.
+type goldenTrace struct {
+	Language      string   `json:"language"`
+	Rule          Rule     `json:"rule"`
+	ExceptionType string   `json:"exception_type"`
+	Types         []string `json:"types"`
+	Title         string   `json:"title"`
+	Frames        []string `json:"frames"` // "module:function", "+" marks in-app
+	Parts         []string `json:"parts"`
+	Fingerprint   string   `json:"fingerprint"`
+}
+
+// goldenMessage is what the golden file records for one message.
+type goldenMessage struct {
+	Message     string `json:"message"`
+	Template    string `json:"template"`
+	Title       string `json:"title"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+type golden struct {
+	Version  int                    `json:"version"`
+	Traces   map[string]goldenTrace `json:"traces"`
+	Messages []goldenMessage        `json:"messages"`
+}
+
+// corpusTraces returns the traces under testdata/<language>/, by path.
+func corpusTraces(t testing.TB) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "*", "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := make(map[string]string, len(paths))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel("testdata", p)
+		traces[filepath.ToSlash(rel)] = string(b)
+	}
+	return traces
+}
+
+// corpusMessages returns testdata/messages.txt, one message a line, with
+// `\n` standing for a line break.
+func corpusMessages(t testing.TB) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "messages.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		msgs = append(msgs, strings.ReplaceAll(l, `\n`, "\n"))
+	}
+	return msgs
+}
+
+func buildGolden(t *testing.T) golden {
+	g := golden{Version: Version, Traces: map[string]goldenTrace{}}
+	for name, trace := range corpusTraces(t) {
+		res := Fingerprint(Input{StackTrace: trace})
+		st := ParseStack(trace)
+		gt := goldenTrace{
+			Language: st.Language, Rule: res.Rule, ExceptionType: res.ExceptionType,
+			Types: st.Types, Title: res.Title, Parts: res.Parts, Fingerprint: res.Fingerprint,
+		}
+		for _, f := range res.Frames {
+			k := f.key()
+			if f.InApp {
+				k = "+" + k
+			}
+			gt.Frames = append(gt.Frames, k)
+		}
+		g.Traces[name] = gt
+	}
+	for _, m := range corpusMessages(t) {
+		res := Fingerprint(Input{Message: m})
+		g.Messages = append(g.Messages, goldenMessage{Message: m, Template: res.Template, Title: res.Title, Fingerprint: res.Fingerprint})
+	}
+	return g
+}
+
+// TestGolden compares every trace and message of the corpus with
+// testdata/golden.json; run with -update to accept a deliberate change (and
+// bump Version if existing groups would move).
+func TestGolden(t *testing.T) {
+	got, err := json.MarshalIndent(buildGolden(t), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	var w golden
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	g := buildGolden(t)
+	names := make([]string, 0, len(g.Traces))
+	for name := range g.Traces {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		gb, _ := json.MarshalIndent(g.Traces[name], "", "  ")
+		wb, _ := json.MarshalIndent(w.Traces[name], "", "  ")
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("trace %s:\ngot  %s\nwant %s", name, gb, wb)
+		}
+	}
+	for k, m := range g.Messages {
+		if k >= len(w.Messages) || m != w.Messages[k] {
+			var wm goldenMessage
+			if k < len(w.Messages) {
+				wm = w.Messages[k]
+			}
+			t.Errorf("message %q:\ngot  %+v\nwant %+v", m.Message, m, wm)
+		}
+	}
+	if len(g.Messages) != len(w.Messages) || len(g.Traces) != len(w.Traces) {
+		t.Errorf("corpus has %d traces and %d messages, golden %d and %d", len(g.Traces), len(g.Messages), len(w.Traces), len(w.Messages))
+	}
+}
+
+// TestCorpusParses makes sure every trace in the corpus is recognised:
+// frames, a language that matches its directory, in-app frames, a type.
+func TestCorpusParses(t *testing.T) {
+	t.Parallel()
+	for name, trace := range corpusTraces(t) {
+		st := ParseStack(trace)
+		dir := strings.Split(name, "/")[0]
+		if st.Language != dir {
+			t.Errorf("%s: language %q, want %q", name, st.Language, dir)
+		}
+		if len(st.Frames) == 0 {
+			t.Errorf("%s: no frames", name)
+		}
+		inApp := false
+		for _, f := range st.Frames {
+			inApp = inApp || f.InApp
+		}
+		if !inApp {
+			t.Errorf("%s: no in-app frame in %+v", name, st.Frames)
+		}
+		if len(st.Types) == 0 && name != "go/debug_stack.txt" {
+			t.Errorf("%s: no exception type", name)
+		}
+	}
+}
+
+// TestPairs checks the grouping decisions in testdata/pairs.json: pairs that
+// must merge and pairs that must not.
+func TestPairs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "pairs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []struct {
+		A, B  string
+		Merge bool
+		Why   string
+	}
+	if err := json.Unmarshal(b, &pairs); err != nil {
+		t.Fatal(err)
+	}
+	traces := corpusTraces(t)
+	input := func(ref string) Input {
+		if m, ok := strings.CutPrefix(ref, "msg:"); ok {
+			return Input{Message: m}
+		}
+		trace, ok := traces[ref]
+		if !ok {
+			t.Fatalf("pairs.json names %s, not in the corpus", ref)
+		}
+		return Input{StackTrace: trace}
+	}
+	for _, p := range pairs {
+		a, b := Fingerprint(input(p.A)), Fingerprint(input(p.B))
+		if got := a.Fingerprint == b.Fingerprint; got != p.Merge {
+			t.Errorf("%s vs %s (%s): merged %v, want %v\n a: %q\n b: %q", p.A, p.B, p.Why, got, p.Merge, a.Parts, b.Parts)
+		}
+	}
+}

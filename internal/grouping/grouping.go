@@ -1,0 +1,213 @@
+// Package grouping computes the fingerprint that decides which error group an
+// event joins (CONTRACT §4). Everything here is a pure function of its input:
+// no I/O, no clocks, no globals that change, so a fingerprint computed today is
+// the same one computed by the next release of the same Version.
+package grouping
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+)
+
+// Version is the fingerprint algorithm version, stored with every group. Bump
+// it whenever a change could move an existing event into a different group.
+const Version = 1
+
+// Rule says which input produced a fingerprint.
+type Rule string
+
+// The rules, in the order Fingerprint tries them.
+const (
+	RuleCustom     Rule = "custom"     // attributes.fingerprint
+	RuleStackTrace Rule = "stacktrace" // exception type(s) + in-app frames
+	RuleMessage    Rule = "message"    // the parameterised message
+)
+
+// maxTitle is the longest Title, in runes.
+const maxTitle = 200
+
+// Input is what an event offers to grouping. release, trace ids and other
+// attributes are deliberately absent: they never take part.
+type Input struct {
+	Message    string
+	StackTrace string
+	// Fingerprint comes from attributes.fingerprint (a string becomes one
+	// element); nil when absent. "{{ default }}" expands to the computed
+	// fingerprint.
+	Fingerprint []string
+}
+
+// Result is a fingerprint and what a group needs to show for it.
+type Result struct {
+	Fingerprint   string // hex SHA-256 of the parts
+	Rule          Rule
+	Version       int
+	Title         string // short and specific, at most 200 runes
+	ExceptionType string // the primary exception type, "" when unknown
+	Template      string // the parameterised message (first two non-empty lines)
+	Frames        []Frame
+	// Parts are the values hashed into Fingerprint, for debugging and goldens.
+	Parts []string
+}
+
+// Fingerprint groups one event: attributes.fingerprint if present; else the
+// exception type(s) and normalised in-app frames when a stack trace parses;
+// else the parameterised message.
+func Fingerprint(in Input) Result {
+	res := Result{Version: Version}
+	var st Stack
+	msg := in.Message
+	if in.StackTrace != "" {
+		st = ParseStack(in.StackTrace)
+		if msg == "" {
+			msg = st.Message
+		}
+	} else if strings.IndexByte(in.Message, '\n') >= 0 {
+		// Loggers often put the whole trace in the message.
+		if s := ParseStack(in.Message); len(s.Frames) > 0 {
+			st = s
+			if s.Message != "" || len(s.Types) > 0 {
+				msg = s.Message
+			}
+		}
+	}
+	res.Template = Parameterize(msg)
+	res.Frames = st.Frames
+	if len(st.Types) > 0 {
+		res.ExceptionType = st.Types[0]
+	}
+	if len(st.Frames) > 0 {
+		res.Rule = RuleStackTrace
+		res.Parts = stackParts(st, res.Template)
+	} else {
+		res.Rule = RuleMessage
+		res.Parts = []string{"message", res.Template}
+	}
+	if len(in.Fingerprint) > 0 {
+		def := hashParts(res.Parts)
+		parts := make([]string, 0, len(in.Fingerprint)+1)
+		parts = append(parts, "custom")
+		for _, p := range in.Fingerprint {
+			if isDefaultMarker(p) {
+				p = def
+			}
+			parts = append(parts, p)
+		}
+		res.Rule = RuleCustom
+		res.Parts = parts
+	}
+	res.Fingerprint = hashParts(res.Parts)
+	res.Title = title(st, res.ExceptionType, res.Template)
+	if res.Title == "" {
+		res.Title = frameTitle(st.Frames)
+	}
+	return res
+}
+
+// stackParts lists the type(s) and frames that identify a stack. Frames are
+// the in-app ones when any exist, else all; consecutive repeats (recursion)
+// count once so the depth of a recursion does not split a group. When no
+// exception type is known (debug.Stack(), Firefox), the message template
+// stands in for it, so different errors logged from one place stay apart.
+func stackParts(st Stack, template string) []string {
+	parts := make([]string, 0, len(st.Types)+len(st.Frames)+2)
+	parts = append(parts, "stacktrace")
+	for _, t := range st.Types {
+		parts = append(parts, "type:"+t)
+	}
+	if len(st.Types) == 0 {
+		parts = append(parts, "message:"+template)
+	}
+	inApp := false
+	for _, f := range st.Frames {
+		if f.InApp {
+			inApp = true
+			break
+		}
+	}
+	last := ""
+	for _, f := range st.Frames {
+		if inApp && !f.InApp {
+			continue
+		}
+		k := "frame:" + f.key()
+		if k == last {
+			continue
+		}
+		last = k
+		parts = append(parts, k)
+	}
+	return parts
+}
+
+// isDefaultMarker reports whether p is "{{ default }}" in any spacing.
+func isDefaultMarker(p string) bool {
+	p = strings.TrimSpace(p)
+	if !strings.HasPrefix(p, "{{") || !strings.HasSuffix(p, "}}") {
+		return false
+	}
+	return strings.TrimSpace(p[2:len(p)-2]) == "default"
+}
+
+// hashParts hashes length-prefixed parts, so no choice of separator can make
+// two different part lists collide.
+func hashParts(parts []string) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// title is "<Type>: <first line of the template>", or the template alone.
+func title(st Stack, typ, template string) string {
+	line := template
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.TrimSpace(line)
+	switch {
+	case st.Language == "go" && typ != "":
+		// Go panics print as "panic: <value>"; the type is only a guess.
+		prefix := "panic"
+		if typ == goFatal {
+			prefix = goFatal
+		}
+		line = prefix + ": " + line
+	case typ != "" && line == "":
+		line = typ
+	case typ != "" && !strings.HasPrefix(line, typ):
+		line = typ + ": " + line
+	}
+	return truncate(line, maxTitle)
+}
+
+// frameTitle names an event with neither message nor type by the first
+// application frame, "in pkg.Function".
+func frameTitle(frames []Frame) string {
+	for _, f := range frames {
+		if f.InApp || f == frames[len(frames)-1] {
+			return truncate("in "+f.key(), maxTitle)
+		}
+	}
+	return ""
+}
+
+// truncate cuts s to at most n runes, ending with "…" when cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i < len(s) && count < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return s[:i] + "…"
+}

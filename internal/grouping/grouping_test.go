@@ -1,0 +1,162 @@
+package grouping
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+const javaTrace = "java.lang.IllegalStateException: boom 42\n\tat com.acme.Foo.bar(Foo.java:10)\n\tat java.lang.Thread.run(Thread.java:1)\n"
+
+func TestFingerprintRules(t *testing.T) {
+	t.Parallel()
+	def := Fingerprint(Input{StackTrace: javaTrace})
+	tests := []struct {
+		name      string
+		in        Input
+		wantRule  Rule
+		wantParts []string
+	}{
+		{"message", Input{Message: "user 42 not found"}, RuleMessage, []string{"message", "user <int> not found"}},
+		{"stack", Input{Message: "ignored 1", StackTrace: javaTrace}, RuleStackTrace,
+			[]string{"stacktrace", "type:java.lang.IllegalStateException", "frame:com.acme.Foo:bar"}},
+		{"custom", Input{Message: "x", Fingerprint: []string{"db", "timeout"}}, RuleCustom, []string{"custom", "db", "timeout"}},
+		{"custom default", Input{StackTrace: javaTrace, Fingerprint: []string{"{{ default }}", "eu"}}, RuleCustom,
+			[]string{"custom", def.Fingerprint, "eu"}},
+		{"custom default unspaced", Input{StackTrace: javaTrace, Fingerprint: []string{"{{default}}"}}, RuleCustom,
+			[]string{"custom", def.Fingerprint}},
+		{"empty custom is absent", Input{Message: "m 1", Fingerprint: []string{}}, RuleMessage, []string{"message", "m <int>"}},
+		{"trace inside message", Input{Message: "worker failed\n" + javaTrace}, RuleStackTrace,
+			[]string{"stacktrace", "type:java.lang.IllegalStateException", "frame:com.acme.Foo:bar"}},
+		{"unparsable trace", Input{Message: "disk full on 10.0.0.1", StackTrace: "no frames here"}, RuleMessage,
+			[]string{"message", "disk full on <ip>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Fingerprint(tt.in)
+			if got.Rule != tt.wantRule {
+				t.Errorf("Rule = %q, want %q", got.Rule, tt.wantRule)
+			}
+			if strings.Join(got.Parts, "|") != strings.Join(tt.wantParts, "|") {
+				t.Errorf("Parts = %q, want %q", got.Parts, tt.wantParts)
+			}
+			if got.Version != Version || len(got.Fingerprint) != 64 {
+				t.Errorf("Version, Fingerprint = %d, %q, want %d and 64 hex digits", got.Version, got.Fingerprint, Version)
+			}
+		})
+	}
+}
+
+// TestFingerprintStable pins one hash, computed independently (SHA-256 over
+// uvarint-length-prefixed parts): it must not change with the Go version or
+// a refactoring.
+func TestFingerprintStable(t *testing.T) {
+	t.Parallel()
+	got := Fingerprint(Input{Message: "user 42 not found"}).Fingerprint
+	want := "8646b48985f043b879b89bb8ae4c0078adebada29ffcbc7343393c9b3c0b59da"
+	if got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+func TestFingerprintDecisions(t *testing.T) {
+	t.Parallel()
+	recursion := func(depth int) string {
+		var b strings.Builder
+		b.WriteString("RangeError: Maximum call stack size exceeded\n")
+		for range depth {
+			b.WriteString("    at walk (/app/src/tree.js:12:9)\n")
+		}
+		b.WriteString("    at main (/app/src/index.js:3:1)\n")
+		return b.String()
+	}
+	allVendor := func(line int) string {
+		return "Error: socket hang up\n    at connResetException (node:internal/errors:720:14)\n" +
+			"    at TLSSocket.socketOnEnd (node:_http_client:525:23)\n    at emit (/app/node_modules/x/index.js:" +
+			string(rune('0'+line)) + ":1)\n"
+	}
+	tests := []struct {
+		name  string
+		a, b  Input
+		merge bool
+	}{
+		{"recursion depth", Input{StackTrace: recursion(3)}, Input{StackTrace: recursion(50)}, true},
+		{"only non-app frames are used when nothing is in-app", Input{StackTrace: allVendor(1)}, Input{StackTrace: allVendor(2)}, true},
+		{"custom fingerprint beats message", Input{Message: "a", Fingerprint: []string{"x"}}, Input{Message: "b", Fingerprint: []string{"x"}}, true},
+		{"custom fingerprints differ", Input{Message: "a", Fingerprint: []string{"x"}}, Input{Message: "a", Fingerprint: []string{"y"}}, false},
+		{"message is not used when a stack parses", Input{Message: "one", StackTrace: javaTrace}, Input{Message: "two", StackTrace: javaTrace}, true},
+		{"stack beats message", Input{Message: "same", StackTrace: javaTrace}, Input{Message: "same"}, false},
+		{"no type: message stands in", Input{Message: "a", StackTrace: "goroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x1\n"},
+			Input{Message: "b", StackTrace: "goroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x1\n"}, false},
+	}
+	for _, tt := range tests {
+		a, b := Fingerprint(tt.a), Fingerprint(tt.b)
+		if got := a.Fingerprint == b.Fingerprint; got != tt.merge {
+			t.Errorf("%s: merged %v, want %v\n a: %q\n b: %q", tt.name, got, tt.merge, a.Parts, b.Parts)
+		}
+	}
+}
+
+func TestTitle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"type and message", Input{StackTrace: javaTrace}, "java.lang.IllegalStateException: boom <int>"},
+		{"message only", Input{Message: "user 42 not found\nsecond line"}, "user <int> not found"},
+		{"message already names type", Input{Message: "TypeError: x is not a function\n    at f (/app/a.js:1:2)"}, "TypeError: x is not a function"},
+		{"go panic", Input{StackTrace: "panic: runtime error: integer divide by zero\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x1\n"},
+			"panic: runtime error: integer divide by zero"},
+		{"long", Input{Message: strings.Repeat("é", 300)}, strings.Repeat("é", 199) + "…"},
+	}
+	for _, tt := range tests {
+		if got := Fingerprint(tt.in).Title; got != tt.want {
+			t.Errorf("%s: Title = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := Fingerprint(Input{Message: strings.Repeat("x ", 500)}).Title; utf8.RuneCountInString(got) > maxTitle {
+		t.Errorf("Title has %d runes, want at most %d", utf8.RuneCountInString(got), maxTitle)
+	}
+}
+
+func TestFrameNormalisation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, trace string
+		want        Frame
+	}{
+		{"go method closure", "goroutine 1 [running]:\ngithub.com/a/b/pkg.(*T).Run.func2.1(0xc0001)\n\t/src/pkg/t.go:9 +0x1d\n",
+			Frame{Module: "github.com/a/b/pkg", Function: "(*T).Run", File: "t.go", InApp: true}},
+		{"go stdlib", "goroutine 1 [running]:\nnet/http.(*conn).serve(0x1)\n\t/usr/local/go/src/net/http/server.go:1 +0x1\n",
+			Frame{Module: "net/http", Function: "(*conn).serve", File: "server.go"}},
+		{"java lambda", "java.lang.Error\n\tat app//com.a.B$$Lambda$7/0x0000000800c0b248.apply(Unknown Source)\n",
+			Frame{Module: "com.a.B$$Lambda", Function: "apply", InApp: true}},
+		{"java module prefix", "java.lang.Error\n\tat java.base/java.lang.Thread.run(Thread.java:833)\n",
+			Frame{Module: "java.lang.Thread", Function: "run", File: "Thread.java"}},
+		{"dotnet async", "System.Exception: x\n   at A.B.<Run>d__12.MoveNext() in /s/B.cs:line 3\n",
+			Frame{Module: "A.B", Function: "Run", File: "B.cs", InApp: true}},
+		{"dotnet ctor", "System.Exception: x\n   at A.B..ctor(Int32 x)\n",
+			Frame{Module: "A.B", Function: ".ctor", InApp: true}},
+		{"ruby block", "x.rb:1:in `block (2 levels) in run': boom (RuntimeError)\n",
+			Frame{Module: "x.rb", Function: "block in run", File: "x.rb", InApp: true}},
+		{"firefox nested", "f/<@https://x.example.com/js/app.0a1b2c3d.js:1:2\n",
+			Frame{Module: "js/app.js", Function: "f", File: "app.js", InApp: true}},
+		{"v8 new alias", "Error: x\n    at new Foo [as bar] (/app/lib/foo.js:1:2)\n",
+			Frame{Module: "lib/foo.js", Function: "Foo", File: "foo.js", InApp: true}},
+		{"python windows venv", "Traceback (most recent call last):\n  File \"C:\\app\\.venv\\Lib\\site-packages\\x\\y.py\", line 1, in f\nE: x\n",
+			Frame{Module: "x/y.py", Function: "f", File: "y.py"}},
+	}
+	for _, tt := range tests {
+		st := ParseStack(tt.trace)
+		if len(st.Frames) == 0 {
+			t.Errorf("%s: no frames in %q", tt.name, tt.trace)
+			continue
+		}
+		if got := st.Frames[0]; got != tt.want {
+			t.Errorf("%s: frame = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,390 @@
+package grouping
+
+import "strings"
+
+// Placeholders written by Parameterize.
+const (
+	phEmail       = "<email>"
+	phURL         = "<url>"
+	phHostname    = "<hostname>"
+	phIP          = "<ip>"
+	phTraceparent = "<traceparent>"
+	phUUID        = "<uuid>"
+	phSHA1        = "<sha1>"
+	phMD5         = "<md5>"
+	phDate        = "<date>"
+	phDatetime    = "<datetime>"
+	phTime        = "<time>"
+	phDuration    = "<duration>"
+	phHex         = "<hex>"
+	phInt         = "<int>"
+	phFloat       = "<float>"
+	phQuoted      = "<quoted>"
+	phBool        = "<bool>"
+)
+
+// Parameterize replaces the variable parts of a message with placeholders
+// (<email>, <url>, <hostname>, <ip>, <traceparent>, <uuid>, <sha1>, <md5>,
+// <date>, <datetime>, <time>, <duration>, <hex>, <int>, <float>, <quoted>,
+// <bool>) and cuts it to its first two non-empty lines.
+//
+// It is a hand-written scanner rather than a list of regular expressions: it
+// looks at each word once, tries the specific shapes first (a UUID is not
+// three ints, a URL keeps nothing of its query) and copies everything else.
+func Parameterize(msg string) string {
+	msg = firstLines(msg, 2)
+	n := len(msg)
+	var b strings.Builder
+	b.Grow(n + 8)
+	// noQuote[q] is where an unterminated quote of kind q was found to end:
+	// a later quote of that kind before it cannot close either, and knowing
+	// that keeps the scan linear.
+	noQuote := [2]int{-1, -1}
+	for i := 0; i < n; {
+		c := msg[i]
+		if isWord(c) {
+			if end, ph := matchWord(msg, i); end > i {
+				b.WriteString(ph)
+				i = end
+				continue
+			}
+			j := wordEnd(msg, i)
+			b.WriteString(msg[i:j])
+			i = j
+			continue
+		}
+		if (c == ':' || c == '[') && i+1 < n && msg[i+1] == ':' {
+			// "::1" starts with no word at all.
+			start := i
+			if c == '[' {
+				b.WriteByte(c)
+				start++
+			}
+			if end := matchIPv6(msg, start); end > start {
+				b.WriteString(phIP)
+				i = end
+				continue
+			}
+			if c == '[' {
+				i++
+				continue
+			}
+		}
+		switch c {
+		case '=', ':':
+			b.WriteByte(c)
+			i++
+			if end, ph := matchAfterAssign(msg, i, c == '=', &noQuote); end > i {
+				b.WriteString(ph)
+				i = end
+			}
+			continue
+		case '-', '+':
+			// A sign belongs to the number only after a separator: "id=-1", " -5".
+			if i+1 < n && isDigit(msg[i+1]) && (i == 0 || isSignContext(msg[i-1])) {
+				if end, ph := matchNumber(msg, i+1); end > i+1 {
+					b.WriteString(ph)
+					i = end
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// firstLines returns the first max non-empty lines of s, right-trimmed and
+// joined by "\n".
+func firstLines(s string, max int) string {
+	nl := strings.IndexByte(s, '\n')
+	if nl < 0 {
+		return strings.TrimRight(s, " \t\r")
+	}
+	var lines []string
+	for len(s) > 0 && len(lines) < max {
+		line := s
+		if nl >= 0 {
+			line, s = s[:nl], s[nl+1:]
+		} else {
+			s = ""
+		}
+		if line = strings.TrimRight(line, " \t\r"); strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+		}
+		nl = strings.IndexByte(s, '\n')
+	}
+	return strings.Join(lines, "\n")
+}
+
+// matchWord tries every placeholder that can start with the word at i, most
+// specific first, and returns the end of the match and its placeholder.
+func matchWord(s string, i int) (int, string) {
+	j := wordEnd(s, i)
+	next := byte(0)
+	if j < len(s) {
+		next = s[j]
+	}
+	c := s[i]
+	if isLetter(c) && next == ':' {
+		if end := matchURL(s, i, j); end > 0 {
+			return end, phURL
+		}
+	}
+	switch next {
+	case '.', '@', '-', '+', '%':
+		if end := matchEmail(s, i); end > 0 {
+			return end, phEmail
+		}
+	}
+	if isHexDigit(c) {
+		if end, ph := matchHexShapes(s, i, j); end > 0 {
+			return end, ph
+		}
+	}
+	if isDigit(c) {
+		if end, ph := matchDigitShapes(s, i, j); end > 0 {
+			return end, ph
+		}
+	} else if isLetter(c) {
+		if j-i >= 3 && isUpper(c) {
+			if end, ph := matchNamedDate(s, i); end > 0 {
+				return end, ph
+			}
+		}
+		if next == '.' || next == '-' {
+			if end := matchHostname(s, i); end > 0 {
+				return end, phHostname
+			}
+		}
+	}
+	return 0, ""
+}
+
+// matchHexShapes matches the shapes made of hex digits: traceparent, UUID,
+// 0x…, SHA-1, MD5 and other long hex strings.
+func matchHexShapes(s string, i, j int) (int, string) {
+	w := s[i:j]
+	if j < len(s) && s[j] == '-' {
+		if len(w) == 2 && w == "00" {
+			if end := matchTraceparent(s, i); end > 0 {
+				return end, phTraceparent
+			}
+		}
+		if len(w) == 8 {
+			if end := matchUUID(s, i); end > 0 {
+				return end, phUUID
+			}
+		}
+	}
+	if len(w) > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') && allHex(w[2:]) {
+		return j, phHex
+	}
+	if j < len(s) && s[j] == ':' {
+		if end := matchTime(s, i); end > 0 {
+			return end, phTime
+		}
+		if end := matchIPv6(s, i); end > 0 {
+			return end, phIP
+		}
+	}
+	if len(w) >= 8 && allHex(w) {
+		digits, letters := countHex(w)
+		if digits > 0 && letters > 0 {
+			switch len(w) {
+			case 40:
+				return j, phSHA1
+			case 32:
+				return j, phMD5
+			}
+			return j, phHex
+		}
+	}
+	return 0, ""
+}
+
+// matchDigitShapes matches what starts with a decimal digit: dates, times, IP
+// addresses, host names, durations, sizes and plain numbers.
+func matchDigitShapes(s string, i, j int) (int, string) {
+	digits := i
+	for digits < j && isDigit(s[digits]) {
+		digits++
+	}
+	next := byte(0)
+	if digits < len(s) {
+		next = s[digits]
+	}
+	if digits == j {
+		switch next {
+		case '-', '/', '.', ' ', 'T':
+			if end, ph := matchDate(s, i); end > 0 {
+				return end, ph
+			}
+		}
+		switch next {
+		case ':':
+			if end := matchTime(s, i); end > 0 {
+				return end, phTime
+			}
+		case '.':
+			if end := matchIPv4(s, i); end > 0 {
+				return end, phIP
+			}
+			if end := matchHostname(s, i); end > 0 {
+				return end, phHostname
+			}
+		case ' ':
+			if end, ph := matchNamedDate(s, i); end > 0 {
+				return end, ph
+			}
+		}
+	}
+	return matchNumber(s, i)
+}
+
+// matchNumber matches an integer or float at i, a duration when a time unit
+// follows, and "<int>MB"-style sizes where a short unit is glued on.
+func matchNumber(s string, i int) (int, string) {
+	if end := matchDuration(s, i); end > 0 {
+		return end, phDuration
+	}
+	n := len(s)
+	j := i
+	for j < n && isDigit(s[j]) {
+		j++
+	}
+	if j == i {
+		return 0, ""
+	}
+	ph := phInt
+	if j+1 < n && s[j] == '.' && isDigit(s[j+1]) {
+		j += 2
+		for j < n && isDigit(s[j]) {
+			j++
+		}
+		ph = phFloat
+		if j+1 < n && (s[j] == 'e' || s[j] == 'E') {
+			k := j + 1
+			if k < n && (s[k] == '+' || s[k] == '-') {
+				k++
+			}
+			if k < n && isDigit(s[k]) {
+				for k < n && isDigit(s[k]) {
+					k++
+				}
+				j = k
+			}
+		}
+	}
+	if j == n || !isWord(s[j]) {
+		return j, ph
+	}
+	// "10MB", "3rd", "200px": keep the unit, drop the number.
+	k := j
+	for k < n && isLetter(s[k]) {
+		k++
+	}
+	if k-j <= 3 && (k == n || !isWord(s[k])) {
+		return j, ph
+	}
+	return 0, ""
+}
+
+// matchAfterAssign matches a quoted value or a boolean right after '=' (or a
+// quoted value right after ':', as in JSON).
+func matchAfterAssign(s string, i int, assign bool, noQuote *[2]int) (int, string) {
+	n := len(s)
+	if i >= n {
+		return 0, ""
+	}
+	if q := s[i]; q == '"' || q == '\'' {
+		kind := 0
+		if q == '\'' {
+			kind = 1
+		}
+		if i < noQuote[kind] {
+			return 0, ""
+		}
+		k := i + 1
+		for ; k < n && s[k] != '\n'; k++ {
+			switch s[k] {
+			case '\\':
+				k++
+			case q:
+				return k + 1, phQuoted
+			}
+		}
+		noQuote[kind] = k
+		return 0, ""
+	}
+	if !assign || !isLetter(s[i]) {
+		return 0, ""
+	}
+	j := wordEnd(s, i)
+	switch s[i:j] {
+	case "true", "false", "True", "False", "TRUE", "FALSE":
+		return j, phBool
+	}
+	return 0, ""
+}
+
+// Byte classes. Bytes of multi-byte UTF-8 runes count as word bytes so a
+// replacement never splits a word written in another script.
+
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isWord(c byte) bool   { return isDigit(c) || isLetter(c) || c == '_' || c >= 0x80 }
+
+func isHexDigit(c byte) bool {
+	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f')
+}
+
+// isSignContext reports whether a '-' or '+' after c is a sign, not a hyphen.
+func isSignContext(c byte) bool {
+	switch c {
+	case ' ', '\t', '=', '(', '[', '{', ',', ':', '"', '\'':
+		return true
+	}
+	return false
+}
+
+func wordEnd(s string, i int) int {
+	for i < len(s) && isWord(s[i]) {
+		i++
+	}
+	return i
+}
+
+func allHex(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !isHexDigit(s[k]) {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+func countHex(s string) (digits, letters int) {
+	for k := 0; k < len(s); k++ {
+		if isDigit(s[k]) {
+			digits++
+		} else {
+			letters++
+		}
+	}
+	return digits, letters
+}
+
+// runOf returns the end of the run of at most max bytes at i satisfying f.
+func runOf(s string, i, max int, f func(byte) bool) int {
+	j := i
+	for j < len(s) && j-i < max && f(s[j]) {
+		j++
+	}
+	return j
+}
+
+// boundary reports whether position j ends a token (no word byte follows).
+func boundary(s string, j int) bool { return j >= len(s) || !isWord(s[j]) }

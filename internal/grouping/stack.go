@@ -1,0 +1,315 @@
+package grouping
+
+import "strings"
+
+// Stack is what ParseStack finds in a stack trace.
+type Stack struct {
+	// Types are the exception types, primary (the one finally raised) first,
+	// then its causes in the order the trace prints them.
+	Types    []string
+	Message  string // the primary exception's message
+	Frames   []Frame
+	Language string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
+}
+
+// Frame is one normalised stack frame: no line or column numbers, no
+// addresses, no generated lambda or closure suffixes, and the file's base name.
+type Frame struct {
+	Module   string // package, class or type; for file-based languages "dir/file"
+	Function string
+	File     string // base name
+	InApp    bool   // application code, not the standard library or a dependency
+}
+
+// key is what a frame contributes to a fingerprint: module (or file) and
+// function only.
+func (f Frame) key() string {
+	m := f.Module
+	if m == "" {
+		m = f.File
+	}
+	return m + ":" + f.Function
+}
+
+// ParseStack parses a stack trace in any supported format (Go, Java/Kotlin,
+// Python, JavaScript V8 and Firefox/Safari, .NET, Ruby, PHP) into frames plus
+// the exception type(s) and message it names. Unknown text gives an empty Stack.
+func ParseStack(s string) Stack {
+	lines := splitLines(s)
+	switch detect(s, lines) {
+	case "python":
+		return parsePython(lines)
+	case "go":
+		return parseGo(lines)
+	case "php":
+		return parsePHP(lines)
+	case "ruby":
+		return parseRuby(lines)
+	case "java":
+		return parseJava(lines)
+	case "dotnet":
+		return parseDotnet(lines)
+	case "javascript":
+		return parseJS(lines)
+	}
+	return Stack{}
+}
+
+// detect names the format of a trace from its most telling lines.
+func detect(s string, lines []string) string {
+	switch {
+	case strings.Contains(s, "Traceback (most recent call last)") ||
+		(strings.Contains(s, "File \"") && strings.Contains(s, "\", line ")):
+		return "python"
+	case strings.Contains(s, ".go:") && (strings.Contains(s, "goroutine ") || strings.Contains(s, "\n\t/")):
+		return "go"
+	case strings.Contains(s, "\n#0 ") || strings.HasPrefix(s, "#0 "):
+		return "php"
+	case strings.Contains(s, ":in `") || strings.Contains(s, ":in '"):
+		return "ruby"
+	}
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(t, "at ") {
+			if kind := atKind(t[3:]); kind != "" {
+				return kind
+			}
+		}
+	}
+	for _, l := range lines {
+		if _, ok := parseFirefoxFrame(l); ok {
+			return "javascript"
+		}
+	}
+	return ""
+}
+
+// atKind tells Java, .NET and V8 "at …" lines apart: V8 puts a space before
+// "(" or has no parentheses; Java's parentheses hold a file and line (or
+// "Native Method"); .NET's hold parameter lists and may end "in file:line N".
+func atKind(rest string) string {
+	if strings.Contains(rest, ":line ") {
+		return "dotnet"
+	}
+	open := strings.IndexByte(rest, '(')
+	if open < 0 {
+		if strings.Contains(rest, ":") || strings.Contains(rest, "<anonymous>") {
+			return "javascript"
+		}
+		return ""
+	}
+	if open > 0 && rest[open-1] == ' ' {
+		return "javascript"
+	}
+	if !strings.HasSuffix(rest, ")") {
+		return ""
+	}
+	inner := rest[open+1 : len(rest)-1]
+	switch {
+	case inner == "Native Method" || inner == "<generated>" || strings.HasPrefix(inner, "Unknown Source"):
+		return "java"
+	case inner == "" || strings.ContainsAny(inner, " ,"):
+		return "dotnet"
+	case strings.Contains(inner, "."):
+		return "java"
+	}
+	return ""
+}
+
+// splitLines splits s into lines without their "\r".
+func splitLines(s string) []string {
+	lines := strings.Split(s, "\n")
+	for k, l := range lines {
+		lines[k] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// baseName is the last element of a path or URL, without query, fragment or
+// a build hash ("main.8f3a2b1c.js" → "main.js").
+func baseName(p string) string {
+	if k := strings.IndexAny(p, "?#"); k >= 0 {
+		p = p[:k]
+	}
+	if k := strings.LastIndexAny(p, "/\\"); k >= 0 {
+		p = p[k+1:]
+	}
+	return stripBuildHash(p)
+}
+
+// stripBuildHash drops hash-like segments from a file name: "app-3f2a1b9c.js"
+// and "main.8f3a2b1c.chunk.js" lose them; "v2.py" keeps its digit.
+func stripBuildHash(name string) string {
+	if !strings.ContainsAny(name, "0123456789") {
+		return name
+	}
+	segs := strings.Split(name, ".")
+	out := segs[:0]
+	for k, seg := range segs {
+		if k > 0 && k < len(segs)-1 && isVariable(seg) {
+			continue
+		}
+		if d := strings.LastIndexAny(seg, "-_"); d > 0 && isVariable(seg[d+1:]) {
+			seg = seg[:d]
+		}
+		out = append(out, seg)
+	}
+	return strings.Join(out, ".")
+}
+
+// isVariable reports whether a path segment looks generated: a hash, a
+// release number, a date.
+func isVariable(seg string) bool {
+	digits, hexOnly := 0, true
+	for k := 0; k < len(seg); k++ {
+		c := seg[k]
+		if isDigit(c) {
+			digits++
+		} else if !isHexDigit(c) {
+			hexOnly = false
+		}
+	}
+	switch {
+	case digits == 0:
+		return false
+	case hexOnly && len(seg) >= 6:
+		return true
+	case digits >= 4:
+		return true
+	}
+	if strings.IndexByte(seg, '.') >= 0 && allDigitsDots(seg) { // "3.2.0"
+		return true
+	}
+	return len(seg) > 1 && (seg[0] == 'v' || seg[0] == 'V') && allDigitsDots(seg[1:])
+}
+
+func allDigitsDots(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !isDigit(s[k]) && s[k] != '.' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// stripURL turns "https://host/static/app.js" and "file:///app/x.mjs" into
+// a path.
+func stripURL(p string) string {
+	k := strings.Index(p, "://")
+	if k < 0 || k > 20 {
+		return p
+	}
+	rest := p[k+3:]
+	if strings.HasPrefix(p, "file:") {
+		return rest
+	}
+	if slash := strings.IndexByte(rest, '/'); slash >= 0 {
+		return rest[slash:]
+	}
+	return "/"
+}
+
+// fileModule names a file-based frame's module as "dir/file": the base name
+// and the nearest directory that does not look generated, so that a frame
+// keeps its identity across checkouts, release directories and machines.
+func fileModule(p string) string {
+	p = stripURL(p)
+	if k := strings.IndexAny(p, "?#"); k >= 0 {
+		p = p[:k]
+	}
+	p = strings.ReplaceAll(p, "\\", "/")
+	base := p
+	dir := ""
+	if k := strings.LastIndexByte(p, '/'); k >= 0 {
+		base, dir = p[k+1:], p[:k]
+	}
+	base = stripBuildHash(base)
+	for dir != "" {
+		k := strings.LastIndexByte(dir, '/')
+		d := dir[k+1:]
+		dir = dir[:max(k, 0)]
+		if d != "" && d != "." && d != ".." && !isVariable(d) {
+			return d + "/" + base
+		}
+	}
+	return base
+}
+
+// cutArgs removes a trailing parenthesised argument list: "f(0x1, {…})" → "f".
+func cutArgs(s string) string {
+	if !strings.HasSuffix(s, ")") {
+		return s
+	}
+	depth := 0
+	for k := len(s) - 1; k >= 0; k-- {
+		switch s[k] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return s[:k]
+			}
+		}
+	}
+	return s
+}
+
+// stripDigitSuffix removes trailing decimal digits: "lambda$main$0" → "lambda$main$".
+func stripDigitSuffix(s string) string {
+	k := len(s)
+	for k > 0 && isDigit(s[k-1]) {
+		k--
+	}
+	return s[:k]
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes.
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsAny reports whether s contains one of parts.
+func containsAny(s string, parts []string) bool {
+	for _, p := range parts {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitTypeMessage splits "pkg.SomeError: message" when the part before ": "
+// looks like a type name (no spaces) and returns ok=false otherwise.
+func splitTypeMessage(line string, extra string) (typ, msg string, ok bool) {
+	line = strings.TrimSpace(line)
+	name := line
+	if k := strings.Index(line, ": "); k >= 0 {
+		name, msg = line[:k], strings.TrimSpace(line[k+2:])
+	} else if strings.HasSuffix(line, ":") {
+		name = line[:len(line)-1]
+	}
+	if name == "" || !isTypeName(name, extra) {
+		return "", "", false
+	}
+	return name, msg, true
+}
+
+// isTypeName accepts identifiers joined by '.', '$' and the bytes in extra.
+func isTypeName(name, extra string) bool {
+	if !isLetter(name[0]) && name[0] != '_' && name[0] != '$' && strings.IndexByte(extra, name[0]) < 0 {
+		return false
+	}
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		if !isWord(c) && c != '.' && c != '$' && strings.IndexByte(extra, c) < 0 {
+			return false
+		}
+	}
+	return true
+}
