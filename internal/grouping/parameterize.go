@@ -158,8 +158,83 @@ func matchWord(s string, i int) (int, string) {
 				return end, phHostname
 			}
 		}
+		if w := s[i:j]; hasDigitRun(w, 4) {
+			return j, digitRuns(w, 4)
+		}
 	}
 	return 0, ""
+}
+
+// matchDashedHex matches ids made of hex groups joined by dashes, such as
+// "9f3e2a1b-0bd6-9ad7" (a shortened UUID): two to eight groups, eight hex
+// digits in all, with both a decimal digit and a letter among them (so that
+// dates stay dates). The group cap keeps the scan linear.
+func matchDashedHex(s string, i int) int {
+	groups, total, digits, end := 0, 0, 0, i
+	for k := i; groups < 8; {
+		g := k
+		for g < len(s) && isHexDigit(s[g]) {
+			if isDigit(s[g]) {
+				digits++
+			}
+			g++
+		}
+		if g == k || (g < len(s) && isWord(s[g])) {
+			break
+		}
+		groups++
+		total += g - k
+		end = g
+		if g+1 < len(s) && s[g] == '-' && isHexDigit(s[g+1]) {
+			k = g + 1
+			continue
+		}
+		break
+	}
+	if groups < 2 || total < 8 || digits == 0 || digits == total {
+		return 0
+	}
+	return end
+}
+
+// hasDigitRun reports whether w holds at least n decimal digits in a row.
+func hasDigitRun(w string, n int) bool {
+	run := 0
+	for k := 0; k < len(w); k++ {
+		if isDigit(w[k]) {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// digitRuns replaces the runs of at least n digits inside an identifier
+// with <int>: "usr_83644" becomes "usr_<int>", "order42731" "order<int>".
+func digitRuns(w string, n int) string {
+	var b strings.Builder
+	for k := 0; k < len(w); {
+		e := k
+		for e < len(w) && isDigit(w[e]) {
+			e++
+		}
+		if e-k >= n {
+			b.WriteString(phInt)
+			k = e
+			continue
+		}
+		if e > k {
+			b.WriteString(w[k:e])
+			k = e
+			continue
+		}
+		b.WriteByte(w[k])
+		k++
+	}
+	return b.String()
 }
 
 // matchHexShapes matches the shapes made of hex digits: traceparent, UUID,
@@ -176,6 +251,9 @@ func matchHexShapes(s string, i, j int) (int, string) {
 			if end := matchUUID(s, i); end > 0 {
 				return end, phUUID
 			}
+		}
+		if end := matchDashedHex(s, i); end > 0 {
+			return end, phHex
 		}
 	}
 	if len(w) > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') && allHex(w[2:]) {

@@ -63,6 +63,9 @@ func TestParameterize(t *testing.T) {
 		{"month and day alone", "released May 5 to users", "released May <int> to users"},
 		{"bool without =", "value true is invalid", "value true is invalid"},
 		{"unicode", "Benutzer Müller123 nicht gefunden: 42", "Benutzer Müller123 nicht gefunden: <int>"},
+		{"prefixed_ids", "user usr_83644 and order42731 exceeded quota", "user usr_<int> and order<int> exceeded quota"},
+		{"dashed_hex_id", "invoice 9f3e2a1b-4521dd-a8c3 not found", "invoice <hex> not found"},
+		{"dashed_hex_not_a_date", "deadbeef-cafe is a word pair", "deadbeef-cafe is a word pair"},
 		{"empty", "", ""},
 	}
 	for _, tt := range tests {
