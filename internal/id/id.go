@@ -51,14 +51,20 @@ func NewAt(prefix string, t time.Time) string {
 	var b [16]byte
 	ms := t.UnixMilli()
 	gen.Lock()
-	if ms == gen.lastMS {
+	switch {
+	case ms == gen.lastMS:
 		increment(&gen.last)
-	} else {
+		copy(b[6:], gen.last[:])
+	case ms > gen.lastMS:
 		gen.lastMS = ms
 		_, _ = rand.Read(gen.last[:])
 		gen.last[0] &= 0x7f // leave room to increment within one millisecond
+		copy(b[6:], gen.last[:])
+	default:
+		// An earlier time (an INFO window's start): leave the sequence of the
+		// latest millisecond alone, or the next New in it could sort first.
+		_, _ = rand.Read(b[6:])
 	}
-	copy(b[6:], gen.last[:])
 	gen.Unlock()
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], uint64(ms))

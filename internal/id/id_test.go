@@ -34,6 +34,19 @@ func TestNewIsOrdered(t *testing.T) {
 	}
 }
 
+// TestNewAtThePastKeepsNewOrdered: identifiers made for an earlier time in
+// between do not break the order of those made now.
+func TestNewAtThePastKeepsNewOrdered(t *testing.T) {
+	ids := make([]string, 5000)
+	for i := range ids {
+		ids[i] = New(Ticket)
+		NewAt(InfoSummary, time.Now().Truncate(time.Hour))
+	}
+	if !sort.StringsAreSorted(ids) {
+		t.Fatal("identifiers made in sequence are not in sorted order")
+	}
+}
+
 func TestValidRejects(t *testing.T) {
 	for _, s := range []string{"", "org_", "org_0123", "org_" + strings.Repeat("u", 26), "org_" + strings.Repeat("z", 26), "prj_" + strings.Repeat("0", 26)} {
 		if Valid(Org, s) {
