@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -97,26 +98,42 @@ func (db *DB) DurabilitySetting(ctx context.Context) (string, error) {
 // is gone): the caller must drop its work on the batch.
 var ErrLeaseLost = errors.New("store: batch lease lost")
 
-// ClaimBatch leases the oldest batch that is not leased (or whose lease has
-// expired, because its worker died) until leaseUntil. It returns ErrNotFound
-// when there is none. On PostgreSQL, concurrent workers skip each other's
-// rows (FOR UPDATE SKIP LOCKED) instead of waiting.
-func (c *Conn) ClaimBatch(ctx context.Context, now, leaseUntil time.Time) (Batch, error) {
+// ClaimBatches leases up to n of the oldest batches that are not leased (or
+// whose lease has expired, because their worker died) until leaseUntil. On
+// PostgreSQL, concurrent workers skip each other's rows (FOR UPDATE SKIP
+// LOCKED) instead of waiting.
+func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n int) ([]Batch, error) {
 	lock := ""
 	if c.dialect == Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	var b Batch
-	var r, l int64
-	err := c.queryRow(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
-		WHERE id = (SELECT id FROM ingest_batches WHERE lease_until < ? ORDER BY id LIMIT 1`+lock+`)
-		RETURNING id, project_id, received_at, event_count, payload, lease_until, attempts`, ms(leaseUntil), ms(now)).
-		Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &b.Payload, &l, &b.Attempts)
+	rows, err := c.query(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? ORDER BY id LIMIT ?`+lock+`)
+		RETURNING id, project_id, received_at, event_count, payload, lease_until, attempts`, ms(leaseUntil), ms(now), n)
 	if err != nil {
-		return Batch{}, fmt.Errorf("store: claim batch: %w", translate(c.dialect, err))
+		return nil, fmt.Errorf("store: claim batches: %w", err)
 	}
-	b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
-	return b, nil
+	out, err := collect(rows, func(s interface{ Scan(...any) error }) (Batch, error) {
+		var b Batch
+		var r, l int64
+		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &b.Payload, &l, &b.Attempts)
+		b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
+		return b, err
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, err
+}
+
+// ClaimBatch leases the oldest unleased batch; ErrNotFound when there is none.
+func (c *Conn) ClaimBatch(ctx context.Context, now, leaseUntil time.Time) (Batch, error) {
+	bs, err := c.ClaimBatches(ctx, now, leaseUntil, 1)
+	if err != nil {
+		return Batch{}, err
+	}
+	if len(bs) == 0 {
+		return Batch{}, fmt.Errorf("store: claim batch: %w", ErrNotFound)
+	}
+	return bs[0], nil
 }
 
 // FinishBatch deletes a processed batch inside the transaction that stores
@@ -140,4 +157,15 @@ func (c *Conn) ExtendLease(ctx context.Context, b *Batch, until time.Time) error
 		b.LeaseUntil = until.UTC().Truncate(time.Millisecond)
 	}
 	return err
+}
+
+// ReleaseLeases frees every lease. Only for a store no other process uses
+// (the embedded SQLite database): at start, batches leased by a worker that
+// died with the previous process are taken up at once.
+func (c *Conn) ReleaseLeases(ctx context.Context) (int64, error) {
+	res, err := c.exec(ctx, `UPDATE ingest_batches SET lease_until = 0 WHERE lease_until > 0`)
+	if err != nil {
+		return 0, fmt.Errorf("store: release leases: %w", err)
+	}
+	return res.RowsAffected()
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -46,6 +47,9 @@ type DB struct {
 	read    *sql.DB
 	// Path is the SQLite database file ("" on PostgreSQL).
 	path string
+	// stmts caches prepared statements by query text on SQLite, whose driver
+	// would otherwise parse every statement anew (pgx caches on its own).
+	wstmts, rstmts stmtCache
 }
 
 // Options tune Open.
@@ -143,6 +147,9 @@ func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx)
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	for _, c := range []*stmtCache{&db.wstmts, &db.rstmts} {
+		c.m.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
+	}
 	err := db.write.Close()
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
@@ -151,11 +158,15 @@ func (db *DB) Close() error {
 }
 
 // Read returns a Conn on the read pool, for queries that change nothing.
-func (db *DB) Read() *Conn { return &Conn{run: db.read, dialect: db.dialect} }
+func (db *DB) Read() *Conn {
+	return &Conn{run: db.read, dialect: db.dialect, pool: db.read, stmts: &db.rstmts}
+}
 
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
-func (db *DB) Write() *Conn { return &Conn{run: db.write, dialect: db.dialect} }
+func (db *DB) Write() *Conn {
+	return &Conn{run: db.write, dialect: db.dialect, pool: db.write, stmts: &db.wstmts}
+}
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
 // use only the Conn it is given: on SQLite another write would wait for this
@@ -165,12 +176,15 @@ func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", translate(db.dialect, err))
 	}
-	if err := fn(&Conn{run: tx, dialect: db.dialect}); err != nil {
+	if err := fn(&Conn{run: tx, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", translate(db.dialect, err))
+	}
+	if db.dialect == SQLite {
+		db.wstmts.prepareWanted(ctx, db.write)
 	}
 	return nil
 }
@@ -185,9 +199,16 @@ type runner interface {
 type Conn struct {
 	run     runner
 	dialect Dialect
+	pool    *sql.DB
+	stmts   *stmtCache
+	tx      *sql.Tx // nil outside a transaction
 }
 
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := c.stmt(ctx, q); st != nil {
+		res, err := st.ExecContext(ctx, args...)
+		return res, translate(c.dialect, err)
+	}
 	res, err := c.run.ExecContext(ctx, rebind(c.dialect, q), args...)
 	return res, translate(c.dialect, err)
 }
@@ -209,12 +230,74 @@ func (c *Conn) execOne(ctx context.Context, q string, args ...any) error {
 }
 
 func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st := c.stmt(ctx, q); st != nil {
+		rows, err := st.QueryContext(ctx, args...)
+		return rows, translate(c.dialect, err)
+	}
 	rows, err := c.run.QueryContext(ctx, rebind(c.dialect, q), args...)
 	return rows, translate(c.dialect, err)
 }
 
 func (c *Conn) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := c.stmt(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return c.run.QueryRowContext(ctx, rebind(c.dialect, q), args...)
+}
+
+// stmtCache maps query text to a statement prepared on a pool. Inside a
+// transaction the writer's only connection is busy, so a query met there
+// for the first time runs unprepared and is prepared after the commit.
+type stmtCache struct{ m, want sync.Map }
+
+// prepareWanted prepares the queries met inside transactions.
+func (sc *stmtCache) prepareWanted(ctx context.Context, pool *sql.DB) {
+	sc.want.Range(func(k, _ any) bool {
+		q := k.(string)
+		sc.want.Delete(q)
+		if _, ok := sc.m.Load(q); ok {
+			return true
+		}
+		if st, err := pool.PrepareContext(ctx, q); err == nil {
+			if _, loaded := sc.m.LoadOrStore(q, st); loaded {
+				_ = st.Close()
+			}
+		}
+		return true
+	})
+}
+
+// maxCachedQuery keeps one-off queries (long generated IN lists, multi-row
+// inserts) out of the cache.
+const maxCachedQuery = 2048
+
+// stmt returns the cached prepared statement of q on SQLite (bound to the
+// transaction when there is one), or nil to run q directly.
+func (c *Conn) stmt(ctx context.Context, q string) *sql.Stmt {
+	if c.dialect != SQLite || c.stmts == nil || len(q) > maxCachedQuery {
+		return nil
+	}
+	v, ok := c.stmts.m.Load(q)
+	if !ok && c.tx != nil {
+		c.stmts.want.Store(q, true)
+		return nil
+	}
+	if !ok {
+		st, err := c.pool.PrepareContext(ctx, q)
+		if err != nil {
+			return nil // let the direct path report the error
+		}
+		if v, ok = c.stmts.m.LoadOrStore(q, st); ok {
+			_ = st.Close()
+		} else {
+			v = st
+		}
+	}
+	st := v.(*sql.Stmt)
+	if c.tx != nil {
+		return c.tx.StmtContext(ctx, st)
+	}
+	return st
 }
 
 // rebind turns "?" placeholders into PostgreSQL's "$1, $2, …". Our queries

@@ -93,9 +93,21 @@ func jsonList(v []string) string {
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
-// GroupByKey returns the group of a project, service and fingerprint.
+// forUpdate locks the rows a PostgreSQL transaction reads to write back:
+// under READ COMMITTED two workers applying batches of one group would
+// otherwise both add to the same old event_count and one batch would be lost.
+// SQLite has one writer, so its transactions never interleave.
+func forUpdate(d Dialect) string {
+	if d == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// GroupByKey returns the group of a project, service and fingerprint, locked
+// until the end of the transaction.
 func (c *Conn) GroupByKey(ctx context.Context, projectID, service, fingerprint string) (Group, error) {
-	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE project_id = ? AND service = ? AND fingerprint = ?`,
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE project_id = ? AND service = ? AND fingerprint = ?`+forUpdate(c.dialect),
 		projectID, service, fingerprint))
 	if err != nil {
 		return Group{}, fmt.Errorf("store: group by key: %w", translate(c.dialect, err))
@@ -106,6 +118,16 @@ func (c *Conn) GroupByKey(ctx context.Context, projectID, service, fingerprint s
 // GroupByID returns one group.
 func (c *Conn) GroupByID(ctx context.Context, id string) (Group, error) {
 	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`, id))
+	if err != nil {
+		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(c.dialect, err))
+	}
+	return g, nil
+}
+
+// LockGroup returns one group, locked until the end of the transaction (see
+// forUpdate): for changes made on behalf of people.
+func (c *Conn) LockGroup(ctx context.Context, id string) (Group, error) {
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`+forUpdate(c.dialect), id))
 	if err != nil {
 		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(c.dialect, err))
 	}

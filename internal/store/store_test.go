@@ -250,3 +250,56 @@ func TestSQLitePathWithURIDelimiters(t *testing.T) {
 		t.Fatalf("database not at %s/errata.db: %v", dir, err)
 	}
 }
+
+func TestPruneKeepsWhatRetentionKeeps(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		o := seedOrg(t, db.Write())
+		p := store.Project{ID: id.New(id.Project), OrgID: o.ID, Name: "p", CreatedAt: now, UpdatedAt: now}
+		if err := db.Write().CreateProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		g := store.Group{ID: id.New(id.Group), ProjectID: p.ID, Service: "s", Fingerprint: "f", Status: store.GroupResolved, FirstSeen: now, LastSeen: now, UpdatedAt: now}
+		if err := db.Write().InsertGroup(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		old := now.Add(-100 * 24 * time.Hour)
+		for _, at := range []time.Time{old, now} {
+			if err := db.Write().AddGroupCount(ctx, g.ID, at, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resolved, open := old, old
+		for i, tk := range []store.Ticket{
+			{ID: id.New(id.Ticket), Status: store.TicketResolved, ResolvedAt: &resolved},
+			{ID: id.New(id.Ticket), Status: store.TicketOpen},
+		} {
+			tk.ProjectID, tk.GroupID, tk.Severity, tk.Reason, tk.FirstSeen, tk.CreatedAt, tk.UpdatedAt = p.ID, g.ID, "high", "new", open, open, open
+			if i == 1 {
+				// the open ticket of another group: one open ticket per group
+				g2 := g
+				g2.ID, g2.Fingerprint = id.New(id.Group), "f2"
+				if err := db.Write().InsertGroup(ctx, g2); err != nil {
+					t.Fatal(err)
+				}
+				tk.GroupID = g2.ID
+			}
+			if err := db.Write().InsertTicket(ctx, tk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Write().AddInfo(ctx, store.InfoDelta{ProjectID: p.ID, WindowStart: old, WindowEnd: old.Add(time.Hour), Events: 1}, id.New(id.InfoSummary), old); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Write().Prune(ctx, store.DefaultRetention, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != (store.Pruned{Minutes: 1, Hours: 0, Tickets: 1, Summaries: 1}) {
+			t.Fatalf("Prune = %+v, want 1 minute row, 0 hour rows, 1 resolved ticket, 1 summary", got)
+		}
+		if n, _ := db.Read().GroupCountBetween(ctx, g.ID, now.Add(-time.Hour), now.Add(time.Hour)); n != 1 {
+			t.Fatalf("recent minute count = %d, want kept", n)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -51,15 +52,40 @@ func (c *Conn) AddInfo(ctx context.Context, d InfoDelta, newID string, now time.
 	if err != nil {
 		return "", fmt.Errorf("store: add info summary: %w", translate(c.dialect, err))
 	}
-	for svc, n := range d.Services {
-		if _, err := c.exec(ctx, `INSERT INTO info_services (summary_id, service, count) VALUES (?, ?, ?)
-			ON CONFLICT (summary_id, service) DO UPDATE SET count = info_services.count + excluded.count`, id, svc, n); err != nil {
+	// One multi-row upsert each for services and templates: a batch can
+	// bring hundreds of templates, and a statement per row would cost a round
+	// trip each on PostgreSQL.
+	if len(d.Services) > 0 {
+		q := `INSERT INTO info_services (summary_id, service, count) VALUES `
+		args := make([]any, 0, 3*len(d.Services))
+		i := 0
+		for svc, n := range d.Services {
+			if i > 0 {
+				q += ", "
+			}
+			q += "(?, ?, ?)"
+			args = append(args, id, svc, n)
+			i++
+		}
+		q += ` ON CONFLICT (summary_id, service) DO UPDATE SET count = info_services.count + excluded.count`
+		if _, err := c.exec(ctx, q, args...); err != nil {
 			return "", fmt.Errorf("store: add info services: %w", err)
 		}
 	}
-	for _, t := range d.Templates {
-		if _, err := c.exec(ctx, `INSERT INTO info_templates (summary_id, hash, template, sample, count) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (summary_id, hash) DO UPDATE SET count = info_templates.count + excluded.count`, id, t.Hash, t.Template, t.Sample, t.Count); err != nil {
+	for start := 0; start < len(d.Templates); start += 200 { // 5 parameters a row, well under both databases' limits
+		part := d.Templates[start:min(start+200, len(d.Templates))]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO info_templates (summary_id, hash, template, sample, count) VALUES `)
+		args := make([]any, 0, 5*len(part))
+		for i, t := range part {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?)")
+			args = append(args, id, t.Hash, t.Template, t.Sample, t.Count)
+		}
+		q.WriteString(` ON CONFLICT (summary_id, hash) DO UPDATE SET count = info_templates.count + excluded.count`)
+		if _, err := c.exec(ctx, q.String(), args...); err != nil {
 			return "", fmt.Errorf("store: add info templates: %w", err)
 		}
 	}

@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Retention says how long derived data is kept.
+type Retention struct {
+	// Minutes and Hours keep a group's per-minute and per-hour counts.
+	Minutes, Hours time.Duration
+	// Records keeps resolved tickets and INFO summaries (ERRATA_RETENTION_DAYS).
+	Records time.Duration
+}
+
+// DefaultRetention keeps minute counts 14 days, hour counts a year, and
+// tickets and summaries 90 days.
+var DefaultRetention = Retention{Minutes: 14 * 24 * time.Hour, Hours: 365 * 24 * time.Hour, Records: 90 * 24 * time.Hour}
+
+// Pruned counts what Prune deleted.
+type Pruned struct {
+	Minutes, Hours, Tickets, Summaries int64
+}
+
+// Prune deletes what Retention no longer keeps, as of now. Open tickets
+// stay whatever their age: someone still has to act on them.
+func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
+	var p Pruned
+	steps := []struct {
+		n    *int64
+		q    string
+		args []any
+	}{
+		{&p.Minutes, `DELETE FROM group_minutes WHERE minute < ?`, []any{ms(now.Add(-r.Minutes))}},
+		{&p.Hours, `DELETE FROM group_hours WHERE hour < ?`, []any{ms(now.Add(-r.Hours))}},
+		{nil, `UPDATE error_groups SET ticket_id = NULL WHERE ticket_id IN (SELECT id FROM tickets WHERE status = 'resolved' AND resolved_at < ?)`, []any{ms(now.Add(-r.Records))}},
+		{&p.Tickets, `DELETE FROM tickets WHERE status = 'resolved' AND resolved_at < ?`, []any{ms(now.Add(-r.Records))}},
+		{&p.Summaries, `DELETE FROM info_summaries WHERE window_end < ?`, []any{ms(now.Add(-r.Records))}},
+	}
+	for _, s := range steps {
+		res, err := c.exec(ctx, s.q, s.args...)
+		if err != nil {
+			return p, fmt.Errorf("store: prune: %w", err)
+		}
+		if s.n != nil {
+			*s.n, _ = res.RowsAffected()
+		}
+	}
+	return p, nil
+}
