@@ -1,0 +1,149 @@
+package otlp
+
+import (
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/metrics"
+)
+
+// Media types of OTLP/HTTP. Answers carry exactly these: the Go SDK reads
+// partial_success only when the Content-Type is exactly application/x-protobuf.
+const (
+	ContentTypeProtobuf = "application/x-protobuf"
+	ContentTypeJSON     = "application/json"
+)
+
+// Path is the OTLP/HTTP logs route.
+const Path = "/v1/logs"
+
+// Handler serves POST /v1/logs.
+type Handler struct {
+	srv    *httpapi.Server
+	intake *httpapi.Intake
+	log    *slog.Logger
+}
+
+// Mount serves POST /v1/logs on srv through intake, with the per-project
+// rate limit of ingestion instead of the per-caller one.
+func Mount(srv *httpapi.Server, intake *httpapi.Intake, log *slog.Logger) {
+	srv.Mux().Handle("POST "+Path, &Handler{srv: srv, intake: intake, log: log})
+	srv.ExemptFromCallerLimit(Path)
+}
+
+// ServeHTTP checks, in the order of POST /v1/ingest, the credential, the rate
+// limit and back-pressure (401, 429, 503), the media type and encoding
+// (415), the size (413) and the encoding of the body (400), then maps the
+// records and commits those it accepts before answering 200 (with
+// partial_success when records were rejected). Failures carry a
+// google.rpc.Status in the request's encoding (JSON when the media type is
+// unsupported); 429 and 503 carry Retry-After; every answer carries the
+// RateLimit-* headers.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	in := h.intake
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	isJSON := err == nil && mt == ContentTypeJSON
+	supported := isJSON || (err == nil && mt == ContentTypeProtobuf)
+	fail := func(f failure) { writeStatus(w, isJSON || !supported, f) }
+	refuse := func(reason string, f failure) {
+		in.Refuse(RouteHTTP, reason)
+		fail(f)
+	}
+	failWith := func(err error) {
+		f := classify(r.Context(), h.log, err)
+		if f.retryAfter > 0 && w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", strconv.Itoa(int((f.retryAfter+time.Second-1)/time.Second)))
+		}
+		fail(f)
+	}
+
+	p, err := h.srv.AdmitIngest(w, r, in, RouteHTTP)
+	if err != nil {
+		failWith(err)
+		return
+	}
+	if !supported {
+		refuse(metrics.RefusedMediaType, failure{status: http.StatusUnsupportedMediaType, code: codes.InvalidArgument,
+			message: "Content-Type must be application/x-protobuf or application/json"})
+		return
+	}
+	gzipped, pr := httpapi.IngestEncoding(r)
+	if pr != nil {
+		refuse(metrics.RefusedEncoding, failure{status: http.StatusUnsupportedMediaType, code: codes.InvalidArgument, message: pr.Detail})
+		return
+	}
+	received := time.Now().UTC()
+	body, reason, pr := httpapi.ReadIngestBody(r, gzipped)
+	if pr != nil {
+		refuse(reason, failure{status: pr.Status, code: codes.InvalidArgument, message: pr.Detail})
+		return
+	}
+	defer body.Release()
+	req := plogotlp.NewExportRequest()
+	if isJSON {
+		if err = checkJSON(body.Bytes); err == nil {
+			err = req.UnmarshalJSON(body.Bytes)
+		}
+	} else if err = checkProto(body.Bytes); err == nil {
+		err = req.UnmarshalProto(body.Bytes)
+	}
+	if err != nil {
+		kind := "protobuf"
+		if isJSON {
+			kind = "OTLP/JSON"
+		}
+		refuse(metrics.RefusedMalformed, failure{status: http.StatusBadRequest, code: codes.InvalidArgument,
+			message: "the body is not a valid " + kind + " ExportLogsServiceRequest: " + err.Error()})
+		return
+	}
+	resp, err := export(r.Context(), in, RouteHTTP, p, req, received)
+	if err != nil {
+		failWith(err)
+		return
+	}
+	var out []byte
+	if isJSON {
+		out, err = resp.MarshalJSON()
+	} else {
+		out, err = resp.MarshalProto()
+	}
+	if err != nil {
+		failWith(err)
+		return
+	}
+	w.Header().Set("Content-Type", contentType(isJSON))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+}
+
+// writeStatus answers f with a google.rpc.Status body.
+func writeStatus(w http.ResponseWriter, isJSON bool, f failure) {
+	st := &spb.Status{Code: int32(f.code), Message: f.message}
+	var out []byte
+	if isJSON {
+		out, _ = protojson.Marshal(st)
+	} else {
+		out, _ = proto.Marshal(st)
+	}
+	w.Header().Set("Content-Type", contentType(isJSON))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(f.status)
+	_, _ = w.Write(out)
+}
+
+func contentType(isJSON bool) string {
+	if isJSON {
+		return ContentTypeJSON
+	}
+	return ContentTypeProtobuf
+}

@@ -1,0 +1,92 @@
+// Package otlp receives OpenTelemetry logs and maps them onto ingestion:
+// POST /v1/logs (OTLP/HTTP, protobuf or JSON, optional gzip) and the OTLP/gRPC
+// LogsService/Export. Both take a project API key as a bearer token, go
+// through the same admission control and durable commit as POST /v1/ingest
+// (httpapi.Intake), and answer as the OTLP specification prescribes rather
+// than with RFC 9457 problems (CONTRACT 6): partial_success for rejected
+// records, google.rpc.Status bodies for failures.
+package otlp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"google.golang.org/grpc/codes"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Route labels of the ingestion metrics.
+const (
+	RouteHTTP = "otlp_http"
+	RouteGRPC = "otlp_grpc"
+)
+
+// failure is a refusal in transport-neutral terms: the HTTP status, the
+// gRPC code, the message of the google.rpc.Status and, for retryable ones,
+// how long to wait.
+type failure struct {
+	status     int
+	code       codes.Code
+	message    string
+	retryAfter time.Duration
+}
+
+// classify turns an error of the intake (a *problem.Problem, or an internal
+// error) into a failure. Internal errors are logged, never shown.
+func classify(ctx context.Context, log *slog.Logger, err error) failure {
+	var pr *problem.Problem
+	if !errors.As(err, &pr) {
+		log.ErrorContext(ctx, "OTLP export failed", "request_id", httpapi.RequestID(ctx), "err", err)
+		return failure{status: 500, code: codes.Internal, message: "an internal error occurred"}
+	}
+	f := failure{status: pr.Status, message: pr.Detail}
+	switch pr.Status {
+	case 401:
+		f.code = codes.Unauthenticated
+	case 429:
+		f.code = codes.ResourceExhausted
+	case 503:
+		f.code = codes.Unavailable
+	case 400, 413, 415, 422:
+		f.code = codes.InvalidArgument
+	default:
+		f.code = codes.Internal
+	}
+	if ra := pr.GetHeaders().Get("Retry-After"); ra != "" {
+		if d, perr := time.ParseDuration(ra + "s"); perr == nil {
+			f.retryAfter = d
+		}
+	}
+	return f
+}
+
+// export maps a decoded request and commits the accepted events: the part
+// both transports share once a request is admitted and decoded.
+func export(ctx context.Context, in *httpapi.Intake, route string, p store.Project, req plogotlp.ExportRequest, received time.Time) (plogotlp.ExportResponse, error) {
+	res := Map(req.Logs(), received)
+	resp := plogotlp.NewExportResponse()
+	if res.Rejected > 0 {
+		ps := resp.PartialSuccess()
+		ps.SetRejectedLogRecords(res.Rejected)
+		ps.SetErrorMessage(res.Reason)
+		if len(res.Events) == 0 {
+			in.Refuse(route, metrics.RefusedInvalid)
+		}
+	}
+	for events := res.Events; len(events) > 0; {
+		n := min(len(events), ingest.MaxEvents)
+		if err := in.Commit(ctx, route, p, received, events[:n]); err != nil {
+			return resp, err
+		}
+		events = events[n:]
+	}
+	return resp, nil
+}
