@@ -28,12 +28,18 @@ var CheapArgon2 = auth.Argon2{MemoryKiB: 64, Time: 1, Threads: 1}
 
 // Server is a running Errata API.
 type Server struct {
-	t      testing.TB
-	URL    string
-	App    *app.App
-	Config config.Serve
-	client *http.Client
+	t   testing.TB
+	URL string
+	// GRPCAddr is the OTLP/gRPC address when the settings turn it on (see
+	// WithGRPC), else "".
+	GRPCAddr string
+	App      *app.App
+	Config   config.Serve
+	client   *http.Client
 }
+
+// WithGRPC serves OTLP/gRPC on a free loopback port (Server.GRPCAddr).
+func WithGRPC(c *config.Serve) { c.GRPCAddr = "127.0.0.1:0" }
 
 // Each runs fn once per database, each on its own fresh server.
 func Each(t *testing.T, fn func(t *testing.T, s *Server), opts ...func(*config.Serve)) {
@@ -49,7 +55,8 @@ func DefaultServe(addr string) config.Serve {
 		Roles: []string{"api"}, Addr: addr, GRPCAddr: "off", MailFrom: "Errata <errata@example.com>",
 		Signup: "invite-only", DefaultPlan: "team", InfoWindow: time.Hour,
 		WebhookRetryWaits: []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour},
-		APIRateLimit:      1000, APIRateBurst: 1000, IngestRateLimit: 100, IngestRateBurst: 200, ShutdownTimeout: 5 * time.Second,
+		APIRateLimit:      1000, APIRateBurst: 1000, IngestRateLimit: 100, IngestRateBurst: 200, ShutdownTimeout: 5 * time.Second, WorkerLease: 30 * time.Second,
+		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
 	}
 }
 
@@ -81,9 +88,18 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
 	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
-		_ = a.Close()
+		_ = a.Close() // stops OTLP/gRPC too
 	})
-	return &Server{t: t, URL: hs.URL, App: a, Config: cfg, client: &http.Client{}}
+	s := &Server{t: t, URL: hs.URL, App: a, Config: cfg, client: &http.Client{}}
+	if a.GRPC != nil {
+		gln, err := net.Listen("tcp", cfg.GRPCAddr)
+		if err != nil {
+			t.Fatalf("listen for gRPC: %v", err)
+		}
+		go func() { _ = a.ServeGRPC(gln) }()
+		s.GRPCAddr = gln.Addr().String()
+	}
+	return s
 }
 
 type testWriter struct{ t testing.TB }

@@ -15,12 +15,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/otlp"
+	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
@@ -47,7 +51,11 @@ type App struct {
 	Metrics   *metrics.Metrics
 	Monitor   *queue.Monitor
 	Committer *queue.Committer
-	stopping  atomic.Bool
+	Processor *process.Processor
+	// GRPC is the OTLP/gRPC server, nil when ERRATA_GRPC_ADDR is off.
+	GRPC     *grpc.Server
+	grpcAddr atomic.Pointer[string]
+	stopping atomic.Bool
 }
 
 // OpenStore opens and migrates the configured database.
@@ -119,12 +127,23 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.Monitor = queue.NewMonitor(a.DB, dir, int64(cfg.MaxBacklogBytes), int64(cfg.MinFreeDisk), a.log)
 	a.Monitor.Poll(ctx)
-	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: a.Metrics.ObserveCommit})
+	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Logger: a.log, Observe: a.Metrics.ObserveProcessed})
+	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
+		a.Metrics.ObserveCommit(d, batches, events, err)
+		if err == nil {
+			a.Processor.Wake()
+		}
+	}})
 	a.Committer.Start()
-	a.HTTP.MountIngest(&httpapi.Intake{
+	intake := &httpapi.Intake{
 		Auth: a.Auth, Limiter: ratelimit.New(cfg.IngestRateLimit, cfg.IngestRateBurst),
 		Monitor: a.Monitor, Committer: a.Committer, Metrics: a.Metrics,
-	})
+	}
+	a.HTTP.MountIngest(intake)
+	otlp.Mount(a.HTTP, intake, a.log)
+	if cfg.GRPCAddr != "off" {
+		a.GRPC = otlp.NewGRPCServer(intake, a.log)
+	}
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
 	return nil
@@ -154,8 +173,18 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if cfg.WebhookAllowPrivate {
 		a.log.Warn("ERRATA_WEBHOOK_ALLOW_PRIVATE is on: webhooks may reach private and loopback addresses; never use this in production")
 	}
+	if cfg.Has(config.RoleWorker) {
+		if a.DB.Dialect() == store.SQLite { // one process owns the file: leases of a dead predecessor are void
+			if n, err := a.DB.Write().ReleaseLeases(ctx); err != nil {
+				return err
+			} else if n > 0 {
+				a.log.Info("released the leases of batches in flight when the last process stopped", "batches", n)
+			}
+		}
+		a.Processor.Start()
+	}
 	var srv *http.Server
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	if cfg.Has(config.RoleAPI) {
 		ln, err := net.Listen("tcp", cfg.Addr)
 		if err != nil {
@@ -163,8 +192,18 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		}
 		srv = &http.Server{Handler: a.HTTP, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+		var gln net.Listener
+		if a.GRPC != nil {
+			if gln, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+				_ = ln.Close()
+				return fmt.Errorf("listen on %s (ERRATA_GRPC_ADDR): %w", cfg.GRPCAddr, err)
+			}
+			addr := gln.Addr().String()
+			a.grpcAddr.Store(&addr) // before the log line and ready below
+			go func() { errc <- a.GRPC.Serve(gln) }()
+		}
 		go func() { errc <- srv.Serve(ln) }()
-		a.log.Info("errata serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect(), "roles", cfg.Roles)
+		a.log.Info("errata serving", "addr", ln.Addr().String(), "grpc_addr", a.GRPCAddr(), "base_url", cfg.BaseURL, "database", a.DB.Dialect(), "roles", cfg.Roles)
 		if ready != nil {
 			ready(ln.Addr())
 		}
@@ -192,12 +231,15 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	a.stopping.Store(true)
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		grpcDone := a.stopGRPC(sctx)
 		if err := srv.Shutdown(sctx); err != nil {
 			a.log.Warn("HTTP shutdown incomplete", "err", err)
 		}
+		<-grpcDone
 		cancel()
 	}
-	a.Committer.Stop() // every request that got a 202 was committed before Shutdown returned
+	a.Committer.Stop() // every request that got a 202 (or an OTLP success) was committed before the servers stopped
+	a.Processor.Stop() // finishes the batches in hand; the rest wait in the queue
 	stopBG()
 	<-done
 	a.Orgs.Close()
@@ -205,15 +247,60 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		a.log.Warn("closing the store", "err", err)
 	}
 	a.log.Info("stopped")
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, grpc.ErrServerStopped) {
 		return serveErr
 	}
 	return nil
 }
 
+// ServeGRPC serves OTLP/gRPC on ln until the server stops; Run calls it,
+// and tests that serve the app themselves may too.
+func (a *App) ServeGRPC(ln net.Listener) error {
+	addr := ln.Addr().String()
+	a.grpcAddr.Store(&addr)
+	return a.GRPC.Serve(ln)
+}
+
+// GRPCAddr is the address OTLP/gRPC listens on once served ("" before, or
+// when it is off): with ERRATA_GRPC_ADDR=127.0.0.1:0 the port bound.
+func (a *App) GRPCAddr() string {
+	if p := a.grpcAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// stopGRPC stops taking OTLP/gRPC calls and lets those in flight finish
+// (GracefulStop), cutting them off when ctx ends. The channel closes when
+// the server has stopped.
+func (a *App) stopGRPC(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	if a.GRPC == nil {
+		close(done)
+		return done
+	}
+	stopped := make(chan struct{})
+	go func() { a.GRPC.GracefulStop(); close(stopped) }()
+	go func() {
+		defer close(done)
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			a.log.Warn("OTLP/gRPC shutdown incomplete: cutting off calls in flight")
+			a.GRPC.Stop()
+			<-stopped
+		}
+	}()
+	return done
+}
+
 // Close releases the store without running (for tests and commands).
 func (a *App) Close() error {
+	if a.GRPC != nil {
+		a.GRPC.Stop()
+	}
 	a.Committer.Stop()
+	a.Processor.Stop()
 	a.Orgs.Close()
 	return a.DB.Close()
 }

@@ -47,6 +47,11 @@ type Serve struct {
 	IngestRateBurst int           `name:"ingest-rate-burst" env:"ERRATA_INGEST_RATE_BURST" default:"200" help:"Ingest burst per project."`
 	MaxBacklogBytes ByteSize      `name:"max-backlog-bytes" env:"ERRATA_MAX_BACKLOG_BYTES" default:"4GiB" help:"Refuse ingestion (503 overloaded) past this much unprocessed backlog."`
 	MinFreeDisk     ByteSize      `name:"min-free-disk" env:"ERRATA_MIN_FREE_DISK" default:"1GiB" help:"Refuse ingestion (503 overloaded) when the SQLite data directory has less free space."`
+	RetentionDays   int           `name:"retention-days" env:"ERRATA_RETENTION_DAYS" default:"90" help:"Days resolved tickets and INFO summaries are kept."`
+	GroupSamples    int           `name:"group-samples" env:"ERRATA_GROUP_SAMPLES" default:"10" help:"Latest sample events a group keeps besides its first."`
+	SpikeMin        int64         `name:"spike-min" env:"ERRATA_SPIKE_MIN" default:"50" help:"Events in 5 minutes below which a group never spikes."`
+	SpikeFactor     float64       `name:"spike-factor" env:"ERRATA_SPIKE_FACTOR" default:"10" help:"A spike is this many times the group's mean 5-minute count over the previous 24 hours."`
+	WorkerLease     time.Duration `name:"worker-lease" env:"ERRATA_WORKER_LEASE" default:"30s" help:"How long a worker holds a claimed batch; a batch of a worker that died is processed again after it."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
 }
 
@@ -115,6 +120,12 @@ func (s *Serve) Validate() error {
 	}
 	if s.IngestRateLimit <= 0 || s.IngestRateBurst < 1 {
 		return errors.New("--ingest-rate-limit and --ingest-rate-burst must be positive")
+	}
+	if s.RetentionDays < 1 || s.GroupSamples < 1 || s.SpikeMin < 1 || s.SpikeFactor <= 0 {
+		return errors.New("--retention-days, --group-samples, --spike-min and --spike-factor must be positive")
+	}
+	if s.WorkerLease < time.Second {
+		return errors.New("--worker-lease must be at least 1s")
 	}
 	if s.ShutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")

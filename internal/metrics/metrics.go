@@ -36,6 +36,8 @@ type Metrics struct {
 	Refused         *prometheus.CounterVec
 	CommitSeconds   prometheus.Histogram
 	CommitBatches   prometheus.Histogram
+	ProcessedEvents prometheus.Counter
+	ProcessSeconds  prometheus.Histogram
 }
 
 // New registers every collector on a fresh registry.
@@ -62,7 +64,14 @@ func New() *Metrics {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
 		}),
 	}
-	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches)
+	m.ProcessedEvents = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "errata_process_events_total", Help: "Events turned into groups, tickets and INFO summaries.",
+	})
+	m.ProcessSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "errata_process_batch_seconds", Help: "Time to process one batch, from claim to commit.",
+		Buckets: []float64{.001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
+	})
+	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches, m.ProcessedEvents, m.ProcessSeconds)
 	return m
 }
 
@@ -72,6 +81,12 @@ func (m *Metrics) ObserveCommit(d time.Duration, batches, _ int, err error) {
 		m.CommitSeconds.Observe(d.Seconds())
 		m.CommitBatches.Observe(float64(batches))
 	}
+}
+
+// ObserveProcessed records one processed batch (process.Options.Observe).
+func (m *Metrics) ObserveProcessed(events int, d time.Duration) {
+	m.ProcessedEvents.Add(float64(events))
+	m.ProcessSeconds.Observe(d.Seconds())
 }
 
 // Gauge registers a gauge whose value is read from f at every scrape.

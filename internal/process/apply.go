@@ -1,0 +1,238 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
+)
+
+// maxListed bounds the environments and releases a group remembers.
+const maxListed = 20
+
+// TicketEvent is what happened to a ticket while a batch was applied.
+type TicketEvent struct {
+	Ticket store.Ticket
+	Group  store.Group
+	// Kind is store.ReasonNew, store.ReasonRegression or store.ReasonSpike.
+	Kind string
+}
+
+// apply stores a prepared batch's effects and deletes the batch, all in the
+// transaction of c: a crash leaves either everything or nothing.
+func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now time.Time) ([]TicketEvent, error) {
+	for _, b := range pr.batches {
+		if err := c.FinishBatch(ctx, b); err != nil {
+			return nil, err
+		}
+	}
+	var out []TicketEvent
+	for _, ga := range pr.groups {
+		evs, err := p.applyGroup(ctx, c, ga, now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	if p.opts.OnTickets != nil && len(out) > 0 {
+		if err := p.opts.OnTickets(ctx, c, out); err != nil {
+			return nil, err
+		}
+	}
+	// Last: every batch of a window updates the same summary row, so its
+	// lock is taken as late, and held as briefly, as possible.
+	for _, d := range pr.info {
+		if _, err := c.AddInfo(ctx, *d, id.NewAt(id.InfoSummary, d.WindowStart), now); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, now time.Time) ([]TicketEvent, error) {
+	g, err := c.GroupByKey(ctx, ga.projectID, ga.service, ga.fp.Fingerprint)
+	isNew := errors.Is(err, store.ErrNotFound)
+	if err != nil && !isNew {
+		return nil, err
+	}
+	var events []TicketEvent
+	if isNew {
+		g = newGroup(ga.projectID, ga, now)
+	}
+	merge(&g, ga, now)
+	var opened *store.Ticket
+	switch {
+	case isNew:
+		opened = p.newTicket(&g, store.ReasonNew, ga, now)
+	case g.Status == store.GroupResolved:
+		g.Status, g.ResolvedAt = store.GroupUnresolved, nil
+		opened = p.newTicket(&g, store.ReasonRegression, ga, now)
+	}
+	if isNew {
+		if err := c.InsertGroup(ctx, g); err != nil {
+			return nil, err
+		}
+	} else if err := c.UpdateGroup(ctx, g); err != nil {
+		return nil, err
+	}
+	if opened != nil {
+		if err := c.InsertTicket(ctx, *opened); err != nil {
+			return nil, err
+		}
+		events = append(events, TicketEvent{Ticket: *opened, Group: g, Kind: opened.Reason})
+	}
+	if isNew {
+		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.firstBatch, ga.first, true)); err != nil {
+			return nil, err
+		}
+	}
+	if takeSample, prune := p.hot.sample(g.ID, now, isNew && ga.count == 1, p.opts.Samples); takeSample {
+		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.lastBatch, ga.last, false)); err != nil {
+			return nil, err
+		}
+		if prune {
+			if err := c.PruneGroupEvents(ctx, g.ID, p.opts.Samples); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for minute, n := range ga.minutes {
+		if err := c.AddGroupCount(ctx, g.ID, time.UnixMilli(minute).UTC(), n); err != nil {
+			return nil, err
+		}
+	}
+	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
+		ev, err := p.checkSpike(ctx, c, g, ga.lastBatch.ReceivedAt, now)
+		if err != nil {
+			return nil, err
+		}
+		if ev != nil {
+			events = append(events, *ev)
+		}
+	}
+	return events, nil
+}
+
+func newGroup(projectID string, ga *groupAgg, now time.Time) store.Group {
+	return store.Group{
+		ID: id.New(id.Group), ProjectID: projectID, Service: ga.service, Fingerprint: ga.fp.Fingerprint,
+		FingerprintVersion: ga.fp.Version, FingerprintRule: string(ga.fp.Rule), Status: store.GroupUnresolved,
+		FirstSeen: time.UnixMilli(ga.minTS).UTC(), LastSeen: time.UnixMilli(ga.maxTS).UTC(), FirstRelease: ga.first.Release,
+		Title: ga.fp.Title, ExceptionType: ga.fp.ExceptionType, Culprit: culprit(ga.fp.Frames), UpdatedAt: now,
+	}
+}
+
+// merge adds a batch's figures to a group.
+func merge(g *store.Group, ga *groupAgg, now time.Time) {
+	g.EventCount += int64(ga.count)
+	g.Level = max(g.Level, int(ga.level))
+	if first := time.UnixMilli(ga.minTS).UTC(); first.Before(g.FirstSeen) {
+		g.FirstSeen = first
+	}
+	if last := time.UnixMilli(ga.maxTS).UTC(); last.After(g.LastSeen) {
+		g.LastSeen = last
+	}
+	g.Environments = mergeList(g.Environments, ga.envs)
+	g.Releases = mergeList(g.Releases, ga.rels)
+	if g.FirstRelease == "" {
+		g.FirstRelease = ga.first.Release
+	}
+	if ga.last.Release != "" {
+		g.LastRelease = ga.last.Release
+	}
+	if ga.last.Environment != "" {
+		g.LastEnvironment = ga.last.Environment
+	}
+	g.SampleMessage = ga.last.Message
+	if ga.last.TraceID != "" {
+		g.LastTraceID = ga.last.TraceID
+	}
+	g.UpdatedAt = now
+}
+
+// mergeList appends new values, keeping the most recent maxListed.
+func mergeList(list, add []string) []string {
+	for _, v := range add {
+		for i, x := range list {
+			if x == v {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		list = append(list, v)
+	}
+	if len(list) > maxListed {
+		list = list[len(list)-maxListed:]
+	}
+	return list
+}
+
+func (p *Processor) newTicket(g *store.Group, reason string, ga *groupAgg, now time.Time) *store.Ticket {
+	t := &store.Ticket{
+		ID: id.New(id.Ticket), ProjectID: g.ProjectID, GroupID: g.ID, Severity: tickets.Severity(ingest.Level(g.Level)),
+		Status: store.TicketOpen, Reason: reason, Title: g.Title, FirstSeen: time.UnixMilli(ga.minTS).UTC(), CreatedAt: now, UpdatedAt: now,
+	}
+	g.TicketID = t.ID
+	return t
+}
+
+// checkSpike raises the group's open ticket to critical, once, when its
+// rate spikes.
+func (p *Processor) checkSpike(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time) (*TicketEvent, error) {
+	rule := p.opts.Spike
+	winStart := at.Truncate(time.Minute).Add(-rule.Window + time.Minute)
+	recent, err := c.GroupCountBetween(ctx, g.ID, winStart, at.Add(time.Minute))
+	if err != nil || recent < rule.Min {
+		return nil, err
+	}
+	t, err := c.TicketByID(ctx, g.TicketID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil || t.Status != store.TicketOpen || t.Reason == store.ReasonSpike {
+		return nil, err
+	}
+	base, err := c.GroupCountBetween(ctx, g.ID, winStart.Add(-rule.Baseline), winStart)
+	if err != nil || !rule.Spiking(recent, base) {
+		return nil, err
+	}
+	t.Severity, t.Reason, t.UpdatedAt = "critical", store.ReasonSpike, now
+	if err := c.UpdateTicket(ctx, t); err != nil {
+		return nil, err
+	}
+	return &TicketEvent{Ticket: t, Group: g, Kind: store.ReasonSpike}, nil
+}
+
+func sample(groupID string, b store.Batch, e *ingest.Event, first bool) store.GroupEvent {
+	attrs := string(e.Attributes)
+	if attrs == "" {
+		attrs = "{}"
+	}
+	return store.GroupEvent{GroupID: groupID, First: first, ReceivedAt: b.ReceivedAt, Timestamp: time.UnixMilli(e.Timestamp).UTC(),
+		Level: int(e.Level), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
+		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: strings.ToValidUTF8(attrs, "\uFFFD")}
+}
+
+// culprit names the top application frame: "module.function" or the file.
+func culprit(frames []grouping.Frame) string {
+	for _, f := range frames {
+		if !f.InApp {
+			continue
+		}
+		switch {
+		case f.Module != "" && f.Function != "":
+			return f.Module + "." + f.Function
+		case f.File != "" && f.Function != "":
+			return f.File + " in " + f.Function
+		case f.File != "":
+			return f.File
+		}
+	}
+	return ""
+}

@@ -1,0 +1,190 @@
+package process
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// groupAgg is what the claimed batches bring to one error group.
+type groupAgg struct {
+	projectID   string
+	service     string
+	fp          grouping.Result
+	count       int
+	level       ingest.Level
+	first, last *ingest.Event
+	lastBatch   store.Batch // the batch of last, for its receipt time
+	firstBatch  store.Batch
+	minTS       int64
+	maxTS       int64
+	envs, rels  []string      // in order of appearance
+	minutes     map[int64]int // events by receipt minute (Unix ms)
+}
+
+// prepared is a set of claimed batches turned into per-group and INFO
+// figures, computed outside any transaction so that the CPU work runs in
+// parallel. Several batches are applied together: a group seen in all of
+// them is updated once, which matters when every batch touches the same hot
+// groups (their row locks serialise the transactions).
+type prepared struct {
+	batches []store.Batch
+	groups  []*groupAgg // sorted by project, service and fingerprint: a fixed lock order
+	info    []*store.InfoDelta
+
+	window    time.Duration
+	byKey     map[string]*groupAgg
+	infoByWin map[string]*store.InfoDelta
+	fps       map[string]grouping.Result // repeated errors fingerprint once
+	templates map[string]map[string]*store.TemplateCount
+}
+
+// prepare decodes and aggregates batches.
+func prepare(batches []store.Batch, window time.Duration) (*prepared, error) {
+	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
+		fps: map[string]grouping.Result{}, templates: map[string]map[string]*store.TemplateCount{}}
+	for _, b := range batches {
+		if err := p.add(b); err != nil {
+			return nil, fmt.Errorf("batch %d: %w", b.ID, err)
+		}
+	}
+	for _, g := range p.byKey {
+		p.groups = append(p.groups, g)
+	}
+	sort.Slice(p.groups, func(i, j int) bool {
+		a, b := p.groups[i], p.groups[j]
+		if a.projectID != b.projectID {
+			return a.projectID < b.projectID
+		}
+		if a.service != b.service {
+			return a.service < b.service
+		}
+		return a.fp.Fingerprint < b.fp.Fingerprint
+	})
+	for k, d := range p.infoByWin {
+		for _, t := range p.templates[k] {
+			d.Templates = append(d.Templates, *t)
+		}
+		sort.Slice(d.Templates, func(i, j int) bool { return d.Templates[i].Hash < d.Templates[j].Hash })
+		p.info = append(p.info, d)
+	}
+	sort.Slice(p.info, func(i, j int) bool {
+		if p.info[i].ProjectID != p.info[j].ProjectID {
+			return p.info[i].ProjectID < p.info[j].ProjectID
+		}
+		return p.info[i].WindowStart.Before(p.info[j].WindowStart)
+	})
+	return p, nil
+}
+
+func (p *prepared) add(b store.Batch) error {
+	events, err := ingest.DecodePayload(b.Payload)
+	if err != nil {
+		return err
+	}
+	start := b.ReceivedAt.Truncate(p.window)
+	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
+	info := p.infoByWin[wk]
+	minute := b.ReceivedAt.Truncate(time.Minute).UnixMilli()
+	for i := range events {
+		e := &events[i]
+		if e.Level <= ingest.Info {
+			if info == nil {
+				info = &store.InfoDelta{ProjectID: b.ProjectID, WindowStart: start, WindowEnd: start.Add(p.window), Services: map[string]int64{}}
+				p.infoByWin[wk] = info
+				p.templates[wk] = map[string]*store.TemplateCount{}
+			}
+			addInfo(info, e, p.templates[wk])
+			continue
+		}
+		in := grouping.Input{Message: e.Message, StackTrace: e.StackTrace, Fingerprint: customFingerprint(e.Attributes)}
+		ck := e.Message + "\x00" + e.StackTrace
+		if in.Fingerprint != nil {
+			ck += "\x00" + string(e.Attributes)
+		}
+		fp, ok := p.fps[ck]
+		if !ok {
+			fp = grouping.Fingerprint(in)
+			p.fps[ck] = fp
+		}
+		key := b.ProjectID + "\x00" + e.Service + "\x00" + fp.Fingerprint
+		g := p.byKey[key]
+		if g == nil {
+			g = &groupAgg{projectID: b.ProjectID, service: e.Service, fp: fp, first: e, firstBatch: b, minTS: e.Timestamp, maxTS: e.Timestamp, minutes: map[int64]int{}}
+			p.byKey[key] = g
+		}
+		g.count++
+		g.minutes[minute]++
+		g.last, g.lastBatch = e, b
+		g.level = max(g.level, e.Level)
+		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
+		g.envs = appendNew(g.envs, e.Environment)
+		g.rels = appendNew(g.rels, e.Release)
+	}
+	return nil
+}
+
+func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.TemplateCount) {
+	d.Events++
+	if e.Level == ingest.Debug {
+		d.Debug++
+	}
+	d.Services[e.Service]++
+	tpl := grouping.Parameterize(e.Message)
+	t := templates[tpl]
+	if t == nil {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(tpl))
+		t = &store.TemplateCount{Hash: strconv.FormatUint(h.Sum64(), 16), Template: tpl, Sample: e.Message}
+		templates[tpl] = t
+	}
+	t.Count++
+}
+
+func appendNew(list []string, v string) []string {
+	if v == "" {
+		return list
+	}
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+var fingerprintKey = []byte(`"fingerprint"`)
+
+// customFingerprint reads attributes.fingerprint: a string or an array of
+// strings; nil when absent or of another type.
+func customFingerprint(attrs json.RawMessage) []string {
+	if len(attrs) == 0 || !bytes.Contains(attrs, fingerprintKey) {
+		return nil
+	}
+	var v struct {
+		Fingerprint json.RawMessage `json:"fingerprint"`
+	}
+	if json.Unmarshal(attrs, &v) != nil || len(v.Fingerprint) == 0 {
+		return nil
+	}
+	var one string
+	if json.Unmarshal(v.Fingerprint, &one) == nil {
+		if one == "" {
+			return nil
+		}
+		return []string{one}
+	}
+	var many []string
+	if json.Unmarshal(v.Fingerprint, &many) == nil && len(many) > 0 {
+		return many
+	}
+	return nil
+}
