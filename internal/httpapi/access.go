@@ -93,8 +93,40 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 		}
 		p, err := c.ProjectByID(ctx, k.ProjectID)
 		return p.OrgID, err
+	case "ticket_id":
+		if !id.Valid(id.Ticket, value) {
+			return "", store.ErrNotFound
+		}
+		t, err := c.TicketByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, t.ProjectID)
+	case "group_id":
+		if !id.Valid(id.Group, value) {
+			return "", store.ErrNotFound
+		}
+		g, err := c.GroupByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, g.ProjectID)
+	case "summary_id":
+		if !id.Valid(id.InfoSummary, value) {
+			return "", store.ErrNotFound
+		}
+		v, err := c.InfoSummaryDetail(ctx, value, 0)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, v.ProjectID)
 	}
 	panic("httpapi: unknown access scope " + param)
+}
+
+func (s *Server) projectOrg(ctx context.Context, projectID string) (string, error) {
+	p, err := s.db.Read().ProjectByID(ctx, projectID)
+	return p.OrgID, err
 }
 
 // access is the huma middleware that authenticates and authorizes every

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,7 +79,8 @@ func expireSession(t *testing.T, s *apitest.Server, token string) {
 // scopedOp is one management operation on a resource of an organization.
 // Path and body hold placeholders: {org}, {team} (a fresh organization, for
 // operations that destroy it), {project}, {key}, {invitation}, {member} (a
-// fresh viewer) and {email} (a fresh address).
+// fresh viewer), {email} (a fresh address), {ticket} and {group} (a fresh
+// error group and its open ticket) and {summary} (an INFO summary).
 type scopedOp struct {
 	name, method, path, body string
 	min                      string // lowest role allowed
@@ -104,6 +106,16 @@ var scopedOps = []scopedOp{
 	{name: "list keys", method: "GET", path: "/v1/projects/{project}/keys", min: "viewer", ok: 200},
 	{name: "create key", method: "POST", path: "/v1/projects/{project}/keys", body: `{"name":"ci"}`, min: "admin", ok: 201, bad: `{"name":""}`},
 	{name: "revoke key", method: "DELETE", path: "/v1/keys/{key}", min: "admin", ok: 204},
+	{name: "list tickets", method: "GET", path: "/v1/projects/{project}/tickets", min: "viewer", ok: 200},
+	{name: "get ticket", method: "GET", path: "/v1/tickets/{ticket}", min: "viewer", ok: 200},
+	{name: "resolve ticket", method: "PATCH", path: "/v1/tickets/{ticket}", body: `{"status":"resolved"}`, min: "member", ok: 200, bad: `{"status":"closed"}`},
+	{name: "delete ticket", method: "DELETE", path: "/v1/tickets/{ticket}", min: "member", ok: 204},
+	{name: "list groups", method: "GET", path: "/v1/projects/{project}/groups", min: "viewer", ok: 200},
+	{name: "get group", method: "GET", path: "/v1/groups/{group}", min: "viewer", ok: 200},
+	{name: "ignore group", method: "PATCH", path: "/v1/groups/{group}", body: `{"status":"ignored"}`, min: "member", ok: 200, bad: `{"status":"muted"}`},
+	{name: "list group events", method: "GET", path: "/v1/groups/{group}/events", min: "viewer", ok: 200},
+	{name: "list info summaries", method: "GET", path: "/v1/projects/{project}/info-summaries", min: "viewer", ok: 200},
+	{name: "get info summary", method: "GET", path: "/v1/info-summaries/{summary}", min: "viewer", ok: 200},
 }
 
 // placeholders maps every placeholder of scopedOps to a value.
@@ -137,7 +149,43 @@ func fresh(t *testing.T, s *apitest.Server, w apitest.World, op scopedOp) placeh
 	if strings.Contains(all, "{member}") {
 		p["{member}"] = s.AddMember(t, w.Owner.Token, w.OrgID, newEmail("target"), "viewer").MemberID
 	}
+	if strings.Contains(all, "{ticket}") || strings.Contains(all, "{group}") {
+		p["{ticket}"], p["{group}"] = seedTicket(t, s, w.Owner.Token, w.ProjectID)
+	}
+	if strings.Contains(all, "{summary}") {
+		p["{summary}"] = seedSummary(t, s, w.Owner.Token, w.ProjectID)
+	}
 	return p
+}
+
+// ingestKeys caches one API key per project for the seeds.
+var ingestKeys sync.Map
+
+func projectKey(t *testing.T, s *apitest.Server, token, projectID string) string {
+	t.Helper()
+	if k, ok := ingestKeys.Load(projectID); ok {
+		return k.(string)
+	}
+	_, k := s.CreateKey(t, token, projectID)
+	ingestKeys.Store(projectID, k)
+	return k
+}
+
+// seedTicket ingests and processes an error of a new group and returns the
+// ticket it opened and the group.
+func seedTicket(t *testing.T, s *apitest.Server, token, projectID string) (ticketID, groupID string) {
+	t.Helper()
+	feed(t, s, projectKey(t, s, token, projectID), batchOf("api", fpEv(fmt.Sprintf("seed-%d", emailSeq.Add(1)), "error")))
+	g := items(t, s, token, "/v1/projects/"+projectID+"/groups?limit=1")[0]
+	return g["ticket_id"].(string), g["id"].(string)
+}
+
+// seedSummary ingests and processes an info event and returns the id of the
+// current window's summary.
+func seedSummary(t *testing.T, s *apitest.Server, token, projectID string) string {
+	t.Helper()
+	feed(t, s, projectKey(t, s, token, projectID), batchOf("api", ev("seeded", "info")))
+	return items(t, s, token, "/v1/projects/"+projectID+"/info-summaries?limit=1")[0]["id"].(string)
 }
 
 // others names resources of w's other organization (owned by w.Outsider).
@@ -145,8 +193,10 @@ func others(t *testing.T, s *apitest.Server, w apitest.World) placeholders {
 	t.Helper()
 	keyID, _ := s.CreateKey(t, w.Outsider.Token, w.OtherProjectID)
 	invID, _ := s.Invite(t, w.Outsider.Token, w.OtherOrgID, newEmail("other"), "viewer")
+	ticketID, groupID := seedTicket(t, s, w.Outsider.Token, w.OtherProjectID)
 	return placeholders{"{org}": w.OtherOrgID, "{team}": w.OtherOrgID, "{project}": w.OtherProjectID, "{key}": keyID,
-		"{invitation}": invID, "{member}": s.MemberID(t, w.Outsider.Token, w.OtherOrgID, w.Outsider.UserID), "{email}": newEmail("x")}
+		"{invitation}": invID, "{member}": s.MemberID(t, w.Outsider.Token, w.OtherOrgID, w.Outsider.UserID), "{email}": newEmail("x"),
+		"{ticket}": ticketID, "{group}": groupID, "{summary}": seedSummary(t, s, w.Outsider.Token, w.OtherProjectID)}
 }
 
 func send(s *apitest.Server, method, path, token, body string) *apitest.Response {
@@ -220,7 +270,8 @@ func TestMalformedAndUnknownIDsAreNotFound(t *testing.T) {
 				return w.OrgID
 			},
 		}
-		prefixes := map[string]string{"{org}": id.Org, "{team}": id.Org, "{project}": id.Project, "{key}": id.Key, "{invitation}": id.Invitation, "{member}": id.Member}
+		prefixes := map[string]string{"{org}": id.Org, "{team}": id.Org, "{project}": id.Project, "{key}": id.Key, "{invitation}": id.Invitation, "{member}": id.Member,
+			"{ticket}": id.Ticket, "{group}": id.Group, "{summary}": id.InfoSummary}
 		for vname, v := range variants {
 			for _, op := range scopedOps {
 				p := placeholders{"{email}": newEmail("nf")}
@@ -327,7 +378,8 @@ func TestCheckOrder(t *testing.T) {
 			} {
 				p := fresh(t, s, w, op)
 				if c.theirs {
-					p = placeholders{"{org}": w.OtherOrgID, "{project}": w.OtherProjectID, "{member}": id.New(id.Member), "{email}": newEmail("o")}
+					p = placeholders{"{org}": w.OtherOrgID, "{project}": w.OtherProjectID, "{member}": id.New(id.Member), "{email}": newEmail("o"),
+						"{ticket}": id.New(id.Ticket), "{group}": id.New(id.Group)}
 				}
 				r := send(s, op.method, p.fill(op.path), c.token, p.fill(c.body))
 				if r.Status != c.status {

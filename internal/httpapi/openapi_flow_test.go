@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -68,6 +69,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: live, Body: batch}, http.StatusAccepted, "")
 			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: owner, Body: batch}, http.StatusUnauthorized, "unauthorized")
 			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: live, Body: map[string]any{"service": "web", "events": []any{}}}, http.StatusUnprocessableEntity, "validation-failed")
+			processingFlow(t, c, owner, prj, live)
 		}
 		do("DELETE", "/v1/keys/"+keyID, owner, nil, http.StatusNoContent, "")
 		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")
@@ -131,6 +133,92 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		}
 		checkProblemPages(t, c)
 	})
+}
+
+// processingFlow ingests errors and INFO events, processes them and
+// validates every answer of tickets, error groups and INFO summaries.
+func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
+	t.Helper()
+	do := func(method, path string, body any, status int, code string) *apitest.Response {
+		t.Helper()
+		return c.call(t, apitest.Request{Method: method, Path: path, Token: owner, Body: body}, status, code)
+	}
+	batch := map[string]any{"service": "web", "environment": "prod", "release": "1.2.3", "events": []any{
+		map[string]any{"message": "user 7 signed in", "level": "info"},
+		map[string]any{"message": "cache warmed in 12ms", "level": "debug"},
+		map[string]any{"message": "payment 41 failed", "level": "fatal", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+			"attributes": map[string]any{"api_key": "s3cret", "order": 41}},
+		map[string]any{"message": "payment 42 failed", "level": "fatal"},
+		map[string]any{"message": "disk almost full", "level": "warn", "attributes": map[string]any{"fingerprint": []string{"disk", "{{ default }}"}}},
+		map[string]any{"message": "boom", "level": "error", "stack_trace": "Traceback (most recent call last):\n  File \"app/pay.py\", line 3, in charge\n    raise ValueError(\"x\")\nValueError: x"},
+	}}
+	c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: batch}, http.StatusAccepted, "")
+	if err := c.s.App.Processor.Drain(context.Background()); err != nil {
+		t.Fatalf("drain: %v", err)
+	}
+
+	// Tickets, over two pages.
+	first := do("GET", "/v1/projects/"+prj+"/tickets?limit=1", nil, http.StatusOK, "")
+	cursor := first.Str(t, "next_cursor")
+	if cursor == "" {
+		t.Fatal("the first page of tickets has no next_cursor")
+	}
+	do("GET", "/v1/projects/"+prj+"/tickets?limit=100&status=open&severity=critical&service=web&environment=prod", nil, http.StatusOK, "")
+	do("GET", "/v1/projects/"+prj+"/tickets?limit=1&cursor="+url.QueryEscape(cursor), nil, http.StatusOK, "")
+	do("GET", "/v1/projects/"+prj+"/tickets?severity=low", nil, http.StatusUnprocessableEntity, "validation-failed")
+	tickets := do("GET", "/v1/projects/"+prj+"/tickets?limit=100", nil, http.StatusOK, "").JSON(t)["data"].([]any)
+	if len(tickets) < 2 {
+		t.Fatalf("tickets = %d, want at least 2", len(tickets))
+	}
+	tkt := tickets[0].(map[string]any)["id"].(string)
+	doomed := tickets[1].(map[string]any)["id"].(string)
+	do("GET", "/v1/tickets/"+tkt, nil, http.StatusOK, "")
+	do("PATCH", "/v1/tickets/"+tkt, map[string]any{"status": "resolved"}, http.StatusOK, "") // resolved_at set
+	do("PATCH", "/v1/tickets/"+tkt, map[string]any{"status": "open"}, http.StatusOK, "")
+	do("PATCH", "/v1/tickets/"+tkt, map[string]any{"status": "closed"}, http.StatusUnprocessableEntity, "validation-failed")
+	do("GET", "/v1/tickets/"+unknownIDs["ticket_id"], nil, http.StatusNotFound, "not-found")
+
+	// A regression while the resolved ticket stays resolved: reopening it
+	// conflicts with the regression's open ticket.
+	stalled := map[string]any{"service": "web", "events": []any{map[string]any{"message": "queue 9 stalled", "level": "error"}}}
+	ingestAndDrain := func() {
+		t.Helper()
+		c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: stalled}, http.StatusAccepted, "")
+		if err := c.s.App.Processor.Drain(context.Background()); err != nil {
+			t.Fatalf("drain: %v", err)
+		}
+	}
+	ingestAndDrain()
+	old := do("GET", "/v1/projects/"+prj+"/tickets?limit=1", nil, http.StatusOK, "").JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+	do("PATCH", "/v1/tickets/"+old, map[string]any{"status": "resolved"}, http.StatusOK, "")
+	ingestAndDrain()
+	do("PATCH", "/v1/tickets/"+old, map[string]any{"status": "open"}, http.StatusConflict, "conflict")
+
+	// Error groups: one with a ticket, one whose ticket is deleted (null).
+	groups := do("GET", "/v1/projects/"+prj+"/groups?limit=100", nil, http.StatusOK, "").JSON(t)["data"].([]any)
+	do("GET", "/v1/projects/"+prj+"/groups?limit=1&status=unresolved&service=web&environment=prod", nil, http.StatusOK, "")
+	do("DELETE", "/v1/tickets/"+doomed, nil, http.StatusNoContent, "")
+	for _, g := range groups {
+		gid := g.(map[string]any)["id"].(string)
+		do("GET", "/v1/groups/"+gid, nil, http.StatusOK, "")
+		do("GET", "/v1/groups/"+gid+"/events", nil, http.StatusOK, "")
+	}
+	gid := groups[0].(map[string]any)["id"].(string)
+	do("GET", "/v1/groups/"+gid+"/events?limit=1", nil, http.StatusOK, "")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "ignored"}, http.StatusOK, "")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "resolved"}, http.StatusOK, "")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "unresolved"}, http.StatusOK, "")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "gone"}, http.StatusUnprocessableEntity, "validation-failed")
+	do("GET", "/v1/projects/"+prj+"/groups", nil, http.StatusOK, "")
+
+	// INFO summaries.
+	sums := do("GET", "/v1/projects/"+prj+"/info-summaries", nil, http.StatusOK, "").JSON(t)["data"].([]any)
+	if len(sums) != 1 {
+		t.Fatalf("info summaries = %d, want 1", len(sums))
+	}
+	do("GET", "/v1/projects/"+prj+"/info-summaries?from=2000-01-01T00:00:00.000Z&to=2000-01-02T00:00:00Z", nil, http.StatusOK, "")
+	do("GET", "/v1/info-summaries/"+sums[0].(map[string]any)["id"].(string), nil, http.StatusOK, "")
+	do("GET", "/v1/info-summaries/"+unknownIDs["summary_id"], nil, http.StatusNotFound, "not-found")
 }
 
 // TestOpenAPIRateLimitedAnswer validates a 429 answer.

@@ -37,6 +37,7 @@ var unknownIDs = map[string]string{
 	"channel_id":    "chn_" + zeros,
 	"ticket_id":     "tkt_" + zeros,
 	"group_id":      "grp_" + zeros,
+	"summary_id":    "ism_" + zeros,
 	"delivery_id":   "dlv_" + zeros,
 }
 

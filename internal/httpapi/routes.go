@@ -52,6 +52,19 @@ func (s *Server) routes() {
 	register(s, get("/v1/projects/{project_id}/keys", "list-keys", "List API keys", "API keys"), in("project_id", org.Viewer), s.listKeys)
 	register(s, post("/v1/projects/{project_id}/keys", "create-key", "Create an API key", "API keys", http.StatusCreated), in("project_id", org.Admin), s.createKey)
 	register(s, del("/v1/keys/{key_id}", "revoke-key", "Revoke an API key", "API keys"), in("key_id", org.Admin), s.revokeKey)
+
+	// Tickets, error groups and INFO summaries (CONTRACT 4): read by viewers,
+	// changed by members.
+	register(s, get("/v1/projects/{project_id}/tickets", "list-tickets", "List tickets", "Tickets"), in("project_id", org.Viewer), s.listTickets)
+	register(s, get("/v1/tickets/{ticket_id}", "get-ticket", "Get a ticket", "Tickets"), in("ticket_id", org.Viewer), s.getTicket)
+	register(s, withErrs(patch("/v1/tickets/{ticket_id}", "update-ticket", "Resolve or reopen a ticket", "Tickets"), 409), in("ticket_id", org.MemberRole), s.updateTicket)
+	register(s, del("/v1/tickets/{ticket_id}", "delete-ticket", "Delete a ticket", "Tickets"), in("ticket_id", org.MemberRole), s.deleteTicket)
+	register(s, get("/v1/projects/{project_id}/groups", "list-groups", "List error groups", "Error groups"), in("project_id", org.Viewer), s.listGroups)
+	register(s, get("/v1/groups/{group_id}", "get-group", "Get an error group", "Error groups"), in("group_id", org.Viewer), s.getGroup)
+	register(s, patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore or unresolve an error group", "Error groups"), in("group_id", org.MemberRole), s.updateGroup)
+	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
+	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
+	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)
 }
 
 func op(method, path, id, summary, tag string, status int) huma.Operation {

@@ -18,6 +18,7 @@ import (
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // Version is the API and OpenAPI document version.
@@ -35,6 +36,7 @@ type Server struct {
 	db      *store.DB
 	auth    *auth.Service
 	orgs    *org.Service
+	tickets *tickets.Service
 	log     *slog.Logger
 	docsURL string
 	appURL  string
@@ -55,7 +57,7 @@ type Server struct {
 // New builds the HTTP layer. cursorKey signs list cursors.
 func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []byte, log *slog.Logger) (*Server, error) {
 	s := &Server{
-		db: db, auth: a, orgs: o, log: log,
+		db: db, auth: a, orgs: o, log: log, tickets: tickets.NewService(db, nil),
 		docsURL: cfg.DocsURL, appURL: cfg.AppURL,
 		secure:  strings.HasPrefix(cfg.AppURL, "https://"),
 		callers: ratelimit.New(cfg.APIRateLimit, cfg.APIRateBurst),

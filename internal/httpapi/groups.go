@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// GroupView is an error group (CONTRACT 4).
+type GroupView struct {
+	ID                 string    `json:"id" doc:"grp_ identifier"`
+	ProjectID          string    `json:"project_id"`
+	Service            string    `json:"service"`
+	Title              string    `json:"title"`
+	Level              string    `json:"level" enum:"warn,error,fatal" doc:"Highest level seen"`
+	Status             string    `json:"status" enum:"unresolved,resolved,ignored"`
+	Fingerprint        string    `json:"fingerprint"`
+	FingerprintVersion int       `json:"fingerprint_version" doc:"Version of the grouping algorithm that made the fingerprint"`
+	FingerprintRule    string    `json:"fingerprint_rule" enum:"custom,stacktrace,message" doc:"What the fingerprint was built from"`
+	ExceptionType      string    `json:"exception_type"`
+	Culprit            string    `json:"culprit" doc:"Top application frame, when a stack trace was parsed"`
+	FirstSeen          Timestamp `json:"first_seen"`
+	LastSeen           Timestamp `json:"last_seen"`
+	EventCount         int64     `json:"event_count"`
+	Environments       []string  `json:"environments" nullable:"false"`
+	Releases           []string  `json:"releases" nullable:"false"`
+	TicketID           *string   `json:"ticket_id" nullable:"true" doc:"The group's current ticket; null after it was deleted"`
+}
+
+func groupView(g store.Group) GroupView {
+	v := GroupView{ID: g.ID, ProjectID: g.ProjectID, Service: g.Service, Title: g.Title, Level: ingest.Level(g.Level).String(), Status: g.Status,
+		Fingerprint: g.Fingerprint, FingerprintVersion: g.FingerprintVersion, FingerprintRule: g.FingerprintRule, ExceptionType: g.ExceptionType,
+		Culprit: g.Culprit, FirstSeen: ts(g.FirstSeen), LastSeen: ts(g.LastSeen), EventCount: g.EventCount,
+		Environments: nonNil(g.Environments), Releases: nonNil(g.Releases)}
+	if g.TicketID != "" {
+		id := g.TicketID
+		v.TicketID = &id
+	}
+	return v
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// GroupPath names a group.
+type GroupPath struct {
+	GroupID string `path:"group_id" doc:"grp_ identifier"`
+}
+
+// GroupOutput is one group.
+type GroupOutput struct{ Body GroupView }
+
+func (s *Server) listGroups(ctx context.Context, in *struct {
+	ProjectPath
+	ListParams
+	Status      string `query:"status" enum:"unresolved,resolved,ignored"`
+	Service     string `query:"service"`
+	Environment string `query:"environment" doc:"Only groups seen in this environment"`
+}) (*struct{ Body *Page[GroupView] }, error) {
+	f := store.GroupFilter{Status: in.Status, Service: in.Service, Environment: in.Environment}
+	scope := "groups:" + in.ProjectID + ":" + f.Status + ":" + f.Service + ":" + f.Environment
+	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.Group, error) {
+		return s.db.Read().ListGroups(ctx, in.ProjectID, f, before, limit)
+	}, func(g store.Group) string { return g.ID }, groupView)
+	return &struct{ Body *Page[GroupView] }{page}, err
+}
+
+func (s *Server) getGroup(ctx context.Context, in *GroupPath) (*GroupOutput, error) {
+	g, err := s.db.Read().GroupByID(ctx, in.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	return &GroupOutput{groupView(g)}, nil
+}
+
+func (s *Server) updateGroup(ctx context.Context, in *struct {
+	GroupPath
+	Body struct {
+		Status string `json:"status" enum:"unresolved,resolved,ignored" doc:"resolved or ignored also resolves the open ticket; an ignored group opens no tickets"`
+	}
+}) (*GroupOutput, error) {
+	g, err := s.tickets.SetGroupStatus(ctx, in.GroupID, in.Body.Status)
+	if err != nil {
+		return nil, err
+	}
+	return &GroupOutput{groupView(g)}, nil
+}
+
+// EventView is a stored sample event of a group.
+type EventView struct {
+	ID          string          `json:"id" doc:"Sample id within the group"`
+	First       bool            `json:"first" doc:"The group's first event, kept for good"`
+	ReceivedAt  Timestamp       `json:"received_at"`
+	Timestamp   Timestamp       `json:"timestamp"`
+	Level       string          `json:"level" enum:"debug,info,warn,error,fatal"`
+	Message     string          `json:"message"`
+	StackTrace  string          `json:"stack_trace"`
+	Environment string          `json:"environment"`
+	Release     string          `json:"release"`
+	TraceID     string          `json:"trace_id"`
+	SpanID      string          `json:"span_id"`
+	Attributes  json.RawMessage `json:"attributes" doc:"The event's attributes, secrets redacted"`
+}
+
+func (s *Server) listGroupEvents(ctx context.Context, in *struct {
+	GroupPath
+	ListParams
+}) (*struct{ Body *Page[EventView] }, error) {
+	page, err := list(s, "events:"+in.GroupID, in.ListParams, func(before string, limit int) ([]store.GroupEvent, error) {
+		var b int64
+		if before != "" {
+			b, _ = strconv.ParseInt(before, 10, 64)
+		}
+		return s.db.Read().ListGroupEvents(ctx, in.GroupID, b, limit)
+	}, func(e store.GroupEvent) string { return strconv.FormatInt(e.ID, 10) }, func(e store.GroupEvent) EventView {
+		return EventView{ID: strconv.FormatInt(e.ID, 10), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
+			Level: ingest.Level(e.Level).String(), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
+			TraceID: e.TraceID, SpanID: e.SpanID, Attributes: json.RawMessage(e.Attributes)}
+	})
+	return &struct{ Body *Page[EventView] }{page}, err
+}

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// TopMessages caps the templates of a summary (CONTRACT 4).
+const TopMessages = 20
+
+// SummaryView is an INFO summary (CONTRACT 4).
+type SummaryView struct {
+	ID        string `json:"id" doc:"ism_ identifier"`
+	ProjectID string `json:"project_id"`
+	Window    struct {
+		Start Timestamp `json:"start"`
+		End   Timestamp `json:"end"`
+	} `json:"window"`
+	EventCount  int64            `json:"event_count" doc:"info and debug events"`
+	DebugCount  int64            `json:"debug_count"`
+	Services    map[string]int64 `json:"services" doc:"Events per service"`
+	TopMessages []TopMessage     `json:"top_messages" nullable:"false" doc:"At most 20 message templates, most frequent first"`
+}
+
+// TopMessage is one message template of a window.
+type TopMessage struct {
+	Template string `json:"template"`
+	Count    int64  `json:"count"`
+	Sample   string `json:"sample"`
+}
+
+func summaryView(v store.InfoSummary) SummaryView {
+	out := SummaryView{ID: v.ID, ProjectID: v.ProjectID, EventCount: v.EventCount, DebugCount: v.DebugCount,
+		Services: v.Services, TopMessages: make([]TopMessage, 0, len(v.Top))}
+	if out.Services == nil {
+		out.Services = map[string]int64{}
+	}
+	out.Window.Start, out.Window.End = ts(v.WindowStart), ts(v.WindowEnd)
+	for _, t := range v.Top {
+		out.TopMessages = append(out.TopMessages, TopMessage{Template: t.Template, Count: t.Count, Sample: t.Sample})
+	}
+	return out
+}
+
+// SummaryPath names an INFO summary.
+type SummaryPath struct {
+	SummaryID string `path:"summary_id" doc:"ism_ identifier"`
+}
+
+func (s *Server) listSummaries(ctx context.Context, in *struct {
+	ProjectPath
+	ListParams
+	From time.Time `query:"from" doc:"Only windows starting at or after this time"`
+	To   time.Time `query:"to" doc:"Only windows starting before this time"`
+}) (*struct{ Body *Page[SummaryView] }, error) {
+	var from, to *time.Time
+	if !in.From.IsZero() {
+		from = &in.From
+	}
+	if !in.To.IsZero() {
+		to = &in.To
+	}
+	scope := "summaries:" + in.ProjectID + ":" + in.From.String() + ":" + in.To.String()
+	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.InfoSummary, error) {
+		rows, err := s.db.Read().ListInfoSummaries(ctx, in.ProjectID, from, to, before, limit)
+		if err != nil {
+			return nil, err
+		}
+		for i := range rows {
+			if rows[i], err = s.db.Read().InfoSummaryDetail(ctx, rows[i].ID, TopMessages); err != nil {
+				return nil, err
+			}
+		}
+		return rows, nil
+	}, func(v store.InfoSummary) string { return v.ID }, summaryView)
+	return &struct{ Body *Page[SummaryView] }{page}, err
+}
+
+func (s *Server) getSummary(ctx context.Context, in *SummaryPath) (*struct{ Body SummaryView }, error) {
+	v, err := s.db.Read().InfoSummaryDetail(ctx, in.SummaryID, TopMessages)
+	if err != nil {
+		return nil, err
+	}
+	return &struct{ Body SummaryView }{summaryView(v)}, nil
+}
