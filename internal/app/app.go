@@ -28,6 +28,7 @@ import (
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // Options are everything App needs.
@@ -127,7 +128,10 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.Monitor = queue.NewMonitor(a.DB, dir, int64(cfg.MaxBacklogBytes), int64(cfg.MinFreeDisk), a.log)
 	a.Monitor.Poll(ctx)
-	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Logger: a.log, Observe: a.Metrics.ObserveProcessed})
+	spike := tickets.DefaultSpikeRule
+	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
+	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
+		Spike: spike, Logger: a.log, Observe: a.Metrics.ObserveProcessed})
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
 		a.Metrics.ObserveCommit(d, batches, events, err)
 		if err == nil {
@@ -305,15 +309,23 @@ func (a *App) Close() error {
 	return a.DB.Close()
 }
 
-// janitor deletes expired sessions hourly.
+// janitor deletes expired sessions and what retention no longer keeps,
+// hourly.
 func (a *App) janitor(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
+	keep := store.DefaultRetention
+	keep.Records = time.Duration(a.opts.Serve.RetentionDays) * 24 * time.Hour
 	for {
 		if n, err := a.DB.Write().DeleteExpiredSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			a.log.Warn("deleting expired sessions", "err", err)
 		} else if n > 0 {
 			a.log.Info("expired sessions deleted", "count", n)
+		}
+		if p, err := a.DB.Write().Prune(ctx, keep, time.Now()); err != nil && ctx.Err() == nil {
+			a.log.Warn("pruning old data", "err", err)
+		} else if p != (store.Pruned{}) {
+			a.log.Info("old data pruned", "minute_counts", p.Minutes, "hour_counts", p.Hours, "tickets", p.Tickets, "info_summaries", p.Summaries)
 		}
 		select {
 		case <-ctx.Done():

@@ -59,12 +59,10 @@ type Processor struct {
 // New returns a Processor; Start runs it.
 func New(db *store.DB, opts Options) *Processor {
 	if opts.Workers <= 0 {
-		// On PostgreSQL a worker spends most of its time waiting on round
-		// trips, so more of them keep the cores busy.
+		// More workers than cores do not help: batches touch the same hot
+		// groups, whose row locks serialise the transactions anyway. Large
+		// claims (ClaimBatches) are what amortise each group update.
 		opts.Workers = runtime.GOMAXPROCS(0)
-		if db.Dialect() == store.Postgres {
-			opts.Workers *= 4
-		}
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 5 * time.Minute
@@ -76,7 +74,7 @@ func New(db *store.DB, opts Options) *Processor {
 		opts.InfoWindow = time.Hour
 	}
 	if opts.ClaimBatches <= 0 {
-		opts.ClaimBatches = 16
+		opts.ClaimBatches = 64
 	}
 	if opts.Samples <= 0 {
 		opts.Samples = 10

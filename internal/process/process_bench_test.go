@@ -57,9 +57,6 @@ func BenchmarkProcess(b *testing.B) {
 			b.ResetTimer()
 			var wg sync.WaitGroup
 			workers := runtime.GOMAXPROCS(0) // as Processor.Start runs them
-			if d == store.Postgres {
-				workers *= 4
-			}
 			p := process.New(db, process.Options{})
 			for w := 0; w < workers; w++ {
 				wg.Add(1)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -32,10 +33,13 @@ func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
 	}
 	for i := range batches {
 		b := &batches[i]
-		err := c.queryRow(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size, payload) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-			b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload), b.Payload).Scan(&b.ID)
+		err := c.queryRow(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size) VALUES (?, ?, ?, ?) RETURNING id`,
+			b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload)).Scan(&b.ID)
 		if err != nil {
 			return fmt.Errorf("store: insert batch: %w", translate(c.dialect, err))
+		}
+		if _, err := c.exec(ctx, `INSERT INTO ingest_payloads (batch_id, payload) VALUES (?, ?)`, b.ID, b.Payload); err != nil {
+			return fmt.Errorf("store: insert batch payload: %w", err)
 		}
 	}
 	return nil
@@ -62,7 +66,8 @@ func (c *Conn) OldestBatch(ctx context.Context) (time.Time, error) {
 
 // ListBatches returns queued batches in order, for tests and tools.
 func (c *Conn) ListBatches(ctx context.Context, projectID string) ([]Batch, error) {
-	rows, err := c.query(ctx, `SELECT id, project_id, received_at, event_count, payload, lease_until, attempts FROM ingest_batches WHERE project_id = ? ORDER BY id`, projectID)
+	rows, err := c.query(ctx, `SELECT b.id, b.project_id, b.received_at, b.event_count, p.payload, b.lease_until, b.attempts
+		FROM ingest_batches b JOIN ingest_payloads p ON p.batch_id = b.id WHERE b.project_id = ? ORDER BY b.id`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list batches: %w", err)
 	}
@@ -109,19 +114,47 @@ func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n in
 	}
 	rows, err := c.query(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
 		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? ORDER BY id LIMIT ?`+lock+`)
-		RETURNING id, project_id, received_at, event_count, payload, lease_until, attempts`, ms(leaseUntil), ms(now), n)
+		RETURNING id, project_id, received_at, event_count, lease_until, attempts`, ms(leaseUntil), ms(now), n)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim batches: %w", err)
 	}
 	out, err := collect(rows, func(s interface{ Scan(...any) error }) (Batch, error) {
 		var b Batch
 		var r, l int64
-		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &b.Payload, &l, &b.Attempts)
+		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &l, &b.Attempts)
 		b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
 		return b, err
 	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, err
+	return out, c.loadPayloads(ctx, out)
+}
+
+// loadPayloads reads the payloads of claimed batches, kept in a table of
+// their own so that claiming rewrites only the small queue rows.
+func (c *Conn) loadPayloads(ctx context.Context, batches []Batch) error {
+	q := `SELECT batch_id, payload FROM ingest_payloads WHERE batch_id IN (?` + strings.Repeat(", ?", len(batches)-1) + `)`
+	args := make([]any, len(batches))
+	index := make(map[int64]int, len(batches))
+	for i, b := range batches {
+		args[i], index[b.ID] = b.ID, i
+	}
+	rows, err := c.query(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("store: batch payloads: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var p []byte
+		if err := rows.Scan(&id, &p); err != nil {
+			return fmt.Errorf("store: batch payloads: %w", err)
+		}
+		batches[index[id]].Payload = p
+	}
+	return rows.Err()
 }
 
 // ClaimBatch leases the oldest unleased batch; ErrNotFound when there is none.
