@@ -226,6 +226,8 @@ func culprit(frames []grouping.Frame) string {
 			continue
 		}
 		switch {
+		case strings.Contains(f.Module, "/") && f.Function != "": // a file path: "app/pay.py in charge"
+			return f.Module + " in " + f.Function
 		case f.Module != "" && f.Function != "":
 			return f.Module + "." + f.Function
 		case f.File != "" && f.Function != "":
