@@ -8,9 +8,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/errata-dev/errata/internal/apitest"
-	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/loadgen"
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
@@ -21,15 +18,9 @@ import (
 //
 //	go test -run '^$' -bench Ingest -benchtime 200x -count 6 ./internal/httpapi/
 func BenchmarkIngest(b *testing.B) {
-	g, err := loadgen.NewGenerator(loadgen.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var plain, zipped [][]byte
-	for i := 0; i < 16; i++ {
-		batch := g.Batch(i)
-		body, _ := loadgen.EncodeBatch(nil, &batch)
-		plain = append(plain, body)
+	plain := benchBodies(b)
+	var zipped [][]byte
+	for _, body := range plain {
 		var z bytes.Buffer
 		w := gzip.NewWriter(&z)
 		_, _ = w.Write(body)
@@ -39,10 +30,7 @@ func BenchmarkIngest(b *testing.B) {
 	for _, d := range storetest.Dialects {
 		for _, gzipped := range []bool{false, true} {
 			b.Run(fmt.Sprintf("db=%s/gzip=%v", d, gzipped), func(b *testing.B) {
-				s := apitest.Start(b, d, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 1e9, 1e9 })
-				owner := s.SignUp(b, "bench@example.com")
-				org := s.CreateOrg(b, owner.Token, "Bench")
-				_, key := s.CreateKey(b, owner.Token, s.CreateProject(b, owner.Token, org, "bench"))
+				s, _, key := benchServer(b, d)
 				bodies := plain
 				if gzipped {
 					bodies = zipped

@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/errata-dev/errata/internal/apitest"
-	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/loadgen"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
@@ -25,23 +22,11 @@ import (
 //
 //	go test -run '^$' -bench NewTicketLatency -benchtime 100x ./internal/httpapi/
 func BenchmarkNewTicketLatency(b *testing.B) {
-	g, err := loadgen.NewGenerator(loadgen.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var bodies [][]byte
-	for i := 0; i < 16; i++ {
-		batch := g.Batch(i)
-		body, _ := loadgen.EncodeBatch(nil, &batch)
-		bodies = append(bodies, body)
-	}
+	bodies := benchBodies(b)
 	for _, d := range storetest.Dialects {
 		b.Run("db="+string(d), func(b *testing.B) {
-			s := apitest.Start(b, d, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 1e9, 1e9 })
+			s, prj, key := benchServer(b, d)
 			s.App.Processor.Start()
-			owner := s.SignUp(b, "bench@example.com")
-			prj := s.CreateProject(b, owner.Token, s.CreateOrg(b, owner.Token, "Bench"), "bench")
-			_, key := s.CreateKey(b, owner.Token, prj)
 			post := func(body []byte) {
 				req, _ := http.NewRequest("POST", s.URL+"/v1/ingest", bytes.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)

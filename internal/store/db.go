@@ -50,6 +50,10 @@ type DB struct {
 	// stmts caches prepared statements by query text on SQLite, whose driver
 	// would otherwise parse every statement anew (pgx caches on its own).
 	wstmts, rstmts stmtCache
+	// ckpt is SQLite's checkpointing connection.
+	ckpt     *sql.DB
+	stopCkpt chan struct{}
+	ckptDone chan struct{}
 }
 
 // Options tune Open.
@@ -86,16 +90,19 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	}
 	pragmas := url.Values{}
 	// synchronous=FULL: a commit returns once the WAL is on disk (202 means
-	// durable). The WAL is checkpointed automatically every 1000 pages and
-	// journal_size_limit truncates it back to 64 MiB after each reset, so it
-	// does not grow without bound under a steady write load.
+	// durable). journal_size_limit truncates the WAL back to 64 MiB after each
+	// reset, so it does not grow without bound under a steady write load.
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
 		pragmas.Add("_pragma", p)
 	}
 	wq := url.Values{"_txlock": {"immediate"}}
 	for k, v := range pragmas {
-		wq[k] = v
+		wq[k] = append([]string(nil), v...)
 	}
+	// The writer does not checkpoint: SQLite would do it inside whichever
+	// commit crosses the threshold, stalling that request. A connection of
+	// its own checkpoints in the background instead (checkpointer).
+	wq.Add("_pragma", "wal_autocheckpoint(0)")
 	// The path goes into a file: URI, where "?" and "#" would end it.
 	uriPath := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	w, err := sql.Open("sqlite", "file:"+uriPath+"?"+wq.Encode())
@@ -118,7 +125,41 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	}
 	r.SetMaxOpenConns(readConns)
 	r.SetMaxIdleConns(readConns)
-	return &DB{dialect: SQLite, write: w, read: r, path: path}, nil
+	pragmas.Del("_pragma")
+	for _, p := range []string{"busy_timeout(10000)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
+		pragmas.Add("_pragma", p)
+	}
+	cp, err := sql.Open("sqlite", "file:"+uriPath+"?"+pragmas.Encode())
+	if err != nil {
+		_ = w.Close()
+		_ = r.Close()
+		return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
+	}
+	cp.SetMaxOpenConns(1)
+	db := &DB{dialect: SQLite, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
+	go db.checkpointer()
+	return db, nil
+}
+
+// checkpointInterval is how often the background checkpointer copies the
+// WAL into the database file.
+const checkpointInterval = 250 * time.Millisecond
+
+// checkpointer runs PASSIVE checkpoints until Close: they copy what they can
+// without blocking the writer or readers; the writer restarts the WAL from
+// its beginning once a checkpoint has caught up.
+func (db *DB) checkpointer() {
+	defer close(db.ckptDone)
+	t := time.NewTicker(checkpointInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.stopCkpt:
+			return
+		case <-t.C:
+			_, _ = db.ckpt.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
@@ -147,6 +188,12 @@ func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx)
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	if db.ckpt != nil {
+		close(db.stopCkpt)
+		<-db.ckptDone
+		_, _ = db.ckpt.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+		_ = db.ckpt.Close()
+	}
 	for _, c := range []*stmtCache{&db.wstmts, &db.rstmts} {
 		c.m.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	}

@@ -303,3 +303,49 @@ func TestPruneKeepsWhatRetentionKeeps(t *testing.T) {
 		}
 	})
 }
+
+func TestSQLiteWALIsCheckpointedInTheBackground(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), store.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o := seedOrg(t, db.Write())
+	p := store.Project{ID: id.New(id.Project), OrgID: o.ID, Name: "p", CreatedAt: now, UpdatedAt: now}
+	if err := db.Write().CreateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	payload := bytes.Repeat([]byte("x"), 256<<10)
+	for i := 0; i < 40; i++ { // 10 MiB through the WAL
+		err := db.Tx(context.Background(), func(c *store.Conn) error {
+			return c.InsertBatches(context.Background(), []store.Batch{{ProjectID: p.ID, ReceivedAt: now, EventCount: 1, Payload: payload}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The background checkpointer copies the WAL into the database file.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := os.Stat(dir + "/errata.db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > 10<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("database file is %d bytes after 10 s: the WAL was not checkpointed", st.Size())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(dir + "/errata.db-wal"); err == nil && st.Size() != 0 {
+		t.Fatalf("WAL is %d bytes after Close, want truncated", st.Size())
+	}
+}
