@@ -30,7 +30,7 @@ type Options struct {
 	// InfoWindow is the INFO summary window (ERRATA_INFO_WINDOW).
 	InfoWindow time.Duration
 	// ClaimBatches is the most batches one transaction applies together
-	// (default 16).
+	// (default 32).
 	ClaimBatches int
 	// Samples is how many latest sample events a group keeps besides its
 	// first (default 10).
@@ -74,7 +74,7 @@ func New(db *store.DB, opts Options) *Processor {
 		opts.InfoWindow = time.Hour
 	}
 	if opts.ClaimBatches <= 0 {
-		opts.ClaimBatches = 64
+		opts.ClaimBatches = 32
 	}
 	if opts.Samples <= 0 {
 		opts.Samples = 10
