@@ -30,6 +30,9 @@ func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
 		if _, err := c.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
 			return fmt.Errorf("store: durable commit: %w", err)
 		}
+		if len(batches) > 1 {
+			return c.insertBatchesPostgres(ctx, batches)
+		}
 	}
 	for i := range batches {
 		b := &batches[i]
@@ -41,6 +44,47 @@ func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
 		if _, err := c.exec(ctx, `INSERT INTO ingest_payloads (batch_id, payload) VALUES (?, ?)`, b.ID, b.Payload); err != nil {
 			return fmt.Errorf("store: insert batch payload: %w", err)
 		}
+	}
+	return nil
+}
+
+// insertBatchesPostgres writes a group of batches in three round trips
+// instead of two per batch: it reserves their ids, then inserts the rows and
+// the payloads with one multi-row statement each.
+func (c *Conn) insertBatchesPostgres(ctx context.Context, batches []Batch) error {
+	rows, err := c.query(ctx, `SELECT nextval(pg_get_serial_sequence('ingest_batches', 'id')) FROM generate_series(1, ?)`, len(batches))
+	if err != nil {
+		return fmt.Errorf("store: reserve batch ids: %w", err)
+	}
+	ids, err := collect(rows, func(s interface{ Scan(...any) error }) (int64, error) {
+		var id int64
+		return id, s.Scan(&id)
+	})
+	if err != nil || len(ids) != len(batches) {
+		return fmt.Errorf("store: reserve batch ids: got %d: %w", len(ids), err)
+	}
+	var q, qp strings.Builder
+	q.WriteString(`INSERT INTO ingest_batches (id, project_id, received_at, event_count, byte_size) VALUES `)
+	qp.WriteString(`INSERT INTO ingest_payloads (batch_id, payload) VALUES `)
+	args := make([]any, 0, 5*len(batches))
+	pargs := make([]any, 0, 2*len(batches))
+	for i := range batches {
+		b := &batches[i]
+		b.ID = ids[i]
+		if i > 0 {
+			q.WriteString(", ")
+			qp.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?)")
+		qp.WriteString("(?, ?)")
+		args = append(args, b.ID, b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload))
+		pargs = append(pargs, b.ID, b.Payload)
+	}
+	if _, err := c.exec(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("store: insert batches: %w", err)
+	}
+	if _, err := c.exec(ctx, qp.String(), pargs...); err != nil {
+		return fmt.Errorf("store: insert batch payloads: %w", err)
 	}
 	return nil
 }
