@@ -33,12 +33,16 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		}
 	}
 	var out []TicketEvent
+	var counts []store.GroupCount
 	for _, ga := range pr.groups {
-		evs, err := p.applyGroup(ctx, c, ga, now)
+		evs, err := p.applyGroup(ctx, c, ga, now, &counts)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, evs...)
+	}
+	if err := c.AddGroupCounts(ctx, counts); err != nil {
+		return nil, err
 	}
 	if p.opts.OnTickets != nil && len(out) > 0 {
 		if err := p.opts.OnTickets(ctx, c, out); err != nil {
@@ -55,7 +59,7 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	return out, nil
 }
 
-func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, now time.Time) ([]TicketEvent, error) {
+func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, now time.Time, counts *[]store.GroupCount) ([]TicketEvent, error) {
 	g, err := c.GroupByKey(ctx, ga.projectID, ga.service, ga.fp.Fingerprint)
 	isNew := errors.Is(err, store.ErrNotFound)
 	if err != nil && !isNew {
@@ -103,12 +107,10 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		}
 	}
 	for minute, n := range ga.minutes {
-		if err := c.AddGroupCount(ctx, g.ID, time.UnixMilli(minute).UTC(), n); err != nil {
-			return nil, err
-		}
+		*counts = append(*counts, store.GroupCount{GroupID: g.ID, Minute: time.UnixMilli(minute).UTC(), N: n})
 	}
 	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
-		ev, err := p.checkSpike(ctx, c, g, ga.lastBatch.ReceivedAt, now)
+		ev, err := p.checkSpike(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count)
 		if err != nil {
 			return nil, err
 		}
@@ -184,10 +186,13 @@ func (p *Processor) newTicket(g *store.Group, reason string, ga *groupAgg, now t
 
 // checkSpike raises the group's open ticket to critical, once, when its
 // rate spikes.
-func (p *Processor) checkSpike(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time) (*TicketEvent, error) {
+// pending is the group's events in this transaction, whose counts are
+// written after every group is applied.
+func (p *Processor) checkSpike(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int) (*TicketEvent, error) {
 	rule := p.opts.Spike
 	winStart := at.Truncate(time.Minute).Add(-rule.Window + time.Minute)
 	recent, err := c.GroupCountBetween(ctx, g.ID, winStart, at.Add(time.Minute))
+	recent += int64(pending)
 	if err != nil || recent < rule.Min {
 		return nil, err
 	}
