@@ -34,8 +34,17 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	}
 	var out []TicketEvent
 	var counts []store.GroupCount
-	for _, ga := range pr.groups {
-		evs, err := p.applyGroup(ctx, c, ga, now, &counts)
+	keys := make([]store.GroupKey, len(pr.groups))
+	for i, ga := range pr.groups {
+		keys[i] = store.GroupKey{ProjectID: ga.projectID, Service: ga.service, Fingerprint: ga.fp.Fingerprint}
+	}
+	existing, err := c.GroupsByKeys(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for i, ga := range pr.groups {
+		g, found := existing[keys[i]]
+		evs, err := p.applyGroup(ctx, c, ga, g, found, now, &counts)
 		if err != nil {
 			return nil, err
 		}
@@ -59,12 +68,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	return out, nil
 }
 
-func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, now time.Time, counts *[]store.GroupCount) ([]TicketEvent, error) {
-	g, err := c.GroupByKey(ctx, ga.projectID, ga.service, ga.fp.Fingerprint)
-	isNew := errors.Is(err, store.ErrNotFound)
-	if err != nil && !isNew {
-		return nil, err
-	}
+// applyGroup applies one group's figures; g is the stored group when found.
+func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) ([]TicketEvent, error) {
+	isNew := !found
 	var events []TicketEvent
 	if isNew {
 		g = newGroup(ga.projectID, ga, now)
