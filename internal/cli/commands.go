@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/errata-dev/errata/internal/app"
@@ -19,6 +21,11 @@ func (c *serveCmd) Run(e *env) error {
 	start := time.Now()
 	if err := c.Serve.Validate(); err != nil {
 		return usageError{err}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" && c.MemoryLimit > 0 {
+		// A soft limit: the garbage collector works harder near it rather
+		// than letting the heap double, and it is exceeded rather than failing.
+		debug.SetMemoryLimit(int64(c.MemoryLimit))
 	}
 	a, err := app.New(e.ctx, app.Options{Store: e.root.Store, Serve: c.Serve, Log: e.log})
 	if err != nil {

@@ -51,6 +51,7 @@ type Serve struct {
 	GroupSamples    int           `name:"group-samples" env:"ERRATA_GROUP_SAMPLES" default:"10" help:"Latest sample events a group keeps besides its first."`
 	SpikeMin        int64         `name:"spike-min" env:"ERRATA_SPIKE_MIN" default:"50" help:"Events in 5 minutes below which a group never spikes."`
 	SpikeFactor     float64       `name:"spike-factor" env:"ERRATA_SPIKE_FACTOR" default:"10" help:"A spike is this many times the group's mean 5-minute count over the previous 24 hours."`
+	MemoryLimit     ByteSize      `name:"memory-limit" env:"ERRATA_MEMORY_LIMIT" default:"256MiB" help:"Soft memory limit of the Go runtime (0: none; GOMEMLIMIT, when set, wins)."`
 	WorkerLease     time.Duration `name:"worker-lease" env:"ERRATA_WORKER_LEASE" default:"30s" help:"How long a worker holds a claimed batch; a batch of a worker that died is processed again after it."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
 }
