@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/errata-dev/errata/internal/auth"
@@ -68,13 +69,23 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 	return p, &res, nil
 }
 
+// payloadPool recycles queue payload buffers: once Enqueue returns, the
+// database has its own copy (or never got the buffer).
+var payloadPool sync.Pool
+
 // Commit makes the batch durable and counts it.
 func (in *Intake) Commit(ctx context.Context, route string, p store.Project, received time.Time, events []ingest.Event) error {
-	payload, err := ingest.EncodePayload(events)
-	if err != nil {
-		in.Refuse(route, metrics.RefusedInternal)
-		return err
+	buf, _ := payloadPool.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
 	}
+	payload := ingest.AppendPayload((*buf)[:0], events)
+	defer func() {
+		if cap(payload) <= 2*MaxIngestDecodedBytes {
+			*buf = payload
+			payloadPool.Put(buf)
+		}
+	}()
 	if _, err := in.Committer.Enqueue(ctx, store.Batch{ProjectID: p.ID, ReceivedAt: received, EventCount: len(events), Payload: payload}); err != nil {
 		if errors.Is(err, queue.ErrClosed) {
 			in.Refuse(route, metrics.RefusedShutdown)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // payloadV1 starts every payload written by EncodePayload.
@@ -15,6 +16,12 @@ const payloadV1 = 0xE1
 // both ways, and the consumers read it without a JSON parser (attributes
 // stay a JSON object and are parsed only when needed).
 func EncodePayload(events []Event) ([]byte, error) {
+	return AppendPayload(nil, events), nil
+}
+
+// AppendPayload is EncodePayload appending to dst, so that a caller can
+// reuse one buffer for many batches.
+func AppendPayload(dst []byte, events []Event) []byte {
 	size := 1 + binary.MaxVarintLen64
 	for i := range events {
 		e := &events[i]
@@ -22,7 +29,7 @@ func EncodePayload(events []Event) ([]byte, error) {
 			len(e.Service) + len(e.Environment) + len(e.Release) + len(e.Message) +
 			len(e.StackTrace) + len(e.TraceID) + len(e.SpanID) + len(e.Attributes)
 	}
-	b := make([]byte, 0, size)
+	b := slices.Grow(dst, size)
 	b = append(b, payloadV1)
 	b = binary.AppendUvarint(b, uint64(len(events)))
 	for i := range events {
@@ -36,7 +43,7 @@ func EncodePayload(events []Event) ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(len(e.Attributes)))
 		b = append(b, e.Attributes...)
 	}
-	return b, nil
+	return b
 }
 
 var errPayload = errors.New("ingest: corrupt payload")
