@@ -115,7 +115,7 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 		if !id.Valid(id.InfoSummary, value) {
 			return "", store.ErrNotFound
 		}
-		v, err := c.InfoSummaryDetail(ctx, value, 0)
+		v, err := c.InfoSummaryByID(ctx, value)
 		if err != nil {
 			return "", err
 		}

@@ -124,12 +124,21 @@ func (c *Conn) ListInfoSummaries(ctx context.Context, projectID string, from, to
 	return collect(rows, scanSummary)
 }
 
-// InfoSummaryDetail returns one summary with its services and its top
-// templates (at most top).
-func (c *Conn) InfoSummaryDetail(ctx context.Context, id string, top int) (InfoSummary, error) {
+// InfoSummaryByID returns one summary without its services and templates.
+func (c *Conn) InfoSummaryByID(ctx context.Context, id string) (InfoSummary, error) {
 	v, err := scanSummary(c.queryRow(ctx, `SELECT `+summaryCols+` FROM info_summaries WHERE id = ?`, id))
 	if err != nil {
 		return InfoSummary{}, fmt.Errorf("store: info summary %s: %w", id, translate(c.dialect, err))
+	}
+	return v, nil
+}
+
+// InfoSummaryDetail returns one summary with its services and its top
+// templates (at most top).
+func (c *Conn) InfoSummaryDetail(ctx context.Context, id string, top int) (InfoSummary, error) {
+	v, err := c.InfoSummaryByID(ctx, id)
+	if err != nil {
+		return InfoSummary{}, err
 	}
 	if err := c.fillSummary(ctx, &v, top); err != nil {
 		return InfoSummary{}, err
