@@ -1,0 +1,275 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Delivery statuses, events and attempt outcomes.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+	DeliveryCancelled = "cancelled"
+
+	EventTicket = "ticket"
+	EventDigest = "digest"
+	EventTest   = "test"
+
+	OutcomeDelivered = "delivered"
+	OutcomeRetry     = "retry"
+	OutcomeFailed    = "failed"
+)
+
+// Delivery is one ticket, digest or test on its way to one channel. Body is
+// frozen when it is queued: every attempt sends the same bytes.
+type Delivery struct {
+	ID            string
+	ChannelID     string
+	ProjectID     string
+	Event         string
+	SubjectID     string
+	Body          []byte
+	Status        string
+	Series        int64
+	Attempts      int64 // in the current series
+	NextAttemptAt *time.Time
+	LeaseUntil    time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Attempt is one try at a delivery.
+type Attempt struct {
+	DeliveryID  string
+	N           int64
+	Series      int64
+	At          time.Time
+	Outcome     string
+	HTTPStatus  int
+	ErrorClass  string
+	Error       string
+	Duration    time.Duration
+	NextRetryAt *time.Time
+}
+
+const deliveryMeta = `id, channel_id, project_id, event, subject_id, status, series, attempts, next_attempt_at, lease_until, created_at, updated_at`
+
+func scanDelivery(s interface{ Scan(...any) error }, body bool) (Delivery, error) {
+	var d Delivery
+	var na sql.NullInt64
+	var lu, cr, up int64
+	dest := []any{&d.ID, &d.ChannelID, &d.ProjectID, &d.Event, &d.SubjectID, &d.Status, &d.Series, &d.Attempts, &na, &lu, &cr, &up}
+	if body {
+		dest = append(dest, &d.Body)
+	}
+	if err := s.Scan(dest...); err != nil {
+		return Delivery{}, err
+	}
+	d.NextAttemptAt, d.LeaseUntil, d.CreatedAt, d.UpdatedAt = fromNullMS(na), fromMS(lu), fromMS(cr), fromMS(up)
+	return d, nil
+}
+
+func scanDeliveryMeta(s interface{ Scan(...any) error }) (Delivery, error) { return scanDelivery(s, false) }
+func scanDeliveryBody(s interface{ Scan(...any) error }) (Delivery, error) { return scanDelivery(s, true) }
+
+// InsertDelivery queues d; call it in the transaction that creates what d
+// delivers.
+func (c *Conn) InsertDelivery(ctx context.Context, d Delivery) error {
+	_, err := c.exec(ctx, `INSERT INTO deliveries (`+deliveryMeta+`, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.ChannelID, d.ProjectID, d.Event, d.SubjectID, d.Status, d.Series, d.Attempts, nullMS(d.NextAttemptAt),
+		ms(d.LeaseUntil), ms(d.CreatedAt), ms(d.UpdatedAt), d.Body)
+	if err != nil {
+		return fmt.Errorf("store: insert delivery: %w", translate(c.dialect, err))
+	}
+	return nil
+}
+
+// DeliveryByID returns one delivery with its body.
+func (c *Conn) DeliveryByID(ctx context.Context, id string) (Delivery, error) {
+	d, err := scanDeliveryBody(c.queryRow(ctx, `SELECT `+deliveryMeta+`, body FROM deliveries WHERE id = ?`, id))
+	if err != nil {
+		return Delivery{}, fmt.Errorf("store: delivery %s: %w", id, translate(c.dialect, err))
+	}
+	return d, nil
+}
+
+// ClaimDeliveries leases due pending deliveries until leaseUntil: at most
+// perChannel of any one channel, none of the channels in exclude (those
+// the caller is busy with), and at most limit in all, oldest due first. So
+// a channel with a long backlog cannot crowd out the others.
+func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, perChannel, limit int, exclude []string) ([]Delivery, error) {
+	lock := ""
+	if c.dialect == Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	args := []any{ms(leaseUntil), DeliveryPending, ms(now), ms(now)}
+	skip := ""
+	if len(exclude) > 0 {
+		skip = ` AND channel_id NOT IN (?` + strings.Repeat(", ?", len(exclude)-1) + `)`
+		for _, ch := range exclude {
+			args = append(args, ch)
+		}
+	}
+	rows, err := c.query(ctx, `UPDATE deliveries SET lease_until = ?
+		WHERE id IN (SELECT id FROM deliveries WHERE id IN (
+			SELECT id FROM (SELECT id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn
+				FROM deliveries WHERE status = ? AND next_attempt_at <= ? AND lease_until < ?`+skip+`) due
+			WHERE rn <= ? ORDER BY next_attempt_at LIMIT ?)`+lock+`)
+		RETURNING `+deliveryMeta+`, body`, append(args, perChannel, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: claim deliveries: %w", err)
+	}
+	return collect(rows, scanDeliveryBody)
+}
+
+// CancelDelivery cancels one leased delivery (its channel was disabled or
+// is no longer allowed by the plan).
+func (c *Conn) CancelDelivery(ctx context.Context, d Delivery, now time.Time) error {
+	err := c.execOne(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = NULL, lease_until = 0, updated_at = ? WHERE id = ? AND lease_until = ? AND status = ?`,
+		DeliveryCancelled, ms(now), d.ID, ms(d.LeaseUntil), DeliveryPending)
+	if errors.Is(err, ErrNotFound) {
+		return ErrLeaseLost
+	}
+	return err
+}
+
+// NextDeliveryDue is when the next pending delivery is due (false: none).
+func (c *Conn) NextDeliveryDue(ctx context.Context) (time.Time, bool, error) {
+	var v sql.NullInt64
+	if err := c.queryRow(ctx, `SELECT MIN(next_attempt_at) FROM deliveries WHERE status = ?`, DeliveryPending).Scan(&v); err != nil {
+		return time.Time{}, false, fmt.Errorf("store: next delivery due: %w", err)
+	}
+	if !v.Valid {
+		return time.Time{}, false, nil
+	}
+	return fromMS(v.Int64), true, nil
+}
+
+// CountPendingDeliveries counts deliveries still to be attempted.
+func (c *Conn) CountPendingDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM deliveries WHERE status = ?`, DeliveryPending).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count pending deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// RecordAttempt stores an attempt and moves its delivery on: still pending
+// (a.NextRetryAt set), delivered or failed. d must hold its lease, else it
+// is ErrLeaseLost. A delivery that ends updates its channel's health.
+func (c *Conn) RecordAttempt(ctx context.Context, d Delivery, a Attempt) error {
+	status := DeliveryPending
+	switch a.Outcome {
+	case OutcomeDelivered:
+		status = DeliveryDelivered
+	case OutcomeFailed:
+		status = DeliveryFailed
+	}
+	err := c.execOne(ctx, `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, lease_until = 0, updated_at = ?
+		WHERE id = ? AND lease_until = ? AND status = ?`, status, nullMS(a.NextRetryAt), ms(a.At), d.ID, ms(d.LeaseUntil), DeliveryPending)
+	if errors.Is(err, ErrNotFound) {
+		return ErrLeaseLost
+	}
+	if err != nil {
+		return fmt.Errorf("store: record attempt of %s: %w", d.ID, err)
+	}
+	if err := c.insertAttempt(ctx, a); err != nil {
+		return err
+	}
+	if status == DeliveryPending {
+		return nil
+	}
+	return c.recordHealth(ctx, d.ChannelID, status == DeliveryDelivered, a.At)
+}
+
+// InsertFinishedDelivery stores a delivery that was attempted once before
+// it was stored (a channel test) with its attempt, and applies the outcome
+// to the channel's health.
+func (c *Conn) InsertFinishedDelivery(ctx context.Context, d Delivery, a Attempt) error {
+	if err := c.InsertDelivery(ctx, d); err != nil {
+		return err
+	}
+	if err := c.insertAttempt(ctx, a); err != nil {
+		return err
+	}
+	return c.recordHealth(ctx, d.ChannelID, d.Status == DeliveryDelivered, a.At)
+}
+
+func (c *Conn) insertAttempt(ctx context.Context, a Attempt) error {
+	_, err := c.exec(ctx, `INSERT INTO delivery_attempts (delivery_id, n, series, at, outcome, http_status, error_class, error, duration_ms, next_retry_at)
+		VALUES (?, (SELECT COALESCE(MAX(n), 0) + 1 FROM delivery_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.DeliveryID, a.DeliveryID, a.Series, ms(a.At), a.Outcome, a.HTTPStatus, a.ErrorClass, a.Error, a.Duration.Milliseconds(), nullMS(a.NextRetryAt))
+	if err != nil {
+		return fmt.Errorf("store: insert attempt of %s: %w", a.DeliveryID, err)
+	}
+	return nil
+}
+
+// Redeliver starts a new series of attempts of a finished delivery, due at
+// now. A delivery still pending is ErrConflict.
+func (c *Conn) Redeliver(ctx context.Context, id string, now time.Time) error {
+	err := c.execOne(ctx, `UPDATE deliveries SET status = ?, series = series + 1, attempts = 0, next_attempt_at = ?, lease_until = 0, updated_at = ?
+		WHERE id = ? AND status <> ?`, DeliveryPending, ms(now), ms(now), id, DeliveryPending)
+	if errors.Is(err, ErrNotFound) {
+		if _, gerr := c.DeliveryByID(ctx, id); gerr != nil {
+			return gerr
+		}
+		return fmt.Errorf("store: redeliver %s: %w", id, ErrConflict)
+	}
+	return err
+}
+
+// CancelDeliveries cancels a channel's pending deliveries (the channel was
+// disabled or is no longer allowed).
+func (c *Conn) CancelDeliveries(ctx context.Context, channelID string, now time.Time) (int64, error) {
+	res, err := c.exec(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = NULL, lease_until = 0, updated_at = ? WHERE channel_id = ? AND status = ?`,
+		DeliveryCancelled, ms(now), channelID, DeliveryPending)
+	if err != nil {
+		return 0, fmt.Errorf("store: cancel deliveries of %s: %w", channelID, err)
+	}
+	return res.RowsAffected()
+}
+
+// ListDeliveries lists a channel's deliveries, newest first, without bodies.
+func (c *Conn) ListDeliveries(ctx context.Context, channelID, before string, limit int) ([]Delivery, error) {
+	rows, err := c.query(ctx, `SELECT `+deliveryMeta+` FROM deliveries WHERE channel_id = ? AND (? = '' OR id < ?) ORDER BY id DESC LIMIT ?`,
+		channelID, before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list deliveries: %w", err)
+	}
+	return collect(rows, scanDeliveryMeta)
+}
+
+// AttemptsOf returns the attempts of the given deliveries, oldest first.
+func (c *Conn) AttemptsOf(ctx context.Context, ids []string) (map[string][]Attempt, error) {
+	out := make(map[string][]Attempt, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, v := range ids {
+		args[i] = v
+	}
+	rows, err := c.query(ctx, `SELECT delivery_id, n, series, at, outcome, http_status, error_class, error, duration_ms, next_retry_at
+		FROM delivery_attempts WHERE delivery_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY delivery_id, n`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: delivery attempts: %w", err)
+	}
+	list, err := collect(rows, func(s interface{ Scan(...any) error }) (Attempt, error) {
+		var a Attempt
+		var at, dur int64
+		var nr sql.NullInt64
+		err := s.Scan(&a.DeliveryID, &a.N, &a.Series, &at, &a.Outcome, &a.HTTPStatus, &a.ErrorClass, &a.Error, &dur, &nr)
+		a.At, a.Duration, a.NextRetryAt = fromMS(at), time.Duration(dur)*time.Millisecond, fromNullMS(nr)
+		return a, err
+	})
+	for _, a := range list {
+		out[a.DeliveryID] = append(out[a.DeliveryID], a)
+	}
+	return out, err
+}
