@@ -74,8 +74,12 @@ func scanDelivery(s interface{ Scan(...any) error }, body bool) (Delivery, error
 	return d, nil
 }
 
-func scanDeliveryMeta(s interface{ Scan(...any) error }) (Delivery, error) { return scanDelivery(s, false) }
-func scanDeliveryBody(s interface{ Scan(...any) error }) (Delivery, error) { return scanDelivery(s, true) }
+func scanDeliveryMeta(s interface{ Scan(...any) error }) (Delivery, error) {
+	return scanDelivery(s, false)
+}
+func scanDeliveryBody(s interface{ Scan(...any) error }) (Delivery, error) {
+	return scanDelivery(s, true)
+}
 
 // InsertDelivery queues d; call it in the transaction that creates what d
 // delivers.
