@@ -5,44 +5,19 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/view"
 )
 
 // TopMessages caps the templates of a summary (CONTRACT 4).
 const TopMessages = 20
 
 // SummaryView is an INFO summary (CONTRACT 4).
-type SummaryView struct {
-	ID        string `json:"id" doc:"ism_ identifier"`
-	ProjectID string `json:"project_id"`
-	Window    struct {
-		Start Timestamp `json:"start"`
-		End   Timestamp `json:"end"`
-	} `json:"window"`
-	EventCount  int64            `json:"event_count" doc:"info and debug events"`
-	DebugCount  int64            `json:"debug_count"`
-	Services    map[string]int64 `json:"services" doc:"Events per service"`
-	TopMessages []TopMessage     `json:"top_messages" nullable:"false" doc:"At most 20 message templates, most frequent first"`
-}
+type SummaryView = view.Summary
 
 // TopMessage is one message template of a window.
-type TopMessage struct {
-	Template string `json:"template"`
-	Count    int64  `json:"count"`
-	Sample   string `json:"sample"`
-}
+type TopMessage = view.TopMessage
 
-func summaryView(v store.InfoSummary) SummaryView {
-	out := SummaryView{ID: v.ID, ProjectID: v.ProjectID, EventCount: v.EventCount, DebugCount: v.DebugCount,
-		Services: v.Services, TopMessages: make([]TopMessage, 0, len(v.Top))}
-	if out.Services == nil {
-		out.Services = map[string]int64{}
-	}
-	out.Window.Start, out.Window.End = ts(v.WindowStart), ts(v.WindowEnd)
-	for _, t := range v.Top {
-		out.TopMessages = append(out.TopMessages, TopMessage{Template: t.Template, Count: t.Count, Sample: t.Sample})
-	}
-	return out
-}
+func summaryView(v store.InfoSummary) SummaryView { return view.NewSummary(v) }
 
 // SummaryPath names an INFO summary.
 type SummaryPath struct {

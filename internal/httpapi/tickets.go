@@ -5,44 +5,20 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/store"
-	"github.com/errata-dev/errata/internal/tickets"
+	"github.com/errata-dev/errata/internal/view"
 )
 
-// TicketView is a ticket (spec 4.8; the ticket of a ticket webhook body).
-type TicketView struct {
-	ID         string         `json:"id" doc:"tkt_ identifier"`
-	ProjectID  string         `json:"project_id"`
-	GroupID    string         `json:"group_id"`
-	Severity   string         `json:"severity" enum:"critical,high,medium"`
-	Status     string         `json:"status" enum:"open,resolved"`
-	Title      string         `json:"title"`
-	Summary    string         `json:"summary" doc:"One or two sentences: what, where, how often, since when, which release"`
-	Facts      map[string]any `json:"facts" doc:"service, environment, release, level, first_seen, last_seen, event_count, group_id, reason (new, regression, spike), sample_message, trace_id when known, and more"`
-	URL        string         `json:"url" doc:"Dashboard address: {app_url}/tickets/{id}"`
-	CreatedAt  Timestamp      `json:"created_at"`
-	UpdatedAt  Timestamp      `json:"updated_at"`
-	ResolvedAt *Timestamp     `json:"resolved_at" nullable:"true"`
-}
+// TicketView is the ticket object; the webhook body reuses it.
+type TicketView = view.Ticket
 
 // TicketItem is a ticket in a list.
-type TicketItem struct {
-	ID        string    `json:"id"`
-	Severity  string    `json:"severity" enum:"critical,high,medium"`
-	Status    string    `json:"status" enum:"open,resolved"`
-	Title     string    `json:"title"`
-	URL       string    `json:"url"`
-	CreatedAt Timestamp `json:"created_at"`
-}
+type TicketItem = view.TicketItem
 
 // TicketURL is a ticket's dashboard address.
-func TicketURL(appURL, id string) string { return appURL + "/tickets/" + id }
+func TicketURL(appURL, id string) string { return view.TicketURL(appURL, id) }
 
-// ticketView builds the ticket object; the webhook body reuses it.
 func ticketView(appURL string, tg store.TicketWithGroup, now time.Time) TicketView {
-	t := tg.Ticket
-	return TicketView{ID: t.ID, ProjectID: t.ProjectID, GroupID: t.GroupID, Severity: t.Severity, Status: t.Status, Title: t.Title,
-		Summary: tickets.Summary(t, tg.Group, now), Facts: tickets.Facts(t, tg.Group, TimeFormat), URL: TicketURL(appURL, t.ID),
-		CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt), ResolvedAt: tsPtr(t.ResolvedAt)}
+	return view.NewTicket(appURL, tg, now)
 }
 
 // TicketPath names a ticket.
@@ -63,7 +39,7 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.TicketWithGroup, error) {
 		return s.db.Read().ListTickets(ctx, in.ProjectID, f, before, limit)
 	}, func(t store.TicketWithGroup) string { return t.ID }, func(t store.TicketWithGroup) TicketItem {
-		return TicketItem{ID: t.ID, Severity: t.Severity, Status: t.Status, Title: t.Title, URL: TicketURL(s.appURL, t.ID), CreatedAt: ts(t.CreatedAt)}
+		return view.NewTicketItem(s.appURL, t.Ticket)
 	})
 	return &struct{ Body *Page[TicketItem] }{page}, err
 }

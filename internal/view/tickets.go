@@ -1,0 +1,51 @@
+package view
+
+import (
+	"time"
+
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
+)
+
+// Ticket is the ticket object (CONTRACT 4), also the `ticket` member of a
+// ticket webhook body.
+type Ticket struct {
+	ID         string         `json:"id" doc:"tkt_ identifier"`
+	ProjectID  string         `json:"project_id"`
+	GroupID    string         `json:"group_id"`
+	Severity   string         `json:"severity" enum:"critical,high,medium"`
+	Status     string         `json:"status" enum:"open,resolved"`
+	Title      string         `json:"title"`
+	Summary    string         `json:"summary" doc:"One or two sentences: what, where, how often, since when, which release"`
+	Facts      map[string]any `json:"facts" doc:"service, environment, release, level, first_seen, last_seen, event_count, group_id, reason (new, regression, spike), sample_message, trace_id when known, and more"`
+	URL        string         `json:"url" doc:"Dashboard address: {app_url}/tickets/{id}"`
+	CreatedAt  Timestamp      `json:"created_at"`
+	UpdatedAt  Timestamp      `json:"updated_at"`
+	ResolvedAt *Timestamp     `json:"resolved_at" nullable:"true"`
+}
+
+// TicketItem is a ticket in a list.
+type TicketItem struct {
+	ID        string    `json:"id"`
+	Severity  string    `json:"severity" enum:"critical,high,medium"`
+	Status    string    `json:"status" enum:"open,resolved"`
+	Title     string    `json:"title"`
+	URL       string    `json:"url"`
+	CreatedAt Timestamp `json:"created_at"`
+}
+
+// TicketURL is a ticket's dashboard address (CONTRACT 6).
+func TicketURL(appURL, id string) string { return appURL + "/tickets/" + id }
+
+// NewTicket builds the ticket object as of now.
+func NewTicket(appURL string, tg store.TicketWithGroup, now time.Time) Ticket {
+	t := tg.Ticket
+	return Ticket{ID: t.ID, ProjectID: t.ProjectID, GroupID: t.GroupID, Severity: t.Severity, Status: t.Status, Title: t.Title,
+		Summary: tickets.Summary(t, tg.Group, now), Facts: tickets.Facts(t, tg.Group, TimeFormat), URL: TicketURL(appURL, t.ID),
+		CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(t.UpdatedAt), ResolvedAt: TSPtr(t.ResolvedAt)}
+}
+
+// NewTicketItem builds a list item.
+func NewTicketItem(appURL string, t store.Ticket) TicketItem {
+	return TicketItem{ID: t.ID, Severity: t.Severity, Status: t.Status, Title: t.Title, URL: TicketURL(appURL, t.ID), CreatedAt: TS(t.CreatedAt)}
+}
