@@ -65,22 +65,5 @@ var authPreference = []gomail.SMTPAuthType{
 
 // Send delivers one email with a text part and an HTML alternative.
 func (s *Sender) Send(ctx context.Context, to, subject, text, html string) error {
-	m := gomail.NewMsg()
-	if err := m.From(s.from); err != nil {
-		return fmt.Errorf("mail: from: %w", err)
-	}
-	if err := m.To(to); err != nil {
-		return fmt.Errorf("mail: to: %w", err)
-	}
-	m.Subject(subject)
-	m.SetBodyString(gomail.TypeTextPlain, text)
-	m.AddAlternativeString(gomail.TypeTextHTML, html)
-	c, err := gomail.NewClient(s.host, s.opts...)
-	if err != nil {
-		return fmt.Errorf("mail: client: %w", err)
-	}
-	if err := c.DialAndSendWithContext(ctx, m); err != nil {
-		return fmt.Errorf("mail: send to %s: %w", s.host, err)
-	}
-	return nil
+	return s.SendMessage(ctx, to, Message{Subject: subject, Text: text, HTML: html})
 }

@@ -55,7 +55,8 @@ type Server struct {
 	mu      sync.Mutex
 	msgs    []Message
 	reject  *smtp.SMTPError
-	changed chan struct{} // closed and replaced whenever msgs grows
+	rcpt    map[string]*smtp.SMTPError // RCPT TO answers by lowercased address
+	changed chan struct{}              // closed and replaced whenever msgs grows
 }
 
 // Start runs a server on a loopback port until the test ends.
@@ -78,6 +79,7 @@ func Start(t testing.TB) *Server {
 	}()
 	t.Cleanup(func() {
 		_ = s.srv.Close()
+		_ = ln.Close() // Close alone misses a Serve that has not started yet
 		<-done
 	})
 	return s
@@ -100,6 +102,30 @@ func (s *Server) Reject(code int, message string) {
 	if code != 0 {
 		s.reject = &smtp.SMTPError{Code: code, Message: message}
 	}
+}
+
+// RejectRcpt makes the server answer RCPT TO:<addr> with code (a 4xx or
+// 5xx) and message, as a mailbox that is full (452), greylisted (451) or
+// unknown (550) would; code 0 accepts the address again.
+func (s *Server) RejectRcpt(addr string, code int, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rcpt == nil {
+		s.rcpt = map[string]*smtp.SMTPError{}
+	}
+	delete(s.rcpt, strings.ToLower(addr))
+	if code != 0 {
+		s.rcpt[strings.ToLower(addr)] = &smtp.SMTPError{Code: code, Message: message}
+	}
+}
+
+func (s *Server) rcptAnswer(addr string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.rcpt[strings.ToLower(addr)]; ok {
+		return e
+	}
+	return nil
 }
 
 // Messages returns the messages accepted so far.
@@ -187,6 +213,9 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if !ss.authed {
 		return smtp.ErrAuthRequired
+	}
+	if err := ss.s.rcptAnswer(to); err != nil {
+		return err
 	}
 	ss.to = append(ss.to, to)
 	return nil

@@ -1,0 +1,81 @@
+package email
+
+import (
+	"bytes"
+	"embed"
+	htemplate "html/template"
+	"net/url"
+	"strings"
+	ttemplate "text/template"
+
+	"github.com/errata-dev/errata/internal/mail"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// templates is one email's text and HTML templates, each joined with the
+// shared layout (which calls the email's "content").
+type templates struct {
+	text *ttemplate.Template
+	html *htemplate.Template
+}
+
+// The templates are parsed once, from files inside the binary: a parse
+// failure is a build defect, caught by the tests.
+var (
+	ticketTemplates = parse("ticket")
+	digestTemplates = parse("digest")
+	testTemplates   = parse("test")
+)
+
+func parse(name string) templates {
+	return templates{
+		text: ttemplate.Must(ttemplate.New(name).ParseFS(templateFS, "templates/layout.txt", "templates/"+name+".txt")),
+		html: htemplate.Must(htemplate.New(name).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")),
+	}
+}
+
+// page is what every email's layout shows.
+type page struct {
+	Subject string
+	Project string
+	// Unsubscribe is the channel's settings page, or "" when the address
+	// given was not a usable http(s) URL.
+	Unsubscribe string
+}
+
+func newPage(project, unsubscribeURL string) page {
+	return page{Project: line(project), Unsubscribe: httpURL(unsubscribeURL)}
+}
+
+// render executes both templates on v. Should one fail (a defect the tests
+// would catch), the email still goes out as text saying where to look,
+// rather than an alert being lost.
+func render(t templates, v interface{ subject() string }, unsubscribeURL string) mail.Message {
+	m := mail.Message{Subject: v.subject(), Headers: map[string]string{}}
+	if u := httpURL(unsubscribeURL); u != "" {
+		m.Headers["List-Unsubscribe"] = "<" + u + ">"
+	}
+	var text, html bytes.Buffer
+	terr := t.text.ExecuteTemplate(&text, "layout", v)
+	herr := t.html.ExecuteTemplate(&html, "layout", v)
+	if terr != nil || herr != nil {
+		m.Text = m.Subject + "\n\nThis notification could not be rendered; see the Errata dashboard.\n"
+		return m
+	}
+	m.Text, m.HTML = text.String(), html.String()
+	return m
+}
+
+func (p page) subject() string { return p.Subject }
+
+// httpURL returns u when it is an absolute http(s) URL that can sit in a
+// header between angle brackets, and "" otherwise.
+func httpURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" || strings.ContainsAny(u, " <>\"\\") {
+		return ""
+	}
+	return u
+}

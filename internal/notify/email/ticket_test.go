@@ -1,0 +1,101 @@
+package email_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/notify/email"
+)
+
+const unsubscribe = "https://errata.example/channels/chn_0123456789abcdef"
+
+func ticket() email.Ticket {
+	return email.Ticket{
+		Project: "shop", ProjectID: "prj_1", TicketID: "tkt_1", Severity: "critical",
+		Title:   "TypeError: cart is undefined",
+		Summary: "checkout raised TypeError 1,234 times since 09:12.\nIt started with release 2.4.1.",
+		URL:     "https://errata.example/tickets/tkt_1",
+		Facts: map[string]any{
+			"service": "checkout", "environment": "production", "release": "2.4.1", "event_count": float64(1234),
+			"reason": "new", "sample_message": "cart is undefined", "custom": []any{"a", 1.5}, "nothing": nil,
+		},
+		Reason: "new",
+	}
+}
+
+func TestRenderTicket(t *testing.T) {
+	t.Parallel()
+	m := email.RenderTicket(ticket(), unsubscribe)
+	if want := "[critical] shop: TypeError: cart is undefined"; m.Subject != want {
+		t.Errorf("Subject = %q, want %q", m.Subject, want)
+	}
+	if got := m.Headers["List-Unsubscribe"]; got != "<"+unsubscribe+">" {
+		t.Errorf("List-Unsubscribe = %q, want <%s>", got, unsubscribe)
+	}
+	both := []string{
+		"New critical ticket in shop", "TypeError: cart is undefined", "1,234 times since 09:12.",
+		"It started with release 2.4.1.", "https://errata.example/tickets/tkt_1", unsubscribe,
+		"service", "checkout", "event_count", "1234", "sample_message", "production",
+	}
+	contains(t, "text", m.Text, append(both, "It started with release 2.4.1.\n", `custom: ["a",1.5]`)...)
+	contains(t, "html", m.HTML, append(both, `href="https://errata.example/tickets/tkt_1"`, `href="`+unsubscribe+`"`, "[&#34;a&#34;,1.5]")...)
+	lacks(t, "text", m.Text, "nothing")
+	if i, j := strings.Index(m.Text, "service:"), strings.Index(m.Text, "custom:"); i < 0 || j < i {
+		t.Errorf("facts out of order: service at %d, custom at %d, want known facts first", i, j)
+	}
+}
+
+func TestRenderTicketReason(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ reason, subject, heading string }{
+		{"new", "[critical] shop: TypeError: cart is undefined", "New critical ticket in shop"},
+		{"", "[critical] shop: TypeError: cart is undefined", "New critical ticket in shop"},
+		{"spike", "[critical] shop: TypeError: cart is undefined (spike)", "Spike in shop"},
+		{"regression", "[critical] shop: TypeError: cart is undefined (regression)", "Regression in shop"},
+		{"<b>odd</b>", "[critical] shop: TypeError: cart is undefined", "New critical ticket in shop"},
+	} {
+		tk := ticket()
+		tk.Reason = tt.reason
+		m := email.RenderTicket(tk, unsubscribe)
+		if m.Subject != tt.subject {
+			t.Errorf("reason %q: Subject = %q, want %q", tt.reason, m.Subject, tt.subject)
+		}
+		contains(t, "text "+tt.reason, m.Text, tt.heading)
+		contains(t, "html "+tt.reason, m.HTML, tt.heading)
+	}
+}
+
+// TestRenderTicketEscapes feeds attacker-controlled text everywhere a
+// ticket carries it.
+func TestRenderTicketEscapes(t *testing.T) {
+	t.Parallel()
+	tk := ticket()
+	tk.Project = `<img src=x onerror=alert(1)>`
+	tk.Title = `<script>alert("title")</script>`
+	tk.Summary = `</p><script>alert("summary")</script>`
+	tk.Facts = map[string]any{"<b>key</b>": `<a href="javascript:alert(1)">x</a>`, "sample_message": "<iframe src=//evil.example>"}
+	tk.URL = "javascript:alert(1)"
+	m := email.RenderTicket(tk, unsubscribe)
+	lacks(t, "html", m.HTML, "<script", "<img", "<iframe", "<b>key", `<a href="javascript`, `href="javascript`)
+	contains(t, "html", m.HTML, "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;", "&lt;iframe")
+	contains(t, "text", m.Text, `<script>alert("title")</script>`) // plain text shows it as written
+	lacks(t, "text", m.Text, "Open the ticket")                    // javascript: is not offered as the link
+}
+
+func contains(t *testing.T, part, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s part lacks %q:\n%s", part, w, s)
+		}
+	}
+}
+
+func lacks(t *testing.T, part, s string, unwanted ...string) {
+	t.Helper()
+	for _, u := range unwanted {
+		if strings.Contains(s, u) {
+			t.Errorf("%s part contains %q:\n%s", part, u, s)
+		}
+	}
+}
