@@ -22,6 +22,8 @@ import (
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/otlp"
 	"github.com/errata-dev/errata/internal/process"
@@ -53,6 +55,8 @@ type App struct {
 	Monitor   *queue.Monitor
 	Committer *queue.Committer
 	Processor *process.Processor
+	// Notify owns channels, deliveries and digests.
+	Notify *notify.Service
 	// GRPC is the OTLP/gRPC server, nil when ERRATA_GRPC_ADDR is off.
 	GRPC     *grpc.Server
 	grpcAddr atomic.Pointer[string]
@@ -97,12 +101,13 @@ func New(ctx context.Context, opts Options) (*App, error) {
 func (a *App) build(ctx context.Context) error {
 	cfg := a.opts.Serve
 	var mailer org.Mailer
+	var sender *mail.Sender
 	if cfg.SMTPURL != "" {
 		m, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
 		if err != nil {
 			return err
 		}
-		mailer = m
+		mailer, sender = m, m
 	}
 	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: mailer, Logger: a.log})
 	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log})
@@ -121,6 +126,9 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
+		Mail: sender, Waits: cfg.WebhookRetryWaits, Logger: a.log})
+	a.HTTP.UseNotifier(a.Notify)
 	a.Metrics = metrics.New()
 	dir := ""
 	if a.DB.Dialect() == store.SQLite {
@@ -131,7 +139,8 @@ func (a *App) build(ctx context.Context) error {
 	spike := tickets.DefaultSpikeRule
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
 	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
-		Spike: spike, Logger: a.log, Observe: a.Metrics.ObserveProcessed})
+		Spike: spike, Logger: a.log, Observe: a.Metrics.ObserveProcessed,
+		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit})
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
 		a.Metrics.ObserveCommit(d, batches, events, err)
 		if err == nil {
@@ -184,8 +193,17 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 			} else if n > 0 {
 				a.log.Info("released the leases of batches in flight when the last process stopped", "batches", n)
 			}
+			if n, err := a.DB.Write().ReleaseDeliveryLeases(ctx); err != nil {
+				return err
+			} else if n > 0 {
+				a.log.Info("released the leases of deliveries in flight when the last process stopped", "deliveries", n)
+			}
 		}
 		a.Processor.Start()
+		a.Notify.Start()
+	}
+	if cfg.Has(config.RoleScheduler) {
+		a.Notify.StartScheduler()
 	}
 	var srv *http.Server
 	errc := make(chan error, 2)
@@ -244,6 +262,9 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	a.Committer.Stop() // every request that got a 202 (or an OTLP success) was committed before the servers stopped
 	a.Processor.Stop() // finishes the batches in hand; the rest wait in the queue
+	a.Notify.StopScheduler()
+	a.Notify.Stop() // finishes the attempts in flight; pending deliveries wait in the store
+	a.Notify.Close()
 	stopBG()
 	<-done
 	a.Orgs.Close()
@@ -305,6 +326,9 @@ func (a *App) Close() error {
 	}
 	a.Committer.Stop()
 	a.Processor.Stop()
+	a.Notify.StopScheduler()
+	a.Notify.Stop()
+	a.Notify.Close()
 	a.Orgs.Close()
 	return a.DB.Close()
 }

@@ -120,6 +120,24 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 			return "", err
 		}
 		return s.projectOrg(ctx, v.ProjectID)
+	case "channel_id":
+		if !id.Valid(id.Channel, value) {
+			return "", store.ErrNotFound
+		}
+		ch, err := c.ChannelByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, ch.ProjectID)
+	case "delivery_id":
+		if !id.Valid(id.Delivery, value) && !id.Valid(id.TestDelivery, value) {
+			return "", store.ErrNotFound
+		}
+		d, err := c.DeliveryByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, d.ProjectID)
 	}
 	panic("httpapi: unknown access scope " + param)
 }

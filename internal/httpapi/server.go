@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/ratelimit"
@@ -46,6 +47,7 @@ type Server struct {
 	cop     *http.CrossOriginProtection
 	exempt  map[string]bool // paths with their own rate limits
 	intake  *Intake
+	notify  *notify.Service
 
 	now func() time.Time
 
@@ -74,6 +76,7 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	s.api = humago.New(s.mux, s.humaConfig(cfg))
 	s.api.UseMiddleware(s.access)
 	s.routes()
+	s.documentWebhooks()
 	s.mux.Handle("GET /docs/", http.StripPrefix("/docs", problem.Pages(http.HandlerFunc(s.notFound))))
 	s.handler = s.withRequest(s.withRateLimit(s.withRouteProblems(s.mux)))
 	return s, nil
@@ -86,6 +89,9 @@ func (s *Server) MountIngest(intake *Intake) {
 	s.ExemptFromCallerLimit("/v1/ingest")
 	s.documentIngest()
 }
+
+// UseNotifier gives the channel, delivery and digest routes their service.
+func (s *Server) UseNotifier(n *notify.Service) { s.notify = n }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

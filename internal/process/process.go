@@ -39,6 +39,9 @@ type Options struct {
 	// OnTickets runs in the batch's transaction with the tickets it opened
 	// or raised (notification enqueues its deliveries there).
 	OnTickets func(ctx context.Context, c *store.Conn, events []TicketEvent) error
+	// AfterTickets runs after a transaction in which OnTickets ran has
+	// committed (notification wakes its delivery engine there).
+	AfterTickets func()
 	// Observe, if set, is told about every processed batch.
 	Observe func(events int, d time.Duration)
 	Now     func() time.Time
@@ -159,9 +162,11 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	}
 	// Two workers on PostgreSQL can race to create the same group: the
 	// loser's transaction fails on the unique key and simply runs again.
+	var ticketEvents int
 	for attempt := 0; ; attempt++ {
 		err = p.db.Tx(ctx, func(c *store.Conn) error {
-			_, err := p.apply(ctx, c, pr, p.opts.Now().UTC().Truncate(time.Millisecond))
+			evs, err := p.apply(ctx, c, pr, p.opts.Now().UTC().Truncate(time.Millisecond))
+			ticketEvents = len(evs)
 			return err
 		})
 		if errors.Is(err, store.ErrConflict) && attempt < 5 {
@@ -172,6 +177,9 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if errors.Is(err, store.ErrLeaseLost) {
 		p.opts.Logger.Warn("batch lease lost to another worker; dropping this worker's copy", "batches", len(batches))
 		return true, nil
+	}
+	if err == nil && ticketEvents > 0 && p.opts.AfterTickets != nil {
+		p.opts.AfterTickets()
 	}
 	if err == nil && p.opts.Observe != nil {
 		events := 0

@@ -277,3 +277,13 @@ func (c *Conn) AttemptsOf(ctx context.Context, ids []string) (map[string][]Attem
 	}
 	return out, err
 }
+
+// ReleaseDeliveryLeases ends every delivery lease. Only for SQLite at
+// start: one process owns the file, so leases left by a crash are void.
+func (c *Conn) ReleaseDeliveryLeases(ctx context.Context) (int64, error) {
+	res, err := c.exec(ctx, `UPDATE deliveries SET lease_until = 0 WHERE status = ? AND lease_until <> 0`, DeliveryPending)
+	if err != nil {
+		return 0, fmt.Errorf("store: release delivery leases: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,169 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// ChannelView is a channel (spec section 2, CONTRACT 5). Its signing secret
+// is never shown again after creation or rotation.
+type ChannelView struct {
+	ID                  string     `json:"id" doc:"chn_ identifier"`
+	ProjectID           string     `json:"project_id"`
+	MemberID            string     `json:"member_id" doc:"Member the channel belongs to"`
+	Name                string     `json:"name"`
+	Type                string     `json:"type" enum:"email,webhook"`
+	Email               string     `json:"email,omitempty" doc:"Present for email channels"`
+	URL                 string     `json:"url,omitempty" doc:"Present for webhook channels"`
+	Enabled             bool       `json:"enabled"`
+	Health              string     `json:"health" enum:"ok,failing" doc:"failing after three deliveries in a row were given up; ok again after the next delivered one"`
+	ConsecutiveFailures int64      `json:"consecutive_failures" doc:"Deliveries given up in a row"`
+	LastDeliveryAt      *Timestamp `json:"last_delivery_at" nullable:"true" doc:"When a delivery to this channel last ended, delivered or given up"`
+	AllowedByPlan       bool       `json:"allowed_by_plan" doc:"false for a webhook channel kept after a downgrade to a plan without webhooks: it receives nothing"`
+	PreviousSecretUntil *Timestamp `json:"previous_secret_until" nullable:"true" doc:"Until then, after a rotation, the previous secret also signs (a second v1 entry)"`
+	CreatedAt           Timestamp  `json:"created_at"`
+	UpdatedAt           Timestamp  `json:"updated_at"`
+}
+
+// ChannelWithSecret is a channel with its signing secret, shown once.
+type ChannelWithSecret struct {
+	ChannelView
+	SigningSecret string `json:"signing_secret,omitempty" doc:"Webhook channels only: whsec_ and 32 random bytes in base64; the HMAC key is the whole string. Shown only in this answer."`
+}
+
+func (s *Server) channelView(ch store.Channel, plan string) ChannelView {
+	v := ChannelView{ID: ch.ID, ProjectID: ch.ProjectID, MemberID: ch.MemberID, Name: ch.Name, Type: ch.Type, Email: ch.Email, URL: ch.URL,
+		Enabled: ch.Enabled, Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, LastDeliveryAt: tsPtr(ch.LastDeliveryAt),
+		AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ts(ch.CreatedAt), UpdatedAt: ts(ch.UpdatedAt)}
+	if ch.OldSecretUntil != nil && ch.OldSecretUntil.After(s.now()) {
+		v.PreviousSecretUntil = tsPtr(ch.OldSecretUntil)
+	}
+	return v
+}
+
+// planOf is the plan of the organization that owns a project.
+func (s *Server) planOf(ctx context.Context, projectID string) (string, error) {
+	orgID, err := s.projectOrg(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+	o, err := s.db.Read().OrgByID(ctx, orgID)
+	return o.Plan, err
+}
+
+// ChannelPath names a channel.
+type ChannelPath struct {
+	ChannelID string `path:"channel_id" doc:"chn_ identifier"`
+}
+
+// ChannelOutput is one channel.
+type ChannelOutput struct{ Body ChannelView }
+
+// ChannelSecretOutput is one channel with its secret.
+type ChannelSecretOutput struct{ Body ChannelWithSecret }
+
+func (s *Server) listChannels(ctx context.Context, in *struct {
+	ProjectPath
+	ListParams
+}) (*struct{ Body *Page[ChannelView] }, error) {
+	plan, err := s.planOf(ctx, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	page, err := list(s, "channels:"+in.ProjectID, in.ListParams, func(before string, limit int) ([]store.Channel, error) {
+		return s.db.Read().ListChannels(ctx, in.ProjectID, before, limit)
+	}, func(ch store.Channel) string { return ch.ID }, func(ch store.Channel) ChannelView { return s.channelView(ch, plan) })
+	return &struct{ Body *Page[ChannelView] }{page}, err
+}
+
+func (s *Server) createChannel(ctx context.Context, in *struct {
+	ProjectPath
+	Body struct {
+		MemberID string `json:"member_id" minLength:"1" doc:"mem_ identifier of the member the channel belongs to"`
+		Name     string `json:"name" minLength:"1" maxLength:"100"`
+		Type     string `json:"type" enum:"email,webhook"`
+		URL      string `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels: the https URL deliveries are POSTed to (spec section 2 rules)"`
+		Email    string `json:"email,omitempty" maxLength:"254" doc:"Email channels: the address (default: the member's)"`
+	}
+}) (*ChannelSecretOutput, error) {
+	b := in.Body
+	ch, err := s.notify.CreateChannel(ctx, in.ProjectID, notify.ChannelInput{MemberID: b.MemberID, Name: b.Name, Type: b.Type, URL: b.URL, Email: b.Email})
+	if err != nil {
+		return nil, err
+	}
+	return s.withSecret(ctx, ch)
+}
+
+func (s *Server) withSecret(ctx context.Context, ch store.Channel) (*ChannelSecretOutput, error) {
+	plan, err := s.planOf(ctx, ch.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &ChannelSecretOutput{ChannelWithSecret{s.channelView(ch, plan), ch.Secret}}, nil
+}
+
+func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutput, error) {
+	ch, err := s.db.Read().ChannelByID(ctx, in.ChannelID)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.planOf(ctx, ch.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &ChannelOutput{s.channelView(ch, plan)}, nil
+}
+
+func (s *Server) updateChannel(ctx context.Context, in *struct {
+	ChannelPath
+	Body struct {
+		Name    *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Enabled *bool   `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries"`
+		URL     *string `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels only; checked by the rules of spec section 2"`
+		Email   *string `json:"email,omitempty" maxLength:"254" doc:"Email channels only"`
+	}
+}) (*ChannelOutput, error) {
+	b := in.Body
+	if _, err := s.notify.UpdateChannel(ctx, in.ChannelID, notify.ChannelPatch{Name: b.Name, Enabled: b.Enabled, URL: b.URL, Email: b.Email}); err != nil {
+		return nil, err
+	}
+	return s.getChannel(ctx, &in.ChannelPath)
+}
+
+func (s *Server) deleteChannel(ctx context.Context, in *ChannelPath) (*struct{}, error) {
+	return nil, s.notify.DeleteChannel(ctx, in.ChannelID)
+}
+
+func (s *Server) rotateSecret(ctx context.Context, in *ChannelPath) (*ChannelSecretOutput, error) {
+	ch, err := s.notify.RotateSecret(ctx, in.ChannelID)
+	if err != nil {
+		return nil, err
+	}
+	return s.withSecret(ctx, ch)
+}
+
+// TestOutcome answers a channel test (CONTRACT 5).
+type TestOutcome struct {
+	ID         string `json:"id" doc:"tst_ identifier of the test delivery, also in the delivery log"`
+	Status     string `json:"status" enum:"delivered,failed"`
+	HTTPStatus *int   `json:"http_status" nullable:"true" doc:"The receiver's status; null for email and when no answer came"`
+	Error      string `json:"error" doc:"Why it failed; empty when delivered"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+func (s *Server) testChannel(ctx context.Context, in *ChannelPath) (*struct{ Body TestOutcome }, error) {
+	r, err := s.notify.TestChannel(ctx, in.ChannelID)
+	if err != nil {
+		return nil, err
+	}
+	out := TestOutcome{ID: r.ID, Status: store.DeliveryFailed, Error: r.Error, DurationMS: r.Duration.Milliseconds()}
+	if r.Delivered {
+		out.Status = store.DeliveryDelivered
+	}
+	if r.HTTPStatus != 0 {
+		out.HTTPStatus = &r.HTTPStatus
+	}
+	return &struct{ Body TestOutcome }{out}, nil
+}

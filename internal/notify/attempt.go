@@ -1,0 +1,131 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/notify/webhook"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// channelInfo is what an attempt needs to know about its channel.
+type channelInfo struct {
+	ch      store.Channel
+	allowed bool // by the organization's plan
+	at      time.Time
+}
+
+// channelCache keeps channels for a moment, so that a burst of deliveries
+// to one channel reads it once. A change (new secret, disabled) takes
+// effect within ttl.
+type channelCache struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[string]channelInfo
+}
+
+func (cc *channelCache) get(ctx context.Context, db *store.DB, channelID string, now time.Time) (channelInfo, error) {
+	cc.mu.Lock()
+	ci, ok := cc.m[channelID]
+	cc.mu.Unlock()
+	if ok && now.Sub(ci.at) < cc.ttl {
+		return ci, nil
+	}
+	r := db.Read()
+	ch, err := r.ChannelByID(ctx, channelID)
+	if err != nil {
+		return channelInfo{}, err
+	}
+	p, err := r.ProjectByID(ctx, ch.ProjectID)
+	if err != nil {
+		return channelInfo{}, err
+	}
+	o, err := r.OrgByID(ctx, p.OrgID)
+	if err != nil {
+		return channelInfo{}, err
+	}
+	ci = channelInfo{ch: ch, allowed: AllowedByPlan(o.Plan, ch.Type), at: now}
+	cc.mu.Lock()
+	if cc.m == nil || len(cc.m) > 10000 {
+		cc.m = map[string]channelInfo{}
+	}
+	cc.m[channelID] = ci
+	cc.mu.Unlock()
+	return ci, nil
+}
+
+// attempt makes one attempt at a claimed delivery and decides what comes
+// next: delivered, a retry after the jittered wait (or a longer
+// Retry-After, up to 12 h), or given up.
+func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCache) result {
+	ci, err := cc.get(ctx, s.db, d.ChannelID, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return result{d: d, dropped: true}
+	}
+	if err != nil {
+		// The store is unwell: count it as a failed attempt, retried.
+		return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the channel failed"})
+	}
+	if !ci.ch.Enabled || !ci.allowed {
+		return result{d: d, cancel: true}
+	}
+	start := s.now()
+	return s.judge(d, start, s.send(ctx, ci.ch, d))
+}
+
+// send makes the attempt itself.
+func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) webhook.Result {
+	if ch.Type == store.ChannelEmail {
+		return s.sendEmail(ctx, d.Body)
+	}
+	return s.client.Send(ctx, webhook.Request{URL: ch.URL, Event: d.Event, DeliveryID: d.ID, Body: d.Body,
+		Secrets: ch.Secrets(s.opts.Now()), Now: s.opts.Now})
+}
+
+// sendEmail sends an email delivery. SMTP 4xx answers and network errors
+// are retried like a 5xx HTTP answer; SMTP 5xx answers give up (CONTRACT 6).
+func (s *Service) sendEmail(ctx context.Context, body []byte) webhook.Result {
+	start := time.Now()
+	if s.opts.Mail == nil {
+		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "smtp", Error: "email is not configured on this server (ERRATA_SMTP_URL is empty)"}
+	}
+	var m emailBody
+	if err := json.Unmarshal(body, &m); err != nil {
+		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: "stored email is unreadable"}
+	}
+	err := s.opts.Mail.SendMessage(ctx, m.To, mail.Message{Subject: m.Subject, Text: m.Text, HTML: m.HTML, Headers: m.Headers})
+	r := webhook.Result{Outcome: webhook.Delivered, Duration: time.Since(start)}
+	if err != nil {
+		r.Outcome, r.ErrorClass, r.Error = webhook.GiveUp, "smtp", err.Error()
+		if mail.Temporary(err) {
+			r.Outcome = webhook.Retry
+		}
+	}
+	return r
+}
+
+// judge turns an attempt's result into the attempt record and the
+// delivery's next step.
+func (s *Service) judge(d store.Delivery, at time.Time, r webhook.Result) result {
+	a := store.Attempt{DeliveryID: d.ID, Series: d.Series, At: at, HTTPStatus: r.HTTPStatus, ErrorClass: r.ErrorClass, Error: r.Error, Duration: r.Duration}
+	n := d.Attempts + 1
+	switch {
+	case r.Outcome == webhook.Delivered:
+		a.Outcome = store.OutcomeDelivered
+	case r.Outcome == webhook.Retry && n < MaxAttempts:
+		a.Outcome = store.OutcomeRetry
+		wait := s.wait(n)
+		if ra := min(r.RetryAfter, MaxRetryAfter); ra > wait {
+			wait = ra
+		}
+		next := at.Add(wait).Truncate(time.Millisecond)
+		a.NextRetryAt = &next
+	default:
+		a.Outcome = store.OutcomeFailed
+	}
+	return result{d: d, a: a}
+}

@@ -1,0 +1,229 @@
+package notify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/webhook"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// SecretPrefix starts every signing secret (CONTRACT 5).
+const SecretPrefix = "whsec_"
+
+// NewSecret makes a signing secret: whsec_ and 32 random bytes in base64.
+func NewSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
+
+// ChannelInput is what creates a channel.
+type ChannelInput struct {
+	MemberID, Name, Type, URL, Email string
+}
+
+// ChannelPatch changes a channel; nil fields stay.
+type ChannelPatch struct {
+	Name, URL, Email *string
+	Enabled          *bool
+}
+
+// CreateChannel checks and adds a channel, in CONTRACT 6's order: fields
+// (422), the plan (403), then the webhook URL (422 invalid-webhook-url,
+// the only check that looks up DNS). A webhook channel's secret is in the
+// result, to be shown once.
+func (s *Service) CreateChannel(ctx context.Context, projectID string, in ChannelInput) (store.Channel, error) {
+	r := s.db.Read()
+	p, err := r.ProjectByID(ctx, projectID)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" || len([]rune(in.Name)) > 100 {
+		return store.Channel{}, problem.New("validation-failed", "name: must be 1 to 100 characters")
+	}
+	m, err := r.MemberByID(ctx, in.MemberID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && m.OrgID != p.OrgID) {
+		return store.Channel{}, problem.Newf("validation-failed", "member_id: %q is not a member of this project's organization", in.MemberID)
+	} else if err != nil {
+		return store.Channel{}, err
+	}
+	switch in.Type {
+	case store.ChannelWebhook:
+		if in.URL == "" {
+			return store.Channel{}, problem.New("validation-failed", "url: required for a webhook channel")
+		}
+		in.Email = ""
+	case store.ChannelEmail:
+		if in.Email == "" {
+			in.Email = m.Email
+		}
+		if err := checkEmail(in.Email); err != nil {
+			return store.Channel{}, err
+		}
+		in.URL = ""
+	default:
+		return store.Channel{}, problem.Newf("validation-failed", "type: want email or webhook, got %q", in.Type)
+	}
+	o, err := r.OrgByID(ctx, p.OrgID)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	limits := org.LimitsOf(o.Plan)
+	if !allowed(limits, in.Type) {
+		return store.Channel{}, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, in.Type)
+	}
+	n, err := r.CountChannels(ctx, projectID)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	if n >= limits.ChannelsPerProject {
+		return store.Channel{}, problem.Newf("plan-limit-reached", "the %s plan allows %d channels per project", o.Plan, limits.ChannelsPerProject)
+	}
+	if in.Type == store.ChannelWebhook {
+		if err := s.checkURL(ctx, in.URL); err != nil {
+			return store.Channel{}, err
+		}
+	}
+	now := s.now()
+	ch := store.Channel{ID: id.New(id.Channel), ProjectID: projectID, MemberID: in.MemberID, Name: in.Name, Type: in.Type,
+		URL: in.URL, Email: in.Email, Enabled: true, Health: store.HealthOK, CreatedAt: now, UpdatedAt: now}
+	if in.Type == store.ChannelWebhook {
+		ch.Secret = NewSecret()
+	}
+	return ch, s.db.Write().CreateChannel(ctx, ch)
+}
+
+// UpdateChannel applies a patch. Disabling a channel cancels its pending
+// deliveries.
+func (s *Service) UpdateChannel(ctx context.Context, channelID string, in ChannelPatch) (store.Channel, error) {
+	ch, err := s.db.Read().ChannelByID(ctx, channelID)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	if in.Name != nil {
+		name := strings.TrimSpace(*in.Name)
+		if name == "" || len([]rune(name)) > 100 {
+			return store.Channel{}, problem.New("validation-failed", "name: must be 1 to 100 characters")
+		}
+		ch.Name = name
+	}
+	if in.Email != nil {
+		if ch.Type != store.ChannelEmail {
+			return store.Channel{}, problem.New("validation-failed", "email: only an email channel has an address")
+		}
+		if err := checkEmail(*in.Email); err != nil {
+			return store.Channel{}, err
+		}
+		ch.Email = *in.Email
+	}
+	if in.URL != nil {
+		if ch.Type != store.ChannelWebhook {
+			return store.Channel{}, problem.New("validation-failed", "url: only a webhook channel has a URL")
+		}
+		if err := s.checkURL(ctx, *in.URL); err != nil {
+			return store.Channel{}, err
+		}
+		ch.URL = *in.URL
+	}
+	disable := in.Enabled != nil && !*in.Enabled && ch.Enabled
+	if in.Enabled != nil {
+		ch.Enabled = *in.Enabled
+	}
+	ch.UpdatedAt = s.now()
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.UpdateChannel(ctx, ch); err != nil {
+			return err
+		}
+		if disable {
+			_, err := c.CancelDeliveries(ctx, ch.ID, ch.UpdatedAt)
+			return err
+		}
+		return nil
+	})
+	return ch, err
+}
+
+// DeleteChannel deletes a channel; its deliveries go with it.
+func (s *Service) DeleteChannel(ctx context.Context, channelID string) error {
+	return s.db.Write().DeleteChannel(ctx, channelID)
+}
+
+// RotateSecret gives a webhook channel a new secret; the old one keeps
+// signing, as a second v1 entry, for RotationOverlap.
+func (s *Service) RotateSecret(ctx context.Context, channelID string) (store.Channel, error) {
+	ch, err := s.db.Read().ChannelByID(ctx, channelID)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	if ch.Type != store.ChannelWebhook {
+		return store.Channel{}, problem.New("conflict", "only a webhook channel has a signing secret")
+	}
+	now := s.now()
+	until := now.Add(RotationOverlap)
+	ch.OldSecret, ch.OldSecretUntil, ch.Secret, ch.UpdatedAt = ch.Secret, &until, NewSecret(), now
+	return ch, s.db.Write().UpdateChannel(ctx, ch)
+}
+
+// AllowedByPlan reports whether the organization's plan lets the channel
+// receive deliveries (webhooks are kept after a downgrade, not used).
+func AllowedByPlan(plan, channelType string) bool { return allowed(org.LimitsOf(plan), channelType) }
+
+func allowed(l org.Limits, channelType string) bool {
+	for _, t := range l.ChannelTypes {
+		if t == channelType {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Service) checkURL(ctx context.Context, raw string) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := webhook.CheckURL(ctx, raw, s.opts.Webhook)
+	var rule *webhook.RuleError
+	if errors.As(err, &rule) {
+		return problem.Newf("invalid-webhook-url", "url: %s", rule.Detail)
+	}
+	if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
+		return problem.New("invalid-webhook-url", "url: the host name could not be resolved within 5 seconds")
+	}
+	return err
+}
+
+func checkEmail(v string) error {
+	a, err := mail.ParseAddress(v)
+	if err != nil || a.Address != v || len(v) > 254 {
+		return problem.Newf("validation-failed", "email: %q is not an email address", v)
+	}
+	return nil
+}
+
+// Redeliver starts a new series of attempts of a delivery that has ended,
+// under the same identifier. A delivery still pending is 409
+// delivery-pending; a test is not redelivered (test the channel again).
+func (s *Service) Redeliver(ctx context.Context, deliveryID string) error {
+	if strings.HasPrefix(deliveryID, id.TestDelivery) {
+		return problem.New("conflict", "a test delivery is not redelivered: test the channel again")
+	}
+	err := s.db.Write().Redeliver(ctx, deliveryID, s.now())
+	if errors.Is(err, store.ErrConflict) {
+		return problem.Newf("delivery-pending", "delivery %s is still being attempted", deliveryID)
+	}
+	if err != nil {
+		return err
+	}
+	s.Wake()
+	return nil
+}

@@ -1,0 +1,73 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// TestResult is the outcome of a channel test (CONTRACT 5).
+type TestResult struct {
+	ID         string
+	Delivered  bool
+	HTTPStatus int
+	Error      string
+	Duration   time.Duration
+}
+
+// TestChannel sends one test delivery to a channel and waits for its single
+// attempt: not retried, recorded in the delivery log, and counted towards
+// the channel's health like any delivery. A channel can be tested once a
+// minute.
+func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult, error) {
+	r := s.db.Read()
+	ch, err := r.ChannelByID(ctx, channelID)
+	if err != nil {
+		return TestResult{}, err
+	}
+	p, err := r.ProjectByID(ctx, ch.ProjectID)
+	if err != nil {
+		return TestResult{}, err
+	}
+	o, err := r.OrgByID(ctx, p.OrgID)
+	if err != nil {
+		return TestResult{}, err
+	}
+	if !AllowedByPlan(o.Plan, ch.Type) {
+		return TestResult{}, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
+	}
+	now := s.now()
+	last, err := s.db.Write().ClaimChannelTest(ctx, ch.ID, now, TestInterval)
+	if errors.Is(err, store.ErrConflict) {
+		wait := last.Add(TestInterval).Sub(now)
+		return TestResult{}, problem.Newf("channel-test-rate-limited", "this channel was tested at %s; test it again in %d seconds",
+			last.Format(time.RFC3339), int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
+	}
+	if err != nil {
+		return TestResult{}, err
+	}
+	d := store.Delivery{ID: id.New(id.TestDelivery), ChannelID: ch.ID, ProjectID: p.ID, Event: store.EventTest, SubjectID: ch.ID,
+		Series: 1, Attempts: MaxAttempts - 1, CreatedAt: now} // the last attempt: a test is never retried
+	var body any = TestBody{Type: store.EventTest, DeliveryID: d.ID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Channel: ChannelRef{ch.ID, ch.Name}}
+	if ch.Type == store.ChannelEmail {
+		body = emailFor(ch, email.RenderTest(email.Test{Project: p.Name, Channel: ch.Name}, ChannelURL(s.opts.AppURL, ch.ID)))
+	}
+	if d.Body, err = marshal(d.Event, body); err != nil {
+		return TestResult{}, err
+	}
+	res := s.judge(d, now, s.send(ctx, ch, d))
+	d.Attempts, d.UpdatedAt, d.Status = 1, s.now(), store.DeliveryFailed
+	if res.a.Outcome == store.OutcomeDelivered {
+		d.Status = store.DeliveryDelivered
+	}
+	if err := s.db.Tx(ctx, func(c *store.Conn) error { return c.InsertFinishedDelivery(ctx, d, res.a) }); err != nil {
+		return TestResult{}, err
+	}
+	return TestResult{ID: d.ID, Delivered: d.Status == store.DeliveryDelivered, HTTPStatus: res.a.HTTPStatus, Error: res.a.Error, Duration: res.a.Duration}, nil
+}

@@ -1,0 +1,116 @@
+package notify
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/view"
+)
+
+// Digest limits (spec 8).
+const (
+	DigestTickets    = 100
+	DigestSummaryIDs = 300
+)
+
+// SummariesURL is the dashboard's page of a project's INFO summaries in
+// [start, end) (CONTRACT 6).
+func SummariesURL(appURL, projectID string, start, end time.Time) string {
+	return appURL + "/projects/" + projectID + "/summaries?from=" + url.QueryEscape(start.UTC().Format(view.TimeFormat)) +
+		"&to=" + url.QueryEscape(end.UTC().Format(view.TimeFormat))
+}
+
+// buildDigest gathers what [start, end) brought; ok is false when nothing.
+func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Project, zone string, start, end, now time.Time) (Digest, bool, error) {
+	count, list, err := c.PeriodTickets(ctx, p.ID, start, end, DigestTickets)
+	if err != nil {
+		return Digest{}, false, err
+	}
+	d := Digest{ID: id.New(id.Digest), Period: Period{view.TS(start), view.TS(end), zone}, TicketCount: count,
+		Tickets: make([]view.TicketItem, 0, len(list)), CreatedAt: view.TS(now)}
+	for _, t := range list {
+		d.Tickets = append(d.Tickets, view.NewTicketItem(s.opts.AppURL, t))
+	}
+	events, windows, busiest, err := c.InfoTotals(ctx, p.ID, start, end)
+	if err != nil {
+		return Digest{}, false, err
+	}
+	if windows > 0 {
+		sums, err := c.ListInfoSummaries(ctx, p.ID, &start, &end, "", DigestSummaryIDs)
+		if err != nil {
+			return Digest{}, false, err
+		}
+		latest, err := c.InfoSummaryDetail(ctx, sums[0].ID, 20)
+		if err != nil {
+			return Digest{}, false, err
+		}
+		info := &DigestInfo{EventCount: events, WindowCount: windows, LatestSummary: view.NewSummary(latest),
+			BusiestWindow: Busiest{view.TS(busiest.WindowStart), view.TS(busiest.WindowEnd), busiest.EventCount},
+			SummaryIDs:    make([]string, 0, len(sums)), URL: SummariesURL(s.opts.AppURL, p.ID, start, end)}
+		for _, v := range sums {
+			info.SummaryIDs = append(info.SummaryIDs, v.ID)
+		}
+		d.Info = info
+	}
+	return d, count > 0 || windows > 0, nil
+}
+
+// sendDigest stores a digest and queues it to every enabled channel the
+// plan allows, in c's transaction.
+func (s *Service) sendDigest(ctx context.Context, c *store.Conn, p store.Project, d Digest, now time.Time) error {
+	body, err := marshal(store.EventDigest, d)
+	if err != nil {
+		return err
+	}
+	if err := c.InsertDigest(ctx, store.Digest{ID: d.ID, ProjectID: p.ID, PeriodStart: time.Time(d.Period.Start), PeriodEnd: time.Time(d.Period.End),
+		Body: body, CreatedAt: now}); err != nil {
+		return err
+	}
+	o, chs, err := recipients(ctx, c, p)
+	if err != nil {
+		return err
+	}
+	var mailDigest *email.Digest
+	for _, ch := range chs {
+		dl := store.Delivery{ID: id.New(id.Delivery), ChannelID: ch.ID, ProjectID: p.ID, Event: store.EventDigest, SubjectID: d.ID}
+		var b any = DigestBody{Type: store.EventDigest, DeliveryID: dl.ID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Digest: d}
+		if ch.Type == store.ChannelEmail {
+			if mailDigest == nil {
+				if mailDigest, err = s.emailDigest(ctx, c, p, d); err != nil {
+					return err
+				}
+			}
+			b = emailFor(ch, email.RenderDigest(*mailDigest, ChannelURL(s.opts.AppURL, ch.ID)))
+		}
+		if err := s.queue(ctx, c, dl, b, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emailDigest is a digest as the email shows it, with the project's failing
+// channels (spec section 1).
+func (s *Service) emailDigest(ctx context.Context, c *store.Conn, p store.Project, d Digest) (*email.Digest, error) {
+	failing, err := c.FailingChannels(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	m := &email.Digest{Project: p.Name, ProjectID: p.ID, Start: time.Time(d.Period.Start), End: time.Time(d.Period.End), Timezone: d.Period.Timezone,
+		TicketCount: d.TicketCount, URL: s.opts.AppURL + "/projects/" + p.ID}
+	for _, t := range d.Tickets {
+		m.Tickets = append(m.Tickets, email.DigestTicket{Severity: t.Severity, Title: t.Title, URL: t.URL, CreatedAt: time.Time(t.CreatedAt)})
+	}
+	if d.Info != nil {
+		m.Info = &email.DigestInfo{EventCount: d.Info.EventCount, WindowCount: d.Info.WindowCount, BusiestStart: time.Time(d.Info.BusiestWindow.Start),
+			BusiestEnd: time.Time(d.Info.BusiestWindow.End), BusiestCount: d.Info.BusiestWindow.TotalCount, URL: d.Info.URL}
+	}
+	for _, ch := range failing {
+		m.FailingChannels = append(m.FailingChannels, email.FailingChannel{Name: ch.Name, Type: ch.Type, ConsecutiveFailures: ch.ConsecutiveFailures})
+	}
+	return m, nil
+}

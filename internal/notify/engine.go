@@ -1,0 +1,263 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// The engine: one loop claims due deliveries (leased in the store, so a
+// crash only delays them), runs at most PerChannel attempts per channel at
+// once, queues the rest of a busy channel in memory (at most PerChannel),
+// and a committer writes finished attempts in groups. Nothing polls while
+// idle more often than Options.Idle; a queued delivery wakes the loop.
+
+type result struct {
+	d       store.Delivery
+	a       store.Attempt
+	cancel  bool // the channel no longer takes deliveries
+	dropped bool // the channel is gone
+}
+
+type chanState struct {
+	running int
+	queue   []store.Delivery
+}
+
+type engine struct {
+	s       *Service
+	mu      sync.Mutex
+	chans   map[string]*chanState
+	held    int  // deliveries claimed and not yet committed
+	stopped bool // no more attempts start
+	free    chan struct{}
+	results chan result
+	wg      sync.WaitGroup // attempts in flight
+	cache   channelCache
+}
+
+// Start runs the delivery engine until Stop.
+func (s *Service) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &engine{s: s, chans: map[string]*chanState{}, free: make(chan struct{}, 1), results: make(chan result, s.opts.Workers)}
+	e.cache.ttl = 2 * time.Second
+	done := make(chan struct{})
+	committed := make(chan struct{})
+	go func() { defer close(committed); e.commit() }()
+	go func() {
+		defer close(done)
+		e.loop(ctx)
+		e.mu.Lock()
+		e.stopped = true
+		e.mu.Unlock()
+		e.wg.Wait() // attempts in flight finish (each within its time-outs)
+		close(e.results)
+		<-committed
+	}()
+	s.stop = func() { cancel(); <-done }
+}
+
+// Stop ends the engine after the attempts in flight; the deliveries it had
+// claimed but not attempted are taken again when their lease ends.
+func (s *Service) Stop() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+func (e *engine) loop(ctx context.Context) {
+	s := e.s
+	for ctx.Err() == nil {
+		now := s.now()
+		claimed := 0
+		e.mu.Lock()
+		room := s.opts.Workers - e.held
+		var busy []string
+		for id, cs := range e.chans {
+			if cs.running+len(cs.queue) >= s.opts.PerChannel {
+				busy = append(busy, id)
+			}
+		}
+		e.mu.Unlock()
+		if room > 0 {
+			ds, err := s.db.Write().ClaimDeliveries(ctx, now, now.Add(s.opts.Lease), s.opts.PerChannel, room, busy)
+			if err != nil && ctx.Err() == nil {
+				s.opts.Logger.Warn("claiming deliveries", "err", err)
+			}
+			for _, d := range ds {
+				e.dispatch(ctx, d)
+			}
+			claimed = len(ds)
+			if claimed == room {
+				continue // there may be more due
+			}
+		}
+		wait := s.opts.Idle
+		if next, ok, err := s.db.Read().NextDeliveryDue(ctx); err == nil && ok && next.After(now) && next.Sub(now) < wait {
+			wait = next.Sub(now) // a retry is due before the idle poll
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-s.wake:
+		case <-e.free:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// dispatch starts an attempt, or queues it behind its channel's running ones.
+func (e *engine) dispatch(ctx context.Context, d store.Delivery) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.held++
+	cs := e.chans[d.ChannelID]
+	if cs == nil {
+		cs = &chanState{}
+		e.chans[d.ChannelID] = cs
+	}
+	if cs.running >= e.s.opts.PerChannel {
+		cs.queue = append(cs.queue, d)
+		return
+	}
+	cs.running++
+	e.start(ctx, d)
+}
+
+func (e *engine) start(ctx context.Context, d store.Delivery) {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		// Attempts outlive a stop request: each ends within its own
+		// time-outs, and its result is committed.
+		e.results <- e.s.attempt(context.WithoutCancel(ctx), d, &e.cache)
+	}()
+}
+
+// finished frees the slot of a committed attempt and starts the next
+// queued delivery of its channel.
+func (e *engine) finished(ctx context.Context, channelID string) {
+	e.mu.Lock()
+	e.held--
+	cs := e.chans[channelID]
+	cs.running--
+	if len(cs.queue) > 0 && !e.stopped {
+		d := cs.queue[0]
+		cs.queue = cs.queue[1:]
+		cs.running++
+		e.start(ctx, d)
+	} else if cs.running == 0 && len(cs.queue) == 0 {
+		delete(e.chans, channelID)
+	}
+	e.mu.Unlock()
+	select {
+	case e.free <- struct{}{}:
+	default:
+	}
+}
+
+// commit writes finished attempts, grouping those that finish together
+// into one transaction.
+func (e *engine) commit() {
+	ctx := context.Background()
+	batch := make([]result, 0, 256)
+	for r := range e.results {
+		batch = append(batch[:0], r)
+	more:
+		for len(batch) < cap(batch) {
+			select {
+			case r, ok := <-e.results:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		now := e.s.now()
+		err := e.s.db.Tx(ctx, func(c *store.Conn) error {
+			for _, r := range batch {
+				var err error
+				switch {
+				case r.dropped:
+				case r.cancel:
+					err = c.CancelDelivery(ctx, r.d, now)
+				default:
+					err = c.RecordAttempt(ctx, r.d, r.a)
+				}
+				if errors.Is(err, store.ErrLeaseLost) {
+					e.s.opts.Logger.Warn("delivery lease lost: another process took it over", "delivery_id", r.d.ID)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			// The deliveries stay leased and are attempted again when
+			// their leases end: at least once, never lost.
+			e.s.opts.Logger.Error("recording delivery attempts", "err", err, "attempts", len(batch))
+		}
+		for _, r := range batch {
+			if r.a.Outcome == store.OutcomeFailed {
+				e.s.opts.Logger.Warn("delivery given up", "delivery_id", r.d.ID, "channel_id", r.d.ChannelID, "error_class", r.a.ErrorClass, "error", r.a.Error)
+			}
+			e.finished(ctx, r.d.ChannelID)
+		}
+	}
+}
+
+// DeliverDue attempts every delivery due now, one at a time, and records
+// the outcomes; it returns how many it attempted. Tests and tools use it
+// with an injected clock instead of the engine.
+func (s *Service) DeliverDue(ctx context.Context) (int, error) {
+	var cc channelCache // no caching across calls: the clock may jump
+	n := 0
+	for {
+		now := s.now()
+		ds, err := s.db.Write().ClaimDeliveries(ctx, now, now.Add(s.opts.Lease), MaxAttempts*1000, 100, nil)
+		if err != nil || len(ds) == 0 {
+			return n, err
+		}
+		for _, d := range ds {
+			r := s.attempt(ctx, d, &cc)
+			err := s.db.Tx(ctx, func(c *store.Conn) error {
+				switch {
+				case r.dropped:
+					return nil
+				case r.cancel:
+					return c.CancelDelivery(ctx, r.d, s.now())
+				}
+				return c.RecordAttempt(ctx, r.d, r.a)
+			})
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+}
+
+// RunDigests sends the digests due now; it returns how many projects it
+// handled (scheduled or sent). Tests use it with an injected clock.
+func (s *Service) RunDigests(ctx context.Context) (int, error) {
+	if _, err := s.db.Write().EnsureNotificationSettings(ctx, s.now()); err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		did, err := s.runDueDigest(ctx)
+		if err != nil || !did {
+			return n, err
+		}
+		n++
+	}
+}

@@ -1,0 +1,104 @@
+package notify
+
+import (
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/errata-dev/errata/internal/view"
+)
+
+// The webhook bodies of spec 6.1–6.3. One typed model feeds the bytes sent
+// and the OpenAPI document's `webhooks`.
+
+// ProjectRef names a project in a body.
+type ProjectRef struct {
+	ID   string `json:"id" doc:"prj_ identifier"`
+	Name string `json:"name"`
+}
+
+// ChannelRef names a channel in a test body.
+type ChannelRef struct {
+	ID   string `json:"id" doc:"chn_ identifier"`
+	Name string `json:"name"`
+}
+
+// TicketBody is the body of a `ticket` delivery (spec 6.1).
+type TicketBody struct {
+	Type           string      `json:"type" enum:"ticket"`
+	DeliveryID     string      `json:"delivery_id" doc:"dlv_ identifier, the same as the Service-Delivery-Id header"`
+	OrganizationID string      `json:"organization_id"`
+	Project        ProjectRef  `json:"project"`
+	Ticket         view.Ticket `json:"ticket" doc:"The ticket object, as GET /v1/tickets/{ticket_id} returns it"`
+	TicketURL      string      `json:"ticket_url" doc:"{app_url}/tickets/{ticket_id}"`
+}
+
+// DigestBody is the body of a `digest` delivery (spec 6.2).
+type DigestBody struct {
+	Type           string     `json:"type" enum:"digest"`
+	DeliveryID     string     `json:"delivery_id" doc:"dlv_ identifier"`
+	OrganizationID string     `json:"organization_id"`
+	Project        ProjectRef `json:"project"`
+	Digest         Digest     `json:"digest"`
+}
+
+// Digest is the digest object: what a period brought.
+type Digest struct {
+	ID          string            `json:"id" doc:"dig_ identifier"`
+	Period      Period            `json:"period"`
+	TicketCount int               `json:"ticket_count" doc:"Tickets created in the period and still kept when the digest was sent"`
+	Tickets     []view.TicketItem `json:"tickets" nullable:"false" maxItems:"100" doc:"At most 100, by severity then newest"`
+	Info        *DigestInfo       `json:"info" doc:"null when the period has no INFO summaries"`
+	CreatedAt   view.Timestamp    `json:"created_at"`
+}
+
+// TransformSchema lets `info` be null in the OpenAPI document: huma's
+// nullable tag does not cover objects, so the property becomes
+// oneOf [DigestInfo, null].
+func (Digest) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if p := s.Properties["info"]; p != nil && p.Ref != "" {
+		s.Properties["info"] = &huma.Schema{Description: p.Description, OneOf: []*huma.Schema{{Ref: p.Ref}, {Type: "null"}}}
+	}
+	return s
+}
+
+// Period is a digest's span, [start, end), and the zone of its schedule.
+type Period struct {
+	Start    view.Timestamp `json:"start"`
+	End      view.Timestamp `json:"end"`
+	Timezone string         `json:"timezone" doc:"IANA zone name of the schedule"`
+}
+
+// DigestInfo sums a period's INFO summaries.
+type DigestInfo struct {
+	EventCount    int64        `json:"event_count"`
+	WindowCount   int64        `json:"window_count"`
+	BusiestWindow Busiest      `json:"busiest_window"`
+	LatestSummary view.Summary `json:"latest_summary"`
+	SummaryIDs    []string     `json:"summary_ids" maxItems:"300" doc:"ism_ identifiers, at most 300, newest first"`
+	URL           string       `json:"url" doc:"{app_url}/projects/{project_id}/summaries?from=<start>&to=<end>"`
+}
+
+// Busiest is the period's INFO window with the most events.
+type Busiest struct {
+	Start      view.Timestamp `json:"start"`
+	End        view.Timestamp `json:"end"`
+	TotalCount int64          `json:"total_count"`
+}
+
+// TestBody is the body of a `test` delivery (spec 6.3).
+type TestBody struct {
+	Type           string     `json:"type" enum:"test"`
+	DeliveryID     string     `json:"delivery_id" doc:"tst_ identifier"`
+	OrganizationID string     `json:"organization_id"`
+	Project        ProjectRef `json:"project"`
+	Channel        ChannelRef `json:"channel"`
+}
+
+// emailBody is what an email delivery stores: the message rendered when it
+// was queued.
+type emailBody struct {
+	To      string            `json:"to"`
+	Subject string            `json:"subject"`
+	Text    string            `json:"text"`
+	HTML    string            `json:"html"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
