@@ -126,10 +126,10 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
-		Mail: sender, Waits: cfg.WebhookRetryWaits, Logger: a.log})
-	a.HTTP.UseNotifier(a.Notify)
 	a.Metrics = metrics.New()
+	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
+		Mail: sender, Waits: cfg.WebhookRetryWaits, Logger: a.log, Observe: a.Metrics.ObserveDelivery})
+	a.HTTP.UseNotifier(a.Notify)
 	dir := ""
 	if a.DB.Dialect() == store.SQLite {
 		dir = filepath.Dir(a.DB.Path())
@@ -176,6 +176,12 @@ func (a *App) registerGauges() {
 	a.Metrics.Gauge("errata_ingest_backlog_events", "Accepted events not yet processed.", func() float64 { return float64(m.Stats().Events) })
 	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
 	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })
+	a.Metrics.Gauge("errata_deliveries_pending", "Deliveries waiting for an attempt or a retry.", func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		n, _ := a.DB.Read().CountPendingDeliveries(ctx)
+		return float64(n)
+	})
 	a.Metrics.Gauge("errata_data_dir_free_bytes", "Free bytes in the SQLite data directory (-1 on PostgreSQL).", func() float64 { return float64(m.Stats().FreeDisk) })
 }
 

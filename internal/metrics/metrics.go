@@ -38,6 +38,8 @@ type Metrics struct {
 	CommitBatches   prometheus.Histogram
 	ProcessedEvents prometheus.Counter
 	ProcessSeconds  prometheus.Histogram
+	Deliveries      *prometheus.CounterVec
+	DeliverySeconds prometheus.Histogram
 }
 
 // New registers every collector on a fresh registry.
@@ -71,6 +73,14 @@ func New() *Metrics {
 		Name: "errata_process_batch_seconds", Help: "Time to process one batch, from claim to commit.",
 		Buckets: []float64{.001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
 	})
+	m.Deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "errata_delivery_attempts_total", Help: "Webhook and email delivery attempts, by event (ticket, digest, test) and outcome (delivered, retry, failed).",
+	}, []string{"event", "outcome"})
+	m.DeliverySeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "errata_delivery_attempt_seconds", Help: "Duration of one delivery attempt.",
+		Buckets: []float64{.005, .01, .02, .05, .1, .2, .5, 1, 2, 5, 10, 15},
+	})
+	reg.MustRegister(m.Deliveries, m.DeliverySeconds)
 	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches, m.ProcessedEvents, m.ProcessSeconds)
 	return m
 }
@@ -87,6 +97,12 @@ func (m *Metrics) ObserveCommit(d time.Duration, batches, _ int, err error) {
 func (m *Metrics) ObserveProcessed(events int, d time.Duration) {
 	m.ProcessedEvents.Add(float64(events))
 	m.ProcessSeconds.Observe(d.Seconds())
+}
+
+// ObserveDelivery records one delivery attempt (notify.Options.Observe).
+func (m *Metrics) ObserveDelivery(event, outcome string, d time.Duration) {
+	m.Deliveries.WithLabelValues(event, outcome).Inc()
+	m.DeliverySeconds.Observe(d.Seconds())
 }
 
 // Gauge registers a gauge whose value is read from f at every scrape.

@@ -207,6 +207,9 @@ func (e *engine) commit() {
 			e.s.opts.Logger.Error("recording delivery attempts", "err", err, "attempts", len(batch))
 		}
 		for _, r := range batch {
+			if err == nil && r.a.Outcome != "" && e.s.opts.Observe != nil {
+				e.s.opts.Observe(r.d.Event, r.a.Outcome, r.a.Duration)
+			}
 			if r.a.Outcome == store.OutcomeFailed {
 				e.s.opts.Logger.Warn("delivery given up", "delivery_id", r.d.ID, "channel_id", r.d.ChannelID, "error_class", r.a.ErrorClass, "error", r.a.Error)
 			}

@@ -48,9 +48,11 @@ type Options struct {
 	Lease time.Duration
 	// Idle is the longest sleep before looking for work that another
 	// process queued (default 5s); this process's own work wakes it at once.
-	Idle   time.Duration
-	Now    func() time.Time
-	Logger *slog.Logger
+	Idle time.Duration
+	// Observe, if set, is told about every recorded attempt.
+	Observe func(event, outcome string, d time.Duration)
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Service owns channels, their deliveries and digests.
