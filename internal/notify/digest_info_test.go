@@ -1,0 +1,92 @@
+package notify_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/mail/mailtest"
+	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// addInfo stores an INFO window of n events starting at start.
+func addInfo(t *testing.T, db *store.DB, projectID string, start time.Time, n int64) string {
+	t.Helper()
+	d := store.InfoDelta{ProjectID: projectID, WindowStart: start, WindowEnd: start.Add(time.Hour), Events: n, Services: map[string]int64{"api": n},
+		Templates: []store.TemplateCount{{Hash: "h", Template: "user <int> signed in", Sample: "user 7 signed in", Count: n}}}
+	sid, err := db.Write().AddInfo(context.Background(), d, id.NewAt(id.InfoSummary, start), start)
+	if err != nil {
+		t.Fatalf("AddInfo: %v", err)
+	}
+	return sid
+}
+
+func TestDigestSumsThePeriodsInfoSummaries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		r := newRig(t, db, notify.Options{})
+		first := addInfo(t, db, r.proj.ID, t0, 40)
+		busiest := addInfo(t, db, r.proj.ID, t0.Add(time.Hour), 100)
+		latest := addInfo(t, db, r.proj.ID, t0.Add(2*time.Hour), 7)
+		r.clock.Set(t0.Add(3 * time.Hour))
+		d, err := r.svc.SendDigest(context.Background(), r.proj.ID)
+		if err != nil {
+			t.Fatalf("SendDigest: %v", err)
+		}
+		in := d.Info
+		if in == nil {
+			t.Fatal("info is null though the period has INFO summaries")
+		}
+		if in.EventCount != 147 || in.WindowCount != 3 || in.BusiestWindow.TotalCount != 100 || time.Time(in.BusiestWindow.Start) != t0.Add(time.Hour) {
+			t.Fatalf("info = %+v, want 147 events in 3 windows, the busiest at 09:00 with 100", in)
+		}
+		if in.LatestSummary.ID != latest || len(in.LatestSummary.TopMessages) != 1 || in.LatestSummary.Services["api"] != 7 {
+			t.Fatalf("latest_summary = %+v, want %s with its services and templates", in.LatestSummary, latest)
+		}
+		if got := strings.Join(in.SummaryIDs, ","); got != latest+","+busiest+","+first {
+			t.Fatalf("summary_ids = %s, want newest first", got)
+		}
+		want := "https://errata.example/projects/" + r.proj.ID + "/summaries?from=2026-11-22T08%3A00%3A00.000Z&to=2026-11-22T11%3A00%3A00.000Z"
+		if in.URL != want {
+			t.Fatalf("url = %s, want %s", in.URL, want)
+		}
+	})
+}
+
+func TestDigestEmailListsFailingChannels(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		smtp := mailtest.Start(t)
+		sender, err := mail.New(smtp.URL(), "Errata <errata@example.com>")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRig(t, db, notify.Options{Mail: sender})
+		rc := r.receiver(t, status(404))
+		hook := r.webhookChannel(t, rc.srv.URL)
+		for range store.FailingAfter {
+			r.openTicket(t, "high")
+		}
+		r.deliverDue(t)
+		if ch, _ := db.Read().ChannelByID(ctx, hook.ID); ch.Health != store.HealthFailing {
+			t.Fatalf("webhook channel is %s, want failing", ch.Health)
+		}
+		if _, err := r.svc.CreateChannel(ctx, r.proj.ID, notify.ChannelInput{MemberID: r.mem.ID, Name: "ops mail", Type: "email"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.svc.SendDigest(ctx, r.proj.ID); err != nil {
+			t.Fatal(err)
+		}
+		r.deliverDue(t)
+		m := smtp.Wait(t, 10*time.Second, func(m mailtest.Message) bool { return strings.Contains(m.Parts["text/plain"], "hook") })
+		for part, body := range m.Parts {
+			if !strings.Contains(body, "hook") || !strings.Contains(strings.ToLower(body), "fail") {
+				t.Errorf("%s part does not name the failing channel:\n%s", part, body)
+			}
+		}
+	})
+}
