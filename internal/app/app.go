@@ -355,7 +355,8 @@ func (a *App) janitor(ctx context.Context) {
 		if p, err := a.DB.Write().Prune(ctx, keep, time.Now()); err != nil && ctx.Err() == nil {
 			a.log.Warn("pruning old data", "err", err)
 		} else if p != (store.Pruned{}) {
-			a.log.Info("old data pruned", "minute_counts", p.Minutes, "hour_counts", p.Hours, "tickets", p.Tickets, "info_summaries", p.Summaries)
+			a.log.Info("old data pruned", "minute_counts", p.Minutes, "hour_counts", p.Hours, "tickets", p.Tickets, "info_summaries", p.Summaries,
+				"digests", p.Digests, "deliveries", p.Deliveries)
 		}
 		select {
 		case <-ctx.Done():

@@ -9,7 +9,9 @@ import (
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+// TestMain trusts the test CA of the TLS webhook receivers (receiver_test.go)
+// and drops the PostgreSQL template database at the end.
+func TestMain(m *testing.M) { storetest.Main(withTestCA(m)) }
 
 func TestSignUpRules(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {

@@ -43,10 +43,20 @@ func (s *Server) getSettings(ctx context.Context, in *ProjectPath) (*struct{ Bod
 	return &struct{ Body SettingsView }{settingsView(st)}, nil
 }
 
+// DigestScheduleInput is DigestSchedule as a request: hour may be left out
+// (0) for hourly digests.
+type DigestScheduleInput struct {
+	Enabled   bool   `json:"enabled"`
+	Frequency string `json:"frequency" enum:"hourly,daily,weekly"`
+	Hour      int    `json:"hour,omitempty" minimum:"0" maximum:"23" doc:"Local hour of the day (daily and weekly); default 0"`
+	Weekday   string `json:"weekday,omitempty" enum:"monday,tuesday,wednesday,thursday,friday,saturday,sunday" doc:"Day of a weekly digest"`
+	Timezone  string `json:"timezone" doc:"IANA time zone the hour and weekday are in, e.g. Europe/Berlin"`
+}
+
 func (s *Server) putSettings(ctx context.Context, in *struct {
 	ProjectPath
 	Body struct {
-		Digest DigestSchedule `json:"digest"`
+		Digest DigestScheduleInput `json:"digest"`
 	}
 }) (*struct{ Body SettingsView }, error) {
 	d := in.Body.Digest

@@ -96,6 +96,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		org2 := do("POST", "/v1/orgs", owner, map[string]any{"name": "Beta"}, http.StatusCreated, "").Str(t, "id")
 		tok2 := do("POST", "/v1/orgs/"+org2+"/invitations", owner, map[string]any{"email": "viewer@example.com", "role": "member"}, http.StatusCreated, "").Str(t, "token")
 		do("POST", "/v1/invitations/accept", viewer, map[string]any{"token": tok2}, http.StatusOK, "")
+		notifyFlow(t, c, owner, viewer, prj, ownerMember)
 
 		// Problems.
 		do("GET", "/v1/orgs", "", nil, http.StatusUnauthorized, "unauthorized")
@@ -132,7 +133,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			}
 		}
 		checkProblemPages(t, c)
-	})
+	}, allowPrivate) // webhook receivers listen on loopback
 }
 
 // processingFlow ingests errors and INFO events, processes them and
@@ -219,6 +220,96 @@ func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
 	do("GET", "/v1/projects/"+prj+"/info-summaries?from=2000-01-01T00:00:00.000Z&to=2000-01-02T00:00:00Z", nil, http.StatusOK, "")
 	do("GET", "/v1/info-summaries/"+sums[0].(map[string]any)["id"].(string), nil, http.StatusOK, "")
 	do("GET", "/v1/info-summaries/"+unknownIDs["summary_id"], nil, http.StatusNotFound, "not-found")
+}
+
+// notifyFlow validates every answer of channels, deliveries, notification
+// settings and digests, and the webhook bodies a real receiver gets.
+func notifyFlow(t *testing.T, c *contract, owner, viewer, prj, memberID string) {
+	t.Helper()
+	do := func(method, path, token string, body any, status int, code string) *apitest.Response {
+		t.Helper()
+		return c.call(t, apitest.Request{Method: method, Path: path, Token: token, Body: body}, status, code)
+	}
+	rc := newReceiver(t, http.StatusOK)
+	channels := "/v1/projects/" + prj + "/channels"
+
+	// Channels: a webhook (its secret once), an email channel.
+	hook := do("POST", channels, owner, webhookChannel(memberID, "hook", rc.URL), http.StatusCreated, "")
+	hookID, secret := hook.Str(t, "id"), hook.Str(t, "signing_secret")
+	mail := do("POST", channels, owner, map[string]any{"member_id": memberID, "name": "mail", "type": "email", "email": "ops@example.com"}, http.StatusCreated, "").Str(t, "id")
+	do("POST", channels, owner, webhookChannel(memberID, "bad", "http://127.0.0.1:8443/x"), http.StatusUnprocessableEntity, "invalid-webhook-url")
+	do("POST", channels, owner, webhookChannel(memberID, "", rc.URL), http.StatusUnprocessableEntity, "validation-failed")
+	do("POST", channels, viewer, emailChannel(memberID, "x"), http.StatusForbidden, "forbidden")
+	do("GET", channels, viewer, nil, http.StatusOK, "")
+	do("GET", channels+"?limit=1", owner, nil, http.StatusOK, "")
+	do("GET", "/v1/channels/"+hookID, viewer, nil, http.StatusOK, "")
+	do("GET", "/v1/channels/"+unknownIDs["channel_id"], owner, nil, http.StatusNotFound, "not-found")
+	do("PATCH", "/v1/channels/"+hookID, owner, map[string]any{"name": "ops hook"}, http.StatusOK, "")
+	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"enabled": false}, http.StatusOK, "")
+	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"enabled": true, "email": "alerts@example.com"}, http.StatusOK, "")
+	do("PATCH", "/v1/channels/"+hookID, owner, map[string]any{"url": "https://127.0.0.1:80/x"}, http.StatusUnprocessableEntity, "invalid-webhook-url")
+	do("POST", "/v1/channels/"+mail+"/rotate-secret", owner, nil, http.StatusConflict, "conflict")
+
+	// A test, delivered, then refused within the minute; an email test
+	// fails (no SMTP server): 200 all the same.
+	do("POST", "/v1/channels/"+hookID+"/test", owner, nil, http.StatusOK, "")
+	do("POST", "/v1/channels/"+hookID+"/test", owner, nil, http.StatusTooManyRequests, "channel-test-rate-limited")
+	do("POST", "/v1/channels/"+mail+"/test", owner, nil, http.StatusOK, "")
+	rotated := do("POST", "/v1/channels/"+hookID+"/rotate-secret", owner, nil, http.StatusOK, "").Str(t, "signing_secret")
+
+	// Settings and digests.
+	settings := "/v1/projects/" + prj + "/notification-settings"
+	do("GET", settings, viewer, nil, http.StatusOK, "")
+	weekly := map[string]any{"digest": map[string]any{"enabled": true, "frequency": "weekly", "hour": 7, "weekday": "sunday", "timezone": "Europe/Berlin"}}
+	do("PUT", settings, owner, weekly, http.StatusOK, "")
+	do("PUT", settings, owner, map[string]any{"digest": map[string]any{"enabled": false, "frequency": "daily", "hour": 9, "timezone": "UTC"}}, http.StatusOK, "") // next_digest_at null
+	do("PUT", settings, owner, map[string]any{"digest": map[string]any{"enabled": true, "frequency": "daily", "hour": 9, "timezone": "Mars/Olympus"}}, http.StatusUnprocessableEntity, "validation-failed")
+	do("PUT", settings, viewer, weekly, http.StatusForbidden, "forbidden")
+	do("GET", settings, viewer, nil, http.StatusOK, "")
+	digests := "/v1/projects/" + prj + "/digests"
+	do("POST", digests, owner, nil, http.StatusCreated, "") // the processing flow's tickets and INFO summary, or nothing
+	do("POST", digests, owner, nil, http.StatusCreated, "") // info null
+	do("GET", digests, viewer, nil, http.StatusOK, "")
+	do("GET", digests+"?limit=1", viewer, nil, http.StatusOK, "")
+
+	// Deliveries: the digests, delivered to the webhook and failed by email.
+	if _, err := c.s.App.Notify.DeliverDue(context.Background()); err != nil {
+		t.Fatalf("deliver due: %v", err)
+	}
+	log := do("GET", "/v1/channels/"+hookID+"/deliveries", viewer, nil, http.StatusOK, "").JSON(t)["data"].([]any)
+	do("GET", "/v1/channels/"+hookID+"/deliveries?limit=1", viewer, nil, http.StatusOK, "")
+	do("GET", "/v1/channels/"+hookID+"/deliveries?limit=0", viewer, nil, http.StatusUnprocessableEntity, "validation-failed")
+	mailLog := do("GET", "/v1/channels/"+mail+"/deliveries", viewer, nil, http.StatusOK, "").JSON(t)["data"].([]any)
+	byEvent := func(list []any, event string) string {
+		for _, d := range list {
+			if d := d.(map[string]any); d["event"] == event {
+				return d["id"].(string)
+			}
+		}
+		t.Fatalf("no %s in the delivery log %v", event, list)
+		return ""
+	}
+	dlv, tst := byEvent(log, "digest"), byEvent(log, "test")
+	do("POST", "/v1/deliveries/"+dlv+"/redeliver", owner, nil, http.StatusAccepted, "")
+	do("POST", "/v1/deliveries/"+dlv+"/redeliver", owner, nil, http.StatusConflict, "delivery-pending")
+	do("POST", "/v1/deliveries/"+byEvent(mailLog, "digest")+"/redeliver", owner, nil, http.StatusAccepted, "") // failed: no SMTP server
+	do("POST", "/v1/deliveries/"+tst+"/redeliver", owner, nil, http.StatusConflict, "conflict")
+	do("POST", "/v1/deliveries/"+unknownIDs["delivery_id"]+"/redeliver", owner, nil, http.StatusNotFound, "not-found")
+	if _, err := c.s.App.Notify.DeliverDue(context.Background()); err != nil {
+		t.Fatalf("deliver due: %v", err)
+	}
+	do("GET", "/v1/channels/"+hookID+"/deliveries", viewer, nil, http.StatusOK, "") // two series
+
+	// What the receiver got matches the document's webhooks.
+	for _, h := range rc.got() {
+		event := h.Header.Get("Service-Event")
+		verified(t, h, event, secret, rotated)
+		if err := c.checkWebhook(event, h.Body); err != nil {
+			t.Errorf("%s webhook body does not match the document: %v\nbody: %s", event, err, h.Body)
+		}
+	}
+	do("DELETE", "/v1/channels/"+mail, owner, nil, http.StatusNoContent, "")
+	do("GET", "/v1/channels/"+mail, owner, nil, http.StatusNotFound, "not-found")
 }
 
 // TestOpenAPIRateLimitedAnswer validates a 429 answer.

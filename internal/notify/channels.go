@@ -130,6 +130,9 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 		if ch.Type != store.ChannelWebhook {
 			return store.Channel{}, problem.New("validation-failed", "url: only a webhook channel has a URL")
 		}
+		if *in.URL == "" {
+			return store.Channel{}, problem.New("validation-failed", "url: must not be empty")
+		}
 		if err := s.checkURL(ctx, *in.URL); err != nil {
 			return store.Channel{}, err
 		}

@@ -40,7 +40,7 @@ func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Projec
 		return Digest{}, false, err
 	}
 	if windows > 0 {
-		sums, err := c.ListInfoSummaries(ctx, p.ID, &start, &end, "", DigestSummaryIDs)
+		sums, err := c.PeriodSummaries(ctx, p.ID, start, end, DigestSummaryIDs)
 		if err != nil {
 			return Digest{}, false, err
 		}

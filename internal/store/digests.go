@@ -169,21 +169,38 @@ func (c *Conn) PeriodTickets(ctx context.Context, projectID string, from, to tim
 	return n, list, err
 }
 
-// InfoTotals sums a project's INFO summaries whose window starts in
-// [from, to): events, windows, and the busiest window (zero when none).
+// A digest reports the INFO windows that closed in its period: window_end in
+// (from, to]. Each window is then reported once, complete (a closed window
+// never changes), including the project's first one, which opened before
+// the project did.
+const closedIn = `project_id = ? AND window_end > ? AND window_end <= ?`
+
+// InfoTotals sums a project's INFO summaries whose windows closed in
+// (from, to]: events, windows, and the busiest window (zero when none).
 func (c *Conn) InfoTotals(ctx context.Context, projectID string, from, to time.Time) (events, windows int64, busiest InfoSummary, err error) {
 	var ev sql.NullInt64
-	if err = c.queryRow(ctx, `SELECT COALESCE(SUM(event_count), 0), COUNT(*) FROM info_summaries WHERE project_id = ? AND window_start >= ? AND window_start < ?`,
+	if err = c.queryRow(ctx, `SELECT COALESCE(SUM(event_count), 0), COUNT(*) FROM info_summaries WHERE `+closedIn,
 		projectID, ms(from), ms(to)).Scan(&ev, &windows); err != nil {
 		return 0, 0, InfoSummary{}, fmt.Errorf("store: info totals: %w", err)
 	}
 	if windows == 0 {
 		return 0, 0, InfoSummary{}, nil
 	}
-	busiest, err = scanSummary(c.queryRow(ctx, `SELECT `+summaryCols+` FROM info_summaries WHERE project_id = ? AND window_start >= ? AND window_start < ?
+	busiest, err = scanSummary(c.queryRow(ctx, `SELECT `+summaryCols+` FROM info_summaries WHERE `+closedIn+`
 		ORDER BY event_count DESC, window_start DESC LIMIT 1`, projectID, ms(from), ms(to)))
 	if err != nil {
 		return 0, 0, InfoSummary{}, fmt.Errorf("store: busiest window: %w", err)
 	}
 	return ev.Int64, windows, busiest, nil
+}
+
+// PeriodSummaries lists up to limit of the INFO summaries whose windows
+// closed in (from, to], newest window first.
+func (c *Conn) PeriodSummaries(ctx context.Context, projectID string, from, to time.Time, limit int) ([]InfoSummary, error) {
+	rows, err := c.query(ctx, `SELECT `+summaryCols+` FROM info_summaries WHERE `+closedIn+` ORDER BY window_start DESC LIMIT ?`,
+		projectID, ms(from), ms(to), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: period summaries: %w", err)
+	}
+	return collect(rows, scanSummary)
 }

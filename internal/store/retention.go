@@ -10,7 +10,8 @@ import (
 type Retention struct {
 	// Minutes and Hours keep a group's per-minute and per-hour counts.
 	Minutes, Hours time.Duration
-	// Records keeps resolved tickets and INFO summaries (ERRATA_RETENTION_DAYS).
+	// Records keeps resolved tickets, INFO summaries, digests and finished
+	// deliveries with their attempts (ERRATA_RETENTION_DAYS).
 	Records time.Duration
 }
 
@@ -20,7 +21,7 @@ var DefaultRetention = Retention{Minutes: 14 * 24 * time.Hour, Hours: 365 * 24 *
 
 // Pruned counts what Prune deleted.
 type Pruned struct {
-	Minutes, Hours, Tickets, Summaries int64
+	Minutes, Hours, Tickets, Summaries, Digests, Deliveries int64
 }
 
 // Prune deletes what Retention no longer keeps, as of now. Open tickets
@@ -37,6 +38,9 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		{nil, `UPDATE error_groups SET ticket_id = NULL WHERE ticket_id IN (SELECT id FROM tickets WHERE status = 'resolved' AND resolved_at < ?)`, []any{ms(now.Add(-r.Records))}},
 		{&p.Tickets, `DELETE FROM tickets WHERE status = 'resolved' AND resolved_at < ?`, []any{ms(now.Add(-r.Records))}},
 		{&p.Summaries, `DELETE FROM info_summaries WHERE window_end < ?`, []any{ms(now.Add(-r.Records))}},
+		{&p.Digests, `DELETE FROM digests WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
+		// Pending deliveries stay whatever their age: they are still owed.
+		{&p.Deliveries, `DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`, []any{ms(now.Add(-r.Records))}},
 	}
 	for _, s := range steps {
 		res, err := c.exec(ctx, s.q, s.args...)
