@@ -280,3 +280,34 @@ func seedGroupFor(t *testing.T, c *store.Conn, projectID, fp string) string {
 	}
 	return g.ID
 }
+
+func TestPruneKeepsPendingDeliveries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		ch := seedChannel(t, db.Write(), p.ID)
+		pending := queueDelivery(t, db.Write(), ch, now)
+		done := queueDelivery(t, db.Write(), ch, now)
+		if _, err := db.Write().CancelDeliveries(ctx, ch.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Write().Redeliver(ctx, pending.ID, now); err != nil { // pending again
+			t.Fatal(err)
+		}
+		dg := store.Digest{ID: id.New(id.Digest), ProjectID: p.ID, PeriodStart: now, PeriodEnd: now, Body: []byte(`{}`), CreatedAt: now}
+		if err := db.Write().InsertDigest(ctx, dg); err != nil {
+			t.Fatal(err)
+		}
+		later := now.Add(store.DefaultRetention.Records + time.Hour)
+		got, err := db.Write().Prune(ctx, store.DefaultRetention, later)
+		if err != nil || got.Deliveries != 1 || got.Digests != 1 {
+			t.Fatalf("Prune = %+v, %v; want the finished delivery and the digest", got, err)
+		}
+		if _, err := db.Read().DeliveryByID(ctx, done.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("finished delivery after pruning: %v", err)
+		}
+		if _, err := db.Read().DeliveryByID(ctx, pending.ID); err != nil {
+			t.Fatalf("pending delivery after pruning: %v", err)
+		}
+	})
+}
