@@ -128,7 +128,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.Metrics = metrics.New()
 	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
-		Mail: sender, Waits: cfg.WebhookRetryWaits, Logger: a.log, Observe: a.Metrics.ObserveDelivery})
+		Mail: sender, Waits: cfg.WebhookRetryWaits, Lease: cfg.DeliveryLease, Logger: a.log, Observe: a.Metrics.ObserveDelivery})
 	a.HTTP.UseNotifier(a.Notify)
 	dir := ""
 	if a.DB.Dialect() == store.SQLite {

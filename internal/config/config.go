@@ -39,6 +39,7 @@ type Serve struct {
 
 	WebhookAllowPrivate bool            `name:"webhook-allow-private" env:"ERRATA_WEBHOOK_ALLOW_PRIVATE" help:"Development only: let webhook URLs point at private and loopback addresses."`
 	WebhookRetryWaits   []time.Duration `name:"webhook-retry-waits" env:"ERRATA_WEBHOOK_RETRY_WAITS" default:"1m,5m,15m,1h,3h,6h,12h" help:"The seven waits between webhook attempts."`
+	DeliveryLease       time.Duration   `name:"delivery-lease" env:"ERRATA_DELIVERY_LEASE" default:"2m" help:"How long a worker holds the deliveries it claimed; those of a worker that died are attempted again after it."`
 	InfoWindow          time.Duration   `name:"info-window" env:"ERRATA_INFO_WINDOW" default:"1h" help:"Length of an INFO summary window."`
 
 	APIRateLimit    float64       `name:"api-rate-limit" env:"ERRATA_API_RATE_LIMIT" default:"20" help:"Management API requests per second per caller."`
@@ -127,6 +128,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.WorkerLease < time.Second {
 		return errors.New("--worker-lease must be at least 1s")
+	}
+	if s.DeliveryLease < 20*time.Second {
+		return errors.New("--delivery-lease must be at least 20s (longer than one attempt's time-outs)")
 	}
 	if s.ShutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")

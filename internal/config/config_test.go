@@ -24,7 +24,7 @@ func TestByteSize(t *testing.T) {
 func valid() Serve {
 	return Serve{Roles: []string{"api"}, Addr: "127.0.0.1:8080", GRPCAddr: "off", MailFrom: "e@example.com",
 		WebhookRetryWaits: make([]time.Duration, 7), InfoWindow: time.Hour,
-		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, ShutdownTimeout: time.Second, WorkerLease: time.Minute,
+		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, ShutdownTimeout: time.Second, WorkerLease: time.Minute, DeliveryLease: time.Minute,
 		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10}
 }
 
