@@ -97,7 +97,7 @@ func (e *engine) loop(ctx context.Context) {
 			}
 		}
 		wait := s.opts.Idle
-		if next, ok, err := s.db.Read().NextDeliveryDue(ctx); err == nil && ok && next.After(now) && next.Sub(now) < wait {
+		if next, ok, err := s.db.Read().NextDeliveryDue(ctx, now); err == nil && ok && next.After(now) && next.Sub(now) < wait {
 			wait = next.Sub(now) // a retry is due before the idle poll
 		}
 		t := time.NewTimer(wait)

@@ -102,29 +102,51 @@ func (c *Conn) DeliveryByID(ctx context.Context, id string) (Delivery, error) {
 	return d, nil
 }
 
+// duePending selects pending deliveries with the condition of the partial
+// index deliveries_due written out: with a bound parameter instead, neither
+// SQLite nor a generic PostgreSQL plan can use the index, and every claim
+// and every idle look read the whole table, delivered rows and bodies too.
+const duePending = `status = '` + DeliveryPending + `'`
+
 // ClaimDeliveries leases due pending deliveries until leaseUntil: at most
 // perChannel of any one channel, none of the channels in exclude (those
 // the caller is busy with), and at most limit in all, oldest due first. So
 // a channel with a long backlog cannot crowd out the others.
+//
+// It walks the channels that have pending deliveries (a skip scan of the
+// index deliveries_channel_due) and takes the oldest due few of each, so a
+// claim costs the number of such channels, not the size of the backlog:
+// ranking every due delivery made draining a backlog quadratic, and an
+// excluded channel's backlog was read by every claim.
 func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, perChannel, limit int, exclude []string) ([]Delivery, error) {
-	lock := ""
-	if c.dialect == Postgres {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
-	args := []any{ms(leaseUntil), DeliveryPending, ms(now), ms(now)}
+	args := []any{ms(leaseUntil), ms(now), ms(now), perChannel}
 	skip := ""
 	if len(exclude) > 0 {
-		skip = ` AND channel_id NOT IN (?` + strings.Repeat(", ?", len(exclude)-1) + `)`
+		skip = ` AND ch.id NOT IN (?` + strings.Repeat(", ?", len(exclude)-1) + `)`
 		for _, ch := range exclude {
 			args = append(args, ch)
 		}
 	}
-	rows, err := c.query(ctx, `UPDATE deliveries SET lease_until = ?
-		WHERE id IN (SELECT id FROM deliveries WHERE id IN (
-			SELECT id FROM (SELECT id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS rn
-				FROM deliveries WHERE status = ? AND next_attempt_at <= ? AND lease_until < ?`+skip+`) due
-			WHERE rn <= ? ORDER BY next_attempt_at LIMIT ?)`+lock+`)
-		RETURNING `+deliveryMeta+`, body`, append(args, perChannel, limit)...)
+	oldest := func(cols string) string {
+		return `SELECT ` + cols + ` FROM deliveries
+			WHERE ` + duePending + ` AND channel_id = ch.id AND next_attempt_at <= ? AND lease_until < ?
+			ORDER BY next_attempt_at LIMIT ?`
+	}
+	chosen := `SELECT d.id FROM ch, deliveries d WHERE ch.id IS NOT NULL AND d.id IN (` + oldest("id") + `)` + skip
+	lock := ""
+	if c.dialect == Postgres {
+		// PostgreSQL would run a correlated IN for every row of d; a
+		// lateral join runs it once per channel.
+		chosen = `SELECT d.id FROM ch CROSS JOIN LATERAL (` + oldest("id, next_attempt_at") + `) d WHERE ch.id IS NOT NULL` + skip
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	rows, err := c.query(ctx, `WITH RECURSIVE ch(id) AS (
+			SELECT MIN(channel_id) FROM deliveries WHERE `+duePending+`
+			UNION ALL
+			SELECT (SELECT MIN(channel_id) FROM deliveries WHERE `+duePending+` AND channel_id > ch.id) FROM ch WHERE ch.id IS NOT NULL)
+		UPDATE deliveries SET lease_until = ?
+		WHERE id IN (SELECT id FROM deliveries WHERE id IN (`+chosen+` ORDER BY d.next_attempt_at LIMIT ?)`+lock+`)
+		RETURNING `+deliveryMeta+`, body`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim deliveries: %w", err)
 	}
@@ -142,10 +164,12 @@ func (c *Conn) CancelDelivery(ctx context.Context, d Delivery, now time.Time) er
 	return err
 }
 
-// NextDeliveryDue is when the next pending delivery is due (false: none).
-func (c *Conn) NextDeliveryDue(ctx context.Context) (time.Time, bool, error) {
+// NextDeliveryDue is when the next pending delivery that nobody holds at
+// now is due (false: none). Deliveries in flight do not count, so a retry
+// due later is not hidden behind them.
+func (c *Conn) NextDeliveryDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	var v sql.NullInt64
-	if err := c.queryRow(ctx, `SELECT MIN(next_attempt_at) FROM deliveries WHERE status = ?`, DeliveryPending).Scan(&v); err != nil {
+	if err := c.queryRow(ctx, `SELECT MIN(next_attempt_at) FROM deliveries WHERE `+duePending+` AND lease_until < ?`, ms(now)).Scan(&v); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next delivery due: %w", err)
 	}
 	if !v.Valid {
@@ -157,7 +181,7 @@ func (c *Conn) NextDeliveryDue(ctx context.Context) (time.Time, bool, error) {
 // CountPendingDeliveries counts deliveries still to be attempted.
 func (c *Conn) CountPendingDeliveries(ctx context.Context) (int64, error) {
 	var n int64
-	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM deliveries WHERE status = ?`, DeliveryPending).Scan(&n); err != nil {
+	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM deliveries WHERE `+duePending).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count pending deliveries: %w", err)
 	}
 	return n, nil
@@ -240,9 +264,11 @@ func (c *Conn) CancelDeliveries(ctx context.Context, channelID string, now time.
 }
 
 // ListDeliveries lists a channel's deliveries, newest first, without bodies.
+// Tests (tst_) and the others (dlv_) share one log, so the order is that of
+// the time-ordered part after the 4-character prefix, not of the whole id.
 func (c *Conn) ListDeliveries(ctx context.Context, channelID, before string, limit int) ([]Delivery, error) {
-	rows, err := c.query(ctx, `SELECT `+deliveryMeta+` FROM deliveries WHERE channel_id = ? AND (? = '' OR id < ?) ORDER BY id DESC LIMIT ?`,
-		channelID, before, before, limit)
+	rows, err := c.query(ctx, `SELECT `+deliveryMeta+` FROM deliveries WHERE channel_id = ? AND (? = '' OR substr(id, 5) < substr(?, 5))
+		ORDER BY substr(id, 5) DESC LIMIT ?`, channelID, before, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list deliveries: %w", err)
 	}
