@@ -31,6 +31,7 @@ import (
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
+	"github.com/errata-dev/errata/internal/web"
 )
 
 // Options are everything App needs.
@@ -159,6 +160,9 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
+	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Tickets: tickets.NewService(a.DB, nil), Log: a.log}); err != nil {
+		return err
+	}
 	return nil
 }
 

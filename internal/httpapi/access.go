@@ -157,8 +157,8 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 	}
 	r, _ := humago.Unwrap(ctx)
 	p, err := s.authenticate(r)
-	if err == nil {
-		err = s.authorize(r.Context(), a, ctx, p)
+	if err == nil && a.Scope != "" {
+		err = s.authorize(r.Context(), a, ctx.Param(a.Scope), p)
 	}
 	if err != nil {
 		s.fail(ctx, err)
@@ -185,8 +185,8 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 		return nil, auth.Unauthorized("this endpoint takes a session token, not a project API key; API keys are for ingestion only")
 	}
 	if viaCookie && !isSafe(r.Method) {
-		if err := s.cop.Check(r); err != nil {
-			return nil, problem.New("csrf-origin-rejected", "cookie-authenticated changes must come from the dashboard; scripts should send the session token as a bearer token")
+		if err := s.CheckOrigin(r); err != nil {
+			return nil, err
 		}
 	}
 	u, sess, err := s.auth.Authenticate(r.Context(), tok)
@@ -196,18 +196,19 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 	return &Principal{User: u, Session: sess, ViaCookie: viaCookie}, nil
 }
 
-// authorize checks membership (404 when absent, so that other organizations'
-// resources stay invisible) and the minimum role (403).
-func (s *Server) authorize(ctx context.Context, a Access, hc huma.Context, p *Principal) error {
+// authorize checks membership of the organization owning value, a resource
+// id of the kind a.Scope names (404 when absent, so that other
+// organizations' resources stay invisible), and the minimum role (403).
+func (s *Server) authorize(ctx context.Context, a Access, value string, p *Principal) error {
 	if a.Scope == "" {
 		return nil
 	}
-	orgID, err := s.scopeOrg(ctx, a.Scope, hc.Param(a.Scope))
+	orgID, err := s.scopeOrg(ctx, a.Scope, value)
 	if err == nil {
 		p.Member, err = s.db.Read().MemberOf(ctx, orgID, p.User.ID)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return problem.Newf("not-found", "%s %q does not exist", strings.TrimSuffix(a.Scope, "_id"), hc.Param(a.Scope))
+		return problem.Newf("not-found", "%s %q does not exist", strings.TrimSuffix(a.Scope, "_id"), value)
 	}
 	if err != nil {
 		return err

@@ -151,6 +151,10 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 			w.Header().Set("Location", rec.header.Get("Location"))
 			w.WriteHeader(rec.status)
 		default:
+			if s.wantsPage(r) {
+				s.pageNotFound.ServeHTTP(w, r)
+				return
+			}
 			writeProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))
 		}
 	})

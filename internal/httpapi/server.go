@@ -51,6 +51,8 @@ type Server struct {
 
 	now func() time.Time
 
+	pageNotFound http.Handler // the dashboard's 404 outside /v1
+
 	mux     *http.ServeMux
 	api     huma.API
 	handler http.Handler

@@ -153,3 +153,25 @@ func scanTicketWithGroup(s interface{ Scan(...any) error }) (TicketWithGroup, er
 	}
 	return TicketWithGroup{Ticket: tr.ticket(), Group: gr.group()}, nil
 }
+
+// OpenTicketCounts counts a project's open tickets by severity.
+func (c *Conn) OpenTicketCounts(ctx context.Context, projectID string) (map[string]int64, error) {
+	rows, err := c.query(ctx, `SELECT severity, COUNT(*) FROM tickets WHERE project_id = ? AND status = ? GROUP BY severity`, projectID, TicketOpen)
+	if err != nil {
+		return nil, fmt.Errorf("store: count open tickets: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var sev string
+		var n int64
+		if err := rows.Scan(&sev, &n); err != nil {
+			return nil, fmt.Errorf("store: count open tickets: %w", err)
+		}
+		out[sev] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: count open tickets: %w", err)
+	}
+	return out, nil
+}

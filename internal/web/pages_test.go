@@ -1,0 +1,71 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+func TestPagesForAViewer(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		ticketID := seedTicket(t, s, w.Owner.Token, w.ProjectID, "card declined for order", "fatal")
+		seedTicket(t, s, w.Owner.Token, w.ProjectID, "database timeout", "error")
+		b := newBrowser(t, s)
+		b.signIn(w.Viewer.Email)
+
+		b.get("/").expect(t, http.StatusOK, "Acme", `href="/projects/`+w.ProjectID+`"`, "viewer", `action="/sign-out"`)
+		b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, "<strong>1</strong> critical", "<strong>1</strong> high",
+			"<strong>0</strong> medium", `href="/tickets/`+ticketID+`"`, `<nav class="crumbs"`, "Acme")
+		list := b.get("/projects/"+w.ProjectID+"/tickets").expect(t, http.StatusOK, "card declined", "database timeout", `<label for="f-severity">`)
+		if strings.Contains(list.Body, `rel="next"`) {
+			t.Errorf("one page of tickets links to another")
+		}
+		filtered := b.get("/projects/"+w.ProjectID+"/tickets?severity=critical&status=open").expect(t, http.StatusOK, "card declined")
+		if strings.Contains(filtered.Body, "database timeout") {
+			t.Errorf("severity=critical lists a high ticket")
+		}
+		b.get("/projects/"+w.ProjectID+"/tickets?severity=urgent").expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		b.get("/projects/"+w.ProjectID+"/tickets?service=nope").expect(t, http.StatusOK, "No tickets.")
+
+		tp := b.get("/tickets/"+ticketID).expect(t, http.StatusOK, "card declined", "critical", "open", `<th scope="row">service</th>`,
+			"checkout", `<time datetime="`)
+		if strings.Contains(tp.Body, "/resolve") {
+			t.Errorf("a viewer is offered the resolve button")
+		}
+	})
+}
+
+func TestTicketPaging(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		_, key := s.CreateKey(t, w.Owner.Token, w.ProjectID)
+		events := make([]any, 0, 51)
+		for i := range 51 {
+			events = append(events, map[string]any{"message": "failure", "level": "error", "attributes": map[string]any{"fingerprint": "fp" + string(rune('A'+i/26)) + string(rune('a'+i%26))}})
+		}
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: map[string]any{"service": "api", "events": events}}).Expect(t, http.StatusAccepted, "")
+		drainAll(t, s)
+		b := newBrowser(t, s)
+		b.signIn(w.Viewer.Email)
+		first := b.get("/projects/"+w.ProjectID+"/tickets?status=open").expect(t, http.StatusOK, `rel="next"`)
+		if n := strings.Count(first.Body, `href="/tickets/`); n != 50 {
+			t.Fatalf("first page has %d tickets, want 50", n)
+		}
+		i := strings.Index(first.Body, `rel="next" href="`) + len(`rel="next" href="`)
+		next := strings.ReplaceAll(first.Body[i:i+strings.IndexByte(first.Body[i:], '"')], "&amp;", "&")
+		if u, _ := url.Parse(next); u.Query().Get("status") != "open" {
+			t.Errorf("next page %q drops the filter", next)
+		}
+		second := b.get(next).expect(t, http.StatusOK)
+		if n := strings.Count(second.Body, `href="/tickets/`); n != 1 || strings.Contains(second.Body, `rel="next"`) {
+			t.Fatalf("second page has %d tickets (want 1) or a next link", n)
+		}
+		b.get("/projects/"+w.ProjectID+"/tickets?before=bogus").expect(t, http.StatusUnprocessableEntity, "validation-failed")
+	})
+}

@@ -1,0 +1,124 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// ContentSecurityPolicy allows only this origin's scripts, styles and images
+// (no inline script), no framing, no <base> and forms posting only here.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// ReferrerPolicy keeps dashboard addresses, which name tickets and filters,
+// from other origins: they get no Referer at all.
+const ReferrerPolicy = "same-origin"
+
+// secure sets the security headers every dashboard answer carries.
+func secure(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("Referrer-Policy", ReferrerPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY") // frame-ancestors for old browsers
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// assets serves the embedded static files with the security headers and a
+// short cache lifetime (their names carry no version yet).
+func assets(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "public, max-age=3600")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin refuses cross-origin form posts before anything else, signed in
+// or not (a forged sign-in is as bad as a forged change), through the API's
+// http.CrossOriginProtection: 403 csrf-origin-rejected as an HTML page.
+func (d *Dashboard) sameOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := d.api.CheckOrigin(r); err != nil {
+			d.fail(w, r, nil, err)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// pageFunc is a handler of a signed-in page.
+type pageFunc func(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error
+
+// page authenticates the request as the API does and runs h; signed-out
+// visitors are sent to the sign-in form, which brings them back.
+func (d *Dashboard) page(h pageFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := d.api.Authenticate(r)
+		if err == nil {
+			err = h(w, r, p)
+		}
+		if err != nil {
+			d.fail(w, r, p, err)
+		}
+	})
+}
+
+// authorize checks p's access to the resource id of kind scope exactly as the
+// API operation on it would.
+func (d *Dashboard) authorize(r *http.Request, p *httpapi.Principal, scope string, min org.Role) error {
+	return d.api.Authorize(r.Context(), p, httpapi.Access{Scope: scope, Min: min}, r.PathValue(scope))
+}
+
+// fail answers err as a page: a missing or expired session goes to the
+// sign-in form; problems keep their status and code; anything else is a
+// logged 500 that leaks nothing.
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, err error) {
+	var pr *problem.Problem
+	switch {
+	case errors.As(err, &pr) && pr.Code() == "unauthorized":
+		if c, cerr := r.Cookie(httpapi.SessionCookie); cerr == nil && c.Value != "" {
+			http.SetCookie(w, d.api.SessionCookie("", d.now()))
+		}
+		target := "/sign-in"
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if r.URL.Path != "/" {
+				target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+			}
+		}
+		http.Redirect(w, r, target, http.StatusSeeOther)
+	case errors.As(err, &pr):
+		d.renderError(w, r, p, pr.Status, pr.Code(), pr.Detail)
+	case errors.Is(err, store.ErrNotFound):
+		d.renderError(w, r, p, http.StatusNotFound, "not-found", "There is no such page, or it is not yours to see.")
+	default:
+		d.log.Error("dashboard page failed", "request_id", httpapi.RequestID(r.Context()), "path", r.URL.Path, "err", err)
+		d.renderError(w, r, p, http.StatusInternalServerError, "internal", "Something went wrong on our side; the request id identifies it in the server log.")
+	}
+}
+
+// safeNext returns next when it is a path on this site, else "/": only
+// relative references starting with one slash are followed after sign-in.
+func safeNext(next string) string {
+	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\t") {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return "/"
+	}
+	return next
+}

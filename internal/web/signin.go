@@ -1,0 +1,72 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/problem"
+)
+
+// signInData fills the sign-in form.
+type signInData struct {
+	Next, Email, Error string
+}
+
+func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	if _, err := d.api.Authenticate(r); err == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next}})
+}
+
+// signIn opens a session through auth.Service and sets the same cookie as
+// POST /v1/auth/sign-in/email. Bad credentials show the form again (401);
+// too many failures are 429 as in the API.
+func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		d.renderError(w, r, nil, http.StatusBadRequest, "validation-failed", "The form could not be read.")
+		return
+	}
+	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
+	sg, err := d.auth.SignIn(r.Context(), email, r.PostForm.Get("password"), httpapi.RemoteIP(r.Context()))
+	var pr *problem.Problem
+	if errors.As(err, &pr) && (pr.Status == http.StatusUnauthorized || pr.Status == http.StatusTooManyRequests) {
+		msg := "The email address or the password is wrong."
+		if pr.Status == http.StatusTooManyRequests {
+			msg = "Too many failed attempts; wait a minute and try again."
+			for k, vs := range pr.GetHeaders() {
+				w.Header()[k] = vs
+			}
+		}
+		d.render(w, r, pr.Status, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next, Email: email, Error: msg}})
+		return
+	}
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	http.SetCookie(w, d.api.SessionCookie(sg.Token, sg.Session.ExpiresAt))
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// signOut ends the session and clears the cookie.
+func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
+	p, err := d.api.Authenticate(r)
+	var pr *problem.Problem
+	if err != nil && !(errors.As(err, &pr) && pr.Code() == "unauthorized") {
+		d.fail(w, r, nil, err)
+		return
+	}
+	if err == nil {
+		if err := d.auth.SignOut(r.Context(), p.Session.ID); err != nil {
+			d.fail(w, r, p, err)
+			return
+		}
+	}
+	http.SetCookie(w, d.api.SessionCookie("", time.Time{}))
+	http.Redirect(w, r, "/sign-in", http.StatusSeeOther)
+}

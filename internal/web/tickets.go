@@ -1,0 +1,118 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
+	"github.com/errata-dev/errata/internal/view"
+)
+
+// ticketPage is the ticket list's page size.
+const ticketPage = 50
+
+// ticketListData fills the ticket list.
+type ticketListData struct {
+	Project    store.Project
+	Filter     store.TicketFilter
+	Severities []string
+	Tickets    []store.TicketWithGroup
+	// Next is the address of the following page, "" on the last one.
+	Next string
+}
+
+// ticketList lists a project's tickets, newest first, with the filters of
+// GET /v1/projects/{project_id}/tickets and paging by the last id shown.
+func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := store.TicketFilter{Status: q.Get("status"), Severity: q.Get("severity"), Service: q.Get("service"), Environment: q.Get("environment")}
+	before := q.Get("before")
+	switch {
+	case f.Status != "" && f.Status != store.TicketOpen && f.Status != store.TicketResolved:
+		return problem.New("validation-failed", "status must be open or resolved")
+	case f.Severity != "" && !slices.Contains(severities, f.Severity):
+		return problem.New("validation-failed", "severity must be critical, high or medium")
+	case before != "" && !id.Valid(id.Ticket, before):
+		return problem.New("validation-failed", "before must be a ticket id from the previous page")
+	}
+	ctx := r.Context()
+	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
+	if err != nil {
+		return err
+	}
+	rows, err := d.db.Read().ListTickets(ctx, prj.ID, f, before, ticketPage+1)
+	if err != nil {
+		return err
+	}
+	data := ticketListData{Project: prj, Filter: f, Severities: severities, Tickets: rows}
+	if len(rows) > ticketPage {
+		data.Tickets = rows[:ticketPage]
+		next := url.Values{}
+		for k, v := range map[string]string{"status": f.Status, "severity": f.Severity, "service": f.Service, "environment": f.Environment} {
+			if v != "" {
+				next.Set(k, v)
+			}
+		}
+		next.Set("before", data.Tickets[ticketPage-1].ID)
+		data.Next = "/projects/" + prj.ID + "/tickets?" + next.Encode()
+	}
+	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
+	d.render(w, r, http.StatusOK, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Data: data})
+	return nil
+}
+
+// ticketData fills the ticket detail.
+type ticketData struct {
+	Ticket  store.Ticket
+	Summary string
+	Facts   map[string]any
+	// CanChange shows the resolve and reopen buttons: members and up.
+	CanChange bool
+}
+
+// ticket is the ticket detail: what GET /v1/tickets/{ticket_id} answers.
+func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "ticket_id", org.Viewer); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	tg, err := d.db.Read().TicketWithGroupByID(ctx, r.PathValue("ticket_id"))
+	if err != nil {
+		return err
+	}
+	_, crumbs, err := d.projectCrumbs(ctx, tg.ProjectID)
+	if err != nil {
+		return err
+	}
+	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + tg.ProjectID + "/tickets"})
+	role, _ := org.ParseRole(p.Member.Role)
+	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group, d.now()),
+		Facts: tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat), CanChange: role.AtLeast(org.MemberRole)}
+	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Data: data})
+	return nil
+}
+
+// setStatus resolves or reopens a ticket through tickets.Service, with the
+// role PATCH /v1/tickets/{ticket_id} demands, then shows the ticket again.
+func (d *Dashboard) setStatus(status string) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+		if err := d.authorize(r, p, "ticket_id", org.MemberRole); err != nil {
+			return err
+		}
+		ticketID := r.PathValue("ticket_id")
+		if err := d.tickets.SetTicketStatus(r.Context(), ticketID, status); err != nil {
+			return err
+		}
+		http.Redirect(w, r, "/tickets/"+ticketID, http.StatusSeeOther)
+		return nil
+	}
+}

@@ -1,0 +1,86 @@
+// Package web is the dashboard: server-rendered html/template pages with
+// embedded assets, mounted on the API's HTTP server outside /v1. It signs
+// people in with the errata_session cookie and checks every page through the
+// API's own authentication and authorization (httpapi.Server.Authenticate
+// and Authorize), so a page and the API operation on the same resource
+// always decide alike.
+package web
+
+import (
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Options are the dashboard's dependencies.
+type Options struct {
+	DB      *store.DB
+	Auth    *auth.Service
+	Tickets *tickets.Service
+	Log     *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Dashboard serves the pages; handlers are its methods.
+type Dashboard struct {
+	api     *httpapi.Server
+	db      *store.DB
+	auth    *auth.Service
+	tickets *tickets.Service
+	log     *slog.Logger
+	now     func() time.Time
+	pages   *pages
+}
+
+// Mount builds the dashboard and registers its routes on api's router.
+func Mount(api *httpapi.Server, o Options) (*Dashboard, error) {
+	p, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, tickets: o.Tickets, log: o.Log, now: o.Now, pages: p}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.log == nil {
+		d.log = slog.Default()
+	}
+	d.routes(api.Mux())
+	api.HandlePageNotFound(secure(http.HandlerFunc(d.notFound)))
+	return d, nil
+}
+
+// routes is the dashboard's route table.
+func (d *Dashboard) routes(mux *http.ServeMux) {
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /static/", assets(http.StripPrefix("/static", http.FileServerFS(static))))
+
+	mux.Handle("GET /sign-in", secure(http.HandlerFunc(d.signInForm)))
+	mux.Handle("POST /sign-in", secure(d.sameOrigin(http.HandlerFunc(d.signIn))))
+	mux.Handle("POST /sign-out", secure(d.sameOrigin(http.HandlerFunc(d.signOut))))
+
+	mux.Handle("GET /{$}", secure(d.page(d.home)))
+	mux.Handle("GET /projects/{project_id}", secure(d.page(d.project)))
+	mux.Handle("GET /projects/{project_id}/tickets", secure(d.page(d.ticketList)))
+	mux.Handle("GET /tickets/{ticket_id}", secure(d.page(d.ticket)))
+	mux.Handle("POST /tickets/{ticket_id}/resolve", secure(d.sameOrigin(d.page(d.setStatus(store.TicketResolved)))))
+	mux.Handle("POST /tickets/{ticket_id}/reopen", secure(d.sameOrigin(d.page(d.setStatus(store.TicketOpen)))))
+}
+
+func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
+	d.renderError(w, r, nil, http.StatusNotFound, "not-found", "There is no page at this address.")
+}
