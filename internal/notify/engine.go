@@ -22,6 +22,17 @@ type result struct {
 	dropped bool // the channel is gone
 }
 
+// record stores what an attempt decided, in c's transaction.
+func (r result) record(ctx context.Context, c *store.Conn, now time.Time) error {
+	switch {
+	case r.dropped:
+		return nil
+	case r.cancel:
+		return c.CancelDelivery(ctx, r.d, now)
+	}
+	return c.RecordAttempt(ctx, r.d, r.a)
+}
+
 type chanState struct {
 	running int
 	queue   []store.Delivery
@@ -183,14 +194,7 @@ func (e *engine) commit() {
 		now := e.s.now()
 		err := e.s.db.Tx(ctx, func(c *store.Conn) error {
 			for _, r := range batch {
-				var err error
-				switch {
-				case r.dropped:
-				case r.cancel:
-					err = c.CancelDelivery(ctx, r.d, now)
-				default:
-					err = c.RecordAttempt(ctx, r.d, r.a)
-				}
+				err := r.record(ctx, c, now)
 				if errors.Is(err, store.ErrLeaseLost) {
 					e.s.opts.Logger.Warn("delivery lease lost: another process took it over", "delivery_id", r.d.ID)
 					continue
@@ -232,15 +236,7 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 		}
 		for _, d := range ds {
 			r := s.attempt(ctx, d, &cc)
-			err := s.db.Tx(ctx, func(c *store.Conn) error {
-				switch {
-				case r.dropped:
-					return nil
-				case r.cancel:
-					return c.CancelDelivery(ctx, r.d, s.now())
-				}
-				return c.RecordAttempt(ctx, r.d, r.a)
-			})
+			err := s.db.Tx(ctx, func(c *store.Conn) error { return r.record(ctx, c, s.now()) })
 			if err != nil {
 				return n, err
 			}

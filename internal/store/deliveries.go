@@ -93,9 +93,10 @@ func (c *Conn) InsertDelivery(ctx context.Context, d Delivery) error {
 	return nil
 }
 
-// DeliveryByID returns one delivery with its body.
+// DeliveryByID returns one delivery without its body (only attempts send
+// the body, and they get it from ClaimDeliveries).
 func (c *Conn) DeliveryByID(ctx context.Context, id string) (Delivery, error) {
-	d, err := scanDeliveryBody(c.queryRow(ctx, `SELECT `+deliveryMeta+`, body FROM deliveries WHERE id = ?`, id))
+	d, err := scanDeliveryMeta(c.queryRow(ctx, `SELECT `+deliveryMeta+` FROM deliveries WHERE id = ?`, id))
 	if err != nil {
 		return Delivery{}, fmt.Errorf("store: delivery %s: %w", id, translate(c.dialect, err))
 	}
