@@ -160,7 +160,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
-	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Tickets: tickets.NewService(a.DB, nil), Log: a.log}); err != nil {
+	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: tickets.NewService(a.DB, nil), Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}); err != nil {
 		return err
 	}
 	return nil

@@ -86,7 +86,7 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.P
 	if data.Latest, err = c.ListTickets(ctx, prj.ID, store.TicketFilter{}, "", latestCount); err != nil {
 		return err
 	}
-	d.render(w, r, http.StatusOK, "project", p, frame{Title: prj.Name, Crumbs: crumbs, Data: data})
+	d.render(w, r, http.StatusOK, "project", p, frame{Title: prj.Name, Crumbs: crumbs, Project: &prj, Tab: "overview", Data: data})
 	return nil
 }
 

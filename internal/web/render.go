@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
@@ -12,19 +15,28 @@ import (
 	"github.com/errata-dev/errata/internal/view"
 )
 
-// pageNames are the templates under templates/, each rendered inside
-// layout.html with the shared blocks of partials.html.
-var pageNames = []string{"sign-in", "error", "home", "project", "tickets", "ticket"}
+// Every templates/*.html but layout.html is a page, rendered inside
+// layout.html with the shared blocks of templates/parts/*.html.
 
 // pages holds one parsed template set per page.
 type pages struct{ sets map[string]*template.Template }
 
+// funcs are the template functions; a file of the package adds its own in
+// an init function.
 var funcs = template.FuncMap{"utc": utcTime}
 
 func parsePages() (*pages, error) {
 	p := &pages{sets: map[string]*template.Template{}}
-	for _, name := range pageNames {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name+".html")
+	files, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(path.Base(f), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts/*.html", f)
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", name, err)
 		}
@@ -38,9 +50,14 @@ type crumb struct{ Name, URL string }
 
 // frame is what the layout shows around every page.
 type frame struct {
-	Title     string
-	User      *store.User
-	Crumbs    []crumb
+	Title  string
+	User   *store.User
+	Crumbs []crumb
+	// Project, when set, shows the project's tabs; Tab names the current one
+	// ("overview", "tickets", "groups", "summaries", "channels",
+	// "notifications", "keys").
+	Project   *store.Project
+	Tab       string
 	RequestID string
 	Data      any
 }
@@ -53,7 +70,11 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	}
 	f.RequestID = httpapi.RequestID(r.Context())
 	var buf bytes.Buffer
-	if err := d.pages.sets[name].Execute(&buf, f); err != nil {
+	set, ok := d.pages.sets[name]
+	if !ok {
+		panic("web: no page template " + name)
+	}
+	if err := set.Execute(&buf, f); err != nil {
 		d.log.Error("dashboard template failed", "request_id", f.RequestID, "page", name, "err", err)
 		status, buf = http.StatusInternalServerError, *bytes.NewBufferString("internal error\n")
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

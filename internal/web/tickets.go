@@ -66,7 +66,7 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpap
 		data.Next = "/projects/" + prj.ID + "/tickets?" + next.Encode()
 	}
 	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
-	d.render(w, r, http.StatusOK, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Data: data})
+	d.render(w, r, http.StatusOK, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
 }
 
@@ -89,7 +89,7 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 	if err != nil {
 		return err
 	}
-	_, crumbs, err := d.projectCrumbs(ctx, tg.ProjectID)
+	prj, crumbs, err := d.projectCrumbs(ctx, tg.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 	role, _ := org.ParseRole(p.Member.Role)
 	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group, d.now()),
 		Facts: tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat), CanChange: role.AtLeast(org.MemberRole)}
-	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Data: data})
+	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
 }
 

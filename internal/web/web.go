@@ -15,11 +15,13 @@ import (
 
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
 
-//go:embed templates/*.html
+//go:embed templates
 var templateFS embed.FS
 
 //go:embed static
@@ -29,7 +31,11 @@ var staticFS embed.FS
 type Options struct {
 	DB      *store.DB
 	Auth    *auth.Service
+	Orgs    *org.Service
 	Tickets *tickets.Service
+	Notify  *notify.Service
+	// BaseURL is the API's public URL, shown in ingest snippets.
+	BaseURL string
 	Log     *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -40,7 +46,10 @@ type Dashboard struct {
 	api     *httpapi.Server
 	db      *store.DB
 	auth    *auth.Service
+	orgs    *org.Service
 	tickets *tickets.Service
+	notify  *notify.Service
+	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
 	pages   *pages
@@ -52,7 +61,8 @@ func Mount(api *httpapi.Server, o Options) (*Dashboard, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, tickets: o.Tickets, log: o.Log, now: o.Now, pages: p}
+	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, orgs: o.Orgs, tickets: o.Tickets, notify: o.Notify, baseURL: o.BaseURL,
+		log: o.Log, now: o.Now, pages: p}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -79,6 +89,20 @@ func (d *Dashboard) routes(mux *http.ServeMux) {
 	mux.Handle("GET /tickets/{ticket_id}", secure(d.page(d.ticket)))
 	mux.Handle("POST /tickets/{ticket_id}/resolve", secure(d.sameOrigin(d.page(d.setStatus(store.TicketResolved)))))
 	mux.Handle("POST /tickets/{ticket_id}/reopen", secure(d.sameOrigin(d.page(d.setStatus(store.TicketOpen)))))
+
+	d.accountRoutes(mux) // account.go: sign-up from an invitation, organizations, members, invitations, keys
+	d.insightRoutes(mux) // insight.go: error groups, INFO summaries, charts
+	d.channelRoutes(mux) // channels.go: channels, deliveries, notification settings
+}
+
+// get registers a signed-in page; post a signed-in form action, refused
+// cross-origin.
+func (d *Dashboard) get(mux *http.ServeMux, pattern string, h pageFunc) {
+	mux.Handle("GET "+pattern, secure(d.page(h)))
+}
+
+func (d *Dashboard) post(mux *http.ServeMux, pattern string, h pageFunc) {
+	mux.Handle("POST "+pattern, secure(d.sameOrigin(d.page(h))))
 }
 
 func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {

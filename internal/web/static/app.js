@@ -1,0 +1,2 @@
+// Errata dashboard: progressive enhancement only; every page works without it.
+"use strict";
