@@ -10,6 +10,15 @@ type Stack struct {
 	Message  string // the primary exception's message
 	Frames   []Frame
 	Language string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
+	// Lines[k] is the line of the trace (counting from 0, split at "\n")
+	// where Frames[k] starts, so that a reader can show frames in place.
+	Lines []int
+}
+
+// add appends frame f, which starts at line.
+func (st *Stack) add(f Frame, line int) {
+	st.Frames = append(st.Frames, f)
+	st.Lines = append(st.Lines, line)
 }
 
 // Frame is one normalised stack frame: no line or column numbers, no

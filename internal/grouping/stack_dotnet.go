@@ -43,11 +43,11 @@ func parseDotnet(lines []string) Stack {
 			}
 		}
 	}
-	for _, l := range lines[first:] {
+	for k, l := range lines[first:] {
 		t := strings.TrimSpace(l)
 		switch {
 		case strings.HasPrefix(t, "at "):
-			st.Frames = append(st.Frames, dotnetFrame(t[3:]))
+			st.add(dotnetFrame(t[3:]), first+k)
 		case strings.HasPrefix(t, "---> "):
 			// AggregateException: "---> (Inner Exception #1) System.Exception: msg"
 			t = strings.TrimPrefix(t, "---> ")

@@ -48,7 +48,7 @@ func parseGo(lines []string) Stack {
 		if strings.HasPrefix(fn, "created by ") {
 			continue
 		}
-		st.Frames = append(st.Frames, goFrame(fn, strings.TrimSpace(loc)))
+		st.add(goFrame(fn, strings.TrimSpace(loc)), k-1)
 	}
 	return st
 }

@@ -31,7 +31,7 @@ func parseJava(lines []string) Stack {
 		}
 	}
 	skipIndent := -1
-	for _, l := range lines[first:] {
+	for k, l := range lines[first:] {
 		t := strings.TrimLeft(l, " \t")
 		indent := len(l) - len(t)
 		if skipIndent >= 0 {
@@ -42,7 +42,7 @@ func parseJava(lines []string) Stack {
 		}
 		switch {
 		case strings.HasPrefix(t, "at "):
-			st.Frames = append(st.Frames, javaFrame(t[3:]))
+			st.add(javaFrame(t[3:]), first+k)
 		case strings.HasPrefix(t, "Caused by: "):
 			if typ, _, ok := javaHeader(t[len("Caused by: "):]); ok {
 				st.Types = append(st.Types, typ)

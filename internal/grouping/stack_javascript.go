@@ -21,12 +21,12 @@ func parseJS(lines []string) Stack {
 			t = strings.TrimSuffix(t, " {")
 		}
 		if strings.HasPrefix(t, "at ") && atKind(t[3:]) != "" {
-			st.Frames = append(st.Frames, v8Frame(t[3:]))
+			st.add(v8Frame(t[3:]), k)
 			header = false
 			continue
 		}
 		if f, ok := parseFirefoxFrame(t); ok {
-			st.Frames = append(st.Frames, f)
+			st.add(f, k)
 			header = false
 			continue
 		}

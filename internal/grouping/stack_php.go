@@ -29,14 +29,15 @@ func parsePHP(lines []string) Stack {
 			if k+1 < len(block) {
 				fn = block[k+1].call
 			}
-			st.Frames = append(st.Frames, phpFrame(c.path, fn))
+			st.add(phpFrame(c.path, fn), c.line)
 		}
 		block = block[:0]
 	}
-	for _, l := range lines {
+	for k, l := range lines {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "#") {
 			if c, ok := phpTraceLine(t); ok {
+				c.line = k
 				block = append(block, c)
 			}
 			continue
@@ -44,7 +45,7 @@ func parsePHP(lines []string) Stack {
 		if typ, msg, file, ok := phpHeader(t); ok {
 			flush()
 			types, msgs = append(types, typ), append(msgs, msg)
-			block = append(block, phpCall{path: file})
+			block = append(block, phpCall{path: file, line: k})
 		}
 	}
 	flush()
@@ -58,8 +59,12 @@ func parsePHP(lines []string) Stack {
 	return st
 }
 
-// phpCall is one "#N path(line): call(args)" line, without line and args.
-type phpCall struct{ path, call string }
+// phpCall is one "#N path(line): call(args)" line, without line and args;
+// line is its index in the trace.
+type phpCall struct {
+	path, call string
+	line       int
+}
 
 // phpHeader parses "[PHP ]Fatal error:  Uncaught Type: msg in /x.php:3",
 // "Next Type: msg in /x.php:3" and "Type: msg in /x.php:3".
@@ -76,7 +81,7 @@ func phpHeader(t string) (typ, msg, file string, ok bool) {
 	t = strings.TrimPrefix(t, "Uncaught ")
 	t = strings.TrimPrefix(t, "Next ")
 	typ, msg, ok = splitTypeMessage(t, "\\")
-	if !ok || !isUpper(strings.TrimPrefix(typ, "\\")[0]) || typ == "Stack trace" {
+	if !ok || typ == "\\" || !isUpper(strings.TrimPrefix(typ, "\\")[0]) || typ == "Stack trace" {
 		return "", "", "", false
 	}
 	if k := strings.LastIndex(msg, " in "); k >= 0 {

@@ -20,7 +20,7 @@ func parsePython(lines []string) Stack {
 		t := strings.TrimLeft(l, " \t")
 		switch {
 		case strings.HasPrefix(t, "File \""):
-			st.Frames = append(st.Frames, pyFrame(t))
+			st.add(pyFrame(t), k)
 			sawFrame = true
 		case !sawFrame || t == "" || len(t) < len(l):
 			// Code, carets, separators and text outside a traceback.

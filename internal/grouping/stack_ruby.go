@@ -11,11 +11,11 @@ import "strings"
 //		from app/controllers/users_controller.rb:5:in `create'
 func parseRuby(lines []string) Stack {
 	st := Stack{Language: "ruby"}
-	for _, l := range lines {
+	for k, l := range lines {
 		t := strings.TrimSpace(l)
 		t = strings.TrimPrefix(t, "from ")
 		if f, msg, ok := rubyFrame(t); ok {
-			st.Frames = append(st.Frames, f)
+			st.add(f, k)
 			if len(st.Types) == 0 && msg != "" {
 				if typ, m, ok := rubyTrailingType(msg); ok {
 					st.Types, st.Message = []string{typ}, m
