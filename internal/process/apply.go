@@ -113,7 +113,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		}
 	}
 	for minute, n := range ga.minutes {
-		*counts = append(*counts, store.GroupCount{GroupID: g.ID, Minute: time.UnixMilli(minute).UTC(), N: n})
+		*counts = append(*counts, store.GroupCount{GroupID: g.ID, ProjectID: g.ProjectID, Minute: time.UnixMilli(minute).UTC(), N: n})
 	}
 	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
 		ev, err := p.checkSpike(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count)

@@ -300,19 +300,29 @@ func (c *Conn) ListGroupEvents(ctx context.Context, groupID string, before int64
 }
 
 // AddGroupCount adds n events at receipt time at to a group's minute and
-// hour counts.
+// hour counts, and to its project's hour count.
 func (c *Conn) AddGroupCount(ctx context.Context, groupID string, at time.Time, n int) error {
+	hour, err := c.addGroupCount(ctx, groupID, at, n)
+	if err != nil {
+		return err
+	}
+	return c.addProjectHour(ctx, groupID, hour, n)
+}
+
+// addGroupCount adds n events at at to a group's minute and hour counts and
+// returns the hour (Unix ms).
+func (c *Conn) addGroupCount(ctx context.Context, groupID string, at time.Time, n int) (int64, error) {
 	minute := at.Truncate(time.Minute).UnixMilli()
 	hour := at.Truncate(time.Hour).UnixMilli()
 	if _, err := c.exec(ctx, `INSERT INTO group_minutes (group_id, minute, count) VALUES (?, ?, ?)
 		ON CONFLICT (group_id, minute) DO UPDATE SET count = group_minutes.count + excluded.count`, groupID, minute, n); err != nil {
-		return fmt.Errorf("store: group minutes: %w", err)
+		return 0, fmt.Errorf("store: group minutes: %w", err)
 	}
 	if _, err := c.exec(ctx, `INSERT INTO group_hours (group_id, hour, count) VALUES (?, ?, ?)
 		ON CONFLICT (group_id, hour) DO UPDATE SET count = group_hours.count + excluded.count`, groupID, hour, n); err != nil {
-		return fmt.Errorf("store: group hours: %w", err)
+		return 0, fmt.Errorf("store: group hours: %w", err)
 	}
-	return nil
+	return hour, nil
 }
 
 // GroupCountBetween sums a group's minute counts in [from, to).
@@ -329,21 +339,20 @@ func (c *Conn) GroupCountBetween(ctx context.Context, groupID string, from, to t
 // GroupCount is n events of a group in the minute starting at Minute.
 type GroupCount struct {
 	GroupID string
-	Minute  time.Time
-	N       int
+	// ProjectID is the group's project; when set, SQLite adds the batch's
+	// project hours once per project and hour instead of once per count.
+	ProjectID string
+	Minute    time.Time
+	N         int
 }
 
-// AddGroupCounts adds many minute counts (and their hours) at once. On
-// PostgreSQL that is two multi-row statements instead of two round trips a
-// count; SQLite, with no round trips, runs its cached one-row statements.
+// AddGroupCounts adds many minute counts (and their group and project
+// hours) at once. On PostgreSQL that is three multi-row statements instead
+// of three round trips a count; SQLite, with no round trips, runs its
+// cached one-row statements.
 func (c *Conn) AddGroupCounts(ctx context.Context, counts []GroupCount) error {
 	if c.dialect != Postgres || len(counts) < 2 {
-		for _, gc := range counts {
-			if err := c.AddGroupCount(ctx, gc.GroupID, gc.Minute, gc.N); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.addGroupCountsEach(ctx, counts)
 	}
 	type key struct {
 		id string
@@ -381,6 +390,45 @@ func (c *Conn) AddGroupCounts(ctx context.Context, counts []GroupCount) error {
 		q.WriteString(` ON CONFLICT (group_id, ` + t.col + `) DO UPDATE SET count = ` + t.table + `.count + excluded.count`)
 		if _, err := c.exec(ctx, q.String(), args...); err != nil {
 			return fmt.Errorf("store: %s: %w", t.table, err)
+		}
+	}
+	ph := make([]groupHour, len(hkeys))
+	for i, k := range hkeys {
+		ph[i] = groupHour{k.id, k.at, hours[k]}
+	}
+	return c.addProjectHours(ctx, ph)
+}
+
+// addGroupCountsEach is AddGroupCounts with one-row statements (SQLite, or a
+// single count), summing project hours per project and hour first.
+func (c *Conn) addGroupCountsEach(ctx context.Context, counts []GroupCount) error {
+	type projectHour struct {
+		project string
+		hour    int64
+	}
+	sums := map[projectHour]int{}
+	var order []projectHour
+	for _, gc := range counts {
+		hour, err := c.addGroupCount(ctx, gc.GroupID, gc.Minute, gc.N)
+		if err != nil {
+			return err
+		}
+		if gc.ProjectID == "" {
+			if err := c.addProjectHour(ctx, gc.GroupID, hour, gc.N); err != nil {
+				return err
+			}
+			continue
+		}
+		k := projectHour{gc.ProjectID, hour}
+		if _, ok := sums[k]; !ok {
+			order = append(order, k)
+		}
+		sums[k] += gc.N
+	}
+	for _, k := range order {
+		if _, err := c.exec(ctx, `INSERT INTO project_hours (project_id, hour, count) VALUES (?, ?, ?)
+			ON CONFLICT (project_id, hour) DO UPDATE SET count = project_hours.count + excluded.count`, k.project, k.hour, sums[k]); err != nil {
+			return fmt.Errorf("store: project hours: %w", err)
 		}
 	}
 	return nil
