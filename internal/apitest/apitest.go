@@ -35,7 +35,9 @@ type Server struct {
 	GRPCAddr string
 	App      *app.App
 	Config   config.Serve
-	client   *http.Client
+	// DatabaseURL is the fresh database the server runs on.
+	DatabaseURL string
+	client      *http.Client
 }
 
 // WithGRPC serves OTLP/gRPC on a free loopback port (Server.GRPCAddr).
@@ -78,8 +80,9 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	dbURL := storetest.URL(t, d)
 	a, err := app.New(context.Background(), app.Options{
-		Store: config.Store{DatabaseURL: storetest.URL(t, d)}, Serve: cfg, Log: log, Argon2: CheapArgon2,
+		Store: config.Store{DatabaseURL: dbURL}, Serve: cfg, Log: log, Argon2: CheapArgon2,
 	})
 	if err != nil {
 		t.Fatalf("start app: %v", err)
@@ -90,7 +93,7 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
 		hs.Close()
 		_ = a.Close() // stops OTLP/gRPC too
 	})
-	s := &Server{t: t, URL: hs.URL, App: a, Config: cfg, client: &http.Client{}}
+	s := &Server{t: t, URL: hs.URL, App: a, Config: cfg, DatabaseURL: dbURL, client: &http.Client{}}
 	if a.GRPC != nil {
 		gln, err := net.Listen("tcp", cfg.GRPCAddr)
 		if err != nil {

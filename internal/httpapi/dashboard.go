@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // Authenticate finds the caller of r exactly as API operations do: a bearer
@@ -55,4 +56,27 @@ func (s *Server) wantsPage(r *http.Request) bool {
 	p := r.URL.Path
 	return s.pageNotFound != nil && p != "/v1" && !strings.HasPrefix(p, "/v1/") && !strings.HasPrefix(p, "/docs/") &&
 		strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// EncodeCursor is the signed cursor of the page after lastID in the list
+// scope, as next_cursor of the API's lists.
+func (s *Server) EncodeCursor(scope, lastID string) string { return s.cursors.Encode(scope, lastID) }
+
+// DecodeCursor returns the last id a cursor of the list scope carries ("" for
+// no cursor); a tampered cursor, or one of another list or filter, is the
+// API's 422 validation-failed naming cursor.
+func (s *Server) DecodeCursor(scope, cursor string) (string, error) {
+	return s.cursors.Decode(scope, cursor)
+}
+
+// TicketListScope names a project's ticket list under a filter, the scope
+// its cursors are signed for.
+func TicketListScope(projectID string, f store.TicketFilter) string {
+	return "tickets:" + projectID + ":" + f.Status + ":" + f.Severity + ":" + f.Service + ":" + f.Environment
+}
+
+// GroupListScope names a project's group list under a filter, the scope its
+// cursors are signed for.
+func GroupListScope(projectID string, f store.GroupFilter) string {
+	return "groups:" + projectID + ":" + f.Status + ":" + f.Service + ":" + f.Environment
 }

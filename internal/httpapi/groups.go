@@ -65,7 +65,7 @@ func (s *Server) listGroups(ctx context.Context, in *struct {
 	Environment string `query:"environment" doc:"Only groups seen in this environment"`
 }) (*struct{ Body *Page[GroupView] }, error) {
 	f := store.GroupFilter{Status: in.Status, Service: in.Service, Environment: in.Environment}
-	scope := "groups:" + in.ProjectID + ":" + f.Status + ":" + f.Service + ":" + f.Environment
+	scope := GroupListScope(in.ProjectID, f)
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.Group, error) {
 		return s.db.Read().ListGroups(ctx, in.ProjectID, f, before, limit)
 	}, func(g store.Group) string { return g.ID }, groupView)

@@ -35,7 +35,7 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 	Environment string `query:"environment" doc:"Only tickets of groups seen in this environment"`
 }) (*struct{ Body *Page[TicketItem] }, error) {
 	f := store.TicketFilter{Status: in.Status, Severity: in.Severity, Service: in.Service, Environment: in.Environment}
-	scope := "tickets:" + in.ProjectID + ":" + f.Status + ":" + f.Severity + ":" + f.Service + ":" + f.Environment
+	scope := TicketListScope(in.ProjectID, f)
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.TicketWithGroup, error) {
 		return s.db.Read().ListTickets(ctx, in.ProjectID, f, before, limit)
 	}, func(t store.TicketWithGroup) string { return t.ID }, func(t store.TicketWithGroup) TicketItem {
