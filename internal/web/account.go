@@ -1,6 +1,76 @@
 package web
 
-import "net/http"
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
 
-// accountRoutes registers this file's pages.
-func (d *Dashboard) accountRoutes(mux *http.ServeMux) {}
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// accountRoutes registers the pages of accounts and organizations: sign-up
+// from an invitation link, organizations, members, invitations and API keys.
+func (d *Dashboard) accountRoutes(mux *http.ServeMux) {
+	// The invitation link works signed out: it is how new people arrive.
+	mux.Handle("GET /invitations/accept", secure(http.HandlerFunc(d.invitation)))
+	mux.Handle("POST /invitations/accept", secure(d.sameOrigin(http.HandlerFunc(d.acceptInvitation))))
+
+	d.post(mux, "/orgs", d.orgCreate)
+	d.get(mux, "/orgs/{org_id}", d.orgShow)
+	d.post(mux, "/orgs/{org_id}/projects", d.orgCreateProject)
+	d.post(mux, "/orgs/{org_id}/rename", d.orgRename)
+
+	d.get(mux, "/orgs/{org_id}/members", d.members)
+	d.post(mux, "/members/{member_id}/role", d.memberRole)
+	d.post(mux, "/members/{member_id}/remove", d.memberRemove)
+	d.post(mux, "/orgs/{org_id}/invitations", d.invite)
+	d.post(mux, "/invitations/{invitation_id}/revoke", d.revokeInvitation)
+
+	d.get(mux, "/projects/{project_id}/keys", d.keys)
+	d.post(mux, "/projects/{project_id}/keys", d.createKey)
+	d.post(mux, "/keys/{key_id}/revoke", d.revokeKey)
+}
+
+// switcherOrgs lists p's organizations for the header's switcher: one query,
+// at most listCap. A failure only hides the switcher.
+func (d *Dashboard) switcherOrgs(r *http.Request, p *httpapi.Principal) []store.Org {
+	orgs, err := d.db.Read().OrgsOfUser(r.Context(), p.User.ID, "", listCap)
+	if err != nil {
+		d.log.Warn("organization switcher unavailable", "request_id", httpapi.RequestID(r.Context()), "err", err)
+		return nil
+	}
+	return orgs
+}
+
+// nameRule is the API's rule for names (httpapi.NameBody), as a form shows it.
+const nameRule = "Name: 1 to 100 characters, not blank."
+
+// validName applies nameRule.
+func validName(name string) bool {
+	return utf8.RuneCountInString(name) <= 100 && strings.TrimSpace(name) != ""
+}
+
+// formValue reads one field of a posted form; an unreadable form is a 400.
+func formValue(r *http.Request, name string) (string, error) {
+	if err := r.ParseForm(); err != nil {
+		return "", problem.New("malformed-body", "the form could not be read")
+	}
+	return r.PostForm.Get(name), nil
+}
+
+// shown returns the problem a form shows next to itself instead of an error
+// page: one of the given codes (nil otherwise, and the page fails as usual).
+func shown(err error, codes ...string) *problem.Problem {
+	var pr *problem.Problem
+	if errors.As(err, &pr) {
+		for _, c := range codes {
+			if pr.Code() == c {
+				return pr
+			}
+		}
+	}
+	return nil
+}

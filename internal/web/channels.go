@@ -1,6 +1,184 @@
 package web
 
-import "net/http"
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
-// channelRoutes registers this file's pages.
-func (d *Dashboard) channelRoutes(mux *http.ServeMux) {}
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// channelRoutes registers the channel, delivery and notification pages.
+// Each checks the role of the matching API operation (httpapi/routes.go):
+// viewers read, members test, admins change.
+func (d *Dashboard) channelRoutes(mux *http.ServeMux) {
+	d.get(mux, "/projects/{project_id}/channels", d.channelList)
+	d.post(mux, "/projects/{project_id}/channels", d.channelCreate)
+	d.get(mux, "/channels/{channel_id}", d.channelShow)
+	d.post(mux, "/channels/{channel_id}/test", d.channelTest)
+	d.post(mux, "/channels/{channel_id}/rotate-secret", d.channelRotate)
+	d.post(mux, "/channels/{channel_id}/enable", d.channelEnable(true))
+	d.post(mux, "/channels/{channel_id}/disable", d.channelEnable(false))
+	d.post(mux, "/channels/{channel_id}/delete", d.channelDelete)
+	d.post(mux, "/deliveries/{delivery_id}/redeliver", d.deliveryRedeliver)
+	d.get(mux, "/projects/{project_id}/notifications", d.notificationsShow)
+	d.post(mux, "/projects/{project_id}/notifications", d.notificationsSave)
+	d.post(mux, "/projects/{project_id}/digests", d.digestSend)
+}
+
+// channelView is a channel as pages show it. It has no field for the
+// signing secrets, so no template can print them by mistake.
+type channelView struct {
+	ID, ProjectID, Name, Type string
+	// Target is the webhook URL or the email address.
+	Target              string
+	Enabled             bool
+	Health              string
+	ConsecutiveFailures int64
+	// LastDeliveryAt and PreviousSecretUntil are zero when unset.
+	LastDeliveryAt      time.Time
+	PreviousSecretUntil time.Time
+	AllowedByPlan       bool
+	CreatedAt           time.Time
+}
+
+// newChannelView is what httpapi's channelView shows, at now.
+func newChannelView(ch store.Channel, plan string, now time.Time) channelView {
+	v := channelView{ID: ch.ID, ProjectID: ch.ProjectID, Name: ch.Name, Type: ch.Type, Target: ch.URL, Enabled: ch.Enabled,
+		Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ch.CreatedAt}
+	if ch.Type == store.ChannelEmail {
+		v.Target = ch.Email
+	}
+	if ch.LastDeliveryAt != nil {
+		v.LastDeliveryAt = *ch.LastDeliveryAt
+	}
+	if ch.OldSecretUntil != nil && ch.OldSecretUntil.After(now) {
+		v.PreviousSecretUntil = *ch.OldSecretUntil
+	}
+	return v
+}
+
+// channelPageSize is how many channels the list shows a page.
+const channelPageSize = 50
+
+// channelForm is one of the two creation forms as submitted, with the
+// problem the service found in it.
+type channelForm struct {
+	Type, Name, URL, Email string
+	// Field names the input Error is about (name, url or email); "" for
+	// the whole form (plan limits).
+	Field, Error string
+}
+
+// channelListData fills channels.html.
+type channelListData struct {
+	Project  store.Project
+	Channels []channelView
+	Next     string
+	Plan     string
+	Limits   org.Limits
+	// Webhooks reports whether the plan includes webhook channels.
+	Webhooks bool
+	// CanCreate shows the creation forms: admins.
+	CanCreate bool
+	// MyEmail is the default address of an email channel: the caller's.
+	MyEmail string
+	Form    channelForm
+	Deleted bool
+}
+
+// channelList lists a project's channels (GET /v1/projects/{id}/channels).
+func (d *Dashboard) channelList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
+		return err
+	}
+	before := r.URL.Query().Get("before")
+	if before != "" && !id.Valid(id.Channel, before) {
+		return problem.New("validation-failed", "before must be a channel id from the previous page")
+	}
+	return d.renderChannelList(w, r, p, http.StatusOK, before, channelForm{Type: store.ChannelWebhook})
+}
+
+func (d *Dashboard) renderChannelList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, before string, form channelForm) error {
+	ctx, c := r.Context(), d.db.Read()
+	prj, o, crumbs, err := d.projectOrg(ctx, r.PathValue("project_id"))
+	if err != nil {
+		return err
+	}
+	rows, err := c.ListChannels(ctx, prj.ID, before, channelPageSize+1)
+	if err != nil {
+		return err
+	}
+	role, _ := org.ParseRole(p.Member.Role)
+	data := channelListData{Project: prj, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), Webhooks: notify.AllowedByPlan(o.Plan, store.ChannelWebhook),
+		CanCreate: role.AtLeast(org.Admin), MyEmail: p.Member.Email, Form: form, Deleted: r.URL.Query().Get("deleted") == "1"}
+	if len(rows) > channelPageSize {
+		rows = rows[:channelPageSize]
+		data.Next = "/projects/" + prj.ID + "/channels?before=" + url.QueryEscape(rows[len(rows)-1].ID)
+	}
+	now := d.now()
+	for _, ch := range rows {
+		data.Channels = append(data.Channels, newChannelView(ch, o.Plan, now))
+	}
+	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"})
+	d.render(w, r, status, "channels", p, frame{Title: "Channels · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
+	return nil
+}
+
+// channelCreatedData fills channel-created.html.
+type channelCreatedData struct {
+	Channel channelView
+	// Secret is the webhook signing secret, shown this once.
+	Secret string
+}
+
+// channelCreate creates a channel belonging to the caller's membership
+// through notify.Service.CreateChannel, as POST /v1/projects/{id}/channels.
+// A webhook's secret is rendered in the answer (201) and never again; a
+// problem shows the form again with the values entered.
+func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
+		return err
+	}
+	form := channelForm{Type: r.PostFormValue("type"), Name: r.PostFormValue("name"),
+		URL: strings.TrimSpace(r.PostFormValue("url")), Email: strings.TrimSpace(r.PostFormValue("email"))}
+	ctx, projectID := r.Context(), r.PathValue("project_id")
+	ch, err := d.notify.CreateChannel(ctx, projectID, notify.ChannelInput{MemberID: p.Member.ID, Name: form.Name, Type: form.Type, URL: form.URL, Email: form.Email})
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Status != http.StatusNotFound {
+		form.Field, form.Error = problemField(pr.Detail, "name", "url", "email", "type"), pr.Detail
+		if form.Field == "type" {
+			form.Field = ""
+		}
+		return d.renderChannelList(w, r, p, pr.Status, "", form)
+	}
+	if err != nil {
+		return err
+	}
+	prj, o, crumbs, err := d.projectOrg(ctx, projectID)
+	if err != nil {
+		return err
+	}
+	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"})
+	data := channelCreatedData{Channel: newChannelView(ch, o.Plan, d.now()), Secret: ch.Secret}
+	d.render(w, r, http.StatusCreated, "channel-created", p, frame{Title: "Channel created · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
+	return nil
+}
+
+// problemField returns which of fields a problem's detail names by its
+// "field: …" prefix, or "".
+func problemField(detail string, fields ...string) string {
+	for _, f := range fields {
+		if strings.HasPrefix(detail, f+":") {
+			return f
+		}
+	}
+	return ""
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/org"
@@ -58,13 +59,29 @@ type projectData struct {
 	Open    []severityCount
 	Total   int64
 	Latest  []store.TicketWithGroup
+	// Failing are the project's failing channels, called out first.
+	Failing []store.Channel
+	// Day and Fortnight are the events charts: the last 24 hours per hour,
+	// the last 14 days per day.
+	Day, Fortnight chart
+	// Summary is the latest INFO window, nil when there is none.
+	Summary *store.InfoSummary
+	// Empty is set when the project has received nothing yet; Snippets
+	// then show how to send events.
+	Empty    bool
+	Snippets snippetData
 }
 
-// latestCount is how many tickets the overview shows.
-const latestCount = 10
+// latestCount is how many tickets the overview shows; overviewTop how many
+// templates of the latest INFO summary.
+const (
+	latestCount = 10
+	overviewTop = 5
+)
 
-// project is the project overview: open tickets by severity and the latest
-// tickets.
+// project is the project overview: failing channels, open tickets by
+// severity, the events charts, the latest INFO summary and the latest
+// tickets; or, before the project has received anything, how to send events.
 func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
@@ -86,20 +103,67 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.P
 	if data.Latest, err = c.ListTickets(ctx, prj.ID, store.TicketFilter{}, "", latestCount); err != nil {
 		return err
 	}
+	if data.Failing, err = c.FailingChannels(ctx, prj.ID); err != nil {
+		return err
+	}
+	sums, err := c.ListInfoSummaries(ctx, prj.ID, nil, nil, "", 1)
+	if err != nil {
+		return err
+	}
+	if len(sums) > 0 {
+		v, err := c.InfoSummaryDetail(ctx, sums[0].ID, overviewTop)
+		if err != nil {
+			return err
+		}
+		data.Summary = &v
+	}
+	if len(data.Latest) == 0 && data.Summary == nil {
+		groups, err := c.ListGroups(ctx, prj.ID, store.GroupFilter{}, "", 1)
+		if err != nil {
+			return err
+		}
+		data.Empty = len(groups) == 0
+	}
+	if data.Empty {
+		data.Snippets = d.snippetsFor("")
+	} else if data.Day, data.Fortnight, err = d.overviewCharts(ctx, prj.ID); err != nil {
+		return err
+	}
 	d.render(w, r, http.StatusOK, "project", p, frame{Title: prj.Name, Crumbs: crumbs, Project: &prj, Tab: "overview", Data: data})
 	return nil
 }
 
+// overviewCharts reads the last 14 UTC days up to the current hour once and
+// draws the last 24 hours per hour and the 14 days per day.
+func (d *Dashboard) overviewCharts(ctx context.Context, projectID string) (day, fortnight chart, err error) {
+	now := d.now().UTC()
+	end := now.Truncate(time.Hour).Add(time.Hour)
+	hours, err := d.db.Read().EventsPerHour(ctx, projectID, now.Truncate(24*time.Hour).AddDate(0, 0, -13), end)
+	if err != nil {
+		return chart{}, chart{}, err
+	}
+	day = newChart("chart-24h", "Last 24 hours, per hour (UTC)", "hour", hourlyBuckets(hours[len(hours)-24:]))
+	fortnight = newChart("chart-14d", "Last 14 days, per day (UTC)", "day", dailyBuckets(hours))
+	return day, fortnight, nil
+}
+
 // projectCrumbs reads a project and the breadcrumb leading to it.
 func (d *Dashboard) projectCrumbs(ctx context.Context, projectID string) (store.Project, []crumb, error) {
+	prj, _, crumbs, err := d.projectOrg(ctx, projectID)
+	return prj, crumbs, err
+}
+
+// projectOrg reads a project, its organization (whose plan some pages
+// show) and the breadcrumb leading to the project.
+func (d *Dashboard) projectOrg(ctx context.Context, projectID string) (store.Project, store.Org, []crumb, error) {
 	c := d.db.Read()
 	prj, err := c.ProjectByID(ctx, projectID)
 	if err != nil {
-		return prj, nil, err
+		return prj, store.Org{}, nil, err
 	}
 	o, err := c.OrgByID(ctx, prj.OrgID)
 	if err != nil {
-		return prj, nil, err
+		return prj, o, nil, err
 	}
-	return prj, []crumb{{o.Name, "/"}, {prj.Name, "/projects/" + prj.ID}}, nil
+	return prj, o, []crumb{{o.Name, "/orgs/" + o.ID}, {prj.Name, "/projects/" + prj.ID}}, nil
 }

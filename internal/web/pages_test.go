@@ -59,13 +59,25 @@ func TestTicketPaging(t *testing.T) {
 		}
 		i := strings.Index(first.Body, `rel="next" href="`) + len(`rel="next" href="`)
 		next := strings.ReplaceAll(first.Body[i:i+strings.IndexByte(first.Body[i:], '"')], "&amp;", "&")
-		if u, _ := url.Parse(next); u.Query().Get("status") != "open" {
-			t.Errorf("next page %q drops the filter", next)
+		u, _ := url.Parse(next)
+		if u.Query().Get("status") != "open" || u.Query().Get("cursor") == "" || u.Query().Has("before") {
+			t.Errorf("next page %q drops the filter or does not page with a cursor", next)
 		}
 		second := b.get(next).expect(t, http.StatusOK)
 		if n := strings.Count(second.Body, `href="/tickets/`); n != 1 || strings.Contains(second.Body, `rel="next"`) {
 			t.Fatalf("second page has %d tickets (want 1) or a next link", n)
 		}
-		b.get("/projects/"+w.ProjectID+"/tickets?before=bogus").expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		// The API's next_cursor for the same list and filter pages here too.
+		api := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets?status=open&limit=50", Token: w.Viewer.Token}).
+			Expect(t, http.StatusOK, "").JSON(t)
+		apiNext := b.get("/projects/"+w.ProjectID+"/tickets?status=open&cursor="+url.QueryEscape(api["next_cursor"].(string))).expect(t, http.StatusOK)
+		if n := strings.Count(apiNext.Body, `href="/tickets/`); n != 1 {
+			t.Errorf("the API's cursor gives a page of %d tickets, want 1", n)
+		}
+		// A cursor altered, of another filter or of nothing is the API's 422.
+		cursor := u.Query().Get("cursor")
+		for _, bad := range []string{"status=open&cursor=" + url.QueryEscape("x"+cursor), "status=resolved&cursor=" + url.QueryEscape(cursor), "cursor=bogus"} {
+			b.get("/projects/"+w.ProjectID+"/tickets?"+bad).expect(t, http.StatusUnprocessableEntity, "validation-failed", "cursor")
+		}
 	})
 }

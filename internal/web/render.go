@@ -60,6 +60,11 @@ type frame struct {
 	Tab       string
 	RequestID string
 	Data      any
+	// Orgs are the signed-in user's organizations for the header's switcher
+	// (account.go fills them); OrgID marks the current one, defaulting to the
+	// Project's.
+	Orgs  []store.Org
+	OrgID string
 }
 
 // render writes page name with status; the page is built in memory first so
@@ -67,6 +72,10 @@ type frame struct {
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p *httpapi.Principal, f frame) {
 	if p != nil {
 		f.User = &p.User
+		f.Orgs = d.switcherOrgs(r, p)
+	}
+	if f.OrgID == "" && f.Project != nil {
+		f.OrgID = f.Project.OrgID
 	}
 	f.RequestID = httpapi.RequestID(r.Context())
 	var buf bytes.Buffer

@@ -2,11 +2,9 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/errata-dev/errata/internal/httpapi"
-	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -28,24 +26,27 @@ type ticketListData struct {
 }
 
 // ticketList lists a project's tickets, newest first, with the filters of
-// GET /v1/projects/{project_id}/tickets and paging by the last id shown.
+// GET /v1/projects/{project_id}/tickets and its signed cursors: a cursor
+// altered, or taken from another list or filter, is the API's 422.
 func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
 	q := r.URL.Query()
 	f := store.TicketFilter{Status: q.Get("status"), Severity: q.Get("severity"), Service: q.Get("service"), Environment: q.Get("environment")}
-	before := q.Get("before")
 	switch {
 	case f.Status != "" && f.Status != store.TicketOpen && f.Status != store.TicketResolved:
 		return problem.New("validation-failed", "status must be open or resolved")
 	case f.Severity != "" && !slices.Contains(severities, f.Severity):
 		return problem.New("validation-failed", "severity must be critical, high or medium")
-	case before != "" && !id.Valid(id.Ticket, before):
-		return problem.New("validation-failed", "before must be a ticket id from the previous page")
 	}
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
+	if err != nil {
+		return err
+	}
+	scope := httpapi.TicketListScope(prj.ID, f)
+	before, err := d.api.DecodeCursor(scope, q.Get("cursor"))
 	if err != nil {
 		return err
 	}
@@ -56,14 +57,8 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpap
 	data := ticketListData{Project: prj, Filter: f, Severities: severities, Tickets: rows}
 	if len(rows) > ticketPage {
 		data.Tickets = rows[:ticketPage]
-		next := url.Values{}
-		for k, v := range map[string]string{"status": f.Status, "severity": f.Severity, "service": f.Service, "environment": f.Environment} {
-			if v != "" {
-				next.Set(k, v)
-			}
-		}
-		next.Set("before", data.Tickets[ticketPage-1].ID)
-		data.Next = "/projects/" + prj.ID + "/tickets?" + next.Encode()
+		data.Next = nextPage("/projects/"+prj.ID+"/tickets", map[string]string{"status": f.Status, "severity": f.Severity,
+			"service": f.Service, "environment": f.Environment}, d.api.EncodeCursor(scope, data.Tickets[ticketPage-1].ID))
 	}
 	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
 	d.render(w, r, http.StatusOK, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
@@ -77,6 +72,8 @@ type ticketData struct {
 	Facts   map[string]any
 	// CanChange shows the resolve and reopen buttons: members and up.
 	CanChange bool
+	// Events are the latest sample events of the ticket's group.
+	Events []eventView
 }
 
 // ticket is the ticket detail: what GET /v1/tickets/{ticket_id} answers.
@@ -94,9 +91,13 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 		return err
 	}
 	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + tg.ProjectID + "/tickets"})
+	events, err := d.sampleEvents(ctx, tg.GroupID)
+	if err != nil {
+		return err
+	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group, d.now()),
-		Facts: tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat), CanChange: role.AtLeast(org.MemberRole)}
+		Facts: tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat), CanChange: role.AtLeast(org.MemberRole), Events: events}
 	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
 }

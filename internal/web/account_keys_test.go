@@ -1,0 +1,99 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+// accountKeyRe finds a full API key credential in a page.
+var accountKeyRe = regexp.MustCompile(`svc_live_[a-z0-9]+_[a-z2-7]{20,}`)
+
+// accountIngest sends one event with key and returns the status.
+func accountIngest(t *testing.T, s *apitest.Server, key string) int {
+	t.Helper()
+	return s.Do(apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: map[string]any{"service": "checkout",
+		"events": []any{map[string]any{"message": "card declined", "level": "error"}}}}).Status
+}
+
+func TestAccountKeys(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		keysPath := "/projects/" + w.ProjectID + "/keys"
+		admin := newBrowser(t, s)
+		admin.signIn(w.Admin.Email)
+		admin.get(keysPath).expect(t, http.StatusOK, "No API keys yet", `<label for="key-name">`, `action="`+keysPath+`"`,
+			`<a href="`+keysPath+`" aria-current="page">API keys</a>`)
+		admin.post(keysPath, url.Values{"name": {" "}}).expect(t, http.StatusUnprocessableEntity, `role="alert"`, "not blank")
+
+		created := admin.post(keysPath, url.Values{"name": {"checkout production"}}).expect(t, http.StatusCreated,
+			"API key created", "checkout production", `<code id="api-key"`, `data-copy="#api-key"`, "shown only this once",
+			s.URL+"/v1/ingest", s.URL+"/v1/logs")
+		key := accountKeyRe.FindString(created.Body)
+		if key == "" {
+			t.Fatalf("no key on the page: %s", created.Body)
+		}
+		// Shown in its box and filled into both snippets (curl, OpenTelemetry).
+		if !strings.Contains(created.Body, `class="account-secret">`+key+`</code>`) || !strings.Contains(created.Body, "Bearer "+key) || strings.Count(created.Body, key) < 3 {
+			t.Errorf("the key is not in its box and both snippets: %s", created.Body)
+		}
+		if accountIngest(t, s, key) != http.StatusAccepted {
+			t.Fatalf("the key shown does not ingest")
+		}
+
+		list := admin.get(keysPath).expect(t, http.StatusOK, "checkout production", `data-confirm="Revoke the key checkout production?`)
+		secret := key[strings.LastIndexByte(key, '_')+1:]
+		if strings.Contains(list.Body, secret) {
+			t.Fatalf("the keys page shows the secret again")
+		}
+		if !strings.Contains(list.Body, key[:len(key)-len(secret)]+"…") {
+			t.Errorf("the keys page lacks the key's public start %q", key[:len(key)-len(secret)])
+		}
+		if strings.Contains(list.Body, "<td>never</td>") {
+			t.Errorf("a used key shows as never used")
+		}
+		r := s.Do(apitest.Request{Method: "GET", Path: "/v1" + keysPath, Token: w.Admin.Token}).Expect(t, http.StatusOK, "")
+		keyID := r.JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+
+		// Lower roles read but cannot create or revoke; other organizations
+		// see nothing.
+		for _, who := range []apitest.Actor{w.Viewer, w.Member} {
+			b := newBrowser(t, s)
+			b.signIn(who.Email)
+			p := b.get(keysPath).expect(t, http.StatusOK, "checkout production")
+			if strings.Contains(p.Body, "/revoke") || strings.Contains(p.Body, `action="`+keysPath+`"`) {
+				t.Errorf("%s is offered admin actions on keys", who.Email)
+			}
+			b.post(keysPath, url.Values{"name": {"forced"}}).expect(t, http.StatusForbidden, "forbidden")
+			b.post("/keys/"+keyID+"/revoke", url.Values{}).expect(t, http.StatusForbidden, "forbidden")
+		}
+		out := newBrowser(t, s)
+		out.signIn(w.Outsider.Email)
+		out.get(keysPath).expect(t, http.StatusNotFound)
+		out.post("/keys/"+keyID+"/revoke", url.Values{}).expect(t, http.StatusNotFound)
+		admin.get("/projects/"+w.OtherProjectID+"/keys").expect(t, http.StatusNotFound)
+		if n := len(s.Do(apitest.Request{Method: "GET", Path: "/v1" + keysPath, Token: w.Admin.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)); n != 1 {
+			t.Fatalf("%d keys after refused attempts, want 1", n)
+		}
+		if accountIngest(t, s, key) != http.StatusAccepted {
+			t.Fatalf("a refused revoke revoked the key")
+		}
+
+		// Revoking stops ingestion at once.
+		if loc := admin.post("/keys/"+keyID+"/revoke", url.Values{}).expect(t, http.StatusSeeOther).Header.Get("Location"); loc != keysPath {
+			t.Fatalf("Location after revoking = %q", loc)
+		}
+		if st := accountIngest(t, s, key); st != http.StatusUnauthorized {
+			t.Fatalf("ingest with a revoked key = %d, want 401", st)
+		}
+		rev := admin.get(keysPath).expect(t, http.StatusOK, `<span class="badge">revoked</span>`)
+		if strings.Contains(rev.Body, "/keys/"+keyID+"/revoke") {
+			t.Errorf("a revoked key is offered for revoking")
+		}
+	})
+}

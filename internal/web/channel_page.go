@@ -1,0 +1,231 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// deliveryPageSize is how many deliveries the log shows a page.
+const deliveryPageSize = 20
+
+// deliveryRow is one delivery of the log with every attempt, oldest first.
+type deliveryRow struct {
+	ID, Event, SubjectID, Status string
+	// NextAttemptAt is zero unless the delivery is pending.
+	NextAttemptAt time.Time
+	CreatedAt     time.Time
+	Attempts      []store.Attempt
+	// Redeliverable: ended, and not a test (tests are not redelivered).
+	Redeliverable bool
+}
+
+// testOutcome is what a channel test answered (POST /v1/channels/{id}/test).
+type testOutcome struct {
+	ID         string
+	Delivered  bool
+	HTTPStatus int
+	Error      string
+	DurationMS int64
+}
+
+// channelPageData fills channel.html.
+type channelPageData struct {
+	Channel    channelView
+	Deliveries []deliveryRow
+	Older      string
+	// CanTest (members) and CanAdmin (admins) choose the buttons shown,
+	// by the roles the API's operations demand.
+	CanTest, CanAdmin bool
+	// Test is the outcome of the test just run; Secret the secret a
+	// rotation just made, shown this once, and SecretOverlap how long the
+	// previous one keeps signing.
+	Test          *testOutcome
+	Secret        string
+	SecretOverlap string
+	// Notice reports what an action did; Alert why it did not.
+	Notice, Alert string
+}
+
+// channelShow is a channel's page: facts, health, and the delivery log
+// (GET /v1/channels/{id} and its deliveries), paged by ?before=.
+func (d *Dashboard) channelShow(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "channel_id", org.Viewer); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	before := q.Get("before")
+	if before != "" && !validDeliveryID(before) {
+		return problem.New("validation-failed", "before must be a delivery id from the previous page")
+	}
+	var data channelPageData
+	switch {
+	case validDeliveryID(q.Get("redelivered")):
+		data.Notice = "Delivery " + q.Get("redelivered") + " is queued again: a new series of attempts starts now under the same id."
+	case q.Get("updated") == "1":
+		data.Notice = "Channel updated."
+	}
+	return d.renderChannel(w, r, p, http.StatusOK, r.PathValue("channel_id"), before, data)
+}
+
+func validDeliveryID(v string) bool { return id.Valid(id.Delivery, v) || id.Valid(id.TestDelivery, v) }
+
+// renderChannel reads the channel and a page of its log into data and
+// renders the channel page with status. The caller has authorized p.
+func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, channelID, before string, data channelPageData) error {
+	ctx, c := r.Context(), d.db.Read()
+	ch, err := c.ChannelByID(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	prj, o, crumbs, err := d.projectOrg(ctx, ch.ProjectID)
+	if err != nil {
+		return err
+	}
+	ds, err := c.ListDeliveries(ctx, ch.ID, before, deliveryPageSize+1)
+	if err != nil {
+		return err
+	}
+	if len(ds) > deliveryPageSize {
+		ds = ds[:deliveryPageSize]
+		data.Older = "/channels/" + ch.ID + "?before=" + url.QueryEscape(ds[len(ds)-1].ID)
+	}
+	ids := make([]string, len(ds))
+	for i, dl := range ds {
+		ids[i] = dl.ID
+	}
+	attempts, err := c.AttemptsOf(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, dl := range ds {
+		row := deliveryRow{ID: dl.ID, Event: dl.Event, SubjectID: dl.SubjectID, Status: dl.Status, CreatedAt: dl.CreatedAt, Attempts: attempts[dl.ID],
+			Redeliverable: dl.Status != store.DeliveryPending && dl.Event != store.EventTest}
+		if dl.Status == store.DeliveryPending && dl.NextAttemptAt != nil {
+			row.NextAttemptAt = *dl.NextAttemptAt
+		}
+		data.Deliveries = append(data.Deliveries, row)
+	}
+	role, _ := org.ParseRole(p.Member.Role)
+	data.Channel = newChannelView(ch, o.Plan, d.now())
+	data.CanTest, data.CanAdmin = role.AtLeast(org.MemberRole), role.AtLeast(org.Admin)
+	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"}, crumb{ch.Name, "/channels/" + ch.ID})
+	d.render(w, r, status, "channel", p, frame{Title: ch.Name + " · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
+	return nil
+}
+
+// channelAlert renders the channel page with a problem's status and its
+// detail as the alert; other errors (not found among them) stay errors.
+func (d *Dashboard) channelAlert(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, channelID string, err error, alert func(*problem.Problem) string) error {
+	var pr *problem.Problem
+	if !errors.As(err, &pr) || pr.Status == http.StatusNotFound {
+		return err
+	}
+	msg := pr.Detail
+	if alert != nil {
+		msg = alert(pr)
+	}
+	return d.renderChannel(w, r, p, pr.Status, channelID, "", channelPageData{Alert: msg})
+}
+
+// channelTest sends a test delivery and shows its outcome (member, as
+// POST /v1/channels/{id}/test).
+func (d *Dashboard) channelTest(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "channel_id", org.MemberRole); err != nil {
+		return err
+	}
+	channelID := r.PathValue("channel_id")
+	res, err := d.notify.TestChannel(r.Context(), channelID)
+	if err != nil {
+		return d.channelAlert(w, r, p, channelID, err, func(pr *problem.Problem) string {
+			if pr.Code() == "channel-test-rate-limited" {
+				return "This channel was tested less than a minute ago; a channel can be tested once a minute. Try again in " +
+					pr.GetHeaders().Get("Retry-After") + " seconds."
+			}
+			return pr.Detail
+		})
+	}
+	out := &testOutcome{ID: res.ID, Delivered: res.Delivered, HTTPStatus: res.HTTPStatus, Error: res.Error, DurationMS: res.Duration.Milliseconds()}
+	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Test: out})
+}
+
+// channelRotate gives a webhook channel a new secret and shows it once
+// (admin, as POST /v1/channels/{id}/rotate-secret).
+func (d *Dashboard) channelRotate(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
+		return err
+	}
+	channelID := r.PathValue("channel_id")
+	ch, err := d.notify.RotateSecret(r.Context(), channelID)
+	if err != nil {
+		return d.channelAlert(w, r, p, channelID, err, nil)
+	}
+	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Secret: ch.Secret, SecretOverlap: overlapText(notify.RotationOverlap)})
+}
+
+// overlapText says a duration in whole hours ("24 hours").
+func overlapText(d time.Duration) string {
+	return fmt.Sprintf("%d hours", int(d.Hours()))
+}
+
+// channelEnable enables or disables a channel through UpdateChannel
+// (admin, as PATCH /v1/channels/{id}); disabling cancels pending deliveries.
+func (d *Dashboard) channelEnable(enabled bool) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+		if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
+			return err
+		}
+		channelID := r.PathValue("channel_id")
+		if _, err := d.notify.UpdateChannel(r.Context(), channelID, notify.ChannelPatch{Enabled: &enabled}); err != nil {
+			return d.channelAlert(w, r, p, channelID, err, nil)
+		}
+		http.Redirect(w, r, "/channels/"+channelID+"?updated=1", http.StatusSeeOther)
+		return nil
+	}
+}
+
+// channelDelete deletes a channel and its deliveries (admin, as
+// DELETE /v1/channels/{id}), then shows the list.
+func (d *Dashboard) channelDelete(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
+		return err
+	}
+	ctx, channelID := r.Context(), r.PathValue("channel_id")
+	ch, err := d.db.Read().ChannelByID(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	if err := d.notify.DeleteChannel(ctx, channelID); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/projects/"+ch.ProjectID+"/channels?deleted=1", http.StatusSeeOther)
+	return nil
+}
+
+// deliveryRedeliver starts a new series of attempts of an ended delivery
+// (admin, as POST /v1/deliveries/{id}/redeliver); one still pending is
+// shown as a 409 message on the channel page.
+func (d *Dashboard) deliveryRedeliver(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "delivery_id", org.Admin); err != nil {
+		return err
+	}
+	ctx, deliveryID := r.Context(), r.PathValue("delivery_id")
+	dl, err := d.db.Read().DeliveryByID(ctx, deliveryID)
+	if err != nil {
+		return err
+	}
+	if err := d.notify.Redeliver(ctx, deliveryID); err != nil {
+		return d.channelAlert(w, r, p, dl.ChannelID, err, nil)
+	}
+	http.Redirect(w, r, "/channels/"+dl.ChannelID+"?redelivered="+url.QueryEscape(deliveryID), http.StatusSeeOther)
+	return nil
+}

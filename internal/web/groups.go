@@ -1,0 +1,231 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// groupPage is the group list's page size, the API's default limit.
+const groupPage = 50
+
+// groupStatuses are the statuses of a group, as PATCH /v1/groups/{group_id}
+// accepts them.
+var groupStatuses = []string{store.GroupUnresolved, store.GroupResolved, store.GroupIgnored}
+
+// groupRoutes registers the error group pages.
+func (d *Dashboard) groupRoutes(mux *http.ServeMux) {
+	d.get(mux, "/projects/{project_id}/groups", d.groupList)
+	d.get(mux, "/groups/{group_id}", d.group)
+	d.post(mux, "/groups/{group_id}/status", d.setGroupStatus)
+}
+
+// groupListData fills the group list.
+type groupListData struct {
+	Project  store.Project
+	Filter   store.GroupFilter
+	Statuses []string
+	Groups   []store.Group
+	// Next is the address of the following page, "" on the last one.
+	Next string
+}
+
+// groupList lists a project's error groups, newest first, with the filters
+// of GET /v1/projects/{project_id}/groups and its signed cursors.
+func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := store.GroupFilter{Status: q.Get("status"), Service: q.Get("service"), Environment: q.Get("environment")}
+	if f.Status != "" && !validGroupStatus(f.Status) {
+		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
+	}
+	ctx := r.Context()
+	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
+	if err != nil {
+		return err
+	}
+	scope := httpapi.GroupListScope(prj.ID, f)
+	before, err := d.api.DecodeCursor(scope, q.Get("cursor"))
+	if err != nil {
+		return err
+	}
+	rows, err := d.db.Read().ListGroups(ctx, prj.ID, f, before, groupPage+1)
+	if err != nil {
+		return err
+	}
+	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Groups: rows}
+	if len(rows) > groupPage {
+		data.Groups = rows[:groupPage]
+		data.Next = nextPage("/projects/"+prj.ID+"/groups", map[string]string{"status": f.Status, "service": f.Service,
+			"environment": f.Environment}, d.api.EncodeCursor(scope, data.Groups[groupPage-1].ID))
+	}
+	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
+	d.render(w, r, http.StatusOK, "groups", p, frame{Title: "Error groups · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
+	return nil
+}
+
+// nextPage is the address of a list's following page: its filters (the
+// empty ones left out) and the cursor.
+func nextPage(path string, filters map[string]string, cursor string) string {
+	v := url.Values{}
+	for k, s := range filters {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	v.Set("cursor", cursor)
+	return path + "?" + v.Encode()
+}
+
+func validGroupStatus(s string) bool { return slices.Contains(groupStatuses, s) }
+
+// groupData fills the group page.
+type groupData struct {
+	Group  store.Group
+	Events []eventView
+	// Actions are the statuses a member may move the group to; none for
+	// viewers.
+	Actions []groupAction
+}
+
+// groupAction is one status button of the group page.
+type groupAction struct{ Status, Label string }
+
+// group shows an error group: its facts, its latest sample events with their
+// stack traces and, for members, resolve / ignore / unresolve.
+func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "group_id", org.Viewer); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	g, err := d.db.Read().GroupByID(ctx, r.PathValue("group_id"))
+	if err != nil {
+		return err
+	}
+	prj, crumbs, err := d.projectCrumbs(ctx, g.ProjectID)
+	if err != nil {
+		return err
+	}
+	events, err := d.sampleEvents(ctx, g.ID)
+	if err != nil {
+		return err
+	}
+	data := groupData{Group: g, Events: events}
+	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) {
+		for _, a := range []groupAction{{store.GroupResolved, "Resolve"}, {store.GroupIgnored, "Ignore"}, {store.GroupUnresolved, "Unresolve"}} {
+			if a.Status != g.Status {
+				data.Actions = append(data.Actions, a)
+			}
+		}
+	}
+	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
+	d.render(w, r, http.StatusOK, "group", p, frame{Title: g.Title, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
+	return nil
+}
+
+// setGroupStatus resolves, ignores or unresolves a group through
+// tickets.Service.SetGroupStatus with the role PATCH /v1/groups/{group_id}
+// demands, then shows the group again.
+func (d *Dashboard) setGroupStatus(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "group_id", org.MemberRole); err != nil {
+		return err
+	}
+	status := r.PostFormValue("status")
+	if !validGroupStatus(status) {
+		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
+	}
+	groupID := r.PathValue("group_id")
+	if _, err := d.tickets.SetGroupStatus(r.Context(), groupID, status); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/groups/"+groupID, http.StatusSeeOther)
+	return nil
+}
+
+// sampleCount is how many of a group's sample events its page and its
+// ticket's page show, newest first (the API lists them all).
+const sampleCount = 10
+
+// eventView is a sample event as the events partial shows it.
+type eventView struct {
+	ID                                    int64
+	First                                 bool
+	Timestamp, ReceivedAt                 time.Time
+	Level, Message                        string
+	Environment, Release, TraceID, SpanID string
+	Attributes                            []attribute
+	// Stack is the laid-out stack trace; nil when the event has none.
+	Stack *stackView
+}
+
+// attribute is one attribute of an event, its value as text: strings as
+// they are, anything else as JSON.
+type attribute struct{ Key, Value string }
+
+// sampleEvents reads the latest sample events of a group.
+func (d *Dashboard) sampleEvents(ctx context.Context, groupID string) ([]eventView, error) {
+	rows, err := d.db.Read().ListGroupEvents(ctx, groupID, 0, sampleCount)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]eventView, 0, len(rows))
+	for _, e := range rows {
+		v := eventView{ID: e.ID, First: e.First, Timestamp: e.Timestamp, ReceivedAt: e.ReceivedAt, Level: ingest.Level(e.Level).String(),
+			Message: e.Message, Environment: e.Environment, Release: e.Release, TraceID: e.TraceID, SpanID: e.SpanID,
+			Attributes: attributes(e.Attributes)}
+		if e.StackTrace != "" {
+			st := newStackView(e.StackTrace)
+			v.Stack = &st
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// attributes lists a stored attributes object by key; text that is not an
+// object is shown whole under "attributes".
+func attributes(raw string) []attribute {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return []attribute{{"attributes", raw}}
+	}
+	out := make([]attribute, 0, len(m))
+	for k, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
+		out = append(out, attribute{k, s})
+	}
+	slices.SortFunc(out, func(a, b attribute) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+func init() {
+	funcs["levelName"] = func(l int) string { return ingest.Level(l).String() }
+	funcs["firstLine"] = firstLine
+	funcs["shortHash"] = func(h string) string { return h[:min(len(h), 12)] }
+}
+
+// firstLine is the first line of s, cut to 120 characters, for a summary.
+func firstLine(s string) string {
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		s = s[:k]
+	}
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:119]) + "…"
+	}
+	return s
+}
