@@ -15,9 +15,11 @@ run:
 build:
 	go build -o errata ./cmd/errata
 
-## test: vet and run every test with the race detector, on SQLite and PostgreSQL
+## test: vet and run every test with the race detector, on SQLite and PostgreSQL;
+## the browser tests' screenshots land in test-artifacts/_artifacts/
 test: vet
-	go test -race -count=1 ./...
+	rm -rf test-artifacts && mkdir -p test-artifacts
+	go test -race -count=1 -artifacts -outputdir $(CURDIR)/test-artifacts ./...
 
 vet:
 	go vet ./...
