@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -68,6 +69,13 @@ func (d *Dashboard) channelShow(w http.ResponseWriter, r *http.Request, p *httpa
 		return problem.New("validation-failed", "before must be a delivery id from the previous page")
 	}
 	var data channelPageData
+	if tested := q.Get("tested"); id.Valid(id.TestDelivery, tested) {
+		out, err := d.testedOutcome(r.Context(), r.PathValue("channel_id"), tested)
+		if err != nil {
+			return err
+		}
+		data.Test = out
+	}
 	switch {
 	case validDeliveryID(q.Get("redelivered")):
 		data.Notice = "Delivery " + q.Get("redelivered") + " is queued again: a new series of attempts starts now under the same id."
@@ -154,8 +162,30 @@ func (d *Dashboard) channelTest(w http.ResponseWriter, r *http.Request, p *httpa
 			return pr.Detail
 		})
 	}
-	out := &testOutcome{ID: res.ID, Delivered: res.Delivered, HTTPStatus: res.HTTPStatus, Error: res.Error, DurationMS: res.Duration.Milliseconds()}
-	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Test: out})
+	// The outcome is in the delivery log: show it from there after a
+	// redirect, so reloading the page does not send another test.
+	http.Redirect(w, r, "/channels/"+channelID+"?tested="+url.QueryEscape(res.ID), http.StatusSeeOther)
+	return nil
+}
+
+// testedOutcome reads the outcome of test delivery testID of channelID
+// from the delivery log; nil when it is not this channel's test or is gone.
+func (d *Dashboard) testedOutcome(ctx context.Context, channelID, testID string) (*testOutcome, error) {
+	c := d.db.Read()
+	dl, err := c.DeliveryByID(ctx, testID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (dl.ChannelID != channelID || dl.Event != store.EventTest)) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	attempts, err := c.AttemptsOf(ctx, []string{dl.ID})
+	if err != nil || len(attempts[dl.ID]) == 0 {
+		return nil, err
+	}
+	a := attempts[dl.ID][len(attempts[dl.ID])-1]
+	return &testOutcome{ID: dl.ID, Delivered: a.Outcome == store.OutcomeDelivered, HTTPStatus: a.HTTPStatus, Error: a.Error,
+		DurationMS: a.Duration.Milliseconds()}, nil
 }
 
 // channelRotate gives a webhook channel a new secret and shows it once

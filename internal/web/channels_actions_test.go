@@ -44,8 +44,19 @@ func TestChannelTestButton(t *testing.T) {
 
 		member := newBrowser(t, s)
 		member.signIn(w.Member.Email)
-		ok := member.post("/channels/"+liveID+"/test", nil).expect(t, http.StatusOK, "Test delivered",
+		// Post/Redirect/Get: the outcome is read back from the delivery log,
+		// so reloading the page sends no second test.
+		tested := member.post("/channels/"+liveID+"/test", nil).expect(t, http.StatusSeeOther)
+		loc := tested.Header.Get("Location")
+		if !strings.HasPrefix(loc, "/channels/"+liveID+"?tested=tst_") {
+			t.Fatalf("a test redirects to %q, want the channel page naming the test delivery", loc)
+		}
+		ok := member.get(loc).expect(t, http.StatusOK, "Test delivered",
 			`<dt>HTTP status</dt><dd>200</dd>`, " ms</dd>", `<span class="badge status-delivered">delivered</span> test`)
+		testID := loc[strings.Index(loc, "tst_"):]
+		if other := member.get("/channels/" + deadID + "?tested=" + testID); strings.Contains(other.Body, "test-outcome") {
+			t.Errorf("another channel's page shows this channel's test outcome")
+		}
 		if live.hits.Load() != 1 {
 			t.Errorf("the receiver got %d requests, want 1", live.hits.Load())
 		}
@@ -57,7 +68,8 @@ func TestChannelTestButton(t *testing.T) {
 			t.Errorf("a rate-limited test reached the receiver")
 		}
 
-		failed := member.post("/channels/"+deadID+"/test", nil).expect(t, http.StatusOK, "Test failed", `<dt>HTTP status</dt><dd>none</dd>`, "<dt>Error</dt>")
+		failedAt := member.post("/channels/"+deadID+"/test", nil).expect(t, http.StatusSeeOther).Header.Get("Location")
+		failed := member.get(failedAt).expect(t, http.StatusOK, "Test failed", `<dt>HTTP status</dt><dd>none</dd>`, "<dt>Error</dt>")
 		if !strings.Contains(failed.Body, "refused") && !strings.Contains(failed.Body, "network") {
 			t.Errorf("a failed test does not say why: %s", failed.Body)
 		}
