@@ -7,6 +7,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -70,13 +71,14 @@ func (s *Server) DecodeCursor(scope, cursor string) (string, error) {
 }
 
 // TicketListScope names a project's ticket list under a filter, the scope
-// its cursors are signed for.
+// its cursors are signed for; the filter is query-encoded so that no two
+// filters share a scope.
 func TicketListScope(projectID string, f store.TicketFilter) string {
-	return "tickets:" + projectID + ":" + f.Status + ":" + f.Severity + ":" + f.Service + ":" + f.Environment
+	return "tickets:" + projectID + ":" + url.Values{"status": {f.Status}, "severity": {f.Severity}, "service": {f.Service}, "environment": {f.Environment}}.Encode()
 }
 
 // GroupListScope names a project's group list under a filter, the scope its
 // cursors are signed for.
 func GroupListScope(projectID string, f store.GroupFilter) string {
-	return "groups:" + projectID + ":" + f.Status + ":" + f.Service + ":" + f.Environment
+	return "groups:" + projectID + ":" + url.Values{"status": {f.Status}, "service": {f.Service}, "environment": {f.Environment}}.Encode()
 }

@@ -147,9 +147,18 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
-	form := channelForm{Type: r.PostFormValue("type"), Name: r.PostFormValue("name"),
-		URL: strings.TrimSpace(r.PostFormValue("url")), Email: strings.TrimSpace(r.PostFormValue("email"))}
+	if err := r.ParseForm(); err != nil {
+		return problem.New("malformed-body", "the form could not be read")
+	}
+	form := channelForm{Type: r.PostForm.Get("type"), Name: r.PostForm.Get("name"),
+		URL: strings.TrimSpace(r.PostForm.Get("url")), Email: strings.TrimSpace(r.PostForm.Get("email"))}
 	ctx, projectID := r.Context(), r.PathValue("project_id")
+	// Everything the answer shows is read first: once the channel exists,
+	// its secret must reach the page.
+	prj, o, crumbs, err := d.projectOrg(ctx, projectID)
+	if err != nil {
+		return err
+	}
 	ch, err := d.notify.CreateChannel(ctx, projectID, notify.ChannelInput{MemberID: p.Member.ID, Name: form.Name, Type: form.Type, URL: form.URL, Email: form.Email})
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Status != http.StatusNotFound {
@@ -159,10 +168,6 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 		}
 		return d.renderChannelList(w, r, p, pr.Status, "", form)
 	}
-	if err != nil {
-		return err
-	}
-	prj, o, crumbs, err := d.projectOrg(ctx, projectID)
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,10 @@ func (d *Dashboard) setGroupStatus(w http.ResponseWriter, r *http.Request, p *ht
 	if err := d.authorize(r, p, "group_id", org.MemberRole); err != nil {
 		return err
 	}
-	status := r.PostFormValue("status")
+	status, err := formValue(r, "status")
+	if err != nil {
+		return err
+	}
 	if !validGroupStatus(status) {
 		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
 	}

@@ -46,7 +46,11 @@ type invitationData struct {
 // invitation shows the page of an invitation link.
 func (d *Dashboard) invitation(w http.ResponseWriter, r *http.Request) {
 	tok := r.URL.Query().Get("token")
-	p := d.visitor(r)
+	p, err := d.visitor(r)
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
 	data, err := d.invitationData(r.Context(), tok, p)
 	if err != nil {
 		d.fail(w, r, p, err)
@@ -59,7 +63,11 @@ func (d *Dashboard) invitation(w http.ResponseWriter, r *http.Request) {
 // password) or accepts it for the signed-in user, then goes to the
 // organization.
 func (d *Dashboard) acceptInvitation(w http.ResponseWriter, r *http.Request) {
-	p := d.visitor(r)
+	p, err := d.visitor(r)
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
 	tok, err := formValue(r, "token")
 	if err != nil {
 		d.fail(w, r, p, err)
@@ -121,9 +129,12 @@ func (d *Dashboard) signUpInvited(w http.ResponseWriter, r *http.Request, data i
 // invitationData reads the pending invitation of token: unknown is a 404
 // page, no longer pending a 410, neither naming the address it was for.
 func (d *Dashboard) invitationData(ctx context.Context, tok string, p *httpapi.Principal) (invitationData, error) {
+	if tok == "" {
+		return invitationData{}, invitationProblem(http.StatusNotFound, "This invitation link is not valid. Check that the whole link was copied, or ask an admin of the organization for a new invitation.")
+	}
 	c := d.db.Read()
 	inv, err := c.InvitationByTokenHash(ctx, secret.Hash(tok))
-	if tok == "" || errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return invitationData{}, invitationProblem(http.StatusNotFound, "This invitation link is not valid. Check that the whole link was copied, or ask an admin of the organization for a new invitation.")
 	}
 	if err != nil {
@@ -166,12 +177,13 @@ func invitationProblem(status int, detail string) *problem.Problem {
 
 // visitor returns the signed-in caller, or nil for a signed-out (or
 // expired) visitor of a public page.
-func (d *Dashboard) visitor(r *http.Request) *httpapi.Principal {
+func (d *Dashboard) visitor(r *http.Request) (*httpapi.Principal, error) {
 	p, err := d.api.Authenticate(r)
-	if err != nil {
-		return nil
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Code() == "unauthorized" {
+		return nil, nil
 	}
-	return p
+	return p, err
 }
 
 // sentence makes a problem detail a form message: capitalized (unless it

@@ -236,7 +236,11 @@ func (d *Dashboard) renderNotifications(w http.ResponseWriter, r *http.Request, 
 		if now := d.now(); from.Before(now) {
 			from = now
 		}
-		data.Next, _ = sendTimes(st.Digest, from)
+		next, err := sendTimes(st.Digest, from)
+		if err != nil { // a saved zone this build no longer knows
+			d.log.Warn("dashboard: next digest times", "request_id", httpapi.RequestID(ctx), "project_id", prj.ID, "err", err)
+		}
+		data.Next = next
 	}
 	rows, err := d.db.Read().ListDigests(ctx, prj.ID, "", digestListSize)
 	if err != nil {

@@ -85,7 +85,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	}
 	if err := set.Execute(&buf, f); err != nil {
 		d.log.Error("dashboard template failed", "request_id", f.RequestID, "page", name, "err", err)
-		status, buf = http.StatusInternalServerError, *bytes.NewBufferString("internal error\n")
+		status, buf = http.StatusInternalServerError, *bytes.NewBufferString("internal error; request id " + f.RequestID + "\n")
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	} else {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -190,5 +190,8 @@ func TestStaticScriptServed(t *testing.T) {
 			}
 		}
 		b.get("/sign-in").expect(t, http.StatusOK, layoutScript)
+		if listing := b.get("/static/"); listing.Status != http.StatusNotFound || strings.Contains(listing.Body, "app.js") {
+			t.Errorf("GET /static/ = %d %q, want a 404 and no directory listing", listing.Status, listing.Body)
+		}
 	})
 }
