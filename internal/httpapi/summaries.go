@@ -43,12 +43,7 @@ func (s *Server) listSummaries(ctx context.Context, in *struct {
 		if err != nil {
 			return nil, err
 		}
-		for i := range rows {
-			if rows[i], err = s.db.Read().InfoSummaryDetail(ctx, rows[i].ID, TopMessages); err != nil {
-				return nil, err
-			}
-		}
-		return rows, nil
+		return rows, s.db.Read().FillInfoSummaries(ctx, rows, TopMessages)
 	}, func(v store.InfoSummary) string { return v.ID }, summaryView)
 	return &struct{ Body *Page[SummaryView] }{page}, err
 }

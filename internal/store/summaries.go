@@ -16,7 +16,8 @@ type InfoSummary struct {
 	EventCount  int64
 	DebugCount  int64
 	UpdatedAt   time.Time
-	// Services and Top are filled by InfoSummaryDetail.
+	// Services and Top are filled by InfoSummaryDetail, or for many
+	// summaries at once by FillInfoSummaries.
 	Services map[string]int64
 	Top      []TemplateCount
 }
@@ -166,13 +167,134 @@ func (c *Conn) fillSummary(ctx context.Context, v *InfoSummary, top int) error {
 	for _, x := range list {
 		v.Services[x.name] = x.n
 	}
-	rows, err = c.query(ctx, `SELECT hash, template, sample, count FROM info_templates WHERE summary_id = ? ORDER BY count DESC, hash LIMIT ?`, v.ID, top)
+	v.Top, err = c.topTemplates(ctx, v.ID, top)
+	return err
+}
+
+// topTemplates returns a summary's top templates, count descending, then
+// by hash.
+func (c *Conn) topTemplates(ctx context.Context, id string, top int) ([]TemplateCount, error) {
+	rows, err := c.query(ctx, `SELECT hash, template, sample, count FROM info_templates WHERE summary_id = ? ORDER BY count DESC, hash LIMIT ?`, id, top)
 	if err != nil {
-		return fmt.Errorf("store: info templates: %w", err)
+		return nil, fmt.Errorf("store: info templates: %w", err)
 	}
-	v.Top, err = collect(rows, func(s interface{ Scan(...any) error }) (TemplateCount, error) {
+	return collect(rows, func(s interface{ Scan(...any) error }) (TemplateCount, error) {
 		var t TemplateCount
 		return t, s.Scan(&t.Hash, &t.Template, &t.Sample, &t.Count)
 	})
-	return err
+}
+
+// fillBatch bounds how many summaries one FillInfoSummaries query reads, so
+// the IN list stays well under both databases' parameter limits.
+const fillBatch = 500
+
+// FillInfoSummaries fills the Services and Top (at most top templates) of
+// every summary of list in place, exactly as InfoSummaryDetail fills one:
+// Top in count descending order, ties by hash; Services empty, not nil, for
+// a summary without services, and Top nil for one without templates.
+//
+// On PostgreSQL it takes two queries for the whole list (per fillBatch
+// summaries) instead of two a summary: the services, and the templates
+// numbered per summary by ROW_NUMBER with the first top kept. On SQLite,
+// where a query is an in-process call on a cached prepared statement, the
+// services are one query too but the templates stay one top-N query a
+// summary: the window function sorts every template of every summary, and
+// on the dashboard's page (24 windows of 100 templates) that made it slower
+// than the 24 small queries.
+func (c *Conn) FillInfoSummaries(ctx context.Context, list []InfoSummary, top int) error {
+	return c.fillInfoSummaries(ctx, list, top, c.dialect != SQLite)
+}
+
+func (c *Conn) fillInfoSummaries(ctx context.Context, list []InfoSummary, top int, windowed bool) error {
+	for start := 0; start < len(list); start += fillBatch {
+		if err := c.fillSummaries(ctx, list[start:min(start+fillBatch, len(list))], top, windowed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Conn) fillSummaries(ctx context.Context, list []InfoSummary, top int, windowed bool) error {
+	if len(list) == 0 {
+		return nil
+	}
+	// A summary listed twice is read once and filled at each place.
+	at := make(map[string][]int, len(list))
+	args := make([]any, 0, len(list)+1)
+	var in strings.Builder
+	in.WriteString(`summary_id IN (`)
+	for i := range list {
+		list[i].Services, list[i].Top = map[string]int64{}, nil
+		id := list[i].ID
+		if _, ok := at[id]; !ok {
+			if len(args) > 0 {
+				in.WriteString(", ")
+			}
+			in.WriteString("?")
+			args = append(args, id)
+		}
+		at[id] = append(at[id], i)
+	}
+	in.WriteString(`)`)
+
+	rows, err := c.query(ctx, `SELECT summary_id, service, count FROM info_services WHERE `+in.String()+` ORDER BY summary_id, service`, args...)
+	if err != nil {
+		return fmt.Errorf("store: info services: %w", err)
+	}
+	type svc struct {
+		summary, name string
+		n             int64
+	}
+	svcs, err := collect(rows, func(s interface{ Scan(...any) error }) (svc, error) {
+		var x svc
+		return x, s.Scan(&x.summary, &x.name, &x.n)
+	})
+	if err != nil {
+		return err
+	}
+	for _, x := range svcs {
+		for _, i := range at[x.summary] {
+			list[i].Services[x.name] = x.n
+		}
+	}
+
+	if !windowed {
+		for _, id := range args {
+			tops, err := c.topTemplates(ctx, id.(string), top)
+			if err != nil {
+				return err
+			}
+			for _, i := range at[id.(string)] {
+				list[i].Top = tops
+			}
+		}
+		return nil
+	}
+	// The top templates of each summary: numbered within the summary in
+	// topTemplates' order (count descending, then hash), the first top kept.
+	rows, err = c.query(ctx, `SELECT summary_id, hash, template, sample, count FROM (
+			SELECT summary_id, hash, template, sample, count,
+				ROW_NUMBER() OVER (PARTITION BY summary_id ORDER BY count DESC, hash) AS rn
+			FROM info_templates WHERE `+in.String()+`
+		) ranked WHERE rn <= ? ORDER BY summary_id, rn`, append(args, top)...)
+	if err != nil {
+		return fmt.Errorf("store: info templates: %w", err)
+	}
+	type tpl struct {
+		summary string
+		t       TemplateCount
+	}
+	tpls, err := collect(rows, func(s interface{ Scan(...any) error }) (tpl, error) {
+		var x tpl
+		return x, s.Scan(&x.summary, &x.t.Hash, &x.t.Template, &x.t.Sample, &x.t.Count)
+	})
+	if err != nil {
+		return err
+	}
+	for _, x := range tpls {
+		for _, i := range at[x.summary] {
+			list[i].Top = append(list[i].Top, x.t)
+		}
+	}
+	return nil
 }

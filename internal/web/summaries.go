@@ -103,10 +103,12 @@ func (d *Dashboard) summaries(w http.ResponseWriter, r *http.Request, p *httpapi
 			"before": {rows[summaryPage-1].WindowStart.UTC().Format(view.TimeFormat)}}
 		data.Next = "/projects/" + prj.ID + "/summaries?" + next.Encode()
 	}
+	// Every window's services and top templates in two queries, not two a
+	// window.
+	if err := c.FillInfoSummaries(ctx, rows, summaryTop); err != nil {
+		return err
+	}
 	for _, v := range rows {
-		if v, err = c.InfoSummaryDetail(ctx, v.ID, summaryTop); err != nil {
-			return err
-		}
 		data.Items = append(data.Items, summaryItem{InfoSummary: v, Services: sortedServices(v.Services)})
 	}
 	f.Data = data
