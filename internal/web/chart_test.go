@@ -163,7 +163,8 @@ func TestSummaryRange(t *testing.T) {
 		{query: "from=garbage", field: "from"},
 		{query: "to=2026-13-01T00:00:00Z", field: "to"},
 		{query: "from=2026-11-22T08:00:00Z&to=2026-11-22T08:00:00Z", field: "to"},
-		{query: "from=2026-01-01T00:00:00Z&to=2026-11-22T08:00:00Z", field: "from"},
+		// a digest after a quiet spell of more than 90 days: listed whole
+		{query: "from=2026-01-01T00:00:00Z&to=2026-11-22T08:00:00Z", from: "2026-01-01T00:00:00Z", to: "2026-11-22T08:00:00Z", before: "2026-11-22T08:00:00Z"},
 		{query: "before=yesterday", field: "before"},
 	} {
 		q, _ := url.ParseQuery(tc.query)

@@ -19,9 +19,10 @@ const (
 	// summaryTop is how many templates each listed window shows; its own
 	// page shows all the API returns (httpapi.TopMessages).
 	summaryTop = 5
-	// summaryMaxRange bounds from..to, so the chart stays within
-	// store.MaxChartHours.
-	summaryMaxRange = 90 * 24 * time.Hour
+	// summaryChartRange is the most a chart of the page covers, within
+	// store.MaxChartHours: a longer range (a digest after a long quiet
+	// spell) lists all its windows and charts its last 90 days.
+	summaryChartRange = 90 * 24 * time.Hour
 	// formTime is how the from/to inputs (datetime-local, UTC) show a time.
 	formTime = "2006-01-02T15:04:05"
 )
@@ -50,7 +51,10 @@ type summariesData struct {
 	Events, Windows   int64
 	Busiest           store.InfoSummary
 	Chart             chart
-	Items             []summaryItem
+	// ChartFrom is where the chart starts when the range is longer than
+	// it shows (zero otherwise).
+	ChartFrom time.Time
+	Items     []summaryItem
 	// Next is the address of the following page, "" on the last one.
 	Next string
 }
@@ -84,11 +88,16 @@ func (d *Dashboard) summaries(w http.ResponseWriter, r *http.Request, p *httpapi
 	if data.Events, data.Windows, data.Busiest, err = c.InfoTotals(ctx, prj.ID, from, to); err != nil {
 		return err
 	}
-	hours, err := c.EventsPerHour(ctx, prj.ID, from, to)
+	chartFrom := from
+	if to.Sub(from) > summaryChartRange {
+		chartFrom = to.Add(-summaryChartRange).Truncate(24 * time.Hour)
+		data.ChartFrom = chartFrom
+	}
+	hours, err := c.EventsPerHour(ctx, prj.ID, chartFrom, to)
 	if err != nil {
 		return err
 	}
-	if to.Sub(from) <= 48*time.Hour {
+	if to.Sub(chartFrom) <= 48*time.Hour {
 		data.Chart = newChart("chart-range", "Per hour (UTC)", "hour", hourlyBuckets(hours))
 	} else {
 		data.Chart = newChart("chart-range", "Per day (UTC)", "day", dailyBuckets(hours))
@@ -140,8 +149,6 @@ func summaryRange(q url.Values, now time.Time) (from, to, before time.Time, fiel
 	switch {
 	case !from.Before(to):
 		return from, to, before, "to", "to must be after from"
-	case to.Sub(from) > summaryMaxRange:
-		return from, to, before, "from", "from must be at most 90 days before to"
 	}
 	before = to
 	if s := q.Get("before"); s != "" {

@@ -59,6 +59,10 @@ func TestSummariesFromADigestLink(t *testing.T) {
 			t.Errorf("a refused range still draws a chart")
 		}
 		b.get("/projects/"+w.ProjectID+"/summaries?from=2026-11-22T11:00:00Z&to=2026-11-22T10:00:00Z").expect(t, http.StatusUnprocessableEntity, "to must be after from")
+		// A digest after a long quiet spell links a range longer than a
+		// chart shows: the page lists it whole and charts its last 90 days.
+		b.get("/projects/"+w.ProjectID+"/summaries?from=2026-01-01T00:00:00.000Z&to=2026-11-22T11:00:00.000Z").expect(t, http.StatusOK,
+			"The chart shows the range's last 90 days", `class="chart"`)
 
 		// Another organization's project and summary are not found.
 		b.get("/projects/"+w.OtherProjectID+"/summaries").expect(t, http.StatusNotFound)
