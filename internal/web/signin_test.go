@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
 )
 
 func TestSignInFlow(t *testing.T) {
@@ -81,4 +82,18 @@ func sessionCookie(t *testing.T, p *page) *http.Cookie {
 	}
 	t.Fatalf("no errata_session cookie set; headers: %v", p.Header)
 	return nil
+}
+
+// TestSessionCookieSecureBehindHTTPS: served behind https (the app URL says
+// so), the dashboard's sign-in sets the cookie Secure, as the API does.
+func TestSessionCookieSecureBehindHTTPS(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		b := newBrowser(t, s)
+		p := b.post("/sign-in", url.Values{"email": {w.Viewer.Email}, "password": {apitest.Password}, "next": {"/"}}).expect(t, http.StatusSeeOther)
+		if c := sessionCookie(t, p); !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+			t.Fatalf("cookie = %+v, want Secure, HttpOnly, SameSite=Lax behind https", c)
+		}
+	}, func(c *config.Serve) { c.AppURL = "https://errata.example.com" })
 }
