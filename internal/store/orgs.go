@@ -57,6 +57,31 @@ func (c *Conn) OrgsOfUser(ctx context.Context, userID, before string, limit int)
 	return collect(rows, scanOrg)
 }
 
+// Membership is an organization with the role a user holds in it.
+type Membership struct {
+	Org  Org
+	Role string
+}
+
+// MembershipsOfUser lists up to limit organizations userID belongs to with
+// the user's role in each, newest first: the home page's one query.
+func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) ([]Membership, error) {
+	rows, err := c.query(ctx, `SELECT `+orgCols+`, m.role FROM organizations o JOIN members m ON m.organization_id = o.id
+		WHERE m.user_id = ? ORDER BY o.id DESC LIMIT ?`, userID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: memberships: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (Membership, error) {
+		var m Membership
+		var cr, up int64
+		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Plan, &cr, &up, &m.Role); err != nil {
+			return Membership{}, err
+		}
+		m.Org.CreatedAt, m.Org.UpdatedAt = fromMS(cr), fromMS(up)
+		return m, nil
+	})
+}
+
 // UpdateOrg changes the name and plan of an organization.
 func (c *Conn) UpdateOrg(ctx context.Context, o Org) error {
 	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, plan = ?, updated_at = ? WHERE id = ?`,

@@ -56,6 +56,19 @@ func (c *Conn) ListProjects(ctx context.Context, orgID, before string, limit int
 	return collect(rows, scanProject)
 }
 
+// ProjectsOfUser lists up to limit projects of every organization userID
+// belongs to, newest organization first and newest project first within
+// it: the home page's one query.
+func (c *Conn) ProjectsOfUser(ctx context.Context, userID string, limit int) ([]Project, error) {
+	rows, err := c.query(ctx, `SELECT p.id, p.organization_id, p.name, p.created_at, p.updated_at FROM projects p
+		JOIN members m ON m.organization_id = p.organization_id WHERE m.user_id = ?
+		ORDER BY p.organization_id DESC, p.id DESC LIMIT ?`, userID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: projects of user: %w", err)
+	}
+	return collect(rows, scanProject)
+}
+
 // UpdateProject renames a project.
 func (c *Conn) UpdateProject(ctx context.Context, p Project) error {
 	if err := c.execOne(ctx, `UPDATE projects SET name = ?, updated_at = ? WHERE id = ?`, p.Name, ms(p.UpdatedAt), p.ID); err != nil {

@@ -126,6 +126,25 @@ func TestMembersAndOwners(t *testing.T) {
 		if err != nil || len(orgs) != 1 || orgs[0].ID != o.ID {
 			t.Fatalf("OrgsOfUser = %+v, %v", orgs, err)
 		}
+		// The home page's queries: memberships with roles, and the projects
+		// of them all (not those of an organization the user is not in).
+		other := seedOrg(t, db.Write())
+		var projects []string
+		for _, org := range []store.Org{o, o, other} {
+			p := store.Project{ID: id.New(id.Project), OrgID: org.ID, Name: "p", CreatedAt: now, UpdatedAt: now}
+			if err := db.Write().CreateProject(ctx, p); err != nil {
+				t.Fatalf("CreateProject: %v", err)
+			}
+			projects = append(projects, p.ID)
+		}
+		ms, err := db.Read().MembershipsOfUser(ctx, u.ID, 10)
+		if err != nil || len(ms) != 1 || ms[0].Org.ID != o.ID || ms[0].Role != "owner" || ms[0].Org.Name != "Acme" || !ms[0].Org.CreatedAt.Equal(now) {
+			t.Fatalf("MembershipsOfUser = %+v, %v", ms, err)
+		}
+		ps, err := db.Read().ProjectsOfUser(ctx, u.ID, 10)
+		if err != nil || len(ps) != 2 || ps[0].ID != projects[1] || ps[1].ID != projects[0] {
+			t.Fatalf("ProjectsOfUser = %+v, %v; want %v newest first", ps, err, projects[:2])
+		}
 		if err := db.Write().DeleteOrg(ctx, o.ID); err != nil {
 			t.Fatalf("DeleteOrg: %v", err)
 		}

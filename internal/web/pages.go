@@ -21,24 +21,28 @@ type orgProjects struct {
 	Projects []store.Project
 }
 
-// home lists the caller's organizations and their projects.
+// homeProjectCap bounds the projects the home page lists, over all the
+// caller's organizations (each organization's page lists its own).
+const homeProjectCap = 1000
+
+// home lists the caller's organizations and their projects in two queries.
 func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	ctx, c := r.Context(), d.db.Read()
-	orgs, err := c.OrgsOfUser(ctx, p.User.ID, "", listCap)
+	ms, err := c.MembershipsOfUser(ctx, p.User.ID, listCap)
 	if err != nil {
 		return err
 	}
-	out := make([]orgProjects, 0, len(orgs))
-	for _, o := range orgs {
-		m, err := c.MemberOf(ctx, o.ID, p.User.ID)
-		if err != nil {
-			return err
-		}
-		ps, err := c.ListProjects(ctx, o.ID, "", listCap)
-		if err != nil {
-			return err
-		}
-		out = append(out, orgProjects{Org: o, Role: m.Role, Projects: ps})
+	projects, err := c.ProjectsOfUser(ctx, p.User.ID, homeProjectCap)
+	if err != nil {
+		return err
+	}
+	byOrg := map[string][]store.Project{}
+	for _, prj := range projects {
+		byOrg[prj.OrgID] = append(byOrg[prj.OrgID], prj)
+	}
+	out := make([]orgProjects, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, orgProjects{Org: m.Org, Role: m.Role, Projects: byOrg[m.Org.ID]})
 	}
 	d.render(w, r, http.StatusOK, "home", p, frame{Title: "Your organizations", Data: out})
 	return nil
