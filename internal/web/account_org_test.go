@@ -66,6 +66,9 @@ func TestAccountOrgSwitcherAndPage(t *testing.T) {
 		b.get("/orgs/org_bogus").expect(t, http.StatusNotFound)
 
 		// Creating an organization makes the creator its owner.
+		// A blank name shows the home page's form again, the message beside it.
+		b.post("/orgs", url.Values{"name": {"   "}}).expect(t, http.StatusUnprocessableEntity, `id="org-name-error" class="field-error" role="alert">Name: 1 to 100 characters`,
+			`aria-invalid="true"`, "Your organizations")
 		p := b.post("/orgs", url.Values{"name": {"Gamma"}}).expect(t, http.StatusSeeOther)
 		b.get(p.Header.Get("Location")).expect(t, http.StatusOK, "<h1>Gamma</h1>", `<span class="badge">owner</span>`)
 	})

@@ -5,7 +5,6 @@ import (
 
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/org"
-	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -30,7 +29,7 @@ func (d *Dashboard) orgCreate(w http.ResponseWriter, r *http.Request, p *httpapi
 		return err
 	}
 	if !validName(name) {
-		return problem.New("validation-failed", nameRule)
+		return d.renderHome(w, r, p, http.StatusUnprocessableEntity, homeData{Name: name, Error: nameRule})
 	}
 	o, err := d.orgs.Create(r.Context(), p.User, name)
 	if err != nil {

@@ -25,8 +25,20 @@ type orgProjects struct {
 // caller's organizations (each organization's page lists its own).
 const homeProjectCap = 1000
 
+// homeData fills the home page: the organizations, and the new
+// organization form as posted when it was refused.
+type homeData struct {
+	Orgs        []orgProjects
+	Name, Error string
+}
+
 // home lists the caller's organizations and their projects in two queries.
 func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	return d.renderHome(w, r, p, http.StatusOK, homeData{})
+}
+
+// renderHome renders the home page with status and the form's state.
+func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data homeData) error {
 	ctx, c := r.Context(), d.db.Read()
 	ms, err := c.MembershipsOfUser(ctx, p.User.ID, listCap)
 	if err != nil {
@@ -40,11 +52,11 @@ func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, p *httpapi.Prin
 	for _, prj := range projects {
 		byOrg[prj.OrgID] = append(byOrg[prj.OrgID], prj)
 	}
-	out := make([]orgProjects, 0, len(ms))
+	data.Orgs = make([]orgProjects, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, orgProjects{Org: m.Org, Role: m.Role, Projects: byOrg[m.Org.ID]})
+		data.Orgs = append(data.Orgs, orgProjects{Org: m.Org, Role: m.Role, Projects: byOrg[m.Org.ID]})
 	}
-	d.render(w, r, http.StatusOK, "home", p, frame{Title: "Your organizations", Data: out})
+	d.render(w, r, status, "home", p, frame{Title: "Your organizations", Data: data})
 	return nil
 }
 
