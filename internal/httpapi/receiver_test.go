@@ -5,29 +5,22 @@ package httpapi_test
 // whose certificates it signed.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/testca"
 	"github.com/errata-dev/errata/webhook"
 )
 
@@ -60,49 +53,14 @@ func (c caMain) Run() int {
 }
 
 func installTestCA(dir string) error {
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testca.New("errata httpapi test CA")
 	if err != nil {
 		return err
 	}
-	ca := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "errata httpapi test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
+	if receiverCert, err = ca.Leaf(); err != nil {
 		return err
 	}
-	if ca, err = x509.ParseCertificate(caDER); err != nil {
-		return err
-	}
-	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "webhook receiver"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &leafKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	receiverCert = tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	if prev := os.Getenv("SSL_CERT_FILE"); prev != "" { // keep what the environment already trusts
-		if b, err := os.ReadFile(prev); err == nil {
-			pemBytes = append(append(b, '\n'), pemBytes...)
-		}
-	}
-	path := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
-		return err
-	}
-	return os.Setenv("SSL_CERT_FILE", path)
+	return ca.InstallSystem(dir)
 }
 
 // allowPrivate lets webhook URLs point at loopback

@@ -9,27 +9,21 @@ package web_test
 // package needs no TestMain of its own.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/testca"
 )
 
 var (
@@ -57,44 +51,14 @@ func chanMakeCA() error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testca.New("errata web test CA")
 	if err != nil {
 		return err
 	}
-	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "errata web test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	caDER, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &caKey.PublicKey, caKey)
-	if err != nil {
+	if chanCert, err = ca.Leaf(); err != nil {
 		return err
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
-	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "webhook receiver"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &leafKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	chanCert = tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	if prev := os.Getenv("SSL_CERT_FILE"); prev != "" {
-		if b, err := os.ReadFile(prev); err == nil {
-			pemBytes = append(append(b, '\n'), pemBytes...)
-		}
-	}
-	path := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
-		return err
-	}
-	return os.Setenv("SSL_CERT_FILE", path)
+	return ca.InstallSystem(dir)
 }
 
 // chanRecv is an HTTPS webhook endpoint on loopback answering status and

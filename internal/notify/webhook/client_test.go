@@ -23,7 +23,7 @@ func newRequest(url string) Request {
 
 // newClient returns a client trusting ca; on loopback unless opts says otherwise.
 func newClient(t testing.TB, ca *testCA, opts Options) *Client {
-	opts.RootCAs = ca.pool
+	opts.RootCAs = ca.Pool
 	c := NewClient(opts)
 	t.Cleanup(c.Close)
 	return c
