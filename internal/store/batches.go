@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -63,27 +62,20 @@ func (c *Conn) insertBatchesPostgres(ctx context.Context, batches []Batch) error
 	if err != nil || len(ids) != len(batches) {
 		return fmt.Errorf("store: reserve batch ids: got %d: %w", len(ids), err)
 	}
-	var q, qp strings.Builder
-	q.WriteString(`INSERT INTO ingest_batches (id, project_id, received_at, event_count, byte_size) VALUES `)
-	qp.WriteString(`INSERT INTO ingest_payloads (batch_id, payload) VALUES `)
+	q := `INSERT INTO ingest_batches (id, project_id, received_at, event_count, byte_size) VALUES ` + tuples(len(batches), "(?, ?, ?, ?, ?)")
+	qp := `INSERT INTO ingest_payloads (batch_id, payload) VALUES ` + tuples(len(batches), "(?, ?)")
 	args := make([]any, 0, 5*len(batches))
 	pargs := make([]any, 0, 2*len(batches))
 	for i := range batches {
 		b := &batches[i]
 		b.ID = ids[i]
-		if i > 0 {
-			q.WriteString(", ")
-			qp.WriteString(", ")
-		}
-		q.WriteString("(?, ?, ?, ?, ?)")
-		qp.WriteString("(?, ?)")
 		args = append(args, b.ID, b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload))
 		pargs = append(pargs, b.ID, b.Payload)
 	}
-	if _, err := c.exec(ctx, q.String(), args...); err != nil {
+	if _, err := c.exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("store: insert batches: %w", err)
 	}
-	if _, err := c.exec(ctx, qp.String(), pargs...); err != nil {
+	if _, err := c.exec(ctx, qp, pargs...); err != nil {
 		return fmt.Errorf("store: insert batch payloads: %w", err)
 	}
 	return nil
@@ -179,7 +171,7 @@ func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n in
 // loadPayloads reads the payloads of claimed batches, kept in a table of
 // their own so that claiming rewrites only the small queue rows.
 func (c *Conn) loadPayloads(ctx context.Context, batches []Batch) error {
-	q := `SELECT batch_id, payload FROM ingest_payloads WHERE batch_id IN (?` + strings.Repeat(", ?", len(batches)-1) + `)`
+	q := `SELECT batch_id, payload FROM ingest_payloads WHERE batch_id IN (` + tuples(len(batches), "?") + `)`
 	args := make([]any, len(batches))
 	index := make(map[int64]int, len(batches))
 	for i, b := range batches {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -113,19 +112,15 @@ type groupHour struct {
 // (PostgreSQL only: its VALUES carry casts). Rows are upserted in project
 // and hour order, so concurrent transactions lock them in the same order.
 func (c *Conn) addProjectHours(ctx context.Context, hours []groupHour) error {
-	var q strings.Builder
-	q.WriteString(`INSERT INTO project_hours (project_id, hour, count) SELECT g.project_id, v.hour, SUM(v.n) FROM (VALUES `)
 	args := make([]any, 0, 3*len(hours))
-	for i, h := range hours {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?::text, ?::bigint, ?::bigint)")
+	for _, h := range hours {
 		args = append(args, h.group, h.hour, h.n)
 	}
-	q.WriteString(`) AS v(group_id, hour, n) JOIN error_groups g ON g.id = v.group_id GROUP BY g.project_id, v.hour ORDER BY g.project_id, v.hour
-		ON CONFLICT (project_id, hour) DO UPDATE SET count = project_hours.count + excluded.count`)
-	if _, err := c.exec(ctx, q.String(), args...); err != nil {
+	q := `INSERT INTO project_hours (project_id, hour, count) SELECT g.project_id, v.hour, SUM(v.n) FROM (VALUES ` +
+		tuples(len(hours), "(?::text, ?::bigint, ?::bigint)") +
+		`) AS v(group_id, hour, n) JOIN error_groups g ON g.id = v.group_id GROUP BY g.project_id, v.hour ORDER BY g.project_id, v.hour
+		ON CONFLICT (project_id, hour) DO UPDATE SET count = project_hours.count + excluded.count`
+	if _, err := c.exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("store: project hours: %w", err)
 	}
 	return nil

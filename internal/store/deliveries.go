@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -123,7 +122,7 @@ func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, p
 	args := []any{ms(leaseUntil), ms(now), ms(now), perChannel}
 	skip := ""
 	if len(exclude) > 0 {
-		skip = ` AND ch.id NOT IN (?` + strings.Repeat(", ?", len(exclude)-1) + `)`
+		skip = ` AND ch.id NOT IN (` + tuples(len(exclude), "?") + `)`
 		for _, ch := range exclude {
 			args = append(args, ch)
 		}
@@ -287,7 +286,7 @@ func (c *Conn) AttemptsOf(ctx context.Context, ids []string) (map[string][]Attem
 		args[i] = v
 	}
 	rows, err := c.query(ctx, `SELECT delivery_id, n, series, at, outcome, http_status, error_class, error, duration_ms, next_retry_at
-		FROM delivery_attempts WHERE delivery_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY delivery_id, n`, args...)
+		FROM delivery_attempts WHERE delivery_id IN (`+tuples(len(ids), "?")+`) ORDER BY delivery_id, n`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: delivery attempts: %w", err)
 	}

@@ -126,18 +126,12 @@ func (c *Conn) GroupsByKeys(ctx context.Context, keys []GroupKey) (map[GroupKey]
 	out := make(map[GroupKey]Group, len(keys))
 	for start := 0; start < len(keys); start += 300 {
 		part := keys[start:min(start+300, len(keys))]
-		var q strings.Builder
-		q.WriteString(`SELECT ` + groupCols + ` FROM error_groups WHERE (project_id, service, fingerprint) IN (`)
 		args := make([]any, 0, 3*len(part))
-		for i, k := range part {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?)")
+		for _, k := range part {
 			args = append(args, k.ProjectID, k.Service, k.Fingerprint)
 		}
-		q.WriteString(`) ORDER BY project_id, service, fingerprint` + forUpdate(c.dialect))
-		rows, err := c.query(ctx, q.String(), args...)
+		rows, err := c.query(ctx, `SELECT `+groupCols+` FROM error_groups WHERE (project_id, service, fingerprint) IN (`+tuples(len(part), "(?, ?, ?)")+
+			`) ORDER BY project_id, service, fingerprint`+forUpdate(c.dialect), args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: groups by key: %w", err)
 		}
@@ -377,18 +371,13 @@ func (c *Conn) AddGroupCounts(ctx context.Context, counts []GroupCount) error {
 		keys       []key
 		n          map[key]int
 	}{{"group_minutes", "minute", mkeys, minutes}, {"group_hours", "hour", hkeys, hours}} {
-		var q strings.Builder
-		q.WriteString(`INSERT INTO ` + t.table + ` (group_id, ` + t.col + `, count) VALUES `)
 		args := make([]any, 0, 3*len(t.keys))
-		for i, k := range t.keys {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?)")
+		for _, k := range t.keys {
 			args = append(args, k.id, k.at, t.n[k])
 		}
-		q.WriteString(` ON CONFLICT (group_id, ` + t.col + `) DO UPDATE SET count = ` + t.table + `.count + excluded.count`)
-		if _, err := c.exec(ctx, q.String(), args...); err != nil {
+		q := `INSERT INTO ` + t.table + ` (group_id, ` + t.col + `, count) VALUES ` + tuples(len(t.keys), "(?, ?, ?)") +
+			` ON CONFLICT (group_id, ` + t.col + `) DO UPDATE SET count = ` + t.table + `.count + excluded.count`
+		if _, err := c.exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("store: %s: %w", t.table, err)
 		}
 	}

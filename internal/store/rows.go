@@ -23,6 +23,15 @@ func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (
 	return out, nil
 }
 
+// tuples is n copies of tuple separated by commas: the placeholders of a
+// multi-row VALUES or of an IN list ("?" or "(?, ?, ?)").
+func tuples(n int, tuple string) string {
+	if n <= 0 {
+		return ""
+	}
+	return tuple + strings.Repeat(", "+tuple, n-1)
+}
+
 // prefixCols prefixes each column of a list with a table alias.
 func prefixCols(prefix, cols string) string {
 	parts := strings.Split(cols, ",")

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -75,18 +74,13 @@ func (c *Conn) AddInfo(ctx context.Context, d InfoDelta, newID string, now time.
 	}
 	for start := 0; start < len(d.Templates); start += 200 { // 5 parameters a row, well under both databases' limits
 		part := d.Templates[start:min(start+200, len(d.Templates))]
-		var q strings.Builder
-		q.WriteString(`INSERT INTO info_templates (summary_id, hash, template, sample, count) VALUES `)
 		args := make([]any, 0, 5*len(part))
-		for i, t := range part {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?, ?, ?)")
+		for _, t := range part {
 			args = append(args, id, t.Hash, t.Template, t.Sample, t.Count)
 		}
-		q.WriteString(` ON CONFLICT (summary_id, hash) DO UPDATE SET count = info_templates.count + excluded.count`)
-		if _, err := c.exec(ctx, q.String(), args...); err != nil {
+		q := `INSERT INTO info_templates (summary_id, hash, template, sample, count) VALUES ` + tuples(len(part), "(?, ?, ?, ?, ?)") +
+			` ON CONFLICT (summary_id, hash) DO UPDATE SET count = info_templates.count + excluded.count`
+		if _, err := c.exec(ctx, q, args...); err != nil {
 			return "", fmt.Errorf("store: add info templates: %w", err)
 		}
 	}
@@ -221,23 +215,17 @@ func (c *Conn) fillSummaries(ctx context.Context, list []InfoSummary, top int, w
 	// A summary listed twice is read once and filled at each place.
 	at := make(map[string][]int, len(list))
 	args := make([]any, 0, len(list)+1)
-	var in strings.Builder
-	in.WriteString(`summary_id IN (`)
 	for i := range list {
 		list[i].Services, list[i].Top = map[string]int64{}, nil
 		id := list[i].ID
 		if _, ok := at[id]; !ok {
-			if len(args) > 0 {
-				in.WriteString(", ")
-			}
-			in.WriteString("?")
 			args = append(args, id)
 		}
 		at[id] = append(at[id], i)
 	}
-	in.WriteString(`)`)
+	in := `summary_id IN (` + tuples(len(args), "?") + `)`
 
-	rows, err := c.query(ctx, `SELECT summary_id, service, count FROM info_services WHERE `+in.String()+` ORDER BY summary_id, service`, args...)
+	rows, err := c.query(ctx, `SELECT summary_id, service, count FROM info_services WHERE `+in+` ORDER BY summary_id, service`, args...)
 	if err != nil {
 		return fmt.Errorf("store: info services: %w", err)
 	}
@@ -275,7 +263,7 @@ func (c *Conn) fillSummaries(ctx context.Context, list []InfoSummary, top int, w
 	rows, err = c.query(ctx, `SELECT summary_id, hash, template, sample, count FROM (
 			SELECT summary_id, hash, template, sample, count,
 				ROW_NUMBER() OVER (PARTITION BY summary_id ORDER BY count DESC, hash) AS rn
-			FROM info_templates WHERE `+in.String()+`
+			FROM info_templates WHERE `+in+`
 		) ranked WHERE rn <= ? ORDER BY summary_id, rn`, append(args, top)...)
 	if err != nil {
 		return fmt.Errorf("store: info templates: %w", err)
