@@ -53,10 +53,12 @@ func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpap
 		byOrg[prj.OrgID] = append(byOrg[prj.OrgID], prj)
 	}
 	data.Orgs = make([]orgProjects, 0, len(ms))
+	orgs := make([]store.Org, 0, len(ms)) // the switcher's, without another query
 	for _, m := range ms {
 		data.Orgs = append(data.Orgs, orgProjects{Org: m.Org, Role: m.Role, Projects: byOrg[m.Org.ID]})
+		orgs = append(orgs, m.Org)
 	}
-	d.render(w, r, status, "home", p, frame{Title: "Your organizations", Data: data})
+	d.render(w, r, status, "home", p, frame{Title: "Your organizations", Orgs: orgs, Data: data})
 	return nil
 }
 

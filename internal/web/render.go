@@ -72,7 +72,9 @@ type frame struct {
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p *httpapi.Principal, f frame) {
 	if p != nil {
 		f.User = &p.User
-		f.Orgs = d.switcherOrgs(r, p)
+		if f.Orgs == nil { // pages that read them already pass them
+			f.Orgs = d.switcherOrgs(r, p)
+		}
 	}
 	if f.OrgID == "" && f.Project != nil {
 		f.OrgID = f.Project.OrgID
