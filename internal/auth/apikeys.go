@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/secret"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -19,6 +20,9 @@ type NewKey struct {
 
 // CreateAPIKey makes a key for a project. Only a hash of its secret is kept.
 func (s *Service) CreateAPIKey(ctx context.Context, projectID, name string) (NewKey, error) {
+	if err := org.CheckName(name); err != nil {
+		return NewKey{}, err
+	}
 	sec := NewAPIKeySecret()
 	k := store.APIKey{ID: id.New(id.Key), ProjectID: projectID, Name: strings.TrimSpace(name), SecretHash: secret.Hash(sec), CreatedAt: s.clock()}
 	if err := s.db.Write().CreateAPIKey(ctx, k); err != nil {

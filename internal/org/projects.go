@@ -10,6 +10,9 @@ import (
 
 // CreateProject makes a project in an organization.
 func (s *Service) CreateProject(ctx context.Context, orgID, name string) (store.Project, error) {
+	if err := CheckName(name); err != nil {
+		return store.Project{}, err
+	}
 	now := s.clock()
 	p := store.Project{ID: id.New(id.Project), OrgID: orgID, Name: strings.TrimSpace(name), CreatedAt: now, UpdatedAt: now}
 	return p, s.db.Write().CreateProject(ctx, p)
@@ -17,6 +20,9 @@ func (s *Service) CreateProject(ctx context.Context, orgID, name string) (store.
 
 // RenameProject changes a project's name.
 func (s *Service) RenameProject(ctx context.Context, projectID, name string) (store.Project, error) {
+	if err := CheckName(name); err != nil {
+		return store.Project{}, err
+	}
 	p, err := s.db.Read().ProjectByID(ctx, projectID)
 	if err != nil {
 		return store.Project{}, err

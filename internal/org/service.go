@@ -58,6 +58,9 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millise
 
 // Create makes an organization with creator as its owner.
 func (s *Service) Create(ctx context.Context, creator store.User, name string) (store.Org, error) {
+	if err := CheckName(name); err != nil {
+		return store.Org{}, err
+	}
 	now := s.clock()
 	o := store.Org{ID: id.New(id.Org), Name: strings.TrimSpace(name), Plan: s.defaultPlan, CreatedAt: now, UpdatedAt: now}
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
@@ -71,6 +74,9 @@ func (s *Service) Create(ctx context.Context, creator store.User, name string) (
 
 // Rename changes an organization's name.
 func (s *Service) Rename(ctx context.Context, orgID, name string) (store.Org, error) {
+	if err := CheckName(name); err != nil {
+		return store.Org{}, err
+	}
 	o, err := s.db.Read().OrgByID(ctx, orgID)
 	if err != nil {
 		return store.Org{}, err

@@ -3,8 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/problem"
@@ -43,14 +41,6 @@ func (d *Dashboard) switcherOrgs(r *http.Request, p *httpapi.Principal) []store.
 		return nil
 	}
 	return orgs
-}
-
-// nameRule is the API's rule for names (httpapi.NameBody), as a form shows it.
-const nameRule = "Name: 1 to 100 characters, not blank."
-
-// validName applies nameRule.
-func validName(name string) bool {
-	return utf8.RuneCountInString(name) <= 100 && strings.TrimSpace(name) != ""
 }
 
 // formValue reads one field of a posted form; an unreadable form is a 400.

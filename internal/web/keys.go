@@ -70,15 +70,15 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi
 	if err != nil {
 		return err
 	}
-	if !validName(name) {
-		return d.keysPage(w, r, p, http.StatusUnprocessableEntity, keysData{Name: name, Error: nameRule})
-	}
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
 		return err
 	}
 	k, err := d.auth.CreateAPIKey(ctx, prj.ID, name)
+	if pr := shown(err, "validation-failed"); pr != nil {
+		return d.keysPage(w, r, p, pr.Status, keysData{Name: name, Error: sentence(pr.Detail)})
+	}
 	if err != nil {
 		return err
 	}

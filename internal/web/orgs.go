@@ -28,10 +28,10 @@ func (d *Dashboard) orgCreate(w http.ResponseWriter, r *http.Request, p *httpapi
 	if err != nil {
 		return err
 	}
-	if !validName(name) {
-		return d.renderHome(w, r, p, http.StatusUnprocessableEntity, homeData{Name: name, Error: nameRule})
-	}
 	o, err := d.orgs.Create(r.Context(), p.User, name)
+	if pr := shown(err, "validation-failed"); pr != nil {
+		return d.renderHome(w, r, p, pr.Status, homeData{Name: name, Error: sentence(pr.Detail)})
+	}
 	if err != nil {
 		return err
 	}
@@ -82,10 +82,10 @@ func (d *Dashboard) orgCreateProject(w http.ResponseWriter, r *http.Request, p *
 	if err != nil {
 		return err
 	}
-	if !validName(name) {
-		return d.orgPage(w, r, p, http.StatusUnprocessableEntity, orgData{ProjectName: name, ProjectError: nameRule})
-	}
 	prj, err := d.orgs.CreateProject(r.Context(), p.Member.OrgID, name)
+	if pr := shown(err, "validation-failed"); pr != nil {
+		return d.orgPage(w, r, p, pr.Status, orgData{ProjectName: name, ProjectError: sentence(pr.Detail)})
+	}
 	if err != nil {
 		return err
 	}
@@ -102,10 +102,11 @@ func (d *Dashboard) orgRename(w http.ResponseWriter, r *http.Request, p *httpapi
 	if err != nil {
 		return err
 	}
-	if !validName(name) {
-		return d.orgPage(w, r, p, http.StatusUnprocessableEntity, orgData{Name: name, RenameError: nameRule})
+	_, err = d.orgs.Rename(r.Context(), p.Member.OrgID, name)
+	if pr := shown(err, "validation-failed"); pr != nil {
+		return d.orgPage(w, r, p, pr.Status, orgData{Name: name, RenameError: sentence(pr.Detail)})
 	}
-	if _, err := d.orgs.Rename(r.Context(), p.Member.OrgID, name); err != nil {
+	if err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/orgs/"+p.Member.OrgID, http.StatusSeeOther)
