@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -101,26 +104,40 @@ func (c *Conn) addProjectHour(ctx context.Context, groupID string, hour int64, n
 	return nil
 }
 
-// groupHour is n events of a group in the hour starting at hour (Unix ms).
-type groupHour struct {
-	group string
-	hour  int64
-	n     int
-}
-
-// addProjectHours is addProjectHour for many group hours in one statement
-// (PostgreSQL only: its VALUES carry casts). Rows are upserted in project
-// and hour order, so concurrent transactions lock them in the same order.
-func (c *Conn) addProjectHours(ctx context.Context, hours []groupHour) error {
-	args := make([]any, 0, 3*len(hours))
-	for _, h := range hours {
-		args = append(args, h.group, h.hour, h.n)
+// addProjectHours adds counts to their projects' hours: those that name
+// their project summed per project and hour into one statement, upserting
+// in project and hour order so concurrent transactions lock rows alike;
+// the others through their group (addProjectHour).
+func (c *Conn) addProjectHours(ctx context.Context, counts []GroupCount) error {
+	type key struct {
+		project string
+		hour    int64
 	}
-	q := `INSERT INTO project_hours (project_id, hour, count) SELECT g.project_id, v.hour, SUM(v.n) FROM (VALUES ` +
-		tuples(len(hours), "(?::text, ?::bigint, ?::bigint)") +
-		`) AS v(group_id, hour, n) JOIN error_groups g ON g.id = v.group_id GROUP BY g.project_id, v.hour ORDER BY g.project_id, v.hour
-		ON CONFLICT (project_id, hour) DO UPDATE SET count = project_hours.count + excluded.count`
-	if _, err := c.exec(ctx, q, args...); err != nil {
+	sums := map[key]int{}
+	for _, gc := range counts {
+		hour := gc.Minute.Truncate(time.Hour).UnixMilli()
+		if gc.ProjectID == "" {
+			if err := c.addProjectHour(ctx, gc.GroupID, hour, gc.N); err != nil {
+				return err
+			}
+			continue
+		}
+		sums[key{gc.ProjectID, hour}] += gc.N
+	}
+	if len(sums) == 0 {
+		return nil
+	}
+	keys := make([]key, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(strings.Compare(a.project, b.project), cmp.Compare(a.hour, b.hour)) })
+	args := make([]any, 0, 3*len(keys))
+	for _, k := range keys {
+		args = append(args, k.project, k.hour, sums[k])
+	}
+	if _, err := c.exec(ctx, `INSERT INTO project_hours (project_id, hour, count) VALUES `+tuples(len(keys), "(?, ?, ?)")+`
+		ON CONFLICT (project_id, hour) DO UPDATE SET count = project_hours.count + excluded.count`, args...); err != nil {
 		return fmt.Errorf("store: project hours: %w", err)
 	}
 	return nil

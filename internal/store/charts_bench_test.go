@@ -44,7 +44,7 @@ func BenchmarkEventsPerHour(b *testing.B) {
 				for h := start; h.Before(end); h = h.Add(time.Hour) {
 					counts := make([]store.GroupCount, len(groups))
 					for g, gid := range groups {
-						counts[g] = store.GroupCount{GroupID: gid, Minute: h, N: 1}
+						counts[g] = store.GroupCount{GroupID: gid, ProjectID: prj.ID, Minute: h, N: 1}
 					}
 					if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddGroupCounts(ctx, counts) }); err != nil {
 						b.Fatal(err)

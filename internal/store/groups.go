@@ -333,17 +333,18 @@ func (c *Conn) GroupCountBetween(ctx context.Context, groupID string, from, to t
 // GroupCount is n events of a group in the minute starting at Minute.
 type GroupCount struct {
 	GroupID string
-	// ProjectID is the group's project; when set, SQLite adds the batch's
-	// project hours once per project and hour instead of once per count.
+	// ProjectID is the group's project; when set, the batch's project
+	// hours are summed per project and hour without looking the group up.
 	ProjectID string
 	Minute    time.Time
 	N         int
 }
 
 // AddGroupCounts adds many minute counts (and their group and project
-// hours) at once. On PostgreSQL that is three multi-row statements instead
-// of three round trips a count; SQLite, with no round trips, runs its
-// cached one-row statements.
+// hours) at once. On PostgreSQL the group counts are two multi-row
+// statements instead of two round trips a count; SQLite, with no round
+// trips, runs its cached one-row statements. Project hours are summed per
+// project and hour first (addProjectHours).
 func (c *Conn) AddGroupCounts(ctx context.Context, counts []GroupCount) error {
 	if c.dialect != Postgres || len(counts) < 2 {
 		return c.addGroupCountsEach(ctx, counts)
@@ -381,44 +382,16 @@ func (c *Conn) AddGroupCounts(ctx context.Context, counts []GroupCount) error {
 			return fmt.Errorf("store: %s: %w", t.table, err)
 		}
 	}
-	ph := make([]groupHour, len(hkeys))
-	for i, k := range hkeys {
-		ph[i] = groupHour{k.id, k.at, hours[k]}
-	}
-	return c.addProjectHours(ctx, ph)
+	return c.addProjectHours(ctx, counts)
 }
 
-// addGroupCountsEach is AddGroupCounts with one-row statements (SQLite, or a
-// single count), summing project hours per project and hour first.
+// addGroupCountsEach is AddGroupCounts with one-row statements for the
+// group counts (SQLite, or a single count).
 func (c *Conn) addGroupCountsEach(ctx context.Context, counts []GroupCount) error {
-	type projectHour struct {
-		project string
-		hour    int64
-	}
-	sums := map[projectHour]int{}
-	var order []projectHour
 	for _, gc := range counts {
-		hour, err := c.addGroupCount(ctx, gc.GroupID, gc.Minute, gc.N)
-		if err != nil {
+		if _, err := c.addGroupCount(ctx, gc.GroupID, gc.Minute, gc.N); err != nil {
 			return err
 		}
-		if gc.ProjectID == "" {
-			if err := c.addProjectHour(ctx, gc.GroupID, hour, gc.N); err != nil {
-				return err
-			}
-			continue
-		}
-		k := projectHour{gc.ProjectID, hour}
-		if _, ok := sums[k]; !ok {
-			order = append(order, k)
-		}
-		sums[k] += gc.N
 	}
-	for _, k := range order {
-		if _, err := c.exec(ctx, `INSERT INTO project_hours (project_id, hour, count) VALUES (?, ?, ?)
-			ON CONFLICT (project_id, hour) DO UPDATE SET count = project_hours.count + excluded.count`, k.project, k.hour, sums[k]); err != nil {
-			return fmt.Errorf("store: project hours: %w", err)
-		}
-	}
-	return nil
+	return c.addProjectHours(ctx, counts)
 }

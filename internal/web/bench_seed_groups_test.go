@@ -153,7 +153,7 @@ func benchGroups(tb testing.TB, ctx context.Context, db *store.DB, p *benchProje
 		scale := 1 + int(2000/float64(gi+1))
 		for h := 0; h < hours; h += every {
 			n := 1 + r.IntN(scale)
-			bg.counts = append(bg.counts, store.GroupCount{GroupID: g.ID, Minute: from.Add(time.Duration(h) * time.Hour), N: n})
+			bg.counts = append(bg.counts, store.GroupCount{GroupID: g.ID, ProjectID: g.ProjectID, Minute: from.Add(time.Duration(h) * time.Hour), N: n})
 			g.EventCount += int64(n)
 		}
 		g.EventCount += int64(len(times)) * int64(1+r.IntN(50))
