@@ -59,11 +59,19 @@ func DefaultServe(addr string) config.Serve {
 		WebhookRetryWaits: []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour},
 		APIRateLimit:      1000, APIRateBurst: 1000, IngestRateLimit: 100, IngestRateBurst: 200, ShutdownTimeout: 5 * time.Second, WorkerLease: 30 * time.Second, DeliveryLease: 2 * time.Minute,
 		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
+		ReadTimeout: time.Minute, MaxConnections: 10000, IngestMemory: 256 << 20,
 	}
 }
 
 // Start runs a server on a fresh database of dialect d.
 func Start(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
+	t.Helper()
+	return StartOn(t, storetest.URL(t, d), opts...)
+}
+
+// StartOn runs a server on the database at dbURL (a fresh one from
+// storetest, perhaps reached through a testproxy).
+func StartOn(t testing.TB, dbURL string, opts ...func(*config.Serve)) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -80,7 +88,6 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dbURL := storetest.URL(t, d)
 	a, err := app.New(context.Background(), app.Options{
 		Store: config.Store{DatabaseURL: dbURL}, Serve: cfg, Log: log, Argon2: CheapArgon2,
 	})

@@ -15,11 +15,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 
 	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/clientip"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/notify"
@@ -120,9 +124,10 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	clientIP := clientip.New(cfg.TrustedPrefixes)
 	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
 		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
-		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst,
+		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP,
 	}, key, a.log)
 	if err != nil {
 		return err
@@ -140,23 +145,25 @@ func (a *App) build(ctx context.Context) error {
 	spike := tickets.DefaultSpikeRule
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
 	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
-		Spike: spike, Logger: a.log, Observe: a.Metrics.ObserveProcessed,
+		Spike: spike, Logger: a.log, Observe: a.Metrics.ObserveProcessed, OnSetAside: a.Metrics.FailedBatches.Inc,
 		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit})
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
 		a.Metrics.ObserveCommit(d, batches, events, err)
 		if err == nil {
 			a.Processor.Wake()
 		}
-	}})
+	}, DiskAllows: a.Monitor.DiskAllows})
 	a.Committer.Start()
-	intake := &httpapi.Intake{
-		Auth: a.Auth, Limiter: ratelimit.New(cfg.IngestRateLimit, cfg.IngestRateBurst),
+	in := &intake.Intake{
+		Auth: a.Auth, Limiter: ratelimit.New(cfg.IngestRateLimit, cfg.IngestRateBurst), Callers: a.HTTP.Callers(), ClientIP: clientIP,
 		Monitor: a.Monitor, Committer: a.Committer, Metrics: a.Metrics,
+		Memory:  intake.NewBudget(int64(cfg.IngestMemory), time.Second),
+		Decoder: &ingest.Decoder{Redact: ingest.NewRedactor(cfg.RedactKeys)},
 	}
-	a.HTTP.MountIngest(intake)
-	otlp.Mount(a.HTTP, intake, a.log)
+	a.HTTP.MountIngest(in)
+	otlp.Mount(a.HTTP, in, a.log)
 	if cfg.GRPCAddr != "off" {
-		a.GRPC = otlp.NewGRPCServer(intake, a.log)
+		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
@@ -179,6 +186,7 @@ func (a *App) registerGauges() {
 	a.Metrics.Gauge("errata_ingest_backlog_batches", "Accepted batches not yet processed.", func() float64 { return float64(m.Stats().Batches) })
 	a.Metrics.Gauge("errata_ingest_backlog_events", "Accepted events not yet processed.", func() float64 { return float64(m.Stats().Events) })
 	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
+	a.Metrics.Gauge("errata_ingest_failed_batches", "Batches set aside after failing to process five times (errata queue failed lists them).", func() float64 { return float64(m.Stats().Failed) })
 	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })
 	a.Metrics.Gauge("errata_deliveries_pending", "Deliveries waiting for an attempt or a retry.", func() float64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -222,14 +230,18 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 		}
-		srv = &http.Server{Handler: a.HTTP, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-			ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+		ln = netutil.LimitListener(ln, cfg.MaxConnections)
+		// ReadTimeout covers the whole request, headers and body: a client
+		// that stalls mid-body loses its connection instead of holding it.
+		srv = &http.Server{Handler: a.HTTP, ReadTimeout: cfg.ReadTimeout, ReadHeaderTimeout: min(10*time.Second, cfg.ReadTimeout),
+			IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 		var gln net.Listener
 		if a.GRPC != nil {
 			if gln, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
 				_ = ln.Close()
 				return fmt.Errorf("listen on %s (ERRATA_GRPC_ADDR): %w", cfg.GRPCAddr, err)
 			}
+			gln = netutil.LimitListener(gln, cfg.MaxConnections)
 			addr := gln.Addr().String()
 			a.grpcAddr.Store(&addr) // before the log line and ready below
 			go func() { errc <- a.GRPC.Serve(gln) }()

@@ -2,8 +2,6 @@ package app_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -15,39 +13,14 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/errata-dev/errata/internal/apitest"
-	"github.com/errata-dev/errata/internal/app"
 	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/store"
-	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
 // TestRunServesAndStopsGRPC runs the whole app with OTLP/gRPC on a free
 // port: Run reports the bound address, the service answers, and shutdown
 // stops it before Run returns.
 func TestRunServesAndStopsGRPC(t *testing.T) {
-	cfg := apitest.DefaultServe("127.0.0.1:0")
-	cfg.GRPCAddr = "127.0.0.1:0"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(context.Background(), app.Options{
-		Store: config.Store{DatabaseURL: storetest.URL(t, store.SQLite)}, Serve: cfg,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Argon2: apitest.CheapArgon2,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx, func(addr net.Addr) { ready <- addr }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	}
-	addr := a.GRPCAddr()
+	_, addr, stop := runApp(t, func(*config.Serve) {})
 	if _, port, _ := net.SplitHostPort(addr); port == "" || port == "0" {
 		t.Fatalf("GRPCAddr() = %q, want the bound port", addr)
 	}
@@ -64,8 +37,7 @@ func TestRunServesAndStopsGRPC(t *testing.T) {
 	if status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("export without a key: %v, want Unauthenticated", err)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("Run returned %v, want nil", err)
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {

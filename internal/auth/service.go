@@ -175,31 +175,39 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 
 // SignIn checks an email and password and opens a session. Failures answer
 // the same for an unknown address and a wrong password, take the same time,
-// and are rate limited per address and per client IP.
+// and are rate limited per address and per client IP. The limiters' tokens
+// are reserved before the password is checked and given back when it is
+// right, so N concurrent wrong attempts count as N: no burst of parallel
+// guesses gets past the limit (CONTRACT 7).
 func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if r := s.failuresByEmail.Peek(email); !r.Allowed {
+	r, giveBackEmail := s.failuresByEmail.Reserve(email)
+	if !r.Allowed {
 		return Signed{}, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
 	}
-	if r := s.failuresByIP.Peek(clientIP); !r.Allowed {
+	r, giveBackIP := s.failuresByIP.Reserve(clientIP)
+	if !r.Allowed {
+		giveBackEmail()
 		return Signed{}, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
 	}
+	giveBack := func() { giveBackEmail(); giveBackIP() }
 	u, err := s.db.Read().UserByEmail(ctx, email)
 	hash := u.PasswordHash
 	if errors.Is(err, store.ErrNotFound) {
 		hash = s.dummyHash
 	} else if err != nil {
+		giveBack()
 		return Signed{}, err
 	}
 	ok, verr := s.hasher.Verify(ctx, hash, password)
 	if verr != nil {
+		giveBack()
 		return Signed{}, verr
 	}
 	if err != nil || !ok {
-		s.failuresByEmail.Allow(email)
-		s.failuresByIP.Allow(clientIP)
 		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
 	}
+	giveBack()
 	var out Signed
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
 		out, err = s.newSession(ctx, c, u)

@@ -36,6 +36,7 @@ type root struct {
 	Version versionCmd `cmd:"" help:"Print the version."`
 	Org     orgCmd     `cmd:"" help:"Manage organizations."`
 	User    userCmd    `cmd:"" help:"Manage users."`
+	Queue   queueCmd   `cmd:"" help:"Inspect and repair the ingest queue."`
 	Loadgen loadgenCmd `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals."`
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -55,6 +56,15 @@ type Serve struct {
 	MemoryLimit     ByteSize      `name:"memory-limit" env:"ERRATA_MEMORY_LIMIT" default:"256MiB" help:"Soft memory limit of the Go runtime (0: none; GOMEMLIMIT, when set, wins)."`
 	WorkerLease     time.Duration `name:"worker-lease" env:"ERRATA_WORKER_LEASE" default:"30s" help:"How long a worker holds a claimed batch; a batch of a worker that died is processed again after it."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
+
+	ReadTimeout    time.Duration `name:"read-timeout" env:"ERRATA_READ_TIMEOUT" default:"60s" help:"A request's headers and body must arrive within this, or its connection is closed; gRPC connections that send nothing are closed after it."`
+	MaxConnections int           `name:"max-connections" env:"ERRATA_MAX_CONNECTIONS" default:"10000" help:"Most HTTP connections open at once (and as many gRPC connections); more wait to be accepted."`
+	IngestMemory   ByteSize      `name:"ingest-memory" env:"ERRATA_INGEST_MEMORY" default:"256MiB" help:"Memory budget of ingestion request bodies being decoded at one moment; past it a request waits up to 1s, then gets 503 overloaded."`
+	RedactKeys     []string      `name:"redact-keys" env:"ERRATA_REDACT_KEYS" help:"More attribute keys whose values are replaced by [redacted] (comma-separated; also as suffixes, ignoring case and - _ . and spaces)."`
+	TrustedProxies []string      `name:"trusted-proxies" env:"ERRATA_TRUSTED_PROXIES" help:"CIDR ranges of reverse proxies whose X-Forwarded-For gives the client address (comma-separated; default none)."`
+
+	// TrustedPrefixes is TrustedProxies parsed by Validate.
+	TrustedPrefixes []netip.Prefix `kong:"-"`
 }
 
 // Roles a process can take.
@@ -134,6 +144,31 @@ func (s *Serve) Validate() error {
 	}
 	if s.ShutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")
+	}
+	if s.ReadTimeout < time.Second {
+		return errors.New("--read-timeout must be at least 1s")
+	}
+	if s.MaxConnections < 1 {
+		return errors.New("--max-connections must be positive")
+	}
+	if s.IngestMemory < 1<<20 {
+		return errors.New("--ingest-memory must be at least 1MiB")
+	}
+	s.TrustedPrefixes = s.TrustedPrefixes[:0]
+	for _, c := range s.TrustedProxies {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			a, aerr := netip.ParseAddr(c)
+			if aerr != nil {
+				return fmt.Errorf("--trusted-proxies: %q is not a CIDR range or an address", c)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		s.TrustedPrefixes = append(s.TrustedPrefixes, p.Masked())
 	}
 	return nil
 }

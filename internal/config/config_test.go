@@ -25,7 +25,8 @@ func valid() Serve {
 	return Serve{Roles: []string{"api"}, Addr: "127.0.0.1:8080", GRPCAddr: "off", MailFrom: "e@example.com",
 		WebhookRetryWaits: make([]time.Duration, 7), InfoWindow: time.Hour,
 		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, ShutdownTimeout: time.Second, WorkerLease: time.Minute, DeliveryLease: time.Minute,
-		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10}
+		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
+		ReadTimeout: time.Minute, MaxConnections: 100, IngestMemory: 256 << 20}
 }
 
 func TestServeDefaultsDerivedURLs(t *testing.T) {
@@ -55,6 +56,10 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"from", func(s *Serve) { s.MailFrom = "nobody" }, "--mail-from"},
 		{"waits", func(s *Serve) { s.WebhookRetryWaits = s.WebhookRetryWaits[:2] }, "--webhook-retry-waits"},
 		{"window", func(s *Serve) { s.InfoWindow = 7 * time.Minute }, "--info-window"},
+		{"read timeout", func(s *Serve) { s.ReadTimeout = 0 }, "--read-timeout"},
+		{"connections", func(s *Serve) { s.MaxConnections = 0 }, "--max-connections"},
+		{"memory", func(s *Serve) { s.IngestMemory = 1000 }, "--ingest-memory"},
+		{"proxies", func(s *Serve) { s.TrustedProxies = []string{"10.0.0.0/33"} }, "--trusted-proxies"},
 	} {
 		s := valid()
 		for i := range s.WebhookRetryWaits {
@@ -65,5 +70,23 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.flag) {
 			t.Errorf("%s: Validate() = %v, want an error naming %s", tc.name, err, tc.flag)
 		}
+	}
+}
+
+func TestTrustedProxiesParse(t *testing.T) {
+	s := valid()
+	for i := range s.WebhookRetryWaits {
+		s.WebhookRetryWaits[i] = time.Second
+	}
+	s.TrustedProxies = []string{"10.0.0.0/8", " 192.168.1.7 ", "fd00::/8", ""}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	var got []string
+	for _, p := range s.TrustedPrefixes {
+		got = append(got, p.String())
+	}
+	if want := "10.0.0.0/8 192.168.1.7/32 fd00::/8"; strings.Join(got, " ") != want {
+		t.Fatalf("TrustedPrefixes = %v, want %s", got, want)
 	}
 }

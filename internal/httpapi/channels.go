@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -16,7 +17,7 @@ type ChannelView struct {
 	Name                string     `json:"name"`
 	Type                string     `json:"type" enum:"email,webhook"`
 	Email               string     `json:"email,omitempty" doc:"Present for email channels"`
-	URL                 string     `json:"url,omitempty" doc:"Present for webhook channels"`
+	URL                 string     `json:"url,omitempty" doc:"Present for webhook channels: whole for admins and owners; viewers and members see scheme://host[:port]/… (chat webhooks carry their secret in the URL)"`
 	Enabled             bool       `json:"enabled"`
 	Health              string     `json:"health" enum:"ok,failing" doc:"failing after three deliveries in a row were given up; ok again after the next delivered one"`
 	ConsecutiveFailures int64      `json:"consecutive_failures" doc:"Deliveries given up in a row"`
@@ -33,8 +34,12 @@ type ChannelWithSecret struct {
 	SigningSecret string `json:"signing_secret,omitempty" doc:"Webhook channels only: whsec_ and 32 random bytes in base64; the HMAC key is the whole string. Shown only in this answer."`
 }
 
-func (s *Server) channelView(ch store.Channel, plan string) ChannelView {
-	v := ChannelView{ID: ch.ID, ProjectID: ch.ProjectID, MemberID: ch.MemberID, Name: ch.Name, Type: ch.Type, Email: ch.Email, URL: ch.URL,
+// channelView is ch as the caller of ctx may see it: a webhook's URL whole
+// only for admins and owners (CONTRACT 7).
+func (s *Server) channelView(ctx context.Context, ch store.Channel, plan string) ChannelView {
+	role, _ := org.ParseRole(principal(ctx).Member.Role)
+	v := ChannelView{ID: ch.ID, ProjectID: ch.ProjectID, MemberID: ch.MemberID, Name: ch.Name, Type: ch.Type, Email: ch.Email,
+		URL:     notify.ShownURL(ch.URL, role.AtLeast(org.Admin)),
 		Enabled: ch.Enabled, Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, LastDeliveryAt: tsPtr(ch.LastDeliveryAt),
 		AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ts(ch.CreatedAt), UpdatedAt: ts(ch.UpdatedAt)}
 	if ch.OldSecretUntil != nil && ch.OldSecretUntil.After(s.now()) {
@@ -74,7 +79,7 @@ func (s *Server) listChannels(ctx context.Context, in *struct {
 	}
 	page, err := list(s, "channels:"+in.ProjectID, in.ListParams, func(before string, limit int) ([]store.Channel, error) {
 		return s.db.Read().ListChannels(ctx, in.ProjectID, before, limit)
-	}, func(ch store.Channel) string { return ch.ID }, func(ch store.Channel) ChannelView { return s.channelView(ch, plan) })
+	}, func(ch store.Channel) string { return ch.ID }, func(ch store.Channel) ChannelView { return s.channelView(ctx, ch, plan) })
 	return &struct{ Body *Page[ChannelView] }{page}, err
 }
 
@@ -101,7 +106,7 @@ func (s *Server) withSecret(ctx context.Context, ch store.Channel) (*ChannelSecr
 	if err != nil {
 		return nil, err
 	}
-	return &ChannelSecretOutput{ChannelWithSecret{s.channelView(ch, plan), ch.Secret}}, nil
+	return &ChannelSecretOutput{ChannelWithSecret{s.channelView(ctx, ch, plan), ch.Secret}}, nil
 }
 
 func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutput, error) {
@@ -113,7 +118,7 @@ func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutpu
 	if err != nil {
 		return nil, err
 	}
-	return &ChannelOutput{s.channelView(ch, plan)}, nil
+	return &ChannelOutput{s.channelView(ctx, ch, plan)}, nil
 }
 
 func (s *Server) updateChannel(ctx context.Context, in *struct {

@@ -66,7 +66,7 @@ func TestPatchChannel(t *testing.T) {
 				t.Errorf("%s: detail = %q, want it to name %s", c.name, d, c.field)
 			}
 		}
-		if ch := getChannel(t, s, w.Viewer.Token, hookID); ch["name"] != "renamed" || ch["url"] != rc.URL || ch["enabled"] != true {
+		if ch := getChannel(t, s, w.Admin.Token, hookID); ch["name"] != "renamed" || ch["url"] != rc.URL || ch["enabled"] != true {
 			t.Errorf("channel after refused patches = %v", ch)
 		}
 		if ch := patch(mailID, map[string]any{"email": "alerts@example.com"}).Expect(t, http.StatusOK, "").JSON(t); ch["email"] != "alerts@example.com" {

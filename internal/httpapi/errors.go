@@ -11,7 +11,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/errata-dev/errata/internal/problem"
-	"github.com/errata-dev/errata/internal/store"
 )
 
 var installOnce sync.Once
@@ -47,15 +46,8 @@ func classify(ctx context.Context, status int, msg string, errs []error) *proble
 		if err == nil {
 			continue
 		}
-		var p *problem.Problem
-		if errors.As(err, &p) {
+		if p := problem.From(err); !p.IsInternal() {
 			return p
-		}
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return problem.New("not-found", "the resource does not exist")
-		case errors.Is(err, store.ErrConflict):
-			return problem.New("conflict", "the change conflicts with an existing resource")
 		}
 	}
 	switch status {

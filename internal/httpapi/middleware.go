@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -74,7 +73,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rid := id.New(id.Request)
-		ri := &reqInfo{id: rid, docsURL: s.docsURL, log: s.log.With("request_id", rid), ip: clientIP(r)}
+		ri := &reqInfo{id: rid, docsURL: s.docsURL, log: s.log.With("request_id", rid), ip: s.clientIP.IP(r)}
 		w.Header().Set(RequestIDHeader, rid)
 		rec := &statusRecorder{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, ri))
@@ -114,6 +113,7 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 	})
 }
 
+// callerKey runs inside withRequest, which found the client address.
 func callerKey(r *http.Request) string {
 	if tok := bearer(r); tok != "" {
 		return "t:" + string(secret.Hash(tok))
@@ -121,15 +121,7 @@ func callerKey(r *http.Request) string {
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
 		return "t:" + string(secret.Hash(c.Value))
 	}
-	return "ip:" + clientIP(r)
-}
-
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+	return "ip:" + info(r.Context()).ip
 }
 
 // withRouteProblems turns the mux's plain-text 404 and 405 answers into

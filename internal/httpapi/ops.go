@@ -10,7 +10,7 @@ import (
 // MountOps serves the operational endpoints, outside /v1 and the OpenAPI
 // document (CONTRACT 6): GET /metrics (Prometheus text format), GET /healthz
 // (the process is alive) and GET /readyz (it can take traffic: the store
-// answers and it is not shutting down).
+// answers and it is not shutting down; 503 without details otherwise).
 func (s *Server) MountOps(metrics http.Handler, ready func(ctx context.Context) error) {
 	s.mux.Handle("GET /metrics", metrics)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -20,7 +20,10 @@ func (s *Server) MountOps(metrics http.Handler, ready func(ctx context.Context) 
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := ready(ctx); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": err.Error()})
+			// The cause may name the database's user, address and name:
+			// it goes to the log, never to whoever asks.
+			s.log.Warn("not ready", "request_id", RequestID(r.Context()), "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

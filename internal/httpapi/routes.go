@@ -131,6 +131,7 @@ const maxBody = 1<<20 + 1
 // register adds one operation with its access rule and the problem answers
 // it can give, so that the OpenAPI document lists them.
 func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
+	h = answered(h)
 	exact := o.Metadata["exactErrors"] == true
 	o.Metadata = map[string]any{"access": a}
 	o.MaxBodyBytes = maxBody
@@ -157,4 +158,17 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	errs = append(errs, http.StatusUnprocessableEntity)
 	o.Errors = errs
 	huma.Register(s.api, o, h)
+}
+
+// answered makes a handler's error a problem through the one mapping
+// before huma sees it: huma writes the headers only of errors that carry
+// them (Retry-After of a 503 unavailable, of a 429).
+func answered[I, O any](h func(context.Context, *I) (*O, error)) func(context.Context, *I) (*O, error) {
+	return func(ctx context.Context, in *I) (*O, error) {
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, toProblem(ctx, http.StatusInternalServerError, "", []error{err})
+		}
+		return out, nil
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/clientip"
+	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -30,24 +32,28 @@ type Config struct {
 	BaseURL, AppURL, DocsURL string
 	APIRateLimit             float64
 	APIRateBurst             int
+	// ClientIP finds a request's client address (ERRATA_TRUSTED_PROXIES);
+	// nil trusts no proxy.
+	ClientIP *clientip.Resolver
 }
 
 // Server holds the HTTP layer's dependencies; handlers are its methods.
 type Server struct {
-	db      *store.DB
-	auth    *auth.Service
-	orgs    *org.Service
-	tickets *tickets.Service
-	log     *slog.Logger
-	docsURL string
-	appURL  string
-	secure  bool // cookies get Secure when the app is served over https
-	callers *ratelimit.Limiter
-	cursors *cursorCodec
-	cop     *http.CrossOriginProtection
-	exempt  map[string]bool // paths with their own rate limits
-	intake  *Intake
-	notify  *notify.Service
+	db       *store.DB
+	auth     *auth.Service
+	orgs     *org.Service
+	tickets  *tickets.Service
+	log      *slog.Logger
+	docsURL  string
+	appURL   string
+	secure   bool // cookies get Secure when the app is served over https
+	callers  *ratelimit.Limiter
+	clientIP *clientip.Resolver
+	cursors  *cursorCodec
+	cop      *http.CrossOriginProtection
+	exempt   map[string]bool // paths with their own rate limits
+	intake   *intake.Intake
+	notify   *notify.Service
 
 	now func() time.Time
 
@@ -64,7 +70,7 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 		db: db, auth: a, orgs: o, log: log, tickets: tickets.NewService(db, nil),
 		docsURL: cfg.DocsURL, appURL: cfg.AppURL,
 		secure:  strings.HasPrefix(cfg.AppURL, "https://"),
-		callers: ratelimit.New(cfg.APIRateLimit, cfg.APIRateBurst),
+		callers: ratelimit.New(cfg.APIRateLimit, cfg.APIRateBurst), clientIP: cfg.ClientIP,
 		cursors: newCursorCodec(cursorKey),
 		cop:     http.NewCrossOriginProtection(),
 		exempt:  map[string]bool{},
@@ -84,13 +90,17 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	return s, nil
 }
 
-// MountIngest serves POST /v1/ingest through intake.
-func (s *Server) MountIngest(intake *Intake) {
-	s.intake = intake
+// MountIngest serves POST /v1/ingest through in.
+func (s *Server) MountIngest(in *intake.Intake) {
+	s.intake = in
 	s.mux.HandleFunc("POST /v1/ingest", s.ingestRoute)
 	s.ExemptFromCallerLimit("/v1/ingest")
 	s.documentIngest()
 }
+
+// Callers is the management API's per-caller limiter; ingestion answers
+// requests refused before their project is known with its address buckets.
+func (s *Server) Callers() *ratelimit.Limiter { return s.callers }
 
 // UseNotifier gives the channel, delivery and digest routes their service.
 func (s *Server) UseNotifier(n *notify.Service) { s.notify = n }

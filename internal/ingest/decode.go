@@ -30,11 +30,27 @@ import (
 // decode to U+FFFD, as with encoding/json.
 //
 // The events do not refer to body, which the caller may reuse at once.
+// Attributes are redacted with DefaultSecretKeys; Decoder.Decode takes
+// other names.
 func Decode(body []byte, receivedAt time.Time) ([]Event, error) {
+	return (&Decoder{}).Decode(body, receivedAt)
+}
+
+// Decoder decodes POST /v1/ingest bodies as Decode describes, redacting
+// attributes with Redact (nil: DefaultSecretKeys).
+type Decoder struct {
+	Redact *Redactor
+}
+
+// Decode is the package's Decode with d's redaction.
+func (dec *Decoder) Decode(body []byte, receivedAt time.Time) ([]Event, error) {
 	if !utf8.Valid(body) {
 		return nil, problem.New("malformed-body", "the body is not valid UTF-8")
 	}
 	d := newDecoder(body, len(body)) // decoded values are never longer than the body
+	if dec.Redact != nil {
+		d.redact = dec.Redact
+	}
 	var bt batch
 	if !bt.parse(d) {
 		return nil, problem.New("malformed-body", d.syntax)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -56,6 +57,24 @@ func FuzzDecode(f *testing.F) {
 		for i, ev := range events {
 			checkEventLimits(t, i, ev)
 		}
+		// What is committed holds no U+0000 anywhere (CONTRACT 7).
+		ScrubNUL(events)
+		for i, ev := range events {
+			for _, v := range []string{ev.Service, ev.Environment, ev.Release, ev.Message, ev.StackTrace, ev.TraceID, ev.SpanID} {
+				if strings.IndexByte(v, 0) >= 0 {
+					t.Fatalf("events[%d] keeps a NUL after ScrubNUL: %q", i, v)
+				}
+			}
+			if len(ev.Attributes) > 0 {
+				var v any
+				if err := json.Unmarshal(ev.Attributes, &v); err != nil {
+					t.Fatalf("events[%d].attributes after ScrubNUL are not JSON: %v: %s", i, err, ev.Attributes)
+				}
+				if hasNUL(v) {
+					t.Fatalf("events[%d].attributes keep a NUL after ScrubNUL: %s", i, ev.Attributes)
+				}
+			}
+		}
 	})
 }
 
@@ -98,4 +117,26 @@ func checkEventLimits(t *testing.T, i int, ev Event) {
 			t.Errorf("events[%d].attributes = %s, not compact", i, ev.Attributes)
 		}
 	}
+}
+
+// hasNUL reports whether a decoded JSON value holds U+0000 in any key or
+// string.
+func hasNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case []any:
+		for _, x := range v {
+			if hasNUL(x) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if strings.IndexByte(k, 0) >= 0 || hasNUL(x) {
+				return true
+			}
+		}
+	}
+	return false
 }

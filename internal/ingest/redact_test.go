@@ -13,21 +13,45 @@ func TestIsSecretKey(t *testing.T) {
 		"api_key", "API_KEY", "apikey", "apiKey", "x-api-key", "X-Api-Key", "stripe_api_key", "api-key",
 		"authorization", "Authorization", "proxy-authorization", "cookie", "Cookie", "set-cookie", "Set-Cookie",
 		"session_cookie", "password_", "_token_", "api key",
+		// CONTRACT 7's additions.
+		"pwd", "DB_PWD", "passphrase", "ssh-passphrase", "private_key", "privateKey", "PRIVATEKEY", "tls.private-key",
+		"credential", "credentials", "aws_credentials", "session", "sessionid", "session_id", "JSESSIONID", "auth", "basic_auth",
+		"oauth", "access_token", "refresh_token", "client_secret", "x-api-key",
 	}
 	for _, k := range secret {
-		if !isSecretKey(k) {
-			t.Errorf("isSecretKey(%q) = false, want true", k)
+		if !defaultRedactor.secret(k) {
+			t.Errorf("secret(%q) = false, want true", k)
 		}
 	}
 	plain := []string{
 		"", "d", "pass", "word", "user", "token_count", "password_hash", "secrets", "tokens", "cookies", "api",
 		"key", "authorize", "authorization_type", "region", "http.method", "user_id", "retry", "http.route",
-		"monkey", "passwordx", "émotion", "tökén",
+		"monkey", "passwordx", "émotion", "tökén", "author", "authority", "sessions", "session_count", "credentialed", "pwd_hint",
 	}
 	for _, k := range plain {
-		if isSecretKey(k) {
-			t.Errorf("isSecretKey(%q) = true, want false", k)
+		if defaultRedactor.secret(k) {
+			t.Errorf("secret(%q) = true, want false", k)
 		}
+	}
+}
+
+func TestRedactorExtraKeys(t *testing.T) {
+	t.Parallel()
+	r := NewRedactor([]string{"Ssn", "card-number", "", "--"})
+	for k, want := range map[string]bool{
+		"ssn": true, "user.SSN": true, "cardNumber": true, "card_number": true, "credit-card-number": true,
+		"password": true, "ssn_last4": false, "card": false, "number": false, "": false,
+	} {
+		if got := r.secret(k); got != want {
+			t.Errorf("secret(%q) = %v, want %v", k, got, want)
+		}
+	}
+	got := r.Redact(json.RawMessage(`{"user":{"ssn":"078-05-1120","name":"x"}}`))
+	if want := `{"user":{"ssn":"[redacted]","name":"x"}}`; string(got) != want {
+		t.Errorf("Redact = %s, want %s", got, want)
+	}
+	if defaultRedactor.secret("ssn") {
+		t.Error("extra keys leaked into the default redactor")
 	}
 }
 

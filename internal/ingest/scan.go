@@ -20,6 +20,8 @@ type decoder struct {
 
 	// Set by skipValue(true), which scans attributes.
 	attr attrScan
+	// redact decides which attribute keys hold secrets.
+	redact *Redactor
 }
 
 // attrScan is what scanning one attributes value found.
@@ -38,7 +40,7 @@ type span struct{ start, end int }
 // newDecoder scans doc. doc must not change while the decoder is in use;
 // results made from the arena do not refer to it.
 func newDecoder(doc []byte, arenaSize int) *decoder {
-	return &decoder{b: doc, s: unsafe.String(unsafe.SliceData(doc), len(doc)), out: arena{make([]byte, 0, arenaSize)}}
+	return &decoder{b: doc, s: unsafe.String(unsafe.SliceData(doc), len(doc)), out: arena{make([]byte, 0, arenaSize)}, redact: defaultRedactor}
 }
 
 // arena is an append-only buffer the decoded strings and attributes are
@@ -265,7 +267,7 @@ func (d *decoder) key(attr bool, depth int) bool {
 	if depth == 1 {
 		d.attr.keys++
 	}
-	if d.attr.redactAt < 0 && isSecretKey(k) {
+	if d.attr.redactAt < 0 && d.redact.secret(k) {
 		d.attr.redactAt = depth
 		d.attr.spans = append(d.attr.spans, span{start: d.i})
 	}

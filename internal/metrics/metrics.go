@@ -17,14 +17,21 @@ const (
 	RefusedUnauthorized = "unauthorized"
 	RefusedRateLimited  = "rate_limited"
 	RefusedBacklog      = "backlog"
-	RefusedDisk         = "disk"
-	RefusedMediaType    = "unsupported_media_type"
-	RefusedEncoding     = "unsupported_encoding"
-	RefusedTooLarge     = "payload_too_large"
-	RefusedMalformed    = "malformed_body"
-	RefusedInvalid      = "validation_failed"
-	RefusedShutdown     = "shutting_down"
-	RefusedInternal     = "internal"
+	// RefusedProjectBacklog: the project's own unprocessed backlog is over
+	// the limit (one project cannot make the others wait).
+	RefusedProjectBacklog = "project_backlog"
+	RefusedDisk           = "disk"
+	// RefusedMemory: the memory budget of bodies being decoded stayed spent.
+	RefusedMemory = "memory"
+	// RefusedUnavailable: the database could not be reached.
+	RefusedUnavailable = "unavailable"
+	RefusedMediaType   = "unsupported_media_type"
+	RefusedEncoding    = "unsupported_encoding"
+	RefusedTooLarge    = "payload_too_large"
+	RefusedMalformed   = "malformed_body"
+	RefusedInvalid     = "validation_failed"
+	RefusedShutdown    = "shutting_down"
+	RefusedInternal    = "internal"
 )
 
 // Metrics are the collectors the rest of the code updates.
@@ -38,6 +45,9 @@ type Metrics struct {
 	CommitBatches   prometheus.Histogram
 	ProcessedEvents prometheus.Counter
 	ProcessSeconds  prometheus.Histogram
+	// FailedBatches counts queued batches set aside after failing to
+	// process five times.
+	FailedBatches   prometheus.Counter
 	Deliveries      *prometheus.CounterVec
 	DeliverySeconds prometheus.Histogram
 }
@@ -73,6 +83,9 @@ func New() *Metrics {
 		Name: "errata_process_batch_seconds", Help: "Time to process one batch, from claim to commit.",
 		Buckets: []float64{.001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
 	})
+	m.FailedBatches = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "errata_process_batches_set_aside_total", Help: "Queued batches set aside (failed) after their processing failed five times; errata queue failed lists them.",
+	})
 	m.Deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "errata_delivery_attempts_total", Help: "Webhook and email delivery attempts, by event (ticket, digest, test) and outcome (delivered, retry, failed).",
 	}, []string{"event", "outcome"})
@@ -81,7 +94,7 @@ func New() *Metrics {
 		Buckets: []float64{.005, .01, .02, .05, .1, .2, .5, 1, 2, 5, 10, 15},
 	})
 	reg.MustRegister(m.Deliveries, m.DeliverySeconds)
-	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches, m.ProcessedEvents, m.ProcessSeconds)
+	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches, m.ProcessedEvents, m.ProcessSeconds, m.FailedBatches)
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/mail"
+	"net/url"
 	"strings"
 	"time"
 
@@ -100,7 +101,22 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	if in.Type == store.ChannelWebhook {
 		ch.Secret = NewSecret()
 	}
-	return ch, s.db.Write().CreateChannel(ctx, ch)
+	// Counted again under the project's lock: concurrent creations must
+	// not all pass the count above and exceed the plan together.
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.LockProject(ctx, projectID); err != nil {
+			return err
+		}
+		n, err := c.CountChannels(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		if n >= limits.ChannelsPerProject {
+			return problem.Newf("plan-limit-reached", "the %s plan allows %d channels per project", o.Plan, limits.ChannelsPerProject)
+		}
+		return c.CreateChannel(ctx, ch)
+	})
+	return ch, err
 }
 
 // UpdateChannel applies a patch. Disabling a channel cancels its pending
@@ -229,4 +245,18 @@ func (s *Service) Redeliver(ctx context.Context, deliveryID string) error {
 	}
 	s.Wake()
 	return nil
+}
+
+// ShownURL is a webhook URL as a role may see it: whole for admins and
+// owners (showAll), else only `scheme://host[:port]/…`. Chat services
+// carry their secret in the path or query (CONTRACT 7).
+func ShownURL(u string, showAll bool) string {
+	if showAll || u == "" {
+		return u
+	}
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return "…"
+	}
+	return p.Scheme + "://" + p.Host + "/…"
 }

@@ -2,6 +2,7 @@ package org
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -103,7 +104,7 @@ func (s *Service) SetPlan(ctx context.Context, orgID, plan string) (store.Org, e
 func (s *Service) SetRole(ctx context.Context, actor store.Member, memberID string, role Role) (store.Member, error) {
 	var out store.Member
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
-		m, err := c.MemberByID(ctx, memberID)
+		m, actor, err := lockedPair(ctx, c, actor, memberID)
 		if err != nil {
 			return err
 		}
@@ -124,7 +125,7 @@ func (s *Service) SetRole(ctx context.Context, actor store.Member, memberID stri
 // someone else takes an admin, and removing an owner takes an owner.
 func (s *Service) Remove(ctx context.Context, actor store.Member, memberID string) error {
 	return s.db.Tx(ctx, func(c *store.Conn) error {
-		m, err := c.MemberByID(ctx, memberID)
+		m, actor, err := lockedPair(ctx, c, actor, memberID)
 		if err != nil {
 			return err
 		}
@@ -138,6 +139,29 @@ func (s *Service) Remove(ctx context.Context, actor store.Member, memberID strin
 		}
 		return c.DeleteMember(ctx, m.ID)
 	})
+}
+
+// lockedPair locks the organization of member memberID (the owner rules
+// count its owners: two owners demoting each other at once must not both
+// succeed) and reads that member and the actor again under the lock, so
+// that neither decision rests on a role that has just changed. An actor
+// who is no longer a member is forbidden.
+func lockedPair(ctx context.Context, c *store.Conn, actor store.Member, memberID string) (store.Member, store.Member, error) {
+	m, err := c.MemberByID(ctx, memberID)
+	if err != nil {
+		return m, actor, err
+	}
+	if err := c.LockOrg(ctx, m.OrgID); err != nil {
+		return m, actor, err
+	}
+	if m, err = c.MemberByID(ctx, memberID); err != nil {
+		return m, actor, err
+	}
+	a, err := c.MemberByID(ctx, actor.ID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && a.OrgID != m.OrgID) {
+		return m, actor, problem.New("forbidden", "you are no longer a member of this organization")
+	}
+	return m, a, err
 }
 
 // mayChangeOwner checks the owner rules for giving m the role to (0: removal).

@@ -12,11 +12,13 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	_ "google.golang.org/grpc/encoding/gzip" // clients may compress with gzip
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/intake"
+	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/ratelimit"
 )
 
@@ -24,48 +26,156 @@ import (
 // the decompressed size too, so a gzip bomb stops there). Past it gRPC
 // itself answers RESOURCE_EXHAUSTED without RetryInfo, which OTLP clients
 // do not retry.
-const MaxGRPCMessageBytes = httpapi.MaxIngestDecodedBytes
+const MaxGRPCMessageBytes = intake.MaxDecodedBytes
 
-// NewGRPCServer returns a gRPC server offering the OTLP LogsService through
-// intake, checking the nesting of requests before pdata decodes them (see
-// nesting.go; a request nested too deeply fails as INTERNAL, gRPC's code for
-// undecodable requests). The caller serves it on a listener and stops it (GracefulStop)
-// before the intake's committer.
-func NewGRPCServer(intake *httpapi.Intake, log *slog.Logger) *grpc.Server {
-	s := grpc.NewServer(grpc.MaxRecvMsgSize(MaxGRPCMessageBytes), grpc.ForceServerCodecV2(newGuardedCodec()))
-	plogotlp.RegisterGRPCServer(s, &grpcLogs{intake: intake, log: log})
+// Flow-control windows: what a client may send before the server reads it.
+// Fixed (gRPC's dynamic window would grow to 16 MiB a connection), so that
+// streams waiting for the memory budget hold at most this much each.
+const (
+	grpcStreamWindow = 1 << 20
+	grpcConnWindow   = 4 << 20
+	// grpcMaxStreams caps concurrent calls per connection.
+	grpcMaxStreams = 32
+)
+
+// GRPCOptions tune the OTLP/gRPC server.
+type GRPCOptions struct {
+	// ReadTimeout closes connections that send nothing for this long
+	// (ERRATA_READ_TIMEOUT) and fails a call whose message has not arrived
+	// in it.
+	ReadTimeout time.Duration
+}
+
+// NewGRPCServer returns a gRPC server offering the OTLP LogsService
+// through in. Export is served as a stream handler, so that it runs before
+// gRPC reads the request message: the API key from the metadata is checked
+// first (an unauthenticated call never has its message decompressed or
+// decoded), then the rate limit and back-pressure, then room in the memory
+// budget is reserved, and only then is the message read (its nesting
+// checked before pdata decodes it, see nesting.go). The caller serves it
+// on a listener and stops it (GracefulStop) before the intake's committer.
+func NewGRPCServer(in *intake.Intake, log *slog.Logger, opts GRPCOptions) *grpc.Server {
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = time.Minute
+	}
+	s := grpc.NewServer(
+		grpc.MaxRecvMsgSize(MaxGRPCMessageBytes),
+		grpc.ForceServerCodecV2(newGuardedCodec()),
+		grpc.ConnectionTimeout(opts.ReadTimeout),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.ReadTimeout}),
+		grpc.InitialWindowSize(grpcStreamWindow),
+		grpc.InitialConnWindowSize(grpcConnWindow),
+		grpc.MaxConcurrentStreams(grpcMaxStreams),
+	)
+	s.RegisterService(&logsService, &grpcLogs{intake: in, log: log, readTimeout: opts.ReadTimeout})
 	return s
 }
 
-// grpcLogs is opentelemetry.proto.collector.logs.v1.LogsService.
-type grpcLogs struct {
-	plogotlp.UnimplementedGRPCServer
-	intake *httpapi.Intake
-	log    *slog.Logger
+// logsService is opentelemetry.proto.collector.logs.v1.LogsService with
+// Export as a stream handler: on the wire a unary call and a stream of one
+// message each way are the same, and a stream handler reads the request
+// itself, after admission.
+var logsService = grpc.ServiceDesc{
+	ServiceName: "opentelemetry.proto.collector.logs.v1.LogsService",
+	HandlerType: (*any)(nil),
+	Streams: []grpc.StreamDesc{{
+		StreamName: "Export",
+		Handler:    func(srv any, stream grpc.ServerStream) error { return srv.(*grpcLogs).export(stream) },
+	}},
+	Metadata: "opentelemetry/proto/collector/logs/v1/logs_service.proto",
 }
 
-// Export admits the request with the bearer token of its authorization
+// grpcLogs serves LogsService/Export.
+type grpcLogs struct {
+	intake      *intake.Intake
+	log         *slog.Logger
+	readTimeout time.Duration
+}
+
+// export admits the call with the bearer token of its authorization
 // metadata (401 → UNAUTHENTICATED, 429 → RESOURCE_EXHAUSTED and 503 →
-// UNAVAILABLE, both with a RetryInfo), then maps and commits it as POST
+// UNAVAILABLE, both with a RetryInfo), reserves the largest message in the
+// memory budget, reads the message, then maps and commits it as POST
 // /v1/logs does. The RateLimit-* values travel as response headers.
-func (g *grpcLogs) Export(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+func (g *grpcLogs) export(stream grpc.ServerStream) error {
+	ctx := stream.Context()
 	received := time.Now().UTC()
-	p, rl, err := g.intake.Admit(ctx, RouteGRPC, bearerMD(ctx))
+	in := g.intake
+	p, rl, err := in.Admit(ctx, RouteGRPC, bearerMD(ctx))
 	if rl != nil {
-		_ = grpc.SetHeader(ctx, rateLimitMD(rl))
+		_ = stream.SetHeader(rateLimitMD(rl))
 	}
 	if err != nil {
 		f := classify(ctx, g.log, err)
 		if f.retryAfter == 0 && rl != nil && !rl.Allowed {
 			f.retryAfter = max(1, (rl.RetryAfter+time.Second-1)/time.Second) * time.Second // as Retry-After
 		}
-		return plogotlp.NewExportResponse(), grpcError(f)
+		return grpcError(f)
 	}
-	resp, err := export(ctx, g.intake, RouteGRPC, p, req, received)
+	held, err := in.Memory.Acquire(ctx, MaxGRPCMessageBytes)
 	if err != nil {
-		return plogotlp.NewExportResponse(), grpcError(classify(ctx, g.log, err))
+		in.Refuse(RouteGRPC, metrics.RefusedMemory)
+		return grpcError(failure{code: codes.Unavailable, retryAfter: 30 * time.Second,
+			message: "the server is decoding as many requests as its memory budget allows; retry after the RetryInfo delay"})
 	}
-	return resp, nil
+	defer func() { in.Memory.Release(held) }()
+
+	var msg rawMessage
+	if err := g.receive(stream, &msg); err != nil {
+		return err
+	}
+	// The message's size is known now: keep what decoding it needs.
+	need := min(int64(len(msg.b))*(1+decodeFactor), in.Memory.Size())
+	if need < held {
+		in.Memory.Release(held - need)
+		held = need
+	} else if more, err := in.Memory.Acquire(ctx, need-held); err == nil {
+		held += more
+	}
+	req := plogotlp.NewExportRequest()
+	if err := req.UnmarshalProto(msg.b); err != nil {
+		in.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return status.Error(codes.InvalidArgument, "the message is not a valid ExportLogsServiceRequest: "+err.Error())
+	}
+	msg.b = nil
+	resp, err := export(ctx, in, RouteGRPC, p, req, received)
+	if err != nil {
+		return grpcError(classify(ctx, g.log, err))
+	}
+	out, err := resp.MarshalProto()
+	if err != nil {
+		return grpcError(classify(ctx, g.log, err))
+	}
+	return stream.SendMsg(&rawMessage{b: out})
+}
+
+// receive reads the call's one message, giving up after the read timeout
+// (DEADLINE_EXCEEDED, which OTLP clients retry): a client that opens a
+// call and sends nothing holds its slot no longer than that.
+func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage) error {
+	done := make(chan error, 1)
+	go func() { done <- stream.RecvMsg(msg) }()
+	t := time.NewTimer(g.readTimeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
+		}
+		if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+			if st.Code() == codes.InvalidArgument || st.Code() == codes.Internal {
+				g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+			} else if st.Code() == codes.ResourceExhausted {
+				g.intake.Refuse(RouteGRPC, metrics.RefusedTooLarge)
+			}
+			return err
+		}
+		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return status.Error(codes.InvalidArgument, err.Error())
+	case <-t.C:
+		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
+	}
 }
 
 // grpcError is f as a gRPC status; retryable ones carry a RetryInfo, which

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 )
 
@@ -29,15 +30,14 @@ const Path = "/v1/logs"
 
 // Handler serves POST /v1/logs.
 type Handler struct {
-	srv    *httpapi.Server
-	intake *httpapi.Intake
+	intake *intake.Intake
 	log    *slog.Logger
 }
 
-// Mount serves POST /v1/logs on srv through intake, with the per-project
+// Mount serves POST /v1/logs on srv through in, with the per-project
 // rate limit of ingestion instead of the per-caller one.
-func Mount(srv *httpapi.Server, intake *httpapi.Intake, log *slog.Logger) {
-	srv.Mux().Handle("POST "+Path, &Handler{srv: srv, intake: intake, log: log})
+func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
+	srv.Mux().Handle("POST "+Path, &Handler{intake: in, log: log})
 	srv.ExemptFromCallerLimit(Path)
 }
 
@@ -67,7 +67,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(f)
 	}
 
-	p, err := h.srv.AdmitIngest(w, r, in, RouteHTTP)
+	p, err := in.AdmitHTTP(w, r, RouteHTTP, intake.Bearer(r))
 	if err != nil {
 		failWith(err)
 		return
@@ -77,18 +77,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			message: "Content-Type must be application/x-protobuf or application/json"})
 		return
 	}
-	gzipped, pr := httpapi.IngestEncoding(r)
+	gzipped, pr := intake.Encoding(r)
 	if pr != nil {
 		refuse(metrics.RefusedEncoding, failure{status: http.StatusUnsupportedMediaType, code: codes.InvalidArgument, message: pr.Detail})
 		return
 	}
 	received := time.Now().UTC()
-	body, reason, pr := httpapi.ReadIngestBody(r, gzipped)
+	body, reason, pr := in.ReadBody(r.Context(), r, gzipped)
+	if pr == nil {
+		defer body.Release()
+		// pdata's decoded records take several times the protobuf's bytes.
+		reason, pr = body.Reserve(r.Context(), decodeFactor*int64(len(body.Bytes)))
+	}
 	if pr != nil {
-		refuse(reason, failure{status: pr.Status, code: codes.InvalidArgument, message: pr.Detail})
+		in.Refuse(RouteHTTP, reason)
+		failWith(pr)
 		return
 	}
-	defer body.Release()
 	req := plogotlp.NewExportRequest()
 	if isJSON {
 		if err = checkJSON(body.Bytes); err == nil {

@@ -58,9 +58,13 @@ func (res *Result) reject(n int, where, why string) {
 
 // Map turns OTLP logs into ingest events, record by record: a record that
 // cannot become a valid event is rejected alone (OTLP partial success), the
-// others are kept. receivedAt is the timestamp of records that carry none.
-// Map is pure; see docs/decisions.md for the mapping's choices.
-func Map(logs plog.Logs, receivedAt time.Time) Result {
+// others are kept. receivedAt is the timestamp of records that carry none;
+// redact redacts attributes (nil: ingest.DefaultSecretKeys). Map is pure;
+// see docs/decisions.md for the mapping's choices.
+func Map(logs plog.Logs, receivedAt time.Time, redact *ingest.Redactor) Result {
+	if redact == nil {
+		redact = ingest.DefaultRedactor()
+	}
 	var res Result
 	received := receivedAt.UnixMilli()
 	rls := logs.ResourceLogs()
@@ -84,7 +88,7 @@ func Map(logs plog.Logs, receivedAt time.Time) Result {
 					continue
 				}
 				ev := base
-				if field, why := mapRecord(&ev, records.At(k), scope, received); why != "" {
+				if field, why := mapRecord(&ev, records.At(k), scope, received, redact); why != "" {
 					res.reject(1, recWhere+field, why)
 					continue
 				}
@@ -132,7 +136,7 @@ func resourceEvent(attrs pcommon.Map) (ingest.Event, string) {
 
 // mapRecord fills ev from one log record. On failure it returns the field
 // (".body", ".attributes") and why.
-func mapRecord(ev *ingest.Event, lr plog.LogRecord, scope string, received int64) (string, string) {
+func mapRecord(ev *ingest.Event, lr plog.LogRecord, scope string, received int64, redact *ingest.Redactor) (string, string) {
 	attrs := lr.Attributes()
 	if st, ok := attrs.Get(attrStacktrace); ok {
 		s, err := text(st)
@@ -176,7 +180,7 @@ func mapRecord(ev *ingest.Event, lr plog.LogRecord, scope string, received int64
 	} else if ts := lr.ObservedTimestamp(); ts != 0 {
 		ev.Timestamp = int64(uint64(ts) / uint64(time.Millisecond))
 	}
-	a, why := attributes(attrs, scope, lr.EventName())
+	a, why := attributes(attrs, scope, lr.EventName(), redact)
 	if why != "" {
 		return ".attributes", why
 	}
@@ -214,7 +218,7 @@ func level(n plog.SeverityNumber, text string, hasStack bool) ingest.Level {
 // without exception.stacktrace (it became stack_trace), checks the limits
 // of /v1/ingest and redacts secrets. The scope and event names are added
 // when the record has no such keys and they fit within the limits.
-func attributes(attrs pcommon.Map, scope, event string) ([]byte, string) {
+func attributes(attrs pcommon.Map, scope, event string, redact *ingest.Redactor) ([]byte, string) {
 	keys := attrs.Len()
 	if _, ok := attrs.Get(attrStacktrace); ok {
 		keys-- // duplicate keys are counted, which can only make this stricter
@@ -251,5 +255,5 @@ func attributes(attrs pcommon.Map, scope, event string) ([]byte, string) {
 	if len(b) == 2 {
 		return nil, ""
 	}
-	return ingest.Redact(b), ""
+	return redact.Redact(b), ""
 }

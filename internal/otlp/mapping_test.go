@@ -43,7 +43,7 @@ func TestMapResource(t *testing.T) {
 		{"non-string version", map[string]any{"service.version": int64(7)}, "unknown_service", "", "7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Map(oneRecord(tc.res, func(plog.LogRecord) {}), received)
+			res := Map(oneRecord(tc.res, func(plog.LogRecord) {}), received, nil)
 			if len(res.Events) != 1 {
 				t.Fatalf("events = %d (%s), want 1", len(res.Events), res.Reason)
 			}
@@ -169,7 +169,7 @@ func TestMapRecord(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Map(oneRecord(map[string]any{"service.name": "api"}, tc.rec), received)
+			res := Map(oneRecord(map[string]any{"service.name": "api"}, tc.rec), received, nil)
 			if len(res.Events) != 1 || res.Rejected != 0 {
 				t.Fatalf("events %d, rejected %d (%s); want 1 accepted", len(res.Events), res.Rejected, res.Reason)
 			}
@@ -208,7 +208,7 @@ func TestMapRejects(t *testing.T) {
 		{"environment too long", map[string]any{"deployment.environment.name": strings.Repeat("e", 65)}, func(plog.LogRecord) {}, "longer than 64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Map(oneRecord(tc.res, tc.rec), received)
+			res := Map(oneRecord(tc.res, tc.rec), received, nil)
 			if len(res.Events) != 0 || res.Rejected != 1 || !strings.Contains(res.Reason, tc.want) {
 				t.Errorf("events %d, rejected %d, reason %q; want 1 rejected naming %q", len(res.Events), res.Rejected, res.Reason, tc.want)
 			}
@@ -225,7 +225,7 @@ func TestMapPartial(t *testing.T) {
 		records.AppendEmpty().Body().SetStr(svc + " ok")
 		records.AppendEmpty() // empty body
 	}
-	res := Map(logs, received)
+	res := Map(logs, received, nil)
 	if len(res.Events) != 2 || res.Events[0].Service != "api" || res.Events[1].Service != "worker" {
 		t.Fatalf("events = %+v, want one from api and one from worker", res.Events)
 	}
@@ -240,7 +240,7 @@ func TestMapCapsRecords(t *testing.T) {
 	for range MaxRecords + 3 {
 		records.AppendEmpty().Body().SetStr("m")
 	}
-	res := Map(logs, received)
+	res := Map(logs, received, nil)
 	if len(res.Events) != MaxRecords || res.Rejected != 3 || !strings.Contains(res.Reason, "send smaller requests") {
 		t.Errorf("events %d, rejected %d, reason %q; want %d and 3", len(res.Events), res.Rejected, res.Reason, MaxRecords)
 	}
@@ -253,7 +253,7 @@ func TestMapDuplicateKeysKeepTheFirst(t *testing.T) {
 	if err := req.UnmarshalJSON([]byte(body)); err != nil {
 		t.Fatal(err)
 	}
-	res := Map(req.Logs(), received)
+	res := Map(req.Logs(), received, nil)
 	if len(res.Events) != 1 || string(res.Events[0].Attributes) != `{"k":"first"}` {
 		t.Errorf("events = %+v, want one with attributes {\"k\":\"first\"}", res.Events)
 	}

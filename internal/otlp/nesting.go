@@ -116,11 +116,29 @@ type guardedCodec struct{ encoding.CodecV2 }
 
 func newGuardedCodec() guardedCodec { return guardedCodec{encoding.GetCodecV2("proto")} }
 
-// Unmarshal checks the nesting of data, then decodes it as the delegate does.
+// rawMessage is a message kept as its protobuf bytes: the Export handler
+// decodes requests with pdata itself and encodes its answers the same way.
+type rawMessage struct{ b []byte }
+
+// Unmarshal checks the nesting of data, then keeps it (a rawMessage) or
+// decodes it as the delegate does.
 func (c guardedCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	b := data.Materialize()
 	if err := checkProto(b); err != nil {
 		return err
 	}
+	if m, ok := v.(*rawMessage); ok {
+		m.b = b
+		return nil
+	}
 	return c.CodecV2.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, v)
+}
+
+// Marshal sends a rawMessage's bytes as they are, anything else as the
+// delegate encodes it.
+func (c guardedCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if m, ok := v.(*rawMessage); ok {
+		return mem.BufferSlice{mem.SliceBuffer(m.b)}, nil
+	}
+	return c.CodecV2.Marshal(v)
 }

@@ -2,14 +2,13 @@
 // POST /v1/logs (OTLP/HTTP, protobuf or JSON, optional gzip) and the OTLP/gRPC
 // LogsService/Export. Both take a project API key as a bearer token, go
 // through the same admission control and durable commit as POST /v1/ingest
-// (httpapi.Intake), and answer as the OTLP specification prescribes rather
+// (package intake), and answer as the OTLP specification prescribes rather
 // than with RFC 9457 problems (CONTRACT 6): partial_success for rejected
 // records, google.rpc.Status bodies for failures.
 package otlp
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/errata-dev/errata/internal/httpapi"
-	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -39,11 +38,17 @@ type failure struct {
 	retryAfter time.Duration
 }
 
-// classify turns an error of the intake (a *problem.Problem, or an internal
-// error) into a failure. Internal errors are logged, never shown.
+// decodeFactor is what the budget reserves for decoding an OTLP request,
+// in multiples of its decompressed bytes: pdata's records and the mapped
+// events take several times the protobuf's size.
+const decodeFactor = 3
+
+// classify turns an error of the intake into a failure through the one
+// mapping from errors to problems (problem.From). Internal errors are
+// logged, never shown.
 func classify(ctx context.Context, log *slog.Logger, err error) failure {
-	var pr *problem.Problem
-	if !errors.As(err, &pr) {
+	pr := problem.From(err)
+	if pr.IsInternal() {
 		log.ErrorContext(ctx, "OTLP export failed", "request_id", httpapi.RequestID(ctx), "err", err)
 		return failure{status: 500, code: codes.Internal, message: "an internal error occurred"}
 	}
@@ -70,8 +75,8 @@ func classify(ctx context.Context, log *slog.Logger, err error) failure {
 
 // export maps a decoded request and commits the accepted events: the part
 // both transports share once a request is admitted and decoded.
-func export(ctx context.Context, in *httpapi.Intake, route string, p store.Project, req plogotlp.ExportRequest, received time.Time) (plogotlp.ExportResponse, error) {
-	res := Map(req.Logs(), received)
+func export(ctx context.Context, in *intake.Intake, route string, p store.Project, req plogotlp.ExportRequest, received time.Time) (plogotlp.ExportResponse, error) {
+	res := Map(req.Logs(), received, in.Decoder.Redact)
 	resp := plogotlp.NewExportResponse()
 	if res.Rejected > 0 {
 		ps := resp.PartialSuccess()
@@ -81,12 +86,10 @@ func export(ctx context.Context, in *httpapi.Intake, route string, p store.Proje
 			in.Refuse(route, metrics.RefusedInvalid)
 		}
 	}
-	for events := res.Events; len(events) > 0; {
-		n := min(len(events), ingest.MaxEvents)
-		if err := in.Commit(ctx, route, p, received, events[:n]); err != nil {
+	if len(res.Events) > 0 {
+		if err := in.Commit(ctx, route, p, received, res.Events); err != nil {
 			return resp, err
 		}
-		events = events[n:]
 	}
 	return resp, nil
 }

@@ -5,6 +5,7 @@ package problem
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -101,3 +102,42 @@ func (p *Problem) Write(w http.ResponseWriter, docsURL, requestID string) {
 	w.WriteHeader(p.Status)
 	_ = json.NewEncoder(w).Encode(p)
 }
+
+// UnavailableRetry is the Retry-After of an `unavailable` answer: a
+// database outage is usually short, and clients back off on their own.
+const UnavailableRetry = 5 * time.Second
+
+// coder is an error that names its problem code: the store's sentinels
+// (not found, conflict, unavailable) are, so that this package maps them
+// without importing the store.
+type coder interface{ ProblemCode() string }
+
+// From is the one mapping from errors to problems, for the API, the
+// dashboard and the OTLP routes alike: a *Problem anywhere in err's chain
+// is the answer; an error naming its code (the store's not found, conflict
+// and unavailable) becomes that code's problem; anything else is
+// `internal`, whose cause the caller logs (IsInternal) and never shows.
+func From(err error) *Problem {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	var c coder
+	if errors.As(err, &c) {
+		switch code := c.ProblemCode(); code {
+		case "not-found":
+			return New(code, "the resource does not exist")
+		case "conflict":
+			return New(code, "the change conflicts with the current state or a concurrent change; read the resource again and retry")
+		case "unavailable":
+			return New(code, "the database is unavailable; nothing was changed: retry after Retry-After seconds").RetryAfter(UnavailableRetry)
+		default:
+			return New(code, "")
+		}
+	}
+	return New("internal", "an internal error occurred; the instance identifies it in the server log")
+}
+
+// IsInternal reports whether p is the `internal` problem, whose cause the
+// server logs.
+func (p *Problem) IsInternal() bool { return p.code == "internal" }

@@ -90,6 +90,7 @@ func (p *prepared) add(b store.Batch) error {
 	if err != nil {
 		return err
 	}
+	ingest.ScrubNUL(events) // batches queued before intake scrubbed them
 	start := b.ReceivedAt.Truncate(p.window)
 	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
 	info := p.infoByWin[wk]

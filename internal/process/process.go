@@ -9,8 +9,11 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
@@ -44,8 +47,10 @@ type Options struct {
 	AfterTickets func()
 	// Observe, if set, is told about every processed batch.
 	Observe func(events int, d time.Duration)
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// OnSetAside, if set, is told when a batch is set aside.
+	OnSetAside func()
+	Now        func() time.Time
+	Logger     *slog.Logger
 }
 
 // Processor is the queue consumer service.
@@ -146,6 +151,12 @@ func (p *Processor) work(ctx context.Context) {
 // ProcessOne claims up to ClaimBatches batches, processes them together and
 // completes them in one transaction. It reports false when the queue had
 // nothing to claim.
+//
+// When that fails, one bad batch must not hold back the others: each batch
+// is then processed alone, and a batch that fails alone has the failure
+// recorded (see failed). A database that cannot be reached, or a race lost
+// to another worker, is not the batch's fault: the batches wait for their
+// lease to end and are tried again, as after a crash.
 func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	now := p.opts.Now().UTC().Truncate(time.Millisecond)
 	batches, err := p.db.Write().ClaimBatches(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
@@ -155,10 +166,44 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if len(batches) == 0 {
 		return false, nil
 	}
+	err = p.run(ctx, batches)
+	if err == nil || !batchFault(err) {
+		return true, err
+	}
+	if len(batches) == 1 {
+		p.failed(ctx, batches[0], err)
+		return true, nil
+	}
+	p.opts.Logger.Warn("processing a group of batches failed; processing each alone to find the bad one", "batches", len(batches), "err", err)
+	for _, b := range batches {
+		if err := p.run(ctx, []store.Batch{b}); err != nil {
+			if !batchFault(err) {
+				return true, err
+			}
+			p.failed(ctx, b, err)
+		}
+	}
+	return true, nil
+}
+
+// batchFault reports whether err may be the batch's own doing, as opposed
+// to the database's (unreachable) or a race with another worker.
+func batchFault(err error) bool {
+	return !store.IsUnavailable(err) && !errors.Is(err, store.ErrConflict) && !errors.Is(err, context.Canceled)
+}
+
+// run prepares batches and applies them in one transaction, which runs again
+// when it loses a race to another worker. A panic is an error of the batch.
+func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+		}
+	}()
 	start := time.Now()
 	pr, err := prepare(batches, p.opts.InfoWindow)
 	if err != nil {
-		return true, err
+		return err
 	}
 	// Two workers on PostgreSQL can race to create the same group: the
 	// loser's transaction fails on the unique key and simply runs again.
@@ -176,19 +221,50 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	}
 	if errors.Is(err, store.ErrLeaseLost) {
 		p.opts.Logger.Warn("batch lease lost to another worker; dropping this worker's copy", "batches", len(batches))
-		return true, nil
+		return nil
 	}
-	if err == nil && ticketEvents > 0 && p.opts.AfterTickets != nil {
+	if err != nil {
+		return err
+	}
+	if ticketEvents > 0 && p.opts.AfterTickets != nil {
 		p.opts.AfterTickets()
 	}
-	if err == nil && p.opts.Observe != nil {
+	if p.opts.Observe != nil {
 		events := 0
 		for _, b := range batches {
 			events += b.EventCount
 		}
 		p.opts.Observe(events, time.Since(start))
 	}
-	return true, err
+	return nil
+}
+
+// MaxFailures is how many times a batch's processing may fail before the
+// batch is set aside (CONTRACT 7).
+const MaxFailures = 5
+
+// failed records that processing b failed with err. The batch is tried
+// again after a backoff of 1, 2, 4 and 8 seconds; at the fifth failure it
+// is set aside (`errata queue failed` lists it, `errata queue retry` puts
+// it back), logged with its error and counted.
+func (p *Processor) failed(ctx context.Context, b store.Batch, cause error) {
+	now := p.opts.Now().UTC().Truncate(time.Millisecond)
+	retryAt := now.Add(time.Second << min(b.Failures, 4))
+	setAside, err := p.db.Write().RecordBatchFailure(ctx, b, cause.Error(), MaxFailures, now, retryAt)
+	switch {
+	case err != nil:
+		p.opts.Logger.Error("processing a batch failed, and recording the failure failed too; it will be retried when its lease ends",
+			"batch_id", b.ID, "project_id", b.ProjectID, "err", cause, "record_err", err)
+	case setAside:
+		p.opts.Logger.Error("batch set aside after failing to process "+strconv.Itoa(MaxFailures)+" times; `errata queue retry` puts it back",
+			"batch_id", b.ID, "project_id", b.ProjectID, "events", b.EventCount, "err", cause)
+		if p.opts.OnSetAside != nil {
+			p.opts.OnSetAside()
+		}
+	default:
+		p.opts.Logger.Warn("processing a batch failed; it will be retried", "batch_id", b.ID, "project_id", b.ProjectID,
+			"failures", b.Failures+1, "retry_at", retryAt, "err", cause)
+	}
 }
 
 // Drain processes until the queue is empty (for tests and tools).

@@ -16,6 +16,10 @@ import (
 // ErrClosed is returned by Enqueue after Stop: the process is shutting down.
 var ErrClosed = errors.New("queue: closed")
 
+// ErrDiskLow is returned by Enqueue when the commit would take the data
+// directory's free space under its threshold: nothing was written.
+var ErrDiskLow = errors.New("queue: free disk under the threshold")
+
 // Options tune a Committer.
 type Options struct {
 	// Workers commit in parallel (default: 1 on SQLite, which has one writer;
@@ -25,6 +29,10 @@ type Options struct {
 	MaxGroupBytes int
 	// Observe, if set, is told the duration and size of every commit.
 	Observe func(d time.Duration, batches, events int, err error)
+	// DiskAllows, if set, is asked before every commit whether n more
+	// bytes may be written (Monitor.DiskAllows); when not, the commit's
+	// batches fail with ErrDiskLow.
+	DiskAllows func(n int64) bool
 }
 
 // Committer is the group-commit writer of the ingest queue.
@@ -38,9 +46,11 @@ type Committer struct {
 	wg     sync.WaitGroup
 }
 
+// pending is one request's batches: committed together, all or none.
 type pending struct {
-	batch store.Batch
-	done  chan error
+	batches []store.Batch
+	size    int
+	done    chan error
 }
 
 // NewCommitter returns a Committer; call Start before Enqueue.
@@ -65,26 +75,29 @@ func (c *Committer) Start() {
 	}
 }
 
-// Enqueue makes b durable: it returns nil only once b's transaction has
-// committed (and so reached the disk). It does not give up when ctx ends
-// after the batch was handed over, because the batch may commit anyway: the
-// caller would then report a failure for an accepted batch.
-func (c *Committer) Enqueue(ctx context.Context, b store.Batch) (int64, error) {
-	p := &pending{batch: b, done: make(chan error, 1)}
+// Enqueue makes batches durable in one transaction, all or none: it
+// returns nil only once that transaction has committed (and so reached the
+// disk), with the batches' ids set. It does not give up when ctx ends
+// after the batches were handed over, because they may commit anyway: the
+// caller would then report a failure for accepted batches.
+func (c *Committer) Enqueue(ctx context.Context, batches ...store.Batch) error {
+	p := &pending{batches: batches, done: make(chan error, 1)}
+	for _, b := range batches {
+		p.size += len(b.Payload)
+	}
 	c.mu.RLock()
 	if c.closed {
 		c.mu.RUnlock()
-		return 0, ErrClosed
+		return ErrClosed
 	}
 	select {
 	case c.reqs <- p:
 	case <-ctx.Done():
 		c.mu.RUnlock()
-		return 0, ctx.Err()
+		return ctx.Err()
 	}
 	c.mu.RUnlock()
-	err := <-p.done
-	return p.batch.ID, err
+	return <-p.done
 }
 
 // Stop refuses new batches, commits those already handed over, and waits.
@@ -104,7 +117,7 @@ func (c *Committer) work() {
 	batches := make([]store.Batch, 0, 64)
 	for first := range c.reqs {
 		group = append(group[:0], first)
-		size := len(first.batch.Payload)
+		size := first.size
 	fill:
 		for size < c.opts.MaxGroupBytes {
 			select {
@@ -113,7 +126,7 @@ func (c *Committer) work() {
 					break fill
 				}
 				group = append(group, p)
-				size += len(p.batch.Payload)
+				size += p.size
 			default:
 				break fill
 			}
@@ -121,18 +134,27 @@ func (c *Committer) work() {
 		batches = batches[:0]
 		events := 0
 		for _, p := range group {
-			batches = append(batches, p.batch)
-			events += p.batch.EventCount
+			for _, b := range p.batches {
+				batches = append(batches, b)
+				events += b.EventCount
+			}
 		}
+		err := ErrDiskLow
 		start := time.Now()
-		err := c.db.Tx(context.Background(), func(tx *store.Conn) error {
-			return tx.InsertBatches(context.Background(), batches)
-		})
+		if c.opts.DiskAllows == nil || c.opts.DiskAllows(int64(size)) {
+			err = c.db.Tx(context.Background(), func(tx *store.Conn) error {
+				return tx.InsertBatches(context.Background(), batches)
+			})
+		}
 		if c.opts.Observe != nil {
 			c.opts.Observe(time.Since(start), len(batches), events, err)
 		}
-		for i, p := range group {
-			p.batch.ID = batches[i].ID
+		i := 0
+		for _, p := range group {
+			for j := range p.batches {
+				p.batches[j].ID = batches[i].ID
+				i++
+			}
 			p.done <- err
 		}
 	}

@@ -56,12 +56,11 @@ func TestConcurrentBatchesShareCommitsAndAllLand(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				b := store.Batch{ProjectID: prj, ReceivedAt: time.Now(), EventCount: 3, Payload: []byte(fmt.Sprintf(`[%d]`, i))}
-				id, err := c.Enqueue(context.Background(), b)
-				if err != nil {
+				b := []store.Batch{{ProjectID: prj, ReceivedAt: time.Now(), EventCount: 3, Payload: []byte(fmt.Sprintf(`[%d]`, i))}}
+				if err := c.Enqueue(context.Background(), b...); err != nil {
 					t.Errorf("Enqueue: %v", err)
 				}
-				ids[i] = id
+				ids[i] = b[0].ID
 			}(i)
 		}
 		wg.Wait()
@@ -87,7 +86,7 @@ func TestConcurrentBatchesShareCommitsAndAllLand(t *testing.T) {
 		if err != nil || events != 3*n {
 			t.Fatalf("Backlog events = %d, %v; want %d", events, err, 3*n)
 		}
-		if _, err := c.Enqueue(context.Background(), store.Batch{ProjectID: prj}); !errors.Is(err, queue.ErrClosed) {
+		if err := c.Enqueue(context.Background(), store.Batch{ProjectID: prj}); !errors.Is(err, queue.ErrClosed) {
 			t.Fatalf("Enqueue after Stop = %v, want ErrClosed", err)
 		}
 	})

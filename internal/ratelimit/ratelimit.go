@@ -49,9 +49,27 @@ func (l *Limiter) Allow(key string) Result { return l.take(key, 1) }
 // token is there to take.
 func (l *Limiter) Peek(key string) Result { return l.take(key, 0) }
 
-func (l *Limiter) take(key string, n int) Result {
-	now := l.now()
+// Reserve takes one token from key's bucket, if there is one, before the
+// work it pays for is done: concurrent callers cannot all pass a Peek and
+// then all take a token. When the work turns out not to need the token
+// (a sign-in that succeeds), giveBack returns it; when not allowed,
+// giveBack does nothing.
+func (l *Limiter) Reserve(key string) (res Result, giveBack func()) {
+	res = l.take(key, 1)
+	if !res.Allowed {
+		return res, func() {}
+	}
+	b := l.bucket(key, l.now())
+	var once sync.Once
+	return res, func() {
+		// A reservation of -1 tokens puts one back, up to the burst.
+		once.Do(func() { b.AllowN(l.now(), -1) })
+	}
+}
+
+func (l *Limiter) bucket(key string, now time.Time) *rate.Limiter {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	b, ok := l.buckets[key]
 	if !ok {
 		b = rate.NewLimiter(l.rate, l.burst)
@@ -62,7 +80,12 @@ func (l *Limiter) take(key string, n int) Result {
 			l.sweep(now)
 		}
 	}
-	l.mu.Unlock()
+	return b
+}
+
+func (l *Limiter) take(key string, n int) Result {
+	now := l.now()
+	b := l.bucket(key, now)
 
 	allowed := b.TokensAt(now) >= 1
 	if allowed && n > 0 {

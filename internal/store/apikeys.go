@@ -46,7 +46,7 @@ func (c *Conn) CreateAPIKey(ctx context.Context, k APIKey) error {
 func (c *Conn) APIKeyByID(ctx context.Context, id string) (APIKey, error) {
 	k, err := scanKey(c.queryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
 	if err != nil {
-		return APIKey{}, fmt.Errorf("store: API key %s: %w", id, translate(c.dialect, err))
+		return APIKey{}, fmt.Errorf("store: API key %s: %w", id, translate(err))
 	}
 	return k, nil
 }

@@ -18,6 +18,11 @@ type Batch struct {
 	Payload    []byte
 	LeaseUntil time.Time
 	Attempts   int
+	// Failures counts processing attempts that failed; FailedAt is set
+	// when the batch was set aside, with the last error in LastError.
+	Failures  int
+	FailedAt  *time.Time
+	LastError string
 }
 
 // InsertBatches adds batches to the queue. Call it inside a transaction:
@@ -38,7 +43,7 @@ func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
 		err := c.queryRow(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size) VALUES (?, ?, ?, ?) RETURNING id`,
 			b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload)).Scan(&b.ID)
 		if err != nil {
-			return fmt.Errorf("store: insert batch: %w", translate(c.dialect, err))
+			return fmt.Errorf("store: insert batch: %w", translate(err))
 		}
 		if _, err := c.exec(ctx, `INSERT INTO ingest_payloads (batch_id, payload) VALUES (?, ?)`, b.ID, b.Payload); err != nil {
 			return fmt.Errorf("store: insert batch payload: %w", err)
@@ -81,21 +86,42 @@ func (c *Conn) insertBatchesPostgres(ctx context.Context, batches []Batch) error
 	return nil
 }
 
-// Backlog reports the unprocessed batches: how many, their events and bytes.
+// Backlog reports the unprocessed batches (not those set aside): how many,
+// their events and bytes.
 func (c *Conn) Backlog(ctx context.Context) (batches, events, bytes int64, err error) {
-	err = c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(event_count), 0), COALESCE(SUM(byte_size), 0) FROM ingest_batches`).Scan(&batches, &events, &bytes)
+	err = c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(event_count), 0), COALESCE(SUM(byte_size), 0) FROM ingest_batches WHERE failed_at IS NULL`).Scan(&batches, &events, &bytes)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("store: backlog: %w", translate(c.dialect, err))
+		return 0, 0, 0, fmt.Errorf("store: backlog: %w", err)
 	}
 	return batches, events, bytes, nil
+}
+
+// ProjectBacklog is one project's unprocessed batches.
+type ProjectBacklog struct {
+	ProjectID              string
+	Batches, Events, Bytes int64
+}
+
+// BacklogByProject reports the unprocessed batches (not those set aside)
+// of every project that has some.
+func (c *Conn) BacklogByProject(ctx context.Context) ([]ProjectBacklog, error) {
+	rows, err := c.query(ctx, `SELECT project_id, COUNT(*), COALESCE(SUM(event_count), 0), COALESCE(SUM(byte_size), 0)
+		FROM ingest_batches WHERE failed_at IS NULL GROUP BY project_id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: backlog by project: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (ProjectBacklog, error) {
+		var b ProjectBacklog
+		return b, s.Scan(&b.ProjectID, &b.Batches, &b.Events, &b.Bytes)
+	})
 }
 
 // OldestBatch returns the receipt time of the oldest unprocessed batch, or
 // ErrNotFound when the queue is empty.
 func (c *Conn) OldestBatch(ctx context.Context) (time.Time, error) {
 	var v int64
-	if err := c.queryRow(ctx, `SELECT received_at FROM ingest_batches ORDER BY id LIMIT 1`).Scan(&v); err != nil {
-		return time.Time{}, fmt.Errorf("store: oldest batch: %w", translate(c.dialect, err))
+	if err := c.queryRow(ctx, `SELECT received_at FROM ingest_batches WHERE failed_at IS NULL ORDER BY id LIMIT 1`).Scan(&v); err != nil {
+		return time.Time{}, fmt.Errorf("store: oldest batch: %w", translate(err))
 	}
 	return fromMS(v), nil
 }
@@ -149,15 +175,15 @@ func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n in
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	rows, err := c.query(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? ORDER BY id LIMIT ?`+lock+`)
-		RETURNING id, project_id, received_at, event_count, lease_until, attempts`, ms(leaseUntil), ms(now), n)
+		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? AND failed_at IS NULL ORDER BY id LIMIT ?`+lock+`)
+		RETURNING id, project_id, received_at, event_count, lease_until, attempts, failures`, ms(leaseUntil), ms(now), n)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim batches: %w", err)
 	}
 	out, err := collect(rows, func(s interface{ Scan(...any) error }) (Batch, error) {
 		var b Batch
 		var r, l int64
-		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &l, &b.Attempts)
+		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &l, &b.Attempts, &b.Failures)
 		b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
 		return b, err
 	})

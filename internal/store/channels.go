@@ -75,7 +75,7 @@ func (c *Conn) CreateChannel(ctx context.Context, ch Channel) error {
 		ch.ID, ch.ProjectID, ch.MemberID, ch.Name, ch.Type, ch.URL, ch.Email, ch.Enabled, ch.Secret, ch.OldSecret, nullMS(ch.OldSecretUntil),
 		ch.Health, ch.ConsecutiveFailures, nullMS(ch.LastDeliveryAt), nullMS(ch.LastTestAt), ms(ch.CreatedAt), ms(ch.UpdatedAt))
 	if err != nil {
-		return fmt.Errorf("store: create channel: %w", translate(c.dialect, err))
+		return fmt.Errorf("store: create channel: %w", translate(err))
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func (c *Conn) CreateChannel(ctx context.Context, ch Channel) error {
 func (c *Conn) ChannelByID(ctx context.Context, id string) (Channel, error) {
 	ch, err := scanChannel(c.queryRow(ctx, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
 	if err != nil {
-		return Channel{}, fmt.Errorf("store: channel %s: %w", id, translate(c.dialect, err))
+		return Channel{}, fmt.Errorf("store: channel %s: %w", id, translate(err))
 	}
 	return ch, nil
 }

@@ -30,14 +30,6 @@ const (
 	Postgres Dialect = "postgres"
 )
 
-// Sentinel errors. Callers test them with errors.Is.
-var (
-	// ErrNotFound means the row asked for does not exist.
-	ErrNotFound = errors.New("not found")
-	// ErrConflict means a uniqueness rule would be broken.
-	ErrConflict = errors.New("conflict")
-)
-
 // DB is the store. On SQLite it holds one writer connection (SQLite allows one
 // writer at a time; queueing in Go is cheaper than busy-waiting in SQLite) and
 // a pool of readers; on PostgreSQL both are the same pool.
@@ -184,7 +176,7 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 func (db *DB) Path() string { return db.path }
 
 // Ping checks that the database answers.
-func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx) }
+func (db *DB) Ping(ctx context.Context) error { return translate(db.write.PingContext(ctx)) }
 
 // Close closes every connection.
 func (db *DB) Close() error {
@@ -221,14 +213,14 @@ func (db *DB) Write() *Conn {
 func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", translate(db.dialect, err))
+		return fmt.Errorf("store: begin: %w", translate(err))
 	}
 	if err := fn(&Conn{run: tx, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", translate(db.dialect, err))
+		return fmt.Errorf("store: commit: %w", translate(err))
 	}
 	if db.dialect == SQLite {
 		db.wstmts.prepareWanted(ctx, db.write)
@@ -254,10 +246,10 @@ type Conn struct {
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)
-		return res, translate(c.dialect, err)
+		return res, translate(err)
 	}
 	res, err := c.run.ExecContext(ctx, rebind(c.dialect, q), args...)
-	return res, translate(c.dialect, err)
+	return res, translate(err)
 }
 
 // execOne runs a statement that must change exactly one row.
@@ -279,18 +271,26 @@ func (c *Conn) execOne(ctx context.Context, q string, args ...any) error {
 func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	if st := c.stmt(ctx, q); st != nil {
 		rows, err := st.QueryContext(ctx, args...)
-		return rows, translate(c.dialect, err)
+		return rows, translate(err)
 	}
 	rows, err := c.run.QueryContext(ctx, rebind(c.dialect, q), args...)
-	return rows, translate(c.dialect, err)
+	return rows, translate(err)
 }
 
-func (c *Conn) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+func (c *Conn) queryRow(ctx context.Context, q string, args ...any) row {
 	if st := c.stmt(ctx, q); st != nil {
-		return st.QueryRowContext(ctx, args...)
+		return row{st.QueryRowContext(ctx, args...)}
 	}
-	return c.run.QueryRowContext(ctx, rebind(c.dialect, q), args...)
+	return row{c.run.QueryRowContext(ctx, rebind(c.dialect, q), args...)}
 }
+
+// row is a *sql.Row whose Scan translates driver errors (translate), so
+// that a lost connection surfaces as ErrUnavailable and no row as
+// ErrNotFound wherever a single row is read.
+type row struct{ r *sql.Row }
+
+// Scan copies the row's columns into dest.
+func (r row) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
 
 // stmtCache maps query text to a statement prepared on a pool. Inside a
 // transaction the writer's only connection is busy, so a query met there

@@ -87,7 +87,7 @@ func (c *Conn) InsertDelivery(ctx context.Context, d Delivery) error {
 		d.ID, d.ChannelID, d.ProjectID, d.Event, d.SubjectID, d.Status, d.Series, d.Attempts, nullMS(d.NextAttemptAt),
 		ms(d.LeaseUntil), ms(d.CreatedAt), ms(d.UpdatedAt), d.Body)
 	if err != nil {
-		return fmt.Errorf("store: insert delivery: %w", translate(c.dialect, err))
+		return fmt.Errorf("store: insert delivery: %w", translate(err))
 	}
 	return nil
 }
@@ -97,7 +97,7 @@ func (c *Conn) InsertDelivery(ctx context.Context, d Delivery) error {
 func (c *Conn) DeliveryByID(ctx context.Context, id string) (Delivery, error) {
 	d, err := scanDeliveryMeta(c.queryRow(ctx, `SELECT `+deliveryMeta+` FROM deliveries WHERE id = ?`, id))
 	if err != nil {
-		return Delivery{}, fmt.Errorf("store: delivery %s: %w", id, translate(c.dialect, err))
+		return Delivery{}, fmt.Errorf("store: delivery %s: %w", id, translate(err))
 	}
 	return d, nil
 }

@@ -56,7 +56,7 @@ func (c *Conn) EnsureNotificationSettings(ctx context.Context, now time.Time) (i
 // has none yet.
 func (c *Conn) NotificationSettingsOf(ctx context.Context, projectID string) (NotificationSettings, error) {
 	n, err := scanSettings(c.queryRow(ctx, `SELECT `+settingsCols+` FROM notification_settings WHERE project_id = ?`, projectID))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, ErrNotFound) {
 		p, perr := c.ProjectByID(ctx, projectID)
 		if perr != nil {
 			return NotificationSettings{}, perr
@@ -81,7 +81,7 @@ func (c *Conn) PutNotificationSettings(ctx context.Context, n NotificationSettin
 		weekday = excluded.weekday, timezone = excluded.timezone, period_start = excluded.period_start, next_digest_at = excluded.next_digest_at,
 		updated_at = excluded.updated_at`
 	if _, err := c.exec(ctx, q, n.ProjectID, n.DigestEnabled, n.Frequency, n.Hour, n.Weekday, n.Timezone, ms(n.PeriodStart), next, ms(n.UpdatedAt)); err != nil {
-		return fmt.Errorf("store: put notification settings of %s: %w", n.ProjectID, translate(c.dialect, err))
+		return fmt.Errorf("store: put notification settings of %s: %w", n.ProjectID, translate(err))
 	}
 	return nil
 }

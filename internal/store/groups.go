@@ -110,7 +110,7 @@ func (c *Conn) GroupByKey(ctx context.Context, projectID, service, fingerprint s
 	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE project_id = ? AND service = ? AND fingerprint = ?`+forUpdate(c.dialect),
 		projectID, service, fingerprint))
 	if err != nil {
-		return Group{}, fmt.Errorf("store: group by key: %w", translate(c.dialect, err))
+		return Group{}, fmt.Errorf("store: group by key: %w", translate(err))
 	}
 	return g, nil
 }
@@ -150,7 +150,7 @@ func (c *Conn) GroupsByKeys(ctx context.Context, keys []GroupKey) (map[GroupKey]
 func (c *Conn) GroupByID(ctx context.Context, id string) (Group, error) {
 	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`, id))
 	if err != nil {
-		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(c.dialect, err))
+		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(err))
 	}
 	return g, nil
 }
@@ -160,7 +160,7 @@ func (c *Conn) GroupByID(ctx context.Context, id string) (Group, error) {
 func (c *Conn) LockGroup(ctx context.Context, id string) (Group, error) {
 	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`+forUpdate(c.dialect), id))
 	if err != nil {
-		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(c.dialect, err))
+		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(err))
 	}
 	return g, nil
 }
@@ -325,7 +325,7 @@ func (c *Conn) GroupCountBetween(ctx context.Context, groupID string, from, to t
 	err := c.queryRow(ctx, `SELECT COALESCE(SUM(count), 0) FROM group_minutes WHERE group_id = ? AND minute >= ? AND minute < ?`,
 		groupID, from.UnixMilli(), to.UnixMilli()).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("store: group count: %w", translate(c.dialect, err))
+		return 0, fmt.Errorf("store: group count: %w", translate(err))
 	}
 	return n, nil
 }

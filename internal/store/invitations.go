@@ -64,7 +64,7 @@ func (c *Conn) CreateInvitation(ctx context.Context, i Invitation) error {
 func (c *Conn) InvitationByID(ctx context.Context, id string) (Invitation, error) {
 	i, err := scanInvitation(c.queryRow(ctx, `SELECT `+invitationCols+` FROM invitations WHERE id = ?`, id))
 	if err != nil {
-		return Invitation{}, fmt.Errorf("store: invitation %s: %w", id, translate(c.dialect, err))
+		return Invitation{}, fmt.Errorf("store: invitation %s: %w", id, translate(err))
 	}
 	return i, nil
 }
@@ -73,7 +73,7 @@ func (c *Conn) InvitationByID(ctx context.Context, id string) (Invitation, error
 func (c *Conn) InvitationByTokenHash(ctx context.Context, h []byte) (Invitation, error) {
 	i, err := scanInvitation(c.queryRow(ctx, `SELECT `+invitationCols+` FROM invitations WHERE token_hash = ?`, h))
 	if err != nil {
-		return Invitation{}, fmt.Errorf("store: invitation by token: %w", translate(c.dialect, err))
+		return Invitation{}, fmt.Errorf("store: invitation by token: %w", translate(err))
 	}
 	return i, nil
 }

@@ -45,7 +45,7 @@ func (c *Conn) CreateMember(ctx context.Context, m Member) error {
 func (c *Conn) MemberByID(ctx context.Context, id string) (Member, error) {
 	m, err := scanMember(c.queryRow(ctx, memberSelect+` WHERE m.id = ?`, id))
 	if err != nil {
-		return Member{}, fmt.Errorf("store: member %s: %w", id, translate(c.dialect, err))
+		return Member{}, fmt.Errorf("store: member %s: %w", id, translate(err))
 	}
 	return m, nil
 }
@@ -54,7 +54,7 @@ func (c *Conn) MemberByID(ctx context.Context, id string) (Member, error) {
 func (c *Conn) MemberOf(ctx context.Context, orgID, userID string) (Member, error) {
 	m, err := scanMember(c.queryRow(ctx, memberSelect+` WHERE m.organization_id = ? AND m.user_id = ?`, orgID, userID))
 	if err != nil {
-		return Member{}, fmt.Errorf("store: membership of %s: %w", orgID, translate(c.dialect, err))
+		return Member{}, fmt.Errorf("store: membership of %s: %w", orgID, translate(err))
 	}
 	return m, nil
 }
@@ -73,7 +73,7 @@ func (c *Conn) ListMembers(ctx context.Context, orgID, before string, limit int)
 func (c *Conn) CountOwners(ctx context.Context, orgID string) (int, error) {
 	var n int
 	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM members WHERE organization_id = ? AND role = 'owner'`, orgID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count owners: %w", translate(c.dialect, err))
+		return 0, fmt.Errorf("store: count owners: %w", translate(err))
 	}
 	return n, nil
 }

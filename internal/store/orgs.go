@@ -41,7 +41,7 @@ func (c *Conn) CreateOrg(ctx context.Context, o Org) error {
 func (c *Conn) OrgByID(ctx context.Context, id string) (Org, error) {
 	o, err := scanOrg(c.queryRow(ctx, `SELECT `+orgCols+` FROM organizations o WHERE o.id = ?`, id))
 	if err != nil {
-		return Org{}, fmt.Errorf("store: organization %s: %w", id, translate(c.dialect, err))
+		return Org{}, fmt.Errorf("store: organization %s: %w", id, translate(err))
 	}
 	return o, nil
 }
@@ -95,6 +95,34 @@ func (c *Conn) UpdateOrg(ctx context.Context, o Org) error {
 func (c *Conn) DeleteOrg(ctx context.Context, id string) error {
 	if err := c.execOne(ctx, `DELETE FROM organizations WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("store: delete organization %s: %w", id, err)
+	}
+	return nil
+}
+
+// LockOrg takes the organization's row lock until the transaction of c
+// ends, so that checks over its members (the last owner) and the changes
+// they guard cannot interleave with another transaction's. On SQLite a
+// write transaction already holds the database's only write lock.
+func (c *Conn) LockOrg(ctx context.Context, orgID string) error {
+	return c.lockRow(ctx, `SELECT id FROM organizations WHERE id = ? FOR UPDATE`, orgID)
+}
+
+// LockProject takes the project's row lock until the transaction of c ends
+// (see LockOrg): plan limits counted over its channels hold.
+func (c *Conn) LockProject(ctx context.Context, projectID string) error {
+	return c.lockRow(ctx, `SELECT id FROM projects WHERE id = ? FOR UPDATE`, projectID)
+}
+
+func (c *Conn) lockRow(ctx context.Context, q, id string) error {
+	if c.dialect != Postgres {
+		return nil
+	}
+	if c.tx == nil {
+		return fmt.Errorf("store: a row lock needs a transaction")
+	}
+	var got string
+	if err := c.queryRow(ctx, q, id).Scan(&got); err != nil {
+		return fmt.Errorf("store: lock %s: %w", id, err)
 	}
 	return nil
 }

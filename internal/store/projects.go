@@ -41,7 +41,7 @@ func (c *Conn) CreateProject(ctx context.Context, p Project) error {
 func (c *Conn) ProjectByID(ctx context.Context, id string) (Project, error) {
 	p, err := scanProject(c.queryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
 	if err != nil {
-		return Project{}, fmt.Errorf("store: project %s: %w", id, translate(c.dialect, err))
+		return Project{}, fmt.Errorf("store: project %s: %w", id, translate(err))
 	}
 	return p, nil
 }

@@ -13,12 +13,12 @@ func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: scan: %w", err)
+			return nil, fmt.Errorf("store: scan: %w", translate(err))
 		}
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: rows: %w", err)
+		return nil, fmt.Errorf("store: rows: %w", translate(err))
 	}
 	return out, nil
 }

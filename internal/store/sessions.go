@@ -33,7 +33,7 @@ func (c *Conn) SessionByTokenHash(ctx context.Context, h []byte) (Session, error
 	err := c.queryRow(ctx, `SELECT id, user_id, token_hash, created_at, expires_at, last_used_at FROM sessions WHERE token_hash = ?`, h).
 		Scan(&s.ID, &s.UserID, &s.TokenHash, &cr, &ex, &lu)
 	if err != nil {
-		return Session{}, fmt.Errorf("store: session: %w", translate(c.dialect, err))
+		return Session{}, fmt.Errorf("store: session: %w", translate(err))
 	}
 	s.CreatedAt, s.ExpiresAt, s.LastUsedAt = fromMS(cr), fromMS(ex), fromMS(lu)
 	return s, nil

@@ -15,7 +15,7 @@ func (db *DB) Setting(ctx context.Context, name string, create func() ([]byte, e
 	if err == nil {
 		return v, nil
 	}
-	if err = translate(db.dialect, err); !errors.Is(err, ErrNotFound) {
+	if err = translate(err); !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("store: setting %s: %w", name, err)
 	}
 	nv, err := create()
@@ -26,7 +26,7 @@ func (db *DB) Setting(ctx context.Context, name string, create func() ([]byte, e
 		return nil, fmt.Errorf("store: save setting %s: %w", name, err)
 	}
 	if err := db.Write().queryRow(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&v); err != nil {
-		return nil, fmt.Errorf("store: setting %s: %w", name, translate(db.dialect, err))
+		return nil, fmt.Errorf("store: setting %s: %w", name, translate(err))
 	}
 	return v, nil
 }

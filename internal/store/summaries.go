@@ -50,7 +50,7 @@ func (c *Conn) AddInfo(ctx context.Context, d InfoDelta, newID string, now time.
 		RETURNING id`,
 		newID, d.ProjectID, ms(d.WindowStart), ms(d.WindowEnd), d.Events, d.Debug, ms(now)).Scan(&id)
 	if err != nil {
-		return "", fmt.Errorf("store: add info summary: %w", translate(c.dialect, err))
+		return "", fmt.Errorf("store: add info summary: %w", translate(err))
 	}
 	// One multi-row upsert each for services and templates: a batch can
 	// bring hundreds of templates, and a statement per row would cost a round
@@ -123,7 +123,7 @@ func (c *Conn) ListInfoSummaries(ctx context.Context, projectID string, from, to
 func (c *Conn) InfoSummaryByID(ctx context.Context, id string) (InfoSummary, error) {
 	v, err := scanSummary(c.queryRow(ctx, `SELECT `+summaryCols+` FROM info_summaries WHERE id = ?`, id))
 	if err != nil {
-		return InfoSummary{}, fmt.Errorf("store: info summary %s: %w", id, translate(c.dialect, err))
+		return InfoSummary{}, fmt.Errorf("store: info summary %s: %w", id, translate(err))
 	}
 	return v, nil
 }

@@ -84,7 +84,7 @@ func (c *Conn) UpdateTicket(ctx context.Context, t Ticket) error {
 func (c *Conn) TicketByID(ctx context.Context, id string) (Ticket, error) {
 	t, err := scanTicket(c.queryRow(ctx, `SELECT `+ticketCols+` FROM tickets WHERE id = ?`, id))
 	if err != nil {
-		return Ticket{}, fmt.Errorf("store: ticket %s: %w", id, translate(c.dialect, err))
+		return Ticket{}, fmt.Errorf("store: ticket %s: %w", id, translate(err))
 	}
 	return t, nil
 }
@@ -140,7 +140,7 @@ func (c *Conn) TicketWithGroupByID(ctx context.Context, id string) (TicketWithGr
 	t, err := scanTicketWithGroup(c.queryRow(ctx, `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen,
 		t.created_at, t.updated_at, t.resolved_at, `+prefixCols("g.", groupCols)+` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.id = ?`, id))
 	if err != nil {
-		return TicketWithGroup{}, fmt.Errorf("store: ticket %s: %w", id, translate(c.dialect, err))
+		return TicketWithGroup{}, fmt.Errorf("store: ticket %s: %w", id, translate(err))
 	}
 	return t, nil
 }

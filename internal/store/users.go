@@ -42,7 +42,7 @@ func (c *Conn) CreateUser(ctx context.Context, u User) error {
 func (c *Conn) UserByID(ctx context.Context, id string) (User, error) {
 	u, err := scanUser(c.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
 	if err != nil {
-		return User{}, fmt.Errorf("store: user %s: %w", id, translate(c.dialect, err))
+		return User{}, fmt.Errorf("store: user %s: %w", id, translate(err))
 	}
 	return u, nil
 }
@@ -51,7 +51,7 @@ func (c *Conn) UserByID(ctx context.Context, id string) (User, error) {
 func (c *Conn) UserByEmail(ctx context.Context, email string) (User, error) {
 	u, err := scanUser(c.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, email))
 	if err != nil {
-		return User{}, fmt.Errorf("store: user by email: %w", translate(c.dialect, err))
+		return User{}, fmt.Errorf("store: user by email: %w", translate(err))
 	}
 	return u, nil
 }
@@ -60,7 +60,7 @@ func (c *Conn) UserByEmail(ctx context.Context, email string) (User, error) {
 func (c *Conn) CountUsers(ctx context.Context) (int, error) {
 	var n int
 	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count users: %w", translate(c.dialect, err))
+		return 0, fmt.Errorf("store: count users: %w", translate(err))
 	}
 	return n, nil
 }

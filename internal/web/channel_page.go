@@ -124,7 +124,7 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 		data.Deliveries = append(data.Deliveries, row)
 	}
 	role, _ := org.ParseRole(p.Member.Role)
-	data.Channel = newChannelView(ch, o.Plan, d.now())
+	data.Channel = newChannelView(ch, o.Plan, role, d.now())
 	data.CanTest, data.CanAdmin = role.AtLeast(org.MemberRole), role.AtLeast(org.Admin)
 	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"}, crumb{ch.Name, "/channels/" + ch.ID})
 	d.render(w, r, status, "channel", p, frame{Title: ch.Name + " · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})

@@ -49,9 +49,10 @@ type channelView struct {
 	CreatedAt           time.Time
 }
 
-// newChannelView is what httpapi's channelView shows, at now.
-func newChannelView(ch store.Channel, plan string, now time.Time) channelView {
-	v := channelView{ID: ch.ID, ProjectID: ch.ProjectID, Name: ch.Name, Type: ch.Type, Target: ch.URL, Enabled: ch.Enabled,
+// newChannelView is what httpapi's channelView shows, at now, to a member
+// of role: a webhook's URL whole only to admins and owners.
+func newChannelView(ch store.Channel, plan string, role org.Role, now time.Time) channelView {
+	v := channelView{ID: ch.ID, ProjectID: ch.ProjectID, Name: ch.Name, Type: ch.Type, Target: notify.ShownURL(ch.URL, role.AtLeast(org.Admin)), Enabled: ch.Enabled,
 		Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ch.CreatedAt}
 	if ch.Type == store.ChannelEmail {
 		v.Target = ch.Email
@@ -125,7 +126,7 @@ func (d *Dashboard) renderChannelList(w http.ResponseWriter, r *http.Request, p 
 	}
 	now := d.now()
 	for _, ch := range rows {
-		data.Channels = append(data.Channels, newChannelView(ch, o.Plan, now))
+		data.Channels = append(data.Channels, newChannelView(ch, o.Plan, role, now))
 	}
 	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"})
 	d.render(w, r, status, "channels", p, frame{Title: "Channels · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
@@ -172,7 +173,7 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 		return err
 	}
 	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"})
-	data := channelCreatedData{Channel: newChannelView(ch, o.Plan, d.now()), Secret: ch.Secret}
+	data := channelCreatedData{Channel: newChannelView(ch, o.Plan, org.Admin, d.now()), Secret: ch.Secret}
 	d.render(w, r, http.StatusCreated, "channel-created", p, frame{Title: "Channel created · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
 	return nil
 }

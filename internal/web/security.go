@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
-	"github.com/errata-dev/errata/internal/store"
 )
 
 // ContentSecurityPolicy allows only this origin's scripts, styles and images
@@ -91,9 +89,9 @@ func (d *Dashboard) authorize(r *http.Request, p *httpapi.Principal, scope strin
 // sign-in form; problems keep their status and code; anything else is a
 // logged 500 that leaks nothing.
 func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, err error) {
-	var pr *problem.Problem
+	pr := problem.From(err) // the one mapping, as for the API and OTLP
 	switch {
-	case errors.As(err, &pr) && pr.Code() == "unauthorized":
+	case pr.Code() == "unauthorized":
 		if c, cerr := r.Cookie(httpapi.SessionCookie); cerr == nil && c.Value != "" {
 			http.SetCookie(w, d.api.SessionCookie("", d.now()))
 		}
@@ -104,13 +102,16 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpapi.Prin
 			}
 		}
 		http.Redirect(w, r, target, http.StatusSeeOther)
-	case errors.As(err, &pr):
-		d.renderError(w, r, p, pr.Status, pr.Code(), pr.Detail)
-	case errors.Is(err, store.ErrNotFound):
-		d.renderError(w, r, p, http.StatusNotFound, "not-found", "There is no such page, or it is not yours to see.")
-	default:
+	case pr.IsInternal():
 		d.log.Error("dashboard page failed", "request_id", httpapi.RequestID(r.Context()), "path", r.URL.Path, "err", err)
 		d.renderError(w, r, p, http.StatusInternalServerError, "internal", "Something went wrong on our side; the request id identifies it in the server log.")
+	case pr.Code() == "not-found":
+		d.renderError(w, r, p, http.StatusNotFound, "not-found", "There is no such page, or it is not yours to see.")
+	default:
+		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
+		d.renderError(w, r, p, pr.Status, pr.Code(), pr.Detail)
 	}
 }
 

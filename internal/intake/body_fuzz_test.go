@@ -1,4 +1,4 @@
-package httpapi_test
+package intake_test
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/intake"
 )
 
 func gzipBytes(b []byte) []byte {
@@ -21,12 +21,12 @@ func gzipBytes(b []byte) []byte {
 	return z.Bytes()
 }
 
-// FuzzReadIngestBody feeds arbitrary bytes to the gzip path of the ingest
+// FuzzReadBody feeds arbitrary bytes to the gzip path of the ingest
 // body reader and then to the decoder: nothing panics, every refusal is a
 // 400 or 413 problem, a body inflates to at most the 20 MiB limit, and what
 // the standard gzip reader inflates within the limit is never refused as
 // malformed. Plain `go test` runs the seeds only.
-func FuzzReadIngestBody(f *testing.F) {
+func FuzzReadBody(f *testing.F) {
 	ok := []byte(`{"service":"api","events":[{"message":"m","level":"error"}]}`)
 	f.Add(gzipBytes(ok))
 	f.Add(gzipBytes(nil))
@@ -39,7 +39,8 @@ func FuzzReadIngestBody(f *testing.F) {
 	f.Add([]byte("not gzip at all"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := httptest.NewRequest(http.MethodPost, "/v1/ingest", bytes.NewReader(data))
-		body, reason, pr := httpapi.ReadIngestBody(r, true)
+		in := &intake.Intake{Memory: intake.NewBudget(256<<20, time.Second)}
+		body, reason, pr := in.ReadBody(r.Context(), r, true)
 		want := stdlibInflate(data)
 		if pr != nil {
 			if pr.Status != http.StatusBadRequest && pr.Status != http.StatusRequestEntityTooLarge {
@@ -51,7 +52,7 @@ func FuzzReadIngestBody(f *testing.F) {
 			return
 		}
 		defer body.Release()
-		if len(body.Bytes) > httpapi.MaxIngestDecodedBytes {
+		if len(body.Bytes) > intake.MaxDecodedBytes {
 			t.Fatalf("inflated %d bytes, over the limit", len(body.Bytes))
 		}
 		if want != nil && !bytes.Equal(body.Bytes, want) {
@@ -72,8 +73,8 @@ func stdlibInflate(data []byte) []byte {
 	if err != nil {
 		return nil
 	}
-	b, err := io.ReadAll(io.LimitReader(zr, httpapi.MaxIngestDecodedBytes+1))
-	if err != nil || len(b) > httpapi.MaxIngestDecodedBytes {
+	b, err := io.ReadAll(io.LimitReader(zr, intake.MaxDecodedBytes+1))
+	if err != nil || len(b) > intake.MaxDecodedBytes {
 		return nil
 	}
 	return b

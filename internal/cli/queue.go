@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/errata-dev/errata/internal/app"
+)
+
+type queueCmd struct {
+	Failed queueFailedCmd `cmd:"" help:"List the ingest batches set aside after failing to process five times."`
+	Retry  queueRetryCmd  `cmd:"" help:"Put set-aside batches back in the queue (also while the server runs)."`
+}
+
+type queueFailedCmd struct{}
+
+func (queueFailedCmd) Run(e *env) error {
+	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	bs, err := db.Read().FailedBatches(e.ctx)
+	if err != nil {
+		return err
+	}
+	if len(bs) == 0 {
+		fmt.Fprintln(e.stdout, "no batches are set aside")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BATCH\tPROJECT\tEVENTS\tRECEIVED\tSET ASIDE\tFAILURES\tLAST ERROR")
+	for _, b := range bs {
+		aside := ""
+		if b.FailedAt != nil {
+			aside = b.FailedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%d\t%s\n", b.ID, b.ProjectID, b.EventCount, b.ReceivedAt.Format(time.RFC3339), aside, b.Failures, firstLine(b.LastError))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d batches set aside; `errata queue retry <batch_id>` or `errata queue retry --all` puts them back\n", len(bs))
+	return nil
+}
+
+type queueRetryCmd struct {
+	BatchIDs []string `arg:"" optional:"" name:"batch_id" help:"Batches to put back (from errata queue failed)."`
+	All      bool     `help:"Put back every set-aside batch."`
+}
+
+func (c *queueRetryCmd) Run(e *env) error {
+	if c.All == (len(c.BatchIDs) > 0) {
+		return usageError{errors.New("queue retry: name batch ids or --all (one of them)")}
+	}
+	ids := make([]int64, 0, len(c.BatchIDs))
+	for _, s := range c.BatchIDs {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return usageError{fmt.Errorf("queue retry: %q is not a batch id", s)}
+		}
+		ids = append(ids, n)
+	}
+	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	n, err := db.Write().RetryBatches(e.ctx, ids)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d batches put back in the queue\n", n)
+	return nil
+}
+
+// firstLine is s up to its first line break (a panic's stack follows it).
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i] + " …"
+		}
+	}
+	return s
+}

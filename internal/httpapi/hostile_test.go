@@ -1,0 +1,260 @@
+package httpapi_test
+
+// Hostile input and races (CONTRACT 7, "Hostile input and failing parts"):
+// NUL characters, parallel sign-in guesses, concurrent changes that would
+// break an invariant, and who sees a webhook's URL.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+)
+
+func TestNULIsStoredAsReplacementCharacter(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		// Every string of an event carries U+0000; the batch's other events
+		// must be processed too (a NUL once made PostgreSQL refuse the
+		// whole batch forever).
+		feed(t, s, w.Key, map[string]any{"service": "a\x00pi", "environment": "pro\x00d", "release": "1.\x00", "events": []any{
+			ev("boom a\x00b", "error", "stack_trace", "Trace\x00line", "trace_id", "t\x00", "span_id", "s\x00",
+				"attributes", map[string]any{"k\x00": "v\x00", "nested": map[string]any{"deep": []any{"x\x00y"}}}),
+			ev("payment \x00 declined", "info"),
+			ev("plain error", "error"),
+		}})
+		g := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "boom")
+		if g["service"] != "a\uFFFDpi" {
+			t.Errorf("group service = %q, want a\\uFFFDpi", g["service"])
+		}
+		e := items(t, s, w.Owner.Token, "/v1/groups/"+g["id"].(string)+"/events")[0]
+		for field, want := range map[string]string{"message": "boom a\uFFFDb", "stack_trace": "Trace\uFFFDline", "environment": "pro\uFFFDd",
+			"release": "1.\uFFFD", "trace_id": "t\uFFFD", "span_id": "s\uFFFD"} {
+			if e[field] != want {
+				t.Errorf("event %s = %q, want %q", field, e[field], want)
+			}
+		}
+		attrs, _ := json.Marshal(e["attributes"])
+		if want := `{"k` + "\uFFFD" + `":"v` + "\uFFFD" + `","nested":{"deep":["x` + "\uFFFD" + `y"]}}`; string(attrs) != want {
+			t.Errorf("event attributes = %s, want %s", attrs, want)
+		}
+		groupByTitle(t, s, w.Owner.Token, w.ProjectID, "plain error")
+		sums := items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/info-summaries")
+		if len(sums) != 1 {
+			t.Fatalf("summaries = %d, want 1", len(sums))
+		}
+		top, _ := json.Marshal(sums[0]["top_messages"])
+		if !strings.Contains(string(top), "payment \uFFFD declined") || strings.Contains(string(top), `\u0000`) {
+			t.Errorf("top messages = %s, want the sample with U+FFFD", top)
+		}
+	})
+}
+
+// rawPost sends body as JSON from many goroutines (apitest's Do fails the
+// test from the calling goroutine only).
+func rawPost(t *testing.T, url, token string, body any) (int, http.Header) {
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) (int, http.Header) {
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("%s %s: %v", req.Method, req.URL.Path, err)
+		return 0, nil
+	}
+	defer res.Body.Close()
+	_, _ = bytes.NewBuffer(nil).ReadFrom(res.Body)
+	return res.StatusCode, res.Header
+}
+
+// together runs f(i) for i < n at once and collects the statuses.
+func together(n int, f func(i int) int) []int {
+	out := make([]int, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			out[i] = f(i)
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	return out
+}
+
+func count(statuses []int) map[int]int {
+	m := map[int]int{}
+	for _, st := range statuses {
+		m[st]++
+	}
+	return m
+}
+
+func TestSignInFailuresAreReservedBeforeTheCheck(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		s.SignUp(t, "ada@example.com")
+		const n = 60
+		statuses := together(n, func(int) int {
+			st, h := rawPost(t, s.URL+"/v1/auth/sign-in/email", "", map[string]any{"email": "ada@example.com", "password": "wrong password!"})
+			if st == http.StatusTooManyRequests && h.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After")
+			}
+			return st
+		})
+		c := count(statuses)
+		// Ten failures per address, then one a minute: however many arrive
+		// at once, at most 11 are evaluated.
+		if c[http.StatusUnauthorized] > 11 || c[http.StatusUnauthorized] < 10 || c[http.StatusUnauthorized]+c[http.StatusTooManyRequests] != n {
+			t.Fatalf("answers to %d concurrent wrong passwords = %v, want 10 or 11 × 401 and the rest 429", n, c)
+		}
+		// The bucket is empty: even the right password waits.
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "ada@example.com", "password": apitest.Password}}).
+			Expect(t, http.StatusTooManyRequests, "rate-limited")
+		// A right password gives its reservation back: another address
+		// signs in more often than the failure limit without being limited.
+		if _, err := s.App.Auth.CreateUser(context.Background(), "grace@example.com", apitest.Password, "Grace"); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 15; i++ {
+			s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "grace@example.com", "password": apitest.Password}}).
+				Expect(t, http.StatusOK, "")
+		}
+	})
+}
+
+func TestOwnersCannotAllLeaveTogether(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		a := s.SignUp(t, "a@example.com")
+		for round := 0; round < 4; round++ {
+			orgID := s.CreateOrg(t, a.Token, "Acme")
+			a.MemberID = s.MemberID(t, a.Token, orgID, a.UserID)
+			b := s.AddMember(t, a.Token, orgID, newEmail("b"), "owner")
+			pair := []apitest.Actor{a, b}
+			// Two owners demote each other at once.
+			demote := together(2, func(i int) int {
+				req, _ := http.NewRequest(http.MethodPatch, s.URL+"/v1/members/"+pair[1-i].MemberID, strings.NewReader(`{"role":"admin"}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+pair[i].Token)
+				st, _ := do(t, req)
+				return st
+			})
+			if owners := countOwners(t, s, a.Token, orgID); owners != 1 || count(demote)[http.StatusOK] != 1 {
+				t.Fatalf("round %d: two owners demoting each other: answers %v, owners left %d; want one 200 and one owner", round, demote, owners)
+			}
+			// Make both owners again, then both leave at once.
+			s.Do(apitest.Request{Method: "PATCH", Path: "/v1/members/" + a.MemberID, Token: b.Token, Body: map[string]any{"role": "owner"}})
+			s.Do(apitest.Request{Method: "PATCH", Path: "/v1/members/" + b.MemberID, Token: a.Token, Body: map[string]any{"role": "owner"}})
+			if owners := countOwners(t, s, a.Token, orgID); owners != 2 {
+				t.Fatalf("round %d: owners = %d, want 2 before leaving", round, owners)
+			}
+			leave := together(2, func(i int) int {
+				req, _ := http.NewRequest(http.MethodDelete, s.URL+"/v1/members/"+pair[i].MemberID, nil)
+				req.Header.Set("Authorization", "Bearer "+pair[i].Token)
+				st, _ := do(t, req)
+				return st
+			})
+			if c := count(leave); c[http.StatusNoContent] != 1 || c[http.StatusConflict] != 1 {
+				t.Fatalf("round %d: both owners leaving at once: answers %v, want one 204 and one 409 last-owner", round, leave)
+			}
+		}
+	})
+}
+
+// countOwners counts the owners of orgID as whoever of a and the others is
+// still a member sees them.
+func countOwners(t *testing.T, s *apitest.Server, token, orgID string) int {
+	t.Helper()
+	r := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID + "/members?limit=100", Token: token})
+	if r.Status == http.StatusNotFound {
+		return -1
+	}
+	n := 0
+	for _, m := range r.Expect(t, http.StatusOK, "").JSON(t)["data"].([]any) {
+		if m.(map[string]any)["role"] == "owner" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestChannelLimitHoldsUnderConcurrentCreations(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		for round := 0; round < 2; round++ {
+			prj := s.CreateProject(t, w.Owner.Token, w.OrgID, "burst")
+			const n = 40 // the team plan allows 25
+			statuses := together(n, func(i int) int {
+				st, _ := rawPost(t, s.URL+channelsPath(prj), w.Admin.Token, emailChannel(w.Admin.MemberID, "mail"))
+				return st
+			})
+			got := len(items(t, s, w.Owner.Token, channelsPath(prj)+"?limit=100"))
+			if c := count(statuses); got != 25 || c[http.StatusCreated] != 25 || c[http.StatusForbidden] != n-25 {
+				t.Fatalf("round %d: %d concurrent creations: answers %v, channels %d; want 25 created and %d plan-limit-reached", round, n, c, got, n-25)
+			}
+		}
+	})
+}
+
+func TestWebhookURLShownWholeOnlyToAdmins(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		rc := newReceiver(t, http.StatusOK)
+		secretURL := rc.URL + "/T0001/B0002/s3cr3tT0k3n?token=abc"
+		id, _ := newHook(t, s, w, w.ProjectID, "Chat", secretURL)
+		masked := secretURL[:strings.Index(secretURL, "/hook")] + "/…"
+		for _, c := range []struct {
+			who   apitest.Actor
+			whole bool
+		}{{w.Owner, true}, {w.Admin, true}, {w.Member, false}, {w.Viewer, false}} {
+			want := masked
+			if c.whole {
+				want = secretURL
+			}
+			if got := getChannel(t, s, c.who.Token, id)["url"]; got != want {
+				t.Errorf("%s sees url %q, want %q", c.who.Email, got, want)
+			}
+			list := items(t, s, c.who.Token, channelsPath(w.ProjectID))
+			if len(list) != 1 || list[0]["url"] != want {
+				t.Errorf("%s lists url %v, want %q", c.who.Email, list, want)
+			}
+		}
+	}, allowPrivate)
+}
+
+// withRedactKeys adds ERRATA_REDACT_KEYS.
+func withRedactKeys(keys ...string) func(*config.Serve) {
+	return func(c *config.Serve) { c.RedactKeys = keys }
+}
+
+func TestRedactKeysSetting(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		feed(t, s, w.Key, batchOf("api", ev("redact me", "error", "attributes", map[string]any{
+			"ssn": "078-05-1120", "user": map[string]any{"card_number": "4111"}, "client_secret": "x", "private_key": "k", "pwd": "p", "region": "eu",
+		})))
+		g := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "redact me")
+		e := items(t, s, w.Owner.Token, "/v1/groups/"+g["id"].(string)+"/events")[0]
+		got, _ := json.Marshal(e["attributes"])
+		want := `{"client_secret":"[redacted]","private_key":"[redacted]","pwd":"[redacted]","region":"eu","ssn":"[redacted]","user":{"card_number":"[redacted]"}}`
+		var norm map[string]any
+		_ = json.Unmarshal(got, &norm)
+		if b, _ := json.Marshal(norm); string(b) != want {
+			t.Errorf("attributes = %s, want %s", b, want)
+		}
+	}, withRedactKeys("SSN", "card-number"))
+}

@@ -1,0 +1,83 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+	"github.com/errata-dev/errata/internal/testproxy"
+)
+
+// outageServer is a server whose PostgreSQL is reached through a proxy the
+// test can cut, as a network partition or a database restart would.
+func outageServer(t *testing.T) (*apitest.Server, *testproxy.Proxy) {
+	t.Helper()
+	dbURL := storetest.URL(t, store.Postgres)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testproxy.Start(t, u.Host)
+	return apitest.StartOn(t, p.URL(t, dbURL)), p
+}
+
+// TestDatabaseOutageIsRetryable cuts the database away: every request that
+// needs it answers 503 unavailable with Retry-After (never 500, never 202),
+// /readyz says 503 without naming the database, and everything works again
+// once the database is back, without a restart.
+func TestDatabaseOutageIsRetryable(t *testing.T) {
+	s, proxy := outageServer(t)
+	w := newProcWorld(t, s)
+	body := batchOf("api", ev("before the outage", "error"))
+	s.Do(ingestReq(w.Key, body, nil)).Expect(t, http.StatusAccepted, "")
+
+	proxy.Cut()
+	for _, r := range []apitest.Request{
+		ingestReq(w.Key, body, nil),
+		{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets", Token: w.Owner.Token},
+		{Method: "GET", Path: "/v1/orgs", Token: w.Owner.Token},
+		{Method: "POST", Path: "/v1/orgs", Token: w.Owner.Token, Body: map[string]any{"name": "During"}},
+		{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "owner@example.com", "password": apitest.Password}},
+	} {
+		res := s.Do(r).Expect(t, http.StatusServiceUnavailable, "unavailable")
+		if res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s %s: 503 without Retry-After", r.Method, r.Path)
+		}
+	}
+	ready := s.Do(apitest.Request{Method: "GET", Path: "/readyz"})
+	if ready.Status != http.StatusServiceUnavailable {
+		t.Errorf("/readyz during the outage = %d, want 503", ready.Status)
+	}
+	for _, leak := range []string{"postgres", "127.0.0.1", "errata_test", "dial", "connect"} {
+		if strings.Contains(strings.ToLower(string(ready.Body)), leak) {
+			t.Errorf("/readyz tells %q to anyone: %s", leak, ready.Body)
+		}
+	}
+
+	proxy.Restore()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res := s.Do(ingestReq(w.Key, body, nil))
+		if res.Status == http.StatusAccepted {
+			break
+		}
+		if res.Status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("ingest after the database came back = %d: %s", res.Status, res.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.Do(apitest.Request{Method: "GET", Path: "/readyz"}).Expect(t, http.StatusOK, "")
+	if err := s.App.Processor.Drain(context.Background()); err != nil {
+		t.Fatalf("drain after the outage: %v", err)
+	}
+	g := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "before the outage")
+	if g["event_count"] != float64(2) {
+		t.Errorf("event_count = %v, want 2: the batch before the outage and the one after", g["event_count"])
+	}
+}

@@ -1,0 +1,33 @@
+package intake
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// AdmitHTTP runs Admit for an HTTP ingestion request whose credential is
+// credential and writes the RateLimit-* headers of the answer: those of
+// the project's bucket or, when the request was refused before its
+// project was known, those of the caller's address in the management
+// API's limiter. A refusal comes back as the error, for the transport to
+// answer in its own format.
+func (in *Intake) AdmitHTTP(w http.ResponseWriter, r *http.Request, route, credential string) (store.Project, error) {
+	p, rl, err := in.Admit(r.Context(), route, credential)
+	if rl == nil { // refused before the project was known: limit by address
+		res := in.Callers.Allow("ip:" + in.ClientIP.IP(r))
+		rl = &res
+	}
+	rl.SetHeaders(w.Header())
+	return p, err
+}
+
+// Bearer returns the token of an `Authorization: Bearer …` header, or "".
+func Bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}

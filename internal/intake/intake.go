@@ -1,0 +1,167 @@
+// Package intake is the one admission-and-commit path of every ingestion
+// transport: the REST route POST /v1/ingest (package httpapi), OTLP/HTTP
+// and OTLP/gRPC (package otlp) and the Sentry endpoints (package sentry)
+// are siblings over it. It checks the project API key, the project's rate
+// limit and back-pressure, reads request bodies under hard size limits and
+// a shared memory budget, and makes accepted events durable through the
+// queue's group commit before any transport answers success.
+package intake
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/clientip"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/queue"
+	"github.com/errata-dev/errata/internal/ratelimit"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Ingestion body limits (CONTRACT 3).
+const (
+	MaxWireBytes    = 5 << 20
+	MaxDecodedBytes = 20 << 20
+)
+
+// Intake is what the ingestion transports share: the credential check,
+// admission control, the memory budget of bodies being decoded, and the
+// durable queue.
+type Intake struct {
+	Auth *auth.Service
+	// Limiter is the per-project rate limit of this transport.
+	Limiter *ratelimit.Limiter
+	// Callers is the per-address limiter of the management API: a request
+	// refused before its project is known answers with its bucket.
+	Callers   *ratelimit.Limiter
+	ClientIP  *clientip.Resolver
+	Monitor   *queue.Monitor
+	Committer *queue.Committer
+	Metrics   *metrics.Metrics
+	// Memory bounds the bytes of request bodies held for decoding at one
+	// moment (ERRATA_INGEST_MEMORY).
+	Memory *Budget
+	// Decoder decodes POST /v1/ingest bodies with the configured redaction.
+	Decoder *ingest.Decoder
+}
+
+// WithLimiter returns a copy of in that rate-limits with l instead: the
+// Sentry endpoints have a per-project limit of their own.
+func (in *Intake) WithLimiter(l *ratelimit.Limiter) *Intake {
+	c := *in
+	c.Limiter = l
+	return &c
+}
+
+// Admit authenticates a project API key and applies the project's rate limit
+// and the back-pressure thresholds, in the contract's order (401, then 429,
+// then 503). The rate-limit result is returned for the RateLimit-* headers
+// even when err is not nil; it is nil when the project is not known.
+func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Project, *ratelimit.Result, error) {
+	if credential == "" {
+		in.Refuse(route, metrics.RefusedUnauthorized)
+		return store.Project{}, nil, auth.Unauthorized("ingestion needs a project API key: Authorization: Bearer svc_live_…")
+	}
+	if !auth.IsAPIKey(credential) {
+		in.Refuse(route, metrics.RefusedUnauthorized)
+		return store.Project{}, nil, auth.Unauthorized("ingestion takes a project API key (svc_live_…), not a session token")
+	}
+	_, p, err := in.Auth.AuthenticateKey(ctx, credential)
+	if err != nil {
+		if store.IsUnavailable(err) {
+			in.Refuse(route, metrics.RefusedUnavailable)
+		} else {
+			in.Refuse(route, metrics.RefusedUnauthorized)
+		}
+		return store.Project{}, nil, err
+	}
+	res := in.Limiter.Allow(p.ID)
+	if !res.Allowed {
+		in.Refuse(route, metrics.RefusedRateLimited)
+		return p, &res, problem.New("rate-limited", "the project's ingest rate limit was hit; wait Retry-After seconds and resend")
+	}
+	if over, why := in.Monitor.Overloaded(p.ID); over {
+		in.Refuse(route, why)
+		return p, &res, overloaded(why)
+	}
+	return p, &res, nil
+}
+
+// overloaded is the 503 of back-pressure, why being a metrics reason.
+func overloaded(why string) *problem.Problem {
+	detail := "the unprocessed backlog is over its limit; resend after Retry-After seconds"
+	switch why {
+	case metrics.RefusedProjectBacklog:
+		detail = "this project's unprocessed backlog is over its limit; resend after Retry-After seconds"
+	case metrics.RefusedDisk:
+		detail = "the server is low on disk space; resend after Retry-After seconds"
+	case metrics.RefusedMemory:
+		detail = "the server is decoding as many request bodies as its memory budget allows; resend after Retry-After seconds"
+	}
+	return problem.New("overloaded", detail).RetryAfter(30 * time.Second)
+}
+
+// payloadPool recycles queue payload buffers: once Enqueue returns, the
+// database has its own copy (or never got the buffer).
+var payloadPool sync.Pool
+
+// maxPooledPayload keeps the occasional huge payload out of the pool.
+const maxPooledPayload = 8 << 20
+
+// Commit makes the events durable as one queued batch per 1,000 events,
+// all in one commit, and counts them. U+0000 in any string becomes U+FFFD
+// first, whatever the transport (CONTRACT 7).
+func (in *Intake) Commit(ctx context.Context, route string, p store.Project, received time.Time, events []ingest.Event) error {
+	ingest.ScrubNUL(events)
+	batches := make([]store.Batch, 0, (len(events)+ingest.MaxEvents-1)/ingest.MaxEvents)
+	bufs := make([]*[]byte, 0, cap(batches))
+	defer func() {
+		for i, buf := range bufs {
+			if payload := batches[i].Payload; cap(payload) <= maxPooledPayload {
+				*buf = payload
+				payloadPool.Put(buf)
+			}
+		}
+	}()
+	for rest := events; len(rest) > 0; {
+		n := min(len(rest), ingest.MaxEvents)
+		buf, _ := payloadPool.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		bufs = append(bufs, buf)
+		batches = append(batches, store.Batch{ProjectID: p.ID, ReceivedAt: received, EventCount: n, Payload: ingest.AppendPayload((*buf)[:0], rest[:n])})
+		rest = rest[n:]
+	}
+	if err := in.Committer.Enqueue(ctx, batches...); err != nil {
+		switch {
+		case errors.Is(err, queue.ErrClosed):
+			in.Refuse(route, metrics.RefusedShutdown)
+			return problem.New("overloaded", "the server is shutting down; resend to another instance or shortly").RetryAfter(5 * time.Second)
+		case errors.Is(err, queue.ErrDiskLow):
+			in.Refuse(route, metrics.RefusedDisk)
+			return overloaded(metrics.RefusedDisk)
+		case store.IsUnavailable(err):
+			in.Refuse(route, metrics.RefusedUnavailable)
+		default:
+			in.Refuse(route, metrics.RefusedInternal)
+		}
+		return err
+	}
+	for _, b := range batches {
+		in.Monitor.Added(p.ID, b.EventCount, len(b.Payload))
+	}
+	in.Metrics.AcceptedBatches.WithLabelValues(route).Add(float64(len(batches)))
+	in.Metrics.AcceptedEvents.WithLabelValues(route).Add(float64(len(events)))
+	return nil
+}
+
+// Refuse counts a refused ingestion request by route and reason.
+func (in *Intake) Refuse(route, reason string) {
+	in.Metrics.Refused.WithLabelValues(route, reason).Inc()
+}
