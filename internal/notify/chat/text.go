@@ -1,0 +1,171 @@
+package chat
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// unit is what a target counts its limits in. Where a target does not say
+// (Slack's "characters"), the larger count is taken: UTF-8 bytes are never
+// fewer than UTF-16 code units, which are never fewer than code points.
+type unit int
+
+const (
+	inBytes unit = iota // UTF-8 bytes: Teams, Google Chat, ntfy, Slack
+	inRunes             // code points: Mattermost
+	inUTF16             // UTF-16 code units: Discord
+)
+
+// of is the size of one rune in u.
+func (u unit) of(r rune) int {
+	switch u {
+	case inRunes:
+		return 1
+	case inUTF16:
+		if r >= 0x10000 {
+			return 2 // a surrogate pair
+		}
+		return 1
+	}
+	return utf8.RuneLen(r)
+}
+
+// count is the size of s in u.
+func (u unit) count(s string) int {
+	switch u {
+	case inRunes:
+		return utf8.RuneCountInString(s)
+	case inUTF16:
+		n := 0
+		for _, r := range s {
+			n += utf16.RuneLen(r)
+		}
+		return n
+	}
+	return len(s)
+}
+
+// ellipsis ends every cut text.
+const ellipsis = "…"
+
+// escaper returns what a rune becomes in a target's markup; nil keeps
+// every rune as it is.
+type escaper func(r rune, b *strings.Builder)
+
+// fit returns s escaped with esc in at most max units of u. When the whole
+// of s does not fit, it returns as much of it as does, cut between runes
+// (never inside a UTF-8 sequence, a surrogate pair or an escape), with
+// trailing spaces dropped and "…" added, all within max.
+func fit(s string, max int, u unit, esc escaper) string {
+	if max <= 0 || s == "" {
+		return ""
+	}
+	room := max - u.count(ellipsis)
+	var b, piece strings.Builder
+	size, cut := 0, -1 // cut: the longest prefix that leaves room for "…"
+	for _, r := range s {
+		if size <= room {
+			cut = b.Len()
+		}
+		piece.Reset()
+		if esc != nil {
+			esc(r, &piece)
+		} else {
+			piece.WriteRune(r)
+		}
+		n := u.count(piece.String())
+		if size+n > max {
+			if cut < 0 {
+				return ""
+			}
+			return strings.TrimRightFunc(b.String()[:cut], unicode.IsSpace) + ellipsis
+		}
+		b.WriteString(piece.String())
+		size += n
+	}
+	return b.String()
+}
+
+// line puts s on one line: control characters and line or paragraph
+// separators become spaces, bidirectional overrides (which can make a title
+// read backwards) are dropped, invalid UTF-8 becomes U+FFFD, and runs of
+// spaces collapse.
+func line(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return -1
+		case unicode.IsControl(r), r == 0x2028, r == 0x2029:
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// paragraphs keeps s's line breaks (at most one blank line in a row) and
+// cleans each line as line does, for free text such as a summary.
+func paragraphs(s string) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n")
+	var out []string
+	blank := false
+	for _, l := range strings.Split(s, "\n") {
+		l = line(l)
+		if l == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// clip cuts s to at most n runes before any rendering, so that a huge
+// input (a 100,000-character summary) costs no more than what any target
+// could show of it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
+
+// number formats n with thousands separators: 12,345.
+func number[N int | int64](n N) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// plural formats n with the singular or plural noun: "1 ticket", "3 tickets".
+func plural[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return number(n) + " " + many
+}
