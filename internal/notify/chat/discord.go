@@ -128,7 +128,8 @@ func buildDiscord(m *message, level int) built {
 		v := textList("", lines, len(lines), min(discordFieldValue, scaled(800, level)), inUTF16)
 		e.Fields = append(e.Fields, discordField{Name: mt.add("Failing channels"), Value: mt.add(v)})
 	}
-	e.Footer = &discordFooter{Text: mt.add(esc(m.footer, 200))}
+	// Footers show no Markdown and mention nobody: plain text.
+	e.Footer = &discordFooter{Text: mt.add(fit(m.footer, 200, inUTF16, nil))}
 	if !m.at.IsZero() {
 		e.Timestamp = m.at.UTC().Format(time.RFC3339)
 	}

@@ -147,7 +147,7 @@ func buildGoogleChat(m *message, level int) built {
 	}
 	var facts []googleChatWidget
 	for _, f := range m.facts[:min(len(m.facts), googleChatWidgets-2-reserve)] {
-		facts = append(facts, googleChatWidget{DecoratedText: &googleChatDecorated{TopLabel: fit(f.Name, 100, inBytes, nil),
+		facts = append(facts, googleChatWidget{DecoratedText: &googleChatDecorated{TopLabel: esc(f.Name, 100),
 			Text: esc(f.Value, scaled(500, level)), WrapText: true}})
 	}
 	section("", facts...)

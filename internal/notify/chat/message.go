@@ -38,10 +38,11 @@ type link struct {
 // Clip lengths, in runes, applied before any target cuts further: no target
 // shows more than this of any one field.
 const (
-	clipName    = 200
+	clipName    = 100
 	clipTitle   = 1000
 	clipSummary = 8000
-	clipFact    = 1000
+	clipFact    = 500
+	clipItem    = 300 // a digest's ticket title
 )
 
 // Time layouts: ticket times in UTC; digest times in the digest's zone.
@@ -138,7 +139,7 @@ func digestMessage(d *Digest, project string) *message {
 		m.facts = append(m.facts, Fact{"Failing channels", number(n)})
 	}
 	for _, t := range d.Tickets {
-		title := one(t.Title, clipTitle)
+		title := one(t.Title, clipItem)
 		if title == "" {
 			title = "(untitled ticket)"
 		}
@@ -209,7 +210,7 @@ func (m *message) failingLines(bullet string, n int, u unit, esc escaper) []stri
 func markdownLink(u, text string) string { return "[" + text + "](" + u + ")" }
 
 // one cleans s to one line of at most n runes.
-func one(s string, n int) string { return line(clip(s, n*4)) }
+func one(s string, n int) string { return line(clip(s, n)) }
 
 // word cleans a short label such as a severity or a channel type to
 // lower-case ASCII letters and digits, which no target reads as markup

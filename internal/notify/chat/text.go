@@ -89,21 +89,39 @@ func fit(s string, max int, u unit, esc escaper) string {
 	return b.String()
 }
 
-// line puts s on one line: control characters and line or paragraph
-// separators become spaces, bidirectional overrides (which can make a title
-// read backwards) are dropped, invalid UTF-8 becomes U+FFFD, and runs of
-// spaces collapse.
+// line puts s on one line: control characters, white space and line or
+// paragraph separators become single spaces (none at either end),
+// bidirectional overrides (which can make a title read backwards) are
+// dropped, and each run of invalid UTF-8 becomes one U+FFFD.
 func line(s string) string {
-	s = strings.Map(func(r rune) rune {
+	var b strings.Builder
+	b.Grow(len(s))
+	space, bad := false, false
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, w := utf8.DecodeRuneInString(s[i:]); w == 1 {
+				if bad {
+					continue
+				}
+				bad = true
+			}
+		} else {
+			bad = false
+		}
 		switch {
 		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			return -1
-		case unicode.IsControl(r), r == 0x2028, r == 0x2029:
-			return ' '
+			continue
+		case unicode.IsSpace(r), unicode.IsControl(r), r == 0x2028, r == 0x2029:
+			space = b.Len() > 0
+			continue
 		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-	return strings.Join(strings.Fields(s), " ")
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // paragraphs keeps s's line breaks (at most one blank line in a row) and
