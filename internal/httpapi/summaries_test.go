@@ -84,8 +84,10 @@ func TestInfoSummaries(t *testing.T) {
 		}
 
 		cur := list[0]
-		if cur["event_count"] != float64(31) || cur["debug_count"] != float64(2) {
-			t.Errorf("current window counts %v/%v, want 31 events, 2 of them debug", cur["event_count"], cur["debug_count"])
+		// event_count counts info events, debug_count debug ones: 31 events
+		// in all, each counted once (CONTRACT 7).
+		if cur["event_count"] != float64(29) || cur["debug_count"] != float64(2) {
+			t.Errorf("current window counts %v/%v, want 29 info and 2 debug events", cur["event_count"], cur["debug_count"])
 		}
 		if svc := cur["services"].(map[string]any); len(svc) != 3 || svc["api"] != float64(29) || svc["web"] != float64(1) || svc["worker"] != float64(1) {
 			t.Errorf("services = %v, want api 29, web 1, worker 1", svc)
@@ -115,8 +117,8 @@ func TestInfoSummaries(t *testing.T) {
 		if !found || top[0].(map[string]any)["count"] != float64(3) {
 			t.Errorf("top_messages = %v, want the user template first with 3", top)
 		}
-		if old := list[1]; old["event_count"] != float64(2) || old["debug_count"] != float64(1) {
-			t.Errorf("earlier window = %v, want 2 events, 1 debug", old)
+		if old := list[1]; old["event_count"] != float64(1) || old["debug_count"] != float64(1) {
+			t.Errorf("earlier window = %v, want 1 info and 1 debug event", old)
 		}
 
 		got := getJSON(t, s, w.Viewer.Token, "/v1/info-summaries/"+cur["id"].(string))

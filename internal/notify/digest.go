@@ -49,7 +49,7 @@ func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Projec
 			return Digest{}, false, err
 		}
 		info := &DigestInfo{EventCount: events, WindowCount: windows, LatestSummary: view.NewSummary(latest),
-			BusiestWindow: Busiest{view.TS(busiest.WindowStart), view.TS(busiest.WindowEnd), busiest.EventCount},
+			BusiestWindow: Busiest{view.TS(busiest.WindowStart), view.TS(busiest.WindowEnd), busiest.EventCount + busiest.DebugCount},
 			SummaryIDs:    make([]string, 0, len(sums)), URL: SummariesURL(s.opts.AppURL, p.ID, start, end)}
 		for _, v := range sums {
 			info.SummaryIDs = append(info.SummaryIDs, v.ID)

@@ -17,7 +17,13 @@ import (
 // addInfo stores an INFO window of n events starting at start.
 func addInfo(t *testing.T, db *store.DB, projectID string, start time.Time, n int64) string {
 	t.Helper()
-	d := store.InfoDelta{ProjectID: projectID, WindowStart: start, WindowEnd: start.Add(time.Hour), Events: n, Services: map[string]int64{"api": n},
+	return addInfoDebug(t, db, projectID, start, n, 0)
+}
+
+// addInfoDebug adds a window of n info and debug debug events.
+func addInfoDebug(t *testing.T, db *store.DB, projectID string, start time.Time, n, debug int64) string {
+	t.Helper()
+	d := store.InfoDelta{ProjectID: projectID, WindowStart: start, WindowEnd: start.Add(time.Hour), Events: n, Debug: debug, Services: map[string]int64{"api": n + debug},
 		Templates: []store.TemplateCount{{Hash: "h", Template: "user <int> signed in", Sample: "user 7 signed in", Count: n}}}
 	sid, err := db.Write().AddInfo(context.Background(), d, id.NewAt(id.InfoSummary, start), start)
 	if err != nil {
@@ -29,8 +35,10 @@ func addInfo(t *testing.T, db *store.DB, projectID string, start time.Time, n in
 func TestDigestSumsThePeriodsInfoSummaries(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		r := newRig(t, db, notify.Options{})
-		first := addInfo(t, db, r.proj.ID, t0, 40)
-		busiest := addInfo(t, db, r.proj.ID, t0.Add(time.Hour), 100)
+		// The busiest window is the one with the most info and debug events:
+		// 90 + 30 beats 110 + 0; event_count sums info events only.
+		first := addInfo(t, db, r.proj.ID, t0, 110)
+		busiest := addInfoDebug(t, db, r.proj.ID, t0.Add(time.Hour), 90, 30)
 		latest := addInfo(t, db, r.proj.ID, t0.Add(2*time.Hour), 7)
 		r.clock.Set(t0.Add(3 * time.Hour))
 		d, err := r.svc.SendDigest(context.Background(), r.proj.ID)
@@ -41,8 +49,8 @@ func TestDigestSumsThePeriodsInfoSummaries(t *testing.T) {
 		if in == nil {
 			t.Fatal("info is null though the period has INFO summaries")
 		}
-		if in.EventCount != 147 || in.WindowCount != 3 || in.BusiestWindow.TotalCount != 100 || time.Time(in.BusiestWindow.Start) != t0.Add(time.Hour) {
-			t.Fatalf("info = %+v, want 147 events in 3 windows, the busiest at 09:00 with 100", in)
+		if in.EventCount != 207 || in.WindowCount != 3 || in.BusiestWindow.TotalCount != 120 || time.Time(in.BusiestWindow.Start) != t0.Add(time.Hour) {
+			t.Fatalf("info = %+v, want 207 info events in 3 windows, the busiest at 09:00 with 120 info and debug events", in)
 		}
 		if in.LatestSummary.ID != latest || len(in.LatestSummary.TopMessages) != 1 || in.LatestSummary.Services["api"] != 7 {
 			t.Fatalf("latest_summary = %+v, want %s with its services and templates", in.LatestSummary, latest)

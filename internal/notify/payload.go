@@ -69,7 +69,7 @@ type Period struct {
 
 // DigestInfo sums a period's INFO summaries.
 type DigestInfo struct {
-	EventCount    int64        `json:"event_count"`
+	EventCount    int64        `json:"event_count" doc:"The windows' info events (their event_count summed; debug events are not counted here)"`
 	WindowCount   int64        `json:"window_count"`
 	BusiestWindow Busiest      `json:"busiest_window"`
 	LatestSummary view.Summary `json:"latest_summary"`
@@ -81,7 +81,7 @@ type DigestInfo struct {
 type Busiest struct {
 	Start      view.Timestamp `json:"start"`
 	End        view.Timestamp `json:"end"`
-	TotalCount int64          `json:"total_count"`
+	TotalCount int64          `json:"total_count" doc:"The window's info and debug events: its event_count + debug_count"`
 }
 
 // TestBody is the body of a `test` delivery (spec 6.3).

@@ -134,9 +134,12 @@ func (p *prepared) add(b store.Batch) error {
 }
 
 func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.TemplateCount) {
-	d.Events++
+	// event_count counts info events, debug_count debug ones: each event
+	// once (CONTRACT 7).
 	if e.Level == ingest.Debug {
 		d.Debug++
+	} else {
+		d.Events++
 	}
 	d.Services[e.Service]++
 	tpl := grouping.Parameterize(e.Message)

@@ -176,7 +176,8 @@ func (c *Conn) PeriodTickets(ctx context.Context, projectID string, from, to tim
 const closedIn = `project_id = ? AND window_end > ? AND window_end <= ?`
 
 // InfoTotals sums a project's INFO summaries whose windows closed in
-// (from, to]: events, windows, and the busiest window (zero when none).
+// (from, to]: info events (event_count), windows, and the busiest window,
+// the one with the most info and debug events (zero when none).
 func (c *Conn) InfoTotals(ctx context.Context, projectID string, from, to time.Time) (events, windows int64, busiest InfoSummary, err error) {
 	var ev sql.NullInt64
 	if err = c.queryRow(ctx, `SELECT COALESCE(SUM(event_count), 0), COUNT(*) FROM info_summaries WHERE `+closedIn,
@@ -187,7 +188,7 @@ func (c *Conn) InfoTotals(ctx context.Context, projectID string, from, to time.T
 		return 0, 0, InfoSummary{}, nil
 	}
 	busiest, err = scanSummary(c.queryRow(ctx, `SELECT `+summaryCols+` FROM info_summaries WHERE `+closedIn+`
-		ORDER BY event_count DESC, window_start DESC LIMIT 1`, projectID, ms(from), ms(to)))
+		ORDER BY event_count + debug_count DESC, window_start DESC LIMIT 1`, projectID, ms(from), ms(to)))
 	if err != nil {
 		return 0, 0, InfoSummary{}, fmt.Errorf("store: busiest window: %w", err)
 	}

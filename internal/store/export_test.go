@@ -8,3 +8,14 @@ import "context"
 func (c *Conn) FillInfoSummariesWindowed(ctx context.Context, list []InfoSummary, top int) error {
 	return c.fillInfoSummaries(ctx, list, top, true)
 }
+
+// MigrateDownTo rolls the schema back to version, so that a test can write
+// rows as an older release did and check what a migration makes of them.
+func (db *DB) MigrateDownTo(ctx context.Context, version int64) error {
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	_, err = p.DownTo(ctx, version)
+	return err
+}

@@ -145,3 +145,32 @@ func TestFillInfoSummaries(t *testing.T) {
 		}
 	})
 }
+
+// TestInfoCountMigration: summaries written when event_count also counted
+// debug events are corrected by migration 00011 (CONTRACT 7).
+func TestInfoCountMigration(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if err := db.MigrateDownTo(ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		prj := seedProject(t, db.Write())
+		ws := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+		// 37 info and 4 debug events, as the old code counted them.
+		d := store.InfoDelta{ProjectID: prj.ID, WindowStart: ws, WindowEnd: ws.Add(time.Hour), Events: 41, Debug: 4, Services: map[string]int64{"api": 41}}
+		sid, err := db.Write().AddInfo(ctx, d, id.NewAt(id.InfoSummary, ws), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s, err := db.Read().InfoSummaryDetail(ctx, sid, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.EventCount != 37 || s.DebugCount != 4 {
+			t.Fatalf("after migration: event_count %d, debug_count %d; want 37 and 4", s.EventCount, s.DebugCount)
+		}
+	})
+}

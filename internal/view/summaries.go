@@ -14,10 +14,10 @@ type Summary struct {
 	ID          string           `json:"id" doc:"ism_ identifier"`
 	ProjectID   string           `json:"project_id"`
 	Window      Window           `json:"window"`
-	EventCount  int64            `json:"event_count" doc:"info and debug events"`
-	DebugCount  int64            `json:"debug_count"`
-	Services    map[string]int64 `json:"services" doc:"Events per service"`
-	TopMessages []TopMessage     `json:"top_messages" nullable:"false" doc:"At most 20 message templates, most frequent first"`
+	EventCount  int64            `json:"event_count" doc:"info events; debug events are in debug_count, never here"`
+	DebugCount  int64            `json:"debug_count" doc:"debug events; event_count + debug_count is every event the window summarised"`
+	Services    map[string]int64 `json:"services" doc:"Info and debug events per service (they sum to event_count + debug_count)"`
+	TopMessages []TopMessage     `json:"top_messages" nullable:"false" doc:"At most 20 message templates of info and debug events, most frequent first"`
 }
 
 // TopMessage is one message template of a window.

@@ -30,10 +30,10 @@ func TestSummariesFromADigestLink(t *testing.T) {
 		// The link a digest whose period holds the window's end carries.
 		link := insightPath(s, notify.SummariesURL(s.URL, w.ProjectID, hour.Add(-2*time.Hour), hour.Add(time.Hour)))
 		page := b.get(link).expect(t, http.StatusOK, "<h1>INFO summaries</h1>",
-			`<strong>1</strong> window,`, `<strong>4</strong> info and debug events`, "(1 debug)",
+			`<strong>1</strong> window,`, `<strong>3</strong> info events`, "had 3 info and 1 debug events",
 			`<span class="service">checkout</span> 3`, `<span class="service">billing</span> 1`,
 			"order &lt;int&gt; shipped", `<td class="num">2</td>`, "invoice &lt;int&gt; sent",
-			`<svg class="chart"`, ">1 error</span>", ">4 INFO events</span>", `<label for="s-from">`,
+			`<svg class="chart"`, ">1 error</span>", ">3 INFO events</span>", `<label for="s-from">`,
 			`value="`+hour.Add(-2*time.Hour).Format("2006-01-02T15:04:05")+`"`, `aria-current="page">INFO summaries`)
 		if n := strings.Count(insightFigure(t, page.Body, "chart-range"), `<tr><th scope="row">`); n != 3 {
 			t.Errorf("the chart of a 3-hour range has %d rows", n)
@@ -43,7 +43,7 @@ func TestSummariesFromADigestLink(t *testing.T) {
 
 		// The default range (the last 24 hours, to the end of this hour)
 		// shows the window still open.
-		b.get("/projects/"+w.ProjectID+"/summaries").expect(t, http.StatusOK, `<strong>4</strong> info and debug events`, "order &lt;int&gt; shipped")
+		b.get("/projects/"+w.ProjectID+"/summaries").expect(t, http.StatusOK, `<strong>3</strong> info events and 1 debug events`, "order &lt;int&gt; shipped")
 		// A period that ended when the window opened reports nothing.
 		before := insightPath(s, notify.SummariesURL(s.URL, w.ProjectID, hour.Add(-24*time.Hour), hour))
 		if p := b.get(before).expect(t, http.StatusOK, "No INFO window closed in this range"); strings.Contains(p.Body, "order &lt;int&gt;") {
@@ -91,7 +91,7 @@ func TestSummariesPaging(t *testing.T) {
 		b.signIn(w.Viewer.Email)
 		// A range over 48 hours: the chart has a bar a day.
 		first := b.get("/projects/"+w.ProjectID+"/summaries?from=2026-11-19T00:00:00Z&to=2026-11-21T12:00:00Z").
-			expect(t, http.StatusOK, `<strong>30</strong> windows`, `<strong>465</strong> info and debug events`, `rel="next"`,
+			expect(t, http.StatusOK, `<strong>30</strong> windows`, `<strong>465</strong> info events`, `rel="next"`,
 				"The busiest window", ">465 INFO events</span>", "Per day (UTC)", `<th scope="row">Fri 20 Nov 2026 (UTC)</th><td>0</td><td>300</td>`)
 		if n := strings.Count(first.Body, `<section class="card window"`); n != 24 {
 			t.Fatalf("first page lists %d windows, want 24", n)
