@@ -20,10 +20,11 @@ import (
 // SessionCookie is the dashboard's session cookie.
 const SessionCookie = "errata_session"
 
-const (
-	schemeSession = "session"
-	schemeAPIKey  = "apiKey"
-)
+const schemeSession = "session"
+
+// SchemeAPIKey names the OpenAPI security scheme of the ingestion endpoints
+// (a project API key as a bearer token), for packages that document theirs.
+const SchemeAPIKey = "apiKey"
 
 // Access is what an operation demands of its caller. Every operation states
 // it in its registration (routes.go) and one middleware enforces it, in the

@@ -7,27 +7,43 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/problem"
 )
 
 // IngestEvent documents one event of POST /v1/ingest (spec 4.1). The route
-// itself is a plain handler; these types only feed the OpenAPI document.
+// itself is a plain handler; these types only feed the OpenAPI document, and
+// declare what internal/ingest enforces (see its limits). JSON Schema's
+// maxLength counts characters: it is exact for the fields the server counts
+// in characters, and an upper bound, with the byte limit in the
+// description, for message and stack_trace, which it counts in bytes.
 type IngestEvent struct {
-	Message     string         `json:"message" minLength:"1" maxLength:"16384" doc:"Required; up to 16 KiB"`
-	Level       string         `json:"level,omitempty" doc:"debug, info, warn, error, fatal or a synonym (trace; information, informational, notice, log; warning; err; critical, crit, alert, emerg, emergency, panic). Default: error with a stack_trace, else info"`
-	Timestamp   string         `json:"timestamp,omitempty" format:"date-time" doc:"ISO 8601 date-time with a zone; default: time of receipt"`
-	StackTrace  string         `json:"stack_trace,omitempty" maxLength:"65536"`
-	TraceID     string         `json:"trace_id,omitempty"`
-	SpanID      string         `json:"span_id,omitempty"`
-	Service     string         `json:"service,omitempty" maxLength:"128" doc:"Overrides the batch value"`
+	Message     string         `json:"message" minLength:"1" maxLength:"16384" doc:"Required and not empty; at most 16,384 bytes of UTF-8 (16 KiB)"`
+	Level       string         `json:"level,omitempty" doc:"A level or a synonym, in any letter case: trace and debug are debug; info, information, informational, notice, log are info; warn, warning are warn; error, err are error; fatal, critical, crit, alert, emerg, emergency, panic are fatal. Default: error with a stack_trace, else info"`
+	Timestamp   string         `json:"timestamp,omitempty" format:"date-time" doc:"RFC 3339 date-time with a time zone (Z or ±hh:mm; the server also takes ±hhmm and a space for T); default: time of receipt"`
+	StackTrace  string         `json:"stack_trace,omitempty" maxLength:"65536" doc:"At most 65,536 bytes of UTF-8 (64 KiB)"`
+	TraceID     string         `json:"trace_id,omitempty" maxLength:"128"`
+	SpanID      string         `json:"span_id,omitempty" maxLength:"128"`
+	Service     string         `json:"service,omitempty" maxLength:"128" doc:"Overrides the batch value; required here when the batch has none"`
 	Environment string         `json:"environment,omitempty" maxLength:"64" doc:"Overrides the batch value"`
 	Release     string         `json:"release,omitempty" maxLength:"64" doc:"Overrides the batch value"`
-	Attributes  map[string]any `json:"attributes,omitempty" doc:"Up to 64 keys and 16 KiB encoded; values of secret-looking keys are stored as [redacted]. attributes.fingerprint (string or array) sets the grouping"`
+	Attributes  map[string]any `json:"attributes,omitempty" maxProperties:"64" doc:"Up to 64 top-level keys, 16 KiB of JSON as sent and 32 levels of nesting; values of secret-looking keys are stored as [redacted]. attributes.fingerprint (string or array) sets the grouping"`
+}
+
+// TransformSchema lists the level names the server accepts (ingest.LevelNames).
+func (IngestEvent) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if level := s.Properties["level"]; level != nil {
+		level.Enum = nil
+		for _, name := range ingest.LevelNames() {
+			level.Enum = append(level.Enum, name)
+		}
+	}
+	return s
 }
 
 // IngestRequest documents the body of POST /v1/ingest.
 type IngestRequest struct {
-	Events      []IngestEvent `json:"events" minItems:"1" maxItems:"1000"`
+	Events      []IngestEvent `json:"events" nullable:"false" minItems:"1" maxItems:"1000"`
 	Service     string        `json:"service,omitempty" maxLength:"128" doc:"Required here or on every event"`
 	Environment string        `json:"environment,omitempty" maxLength:"64"`
 	Release     string        `json:"release,omitempty" maxLength:"64"`
@@ -55,7 +71,7 @@ func (s *Server) documentIngest() {
 		Method: http.MethodPost, Path: "/v1/ingest", OperationID: "ingest", Summary: "Ingest a batch of events", Tags: []string{"Ingestion"},
 		Description: "Checks run in this order, the first failure wins: 401, 429, 503, 415, 413 (5 MiB on the wire, 20 MiB decompressed), 400, 422. " +
 			"One invalid event rejects the whole batch; detail names the first offending field as events[<i>].<field>.",
-		Security:   []map[string][]string{{schemeAPIKey: {}}},
+		Security:   []map[string][]string{{SchemeAPIKey: {}}},
 		Parameters: []*huma.Param{{Name: "Content-Encoding", In: "header", Description: "gzip, identity or absent", Schema: &huma.Schema{Type: huma.TypeString, Enum: []any{"gzip", "identity"}}}},
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 			"application/json": {Schema: reg.Schema(reflect.TypeOf(IngestRequest{}), true, "IngestRequest")}}},

@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/otlp"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -48,6 +49,9 @@ func TestOpenAPIHygiene(t *testing.T) {
 			t.Errorf("%s: operationId %q is also %s's", o, op.OperationID, prev)
 		}
 		ids[op.OperationID] = o.String()
+		if op.Security == nil {
+			t.Errorf("%s: declares no security; an operation without a credential says security: []", o)
+		}
 		if o.secured() {
 			for _, req := range *op.Security {
 				for name := range req {
@@ -58,6 +62,11 @@ func TestOpenAPIHygiene(t *testing.T) {
 			}
 		}
 		checkResponses(t, o)
+	}
+	for name, item := range c.doc.Webhooks {
+		if item.Post == nil || item.Post.Security == nil || len(*item.Post.Security) != 0 {
+			t.Errorf("webhook %s: want a POST with security: [] (receivers check the signature)", name)
+		}
 	}
 	checkNoSchemaProperty(t, c.raw)
 }
@@ -80,6 +89,8 @@ func checkResponses(t *testing.T, o operation) {
 			if mt := r.Content.Get("application/json"); mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
 				t.Errorf("%s: %s has no application/json schema", o, code)
 			}
+		case o.path == otlp.Path && (strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5")):
+			checkStatusResponse(t, o, code, r)
 		case strings.HasPrefix(code, "4"), strings.HasPrefix(code, "5"), code == "default":
 			checkProblemResponse(t, o, code, r)
 		}
@@ -104,6 +115,11 @@ func checkResponses(t *testing.T, o operation) {
 			// CONTRACT 6 fixes channel creation's documented problems at six,
 			// without 413 (the 1 MiB limit still applies).
 			if status == http.StatusRequestEntityTooLarge && o.op.OperationID == "create-channel" {
+				continue
+			}
+			// OTLP rejects invalid records in partial_success, never the
+			// request with a 422.
+			if status == http.StatusUnprocessableEntity && o.path == otlp.Path {
 				continue
 			}
 			if !documented(status) {
@@ -132,6 +148,26 @@ func checkProblemResponse(t *testing.T, o operation, code string, r *openapi3.Re
 	for _, f := range problemFields {
 		if sc.Properties[f] == nil || !slices.Contains(sc.Required, f) {
 			t.Errorf("%s: %s problem schema lacks required %q", o, code, f)
+		}
+	}
+}
+
+// checkStatusResponse checks that an OTLP error answer is documented as a
+// google.rpc.Status, in protobuf and in JSON (OTLP/HTTP answers in the
+// request's encoding).
+func checkStatusResponse(t *testing.T, o operation, code string, r *openapi3.Response) {
+	t.Helper()
+	if got := slices.Sorted(maps.Keys(r.Content)); !slices.Equal(got, []string{otlp.ContentTypeJSON, otlp.ContentTypeProtobuf}) {
+		t.Errorf("%s: %s content types = %v, want %s and %s", o, code, got, otlp.ContentTypeJSON, otlp.ContentTypeProtobuf)
+		return
+	}
+	sc := r.Content[otlp.ContentTypeJSON].Schema
+	if sc == nil || sc.Value == nil || sc.Value.Properties["code"] == nil || !slices.Contains(sc.Value.Required, "code") {
+		t.Errorf("%s: %s JSON schema is not a google.rpc.Status with a required code", o, code)
+	}
+	if code == "429" || code == "503" {
+		if h := r.Headers["Retry-After"]; h == nil || !h.Value.Required {
+			t.Errorf("%s: %s does not document a required Retry-After header", o, code)
 		}
 	}
 }

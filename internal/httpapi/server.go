@@ -27,6 +27,10 @@ import (
 // Version is the API and OpenAPI document version.
 const Version = "1.0.0"
 
+// License is the SPDX identifier of the licence the OpenAPI document
+// declares (info.license). It must name the licence the repository ships.
+const License = "AGPL-3.0-only"
+
 // Config is what the HTTP layer needs from the settings.
 type Config struct {
 	BaseURL, AppURL, DocsURL string
@@ -134,10 +138,11 @@ func (s *Server) humaConfig(cfg Config) huma.Config {
 	c.AllowAdditionalPropertiesByDefault = true // unknown request fields are ignored
 	c.Info.Description = "Errata groups the errors applications send into error groups and tickets and notifies people. " +
 		"Errors are RFC 9457 problems whose type is " + cfg.DocsURL + "/errors/<code>."
+	c.Info.License = &huma.License{Name: License, Identifier: License}
 	c.Servers = []*huma.Server{{URL: cfg.BaseURL}}
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		schemeSession: {Type: "http", Scheme: "bearer", Description: "Session token from POST /v1/auth/sign-in/email (or the errata_session cookie of the dashboard)."},
-		schemeAPIKey:  {Type: "http", Scheme: "bearer", Description: "Project API key svc_live_<key_id>_<secret>; ingestion endpoints only."},
+		SchemeAPIKey:  {Type: "http", Scheme: "bearer", Description: "Project API key svc_live_<key_id>_<secret>; ingestion endpoints only."},
 	}
 	return c
 }

@@ -87,6 +87,14 @@ func ParseLevel(s string) (Level, bool) {
 	return 0, false
 }
 
+// LevelNames returns every name ParseLevel accepts, in lower case: the five
+// levels, then their synonyms. The API document lists them from here.
+func LevelNames() []string {
+	return []string{"debug", "info", "warn", "error", "fatal",
+		"trace", "information", "informational", "notice", "log", "warning", "err",
+		"critical", "crit", "alert", "emerg", "emergency", "panic"}
+}
+
 var errInvalidLevel = errors.New("ingest: invalid level")
 
 // MarshalJSON encodes the level as its canonical name.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,9 @@ func TestParseLevel(t *testing.T) {
 		Error: {"error", "err"},
 		Fatal: {"fatal", "critical", "crit", "alert", "emerg", "emergency", "panic"},
 	}
+	var all []string
 	for level, names := range want {
+		all = append(all, names...)
 		for _, name := range names {
 			for _, s := range []string{name, strings.ToUpper(name), strings.ToUpper(name[:1]) + name[1:]} {
 				if got, ok := ParseLevel(s); !ok || got != level {
@@ -24,11 +27,21 @@ func TestParseLevel(t *testing.T) {
 			}
 		}
 	}
+	if got := LevelNames(); !sameSet(got, all) {
+		t.Errorf("LevelNames() = %v, want the names %v", got, all)
+	}
 	for _, s := range []string{"", "e", "verbose", "warnings", " info", "info ", "informationals", "fatal!", "ınfo", "3"} {
 		if got, ok := ParseLevel(s); ok {
 			t.Errorf("ParseLevel(%q) = %v, true; want false", s, got)
 		}
 	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 func TestLevelString(t *testing.T) {

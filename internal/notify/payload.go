@@ -73,7 +73,7 @@ type DigestInfo struct {
 	WindowCount   int64        `json:"window_count"`
 	BusiestWindow Busiest      `json:"busiest_window"`
 	LatestSummary view.Summary `json:"latest_summary"`
-	SummaryIDs    []string     `json:"summary_ids" maxItems:"300" doc:"ism_ identifiers, at most 300, newest first"`
+	SummaryIDs    []string     `json:"summary_ids" nullable:"false" maxItems:"300" doc:"ism_ identifiers, at most 300, newest first"`
 	URL           string       `json:"url" doc:"{app_url}/projects/{project_id}/summaries?from=<start>&to=<end>"`
 }
 
