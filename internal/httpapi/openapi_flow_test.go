@@ -70,6 +70,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: owner, Body: batch}, http.StatusUnauthorized, "unauthorized")
 			c.call(t, apitest.Request{Method: "POST", Path: "/v1/ingest", Token: live, Body: map[string]any{"service": "web", "events": []any{}}}, http.StatusUnprocessableEntity, "validation-failed")
 			processingFlow(t, c, owner, prj, live)
+			otlpFlow(t, c, live)
 		}
 		do("DELETE", "/v1/keys/"+keyID, owner, nil, http.StatusNoContent, "")
 		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")

@@ -35,10 +35,12 @@ type Handler struct {
 }
 
 // Mount serves POST /v1/logs on srv through in, with the per-project
-// rate limit of ingestion instead of the per-caller one.
+// rate limit of ingestion instead of the per-caller one, and adds it to
+// the OpenAPI document.
 func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
 	srv.Mux().Handle("POST "+Path, &Handler{intake: in, log: log})
 	srv.ExemptFromCallerLimit(Path)
+	document(srv.API())
 }
 
 // ServeHTTP checks, in the order of POST /v1/ingest, the credential, the rate
