@@ -188,13 +188,15 @@ func (a *App) registerGauges() {
 	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
 	a.Metrics.Gauge("errata_ingest_failed_batches", "Batches set aside after failing to process five times (errata queue failed lists them).", func() float64 { return float64(m.Stats().Failed) })
 	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })
-	a.Metrics.Gauge("errata_deliveries_pending", "Deliveries waiting for an attempt or a retry.", func() float64 {
+	a.Metrics.Gauge("errata_delivery_pending", "Deliveries waiting for an attempt or a retry.", func() float64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		n, _ := a.DB.Read().CountPendingDeliveries(ctx)
 		return float64(n)
 	})
-	a.Metrics.Gauge("errata_data_dir_free_bytes", "Free bytes in the SQLite data directory (-1 on PostgreSQL).", func() float64 { return float64(m.Stats().FreeDisk) })
+	if m.WatchesDisk() { // absent on PostgreSQL rather than a made-up value
+		a.Metrics.Gauge("errata_data_dir_free_bytes", "Free bytes in the SQLite data directory.", func() float64 { return float64(m.Stats().FreeDisk) })
+	}
 }
 
 // Run serves until ctx is cancelled, then shuts down in order: stop taking

@@ -34,6 +34,24 @@ const (
 	RefusedInternal    = "internal"
 )
 
+// Ingestion routes, the values of the route label of the ingest counters.
+const (
+	RouteIngest   = "ingest"    // POST /v1/ingest
+	RouteOTLPHTTP = "otlp_http" // POST /v1/logs
+	RouteOTLPGRPC = "otlp_grpc" // OTLP/gRPC LogsService/Export
+)
+
+// The label values every labelled counter starts with, at zero, so that a
+// dashboard or an alert on a rate sees a series before the first event. A
+// new route, reason, delivery event or outcome is added here.
+var (
+	routes  = [...]string{RouteIngest, RouteOTLPHTTP, RouteOTLPGRPC}
+	reasons = [...]string{RefusedUnauthorized, RefusedRateLimited, RefusedBacklog, RefusedProjectBacklog, RefusedDisk, RefusedMemory,
+		RefusedUnavailable, RefusedMediaType, RefusedEncoding, RefusedTooLarge, RefusedMalformed, RefusedInvalid, RefusedShutdown, RefusedInternal}
+	deliveryEvents   = [...]string{"ticket", "digest", "test"}     // store.Event*
+	deliveryOutcomes = [...]string{"delivered", "retry", "failed"} // store.Outcome*
+)
+
 // Metrics are the collectors the rest of the code updates.
 type Metrics struct {
 	reg *prometheus.Registry
@@ -95,6 +113,18 @@ func New() *Metrics {
 	})
 	reg.MustRegister(m.Deliveries, m.DeliverySeconds)
 	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches, m.ProcessedEvents, m.ProcessSeconds, m.FailedBatches)
+	for _, route := range routes {
+		m.AcceptedEvents.WithLabelValues(route)
+		m.AcceptedBatches.WithLabelValues(route)
+		for _, reason := range reasons {
+			m.Refused.WithLabelValues(route, reason)
+		}
+	}
+	for _, event := range deliveryEvents {
+		for _, outcome := range deliveryOutcomes {
+			m.Deliveries.WithLabelValues(event, outcome)
+		}
+	}
 	return m
 }
 

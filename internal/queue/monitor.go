@@ -172,3 +172,7 @@ func (m *Monitor) Stats() Stats {
 	}
 	return s
 }
+
+// WatchesDisk reports whether the monitor reads free disk space: on SQLite
+// it watches the data directory; PostgreSQL's disk is not ours to see.
+func (m *Monitor) WatchesDisk() bool { return m.dir != "" }
