@@ -36,6 +36,10 @@ func TestOpenAPIHygiene(t *testing.T) {
 	if sc := schemes["session"]; sc == nil || sc.Value.Type != "http" || sc.Value.Scheme != "bearer" {
 		t.Errorf("security scheme session = %+v, want http bearer", sc)
 	}
+	declared := map[string]bool{}
+	for _, tag := range c.doc.Tags {
+		declared[tag.Name] = tag.Description != ""
+	}
 	ids := map[string]string{}
 	for _, o := range c.operations() {
 		op := o.op
@@ -49,6 +53,11 @@ func TestOpenAPIHygiene(t *testing.T) {
 			t.Errorf("%s: operationId %q is also %s's", o, op.OperationID, prev)
 		}
 		ids[op.OperationID] = o.String()
+		for _, tag := range op.Tags {
+			if !declared[tag] {
+				t.Errorf("%s: tag %q is not declared with a description in the document's tags", o, tag)
+			}
+		}
 		if op.Security == nil {
 			t.Errorf("%s: declares no security; an operation without a credential says security: []", o)
 		}

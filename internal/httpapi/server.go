@@ -139,6 +139,7 @@ func (s *Server) humaConfig(cfg Config) huma.Config {
 	c.Info.Description = "Errata groups the errors applications send into error groups and tickets and notifies people. " +
 		"Errors are RFC 9457 problems whose type is " + cfg.DocsURL + "/errors/<code>."
 	c.Info.License = &huma.License{Name: License, Identifier: License}
+	c.Tags = tags()
 	c.Servers = []*huma.Server{{URL: cfg.BaseURL}}
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		schemeSession: {Type: "http", Scheme: "bearer", Description: "Session token from POST /v1/auth/sign-in/email (or the errata_session cookie of the dashboard)."},
