@@ -17,7 +17,7 @@ import (
 // body is read with hard limits and within the memory budget (a gzip bomb
 // stops at 20 MiB decompressed).
 func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
-	const route = "ingest"
+	const route = metrics.RouteIngest
 	in := s.intake
 	p, err := in.AdmitHTTP(w, r, route, bearer(r))
 	if err != nil {

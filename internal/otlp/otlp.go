@@ -24,8 +24,8 @@ import (
 
 // Route labels of the ingestion metrics.
 const (
-	RouteHTTP = "otlp_http"
-	RouteGRPC = "otlp_grpc"
+	RouteHTTP = metrics.RouteOTLPHTTP
+	RouteGRPC = metrics.RouteOTLPGRPC
 )
 
 // failure is a refusal in transport-neutral terms: the HTTP status, the
