@@ -76,29 +76,79 @@ func corpusMessages(t testing.TB) []string {
 	return msgs
 }
 
+// goldenTraceOf is what the golden file of version a records for trace.
+func goldenTraceOf(trace string, a *algorithm) goldenTrace {
+	res := fingerprint(Input{StackTrace: trace}, a)
+	st := parseStack(trace, a)
+	gt := goldenTrace{
+		Language: st.Language, Rule: res.Rule, ExceptionType: res.ExceptionType,
+		Types: st.Types, Title: res.Title, Parts: res.Parts, Fingerprint: res.Fingerprint,
+	}
+	for _, f := range res.Frames {
+		k := f.key()
+		if f.InApp {
+			k = "+" + k
+		}
+		gt.Frames = append(gt.Frames, k)
+	}
+	return gt
+}
+
+// goldenMessageOf is what the golden file of version a records for message m.
+func goldenMessageOf(m string, a *algorithm) goldenMessage {
+	res := fingerprint(Input{Message: m}, a)
+	return goldenMessage{Message: m, Template: res.Template, Title: res.Title, Fingerprint: res.Fingerprint}
+}
+
 func buildGolden(t *testing.T) golden {
 	g := golden{Version: Version, Traces: map[string]goldenTrace{}}
 	for name, trace := range corpusTraces(t) {
-		res := Fingerprint(Input{StackTrace: trace})
-		st := ParseStack(trace)
-		gt := goldenTrace{
-			Language: st.Language, Rule: res.Rule, ExceptionType: res.ExceptionType,
-			Types: st.Types, Title: res.Title, Parts: res.Parts, Fingerprint: res.Fingerprint,
-		}
-		for _, f := range res.Frames {
-			k := f.key()
-			if f.InApp {
-				k = "+" + k
-			}
-			gt.Frames = append(gt.Frames, k)
-		}
-		g.Traces[name] = gt
+		g.Traces[name] = goldenTraceOf(trace, current)
 	}
 	for _, m := range corpusMessages(t) {
-		res := Fingerprint(Input{Message: m})
-		g.Messages = append(g.Messages, goldenMessage{Message: m, Template: res.Template, Title: res.Title, Fingerprint: res.Fingerprint})
+		g.Messages = append(g.Messages, goldenMessageOf(m, current))
 	}
 	return g
+}
+
+// TestGoldenV1 proves that version 1 is still computed exactly: every entry
+// of testdata/golden_v1.json, written by the release that introduced version
+// 1 and never updated since, must come out of FingerprintVersion(…, 1) and
+// ParseStack under version 1 unchanged, field for field.
+func TestGoldenV1(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "golden_v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want golden
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if want.Version != 1 || len(want.Traces) == 0 || len(want.Messages) == 0 {
+		t.Fatalf("golden_v1.json: version %d, %d traces, %d messages", want.Version, len(want.Traces), len(want.Messages))
+	}
+	v1 := algorithms[1]
+	for name, wt := range want.Traces {
+		trace, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := goldenTraceOf(string(trace), v1)
+		if res, ok := FingerprintVersion(Input{StackTrace: string(trace)}, 1); !ok || res.Fingerprint != got.Fingerprint || res.Version != 1 {
+			t.Errorf("%s: FingerprintVersion(…, 1) = %v, %v", name, res, ok)
+		}
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(wt)
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("trace %s under version 1:\ngot  %s\nwant %s", name, gb, wb)
+		}
+	}
+	for _, wm := range want.Messages {
+		if got := goldenMessageOf(wm.Message, v1); got != wm {
+			t.Errorf("message %q under version 1:\ngot  %+v\nwant %+v", wm.Message, got, wm)
+		}
+	}
 }
 
 // TestGolden compares every trace and message of the corpus with
@@ -111,6 +161,7 @@ func TestGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "golden.json")
+	// testdata/golden_v1.json is never rewritten: see TestGoldenV1.
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)

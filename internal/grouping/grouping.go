@@ -12,10 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// Version is the fingerprint algorithm version, stored with every group. Bump
-// it whenever a change could move an existing event into a different group.
-const Version = 1
-
 // Rule says which input produced a fingerprint.
 type Rule string
 
@@ -57,24 +53,29 @@ type Result struct {
 // exception type(s) and normalised in-app frames when a stack trace parses;
 // else the parameterised message.
 func Fingerprint(in Input) Result {
-	res := Result{Version: Version}
+	return fingerprint(in, current)
+}
+
+// fingerprint is Fingerprint under algorithm a.
+func fingerprint(in Input, a *algorithm) Result {
+	res := Result{Version: a.version}
 	var st Stack
 	msg := in.Message
 	if in.StackTrace != "" {
-		st = ParseStack(in.StackTrace)
+		st = parseStack(in.StackTrace, a)
 		if msg == "" {
 			msg = st.Message
 		}
 	} else if strings.IndexByte(in.Message, '\n') >= 0 {
 		// Loggers often put the whole trace in the message.
-		if s := ParseStack(in.Message); len(s.Frames) > 0 {
+		if s := parseStack(in.Message, a); len(s.Frames) > 0 {
 			st = s
 			if s.Message != "" || len(s.Types) > 0 {
 				msg = s.Message
 			}
 		}
 	}
-	res.Template = Parameterize(msg)
+	res.Template = parameterize(msg, &a.params)
 	res.Frames = st.Frames
 	if len(st.Types) > 0 {
 		res.ExceptionType = st.Types[0]

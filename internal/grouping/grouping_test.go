@@ -160,3 +160,26 @@ func TestFrameNormalisation(t *testing.T) {
 		}
 	}
 }
+
+func TestVersions(t *testing.T) {
+	t.Parallel()
+	vs := Versions()
+	if len(vs) == 0 || vs[0] != OldestVersion || vs[len(vs)-1] != Version {
+		t.Fatalf("Versions() = %v, want %d … %d", vs, OldestVersion, Version)
+	}
+	for _, v := range vs {
+		res, ok := FingerprintVersion(Input{Message: "user 42 not found"}, v)
+		if !ok || res.Version != v || len(res.Fingerprint) != 64 {
+			t.Errorf("FingerprintVersion(…, %d) = %+v, %v", v, res, ok)
+		}
+	}
+	for _, v := range []int{-1, 0, OldestVersion - 1, Version + 1} {
+		if res, ok := FingerprintVersion(Input{Message: "x"}, v); ok || res.Fingerprint != "" {
+			t.Errorf("FingerprintVersion(…, %d) = %+v, %v, want nothing", v, res, ok)
+		}
+	}
+	cur, _ := FingerprintVersion(Input{StackTrace: javaTrace}, Version)
+	if got := Fingerprint(Input{StackTrace: javaTrace}); got.Fingerprint != cur.Fingerprint {
+		t.Errorf("Fingerprint = %s, FingerprintVersion(…, Version) = %s", got.Fingerprint, cur.Fingerprint)
+	}
+}

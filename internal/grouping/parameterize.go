@@ -32,6 +32,11 @@ const (
 // looks at each word once, tries the specific shapes first (a UUID is not
 // three ints, a URL keeps nothing of its query) and copies everything else.
 func Parameterize(msg string) string {
+	return parameterize(msg, &current.params)
+}
+
+// parameterize is Parameterize under rules p.
+func parameterize(msg string, p *paramRules) string {
 	msg = firstLines(msg, 2)
 	n := len(msg)
 	var b strings.Builder

@@ -44,28 +44,33 @@ func (f Frame) key() string {
 // Python, JavaScript V8 and Firefox/Safari, .NET, Ruby, PHP) into frames plus
 // the exception type(s) and message it names. Unknown text gives an empty Stack.
 func ParseStack(s string) Stack {
+	return parseStack(s, current)
+}
+
+// parseStack is ParseStack under algorithm a.
+func parseStack(s string, a *algorithm) Stack {
 	lines := splitLines(s)
-	switch detect(s, lines) {
+	switch detect(s, lines, a) {
 	case "python":
-		return parsePython(lines)
+		return parsePython(lines, a)
 	case "go":
-		return parseGo(lines)
+		return parseGo(lines, a)
 	case "php":
-		return parsePHP(lines)
+		return parsePHP(lines, a)
 	case "ruby":
-		return parseRuby(lines)
+		return parseRuby(lines, a)
 	case "java":
-		return parseJava(lines)
+		return parseJava(lines, a)
 	case "dotnet":
-		return parseDotnet(lines)
+		return parseDotnet(lines, a)
 	case "javascript":
-		return parseJS(lines)
+		return parseJS(lines, a)
 	}
 	return Stack{}
 }
 
 // detect names the format of a trace from its most telling lines.
-func detect(s string, lines []string) string {
+func detect(s string, lines []string, a *algorithm) string {
 	switch {
 	case strings.Contains(s, "Traceback (most recent call last)") ||
 		(strings.Contains(s, "File \"") && strings.Contains(s, "\", line ")):

@@ -10,7 +10,7 @@ import "strings"
 //	 ---> System.NullReferenceException: Object reference not set…
 //	   at Acme.Orders.Service.Place(Order o) in C:\src\Service.cs:line 42
 //	   --- End of inner exception stack trace ---
-func parseDotnet(lines []string) Stack {
+func parseDotnet(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "dotnet"}
 	first := -1
 	for k, l := range lines {

@@ -16,7 +16,7 @@ const (
 //	goroutine 1 [running]:
 //	main.(*Server).handle(0xc000010000, {0x4d2f60, 0xc00001c030})
 //		/home/u/app/server.go:42 +0x1d
-func parseGo(lines []string) Stack {
+func parseGo(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "go"}
 	k := 0
 	for ; k < len(lines); k++ {

@@ -11,7 +11,7 @@ import "strings"
 //	Caused by: java.io.IOException: disk full
 //		at com.acme.Disk.write(Disk.java:7)
 //		... 5 more
-func parseJava(lines []string) Stack {
+func parseJava(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "java"}
 	first := -1
 	for k, l := range lines {

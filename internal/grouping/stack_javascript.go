@@ -10,7 +10,7 @@ import "strings"
 //	TypeError: x is not a function
 //	    at Object.<anonymous> (/app/src/a.js:10:15)
 //	    at async Promise.all (index 0)
-func parseJS(lines []string) Stack {
+func parseJS(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "javascript"}
 	header := true
 	for k := 0; k < len(lines); k++ {

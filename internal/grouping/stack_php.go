@@ -16,7 +16,7 @@ import "strings"
 // code at file(line) belongs to the function called on the next line, and
 // the throw site to the function called on "#0". Frames are shifted so that
 // each pairs a place with the function it is in, as other languages do.
-func parsePHP(lines []string) Stack {
+func parsePHP(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "php"}
 	var types, msgs []string
 	var block []phpCall // the current exception's "#N" lines, the throw site first

@@ -10,7 +10,7 @@ import "strings"
 //	  File "/app/x.py", line 10, in handler
 //	    code
 //	ValueError: msg
-func parsePython(lines []string) Stack {
+func parsePython(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "python"}
 	type exc struct{ typ, msg string }
 	var excs []exc

@@ -9,7 +9,7 @@ import "strings"
 //
 //	app/models/user.rb:10:in `save': undefined method `name' for nil (NoMethodError)
 //		from app/controllers/users_controller.rb:5:in `create'
-func parseRuby(lines []string) Stack {
+func parseRuby(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "ruby"}
 	for k, l := range lines {
 		t := strings.TrimSpace(l)
