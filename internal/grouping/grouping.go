@@ -82,7 +82,7 @@ func fingerprint(in Input, a *algorithm) Result {
 	}
 	if len(st.Frames) > 0 {
 		res.Rule = RuleStackTrace
-		res.Parts = stackParts(st, res.Template)
+		res.Parts = stackParts(st, res.Template, a)
 	} else {
 		res.Rule = RuleMessage
 		res.Parts = []string{"message", res.Template}
@@ -101,7 +101,13 @@ func fingerprint(in Input, a *algorithm) Result {
 		res.Parts = parts
 	}
 	res.Fingerprint = hashParts(res.Parts)
-	res.Title = title(st, res.ExceptionType, res.Template)
+	titleLine := res.Template
+	if a.stackTitle && len(st.Types) > 0 {
+		// The trace's own exception, not a log or framework wrapper
+		// ("Internal Server Error: /x", "Servlet.service() … threw exception").
+		titleLine = parameterize(st.Message, &a.params)
+	}
+	res.Title = title(st, res.ExceptionType, titleLine)
 	if res.Title == "" {
 		res.Title = frameTitle(st.Frames)
 	}
@@ -113,11 +119,20 @@ func fingerprint(in Input, a *algorithm) Result {
 // count once so the depth of a recursion does not split a group. When no
 // exception type is known (debug.Stack(), Firefox), the message template
 // stands in for it, so different errors logged from one place stay apart.
-func stackParts(st Stack, template string) []string {
-	parts := make([]string, 0, len(st.Types)+len(st.Frames)+2)
+//
+// From version 2 the primary exception's value follows the types, so that
+// one place failing in two ways ("Connection refused", "Connection timed
+// out") gives two groups.
+func stackParts(st Stack, template string, a *algorithm) []string {
+	parts := make([]string, 0, len(st.Types)+len(st.Frames)+3)
 	parts = append(parts, "stacktrace")
 	for _, t := range st.Types {
 		parts = append(parts, "type:"+t)
+	}
+	if a.value && len(st.Types) > 0 {
+		if v := exceptionValue(st.Message, a); v != "" {
+			parts = append(parts, "value:"+v)
+		}
 	}
 	if len(st.Types) == 0 {
 		parts = append(parts, "message:"+template)

@@ -19,7 +19,7 @@ func TestFingerprintRules(t *testing.T) {
 	}{
 		{"message", Input{Message: "user 42 not found"}, RuleMessage, []string{"message", "user <int> not found"}},
 		{"stack", Input{Message: "ignored 1", StackTrace: javaTrace}, RuleStackTrace,
-			[]string{"stacktrace", "type:java.lang.IllegalStateException", "frame:com.acme.Foo:bar"}},
+			[]string{"stacktrace", "type:java.lang.IllegalStateException", "value:boom <int>", "frame:com.acme.Foo:bar"}},
 		{"custom", Input{Message: "x", Fingerprint: []string{"db", "timeout"}}, RuleCustom, []string{"custom", "db", "timeout"}},
 		{"custom default", Input{StackTrace: javaTrace, Fingerprint: []string{"{{ default }}", "eu"}}, RuleCustom,
 			[]string{"custom", def.Fingerprint, "eu"}},
@@ -27,7 +27,9 @@ func TestFingerprintRules(t *testing.T) {
 			[]string{"custom", def.Fingerprint}},
 		{"empty custom is absent", Input{Message: "m 1", Fingerprint: []string{}}, RuleMessage, []string{"message", "m <int>"}},
 		{"trace inside message", Input{Message: "worker failed\n" + javaTrace}, RuleStackTrace,
-			[]string{"stacktrace", "type:java.lang.IllegalStateException", "frame:com.acme.Foo:bar"}},
+			[]string{"stacktrace", "type:java.lang.IllegalStateException", "value:boom <int>", "frame:com.acme.Foo:bar"}},
+		{"null value is no value", Input{StackTrace: "java.lang.NullPointerException: null\n\tat com.acme.Foo.bar(Foo.java:10)\n"}, RuleStackTrace,
+			[]string{"stacktrace", "type:java.lang.NullPointerException", "frame:com.acme.Foo:bar"}},
 		{"unparsable trace", Input{Message: "disk full on 10.0.0.1", StackTrace: "no frames here"}, RuleMessage,
 			[]string{"message", "disk full on <ip>"}},
 	}

@@ -21,6 +21,8 @@ const (
 	phFloat       = "<float>"
 	phQuoted      = "<quoted>"
 	phBool        = "<bool>"
+	phID          = "<id>"
+	phPath        = "<path>"
 )
 
 // Parameterize replaces the variable parts of a message with placeholders
@@ -44,11 +46,11 @@ func parameterize(msg string, p *paramRules) string {
 	// noQuote[q] is where an unterminated quote of kind q was found to end:
 	// a later quote of that kind before it cannot close either, and knowing
 	// that keeps the scan linear.
-	noQuote := [2]int{-1, -1}
+	noQuote := [quoteKinds]int{-1, -1, -1}
 	for i := 0; i < n; {
 		c := msg[i]
 		if isWord(c) {
-			if end, ph := matchWord(msg, i); end > i {
+			if end, ph := matchWord(msg, i, p); end > i {
 				b.WriteString(ph)
 				i = end
 				continue
@@ -57,6 +59,21 @@ func parameterize(msg string, p *paramRules) string {
 			b.WriteString(msg[i:j])
 			i = j
 			continue
+		}
+		if c == '[' && p.bracketIPv6 && i+1 < n {
+			// "[::1]:80" and "[2001:db8::1]:443" read like "10.0.0.1:80".
+			if end := matchIPv6(msg, i+1); end > i+1 && end < n && msg[end] == ']' {
+				b.WriteString(phIP)
+				i = end + 1
+				continue
+			}
+		}
+		if p.quoted || p.paths {
+			if end, ph := matchValueShapes(msg, i, p, &noQuote); end > i {
+				b.WriteString(ph)
+				i = end
+				continue
+			}
 		}
 		if (c == ':' || c == '[') && i+1 < n && msg[i+1] == ':' {
 			// "::1" starts with no word at all.
@@ -125,7 +142,7 @@ func firstLines(s string, max int) string {
 
 // matchWord tries every placeholder that can start with the word at i, most
 // specific first, and returns the end of the match and its placeholder.
-func matchWord(s string, i int) (int, string) {
+func matchWord(s string, i int, p *paramRules) (int, string) {
 	j := wordEnd(s, i)
 	next := byte(0)
 	if j < len(s) {
@@ -146,6 +163,11 @@ func matchWord(s string, i int) (int, string) {
 	if isHexDigit(c) {
 		if end, ph := matchHexShapes(s, i, j); end > 0 {
 			return end, ph
+		}
+	}
+	if p.ids {
+		if end := matchID(s, i, j); end > 0 {
+			return end, phID
 		}
 	}
 	if isDigit(c) {
@@ -376,7 +398,7 @@ func matchNumber(s string, i int) (int, string) {
 
 // matchAfterAssign matches a quoted value or a boolean right after '=' (or a
 // quoted value right after ':', as in JSON).
-func matchAfterAssign(s string, i int, assign bool, noQuote *[2]int) (int, string) {
+func matchAfterAssign(s string, i int, assign bool, noQuote *[quoteKinds]int) (int, string) {
 	n := len(s)
 	if i >= n {
 		return 0, ""

@@ -17,7 +17,12 @@ func TestParameterize(t *testing.T) {
 		{"hostname several labels with digit", "node db-3.prod.acme down", "node <hostname> down"},
 		{"ipv4", "dial tcp 10.0.12.7:5432: connect: connection refused", "dial tcp <ip>:<int>: connect: connection refused"},
 		{"ipv6", "from 2001:db8::ff00:42:8329 and fe80::1%eth0", "from <ip> and <ip>"},
-		{"ipv6 loopback", "listen [::1]:8080", "listen [<ip>]:<int>"},
+		{"ipv6 loopback", "listen [::1]:8080", "listen <ip>:<int>"},
+		{"ipv6 bracketed port", "http: panic serving [2001:db8::7]:60825: x", "http: panic serving <ip>:<int>: x"},
+		{"ipv6 bracketed zone", "dial [fe80::1%eth0]:22 failed", "dial <ip>:<int> failed"},
+		{"ipv4 port like ipv6", "http: panic serving 10.42.3.17:51234: x", "http: panic serving <ip>:<int>: x"},
+		{"generated id", "session j63zfamesa90bn0ioew25nfxuvmu0nvz expired", "session <id> expired"},
+		{"short mixed word stays", "codec h264 and x86_64 ok", "codec h264 and x86_64 ok"},
 		{"ipv6 mapped", "peer ::ffff:192.0.2.128 closed", "peer <ip> closed"},
 		{"ipv6 full", "addr 2001:0db8:85a3:0000:0000:8a2e:0370:7334 bad", "addr <ip> bad"},
 		{"traceparent", "bad parent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "bad parent <traceparent>"},
@@ -75,6 +80,44 @@ func TestParameterize(t *testing.T) {
 				t.Errorf("Parameterize(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestParameterizeVersion1 pins what version 1 did differently.
+func TestParameterizeVersion1(t *testing.T) {
+	t.Parallel()
+	v1 := &algorithms[1].params
+	tests := []struct{ in, want string }{
+		{"listen [::1]:8080", "listen [<ip>]:<int>"},
+		{"session j63zfamesa90bn0ioew25nfxuvmu0nvz expired", "session j63zfamesa90bn0ioew25nfxuvmu0nvz expired"},
+	}
+	for _, tt := range tests {
+		if got := parameterize(tt.in, v1); got != tt.want {
+			t.Errorf("version 1: parameterize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestParameterizeValue checks the rules for exception values: quoted
+// strings and paths are data too.
+func TestParameterizeValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"'user_8812'", "<quoted>"},
+		{"[Errno 2] No such file or directory: '/tmp/x/abc.txt'", "[Errno <int>] No such file or directory: <quoted>"},
+		{"open /var/lib/app/0001.wal: too many open files", "open <path>: too many open files"},
+		{`Cannot invoke "String.length()" because "<local1>" is null`, "Cannot invoke <quoted> because <quoted> is null"},
+		{"can't find user's file", "can't find user's file"},
+		{"Index 5 out of bounds for length 3", "Index <int> out of bounds for length <int>"},
+		{"index out of range [5] with length 3", "index out of range [<int>] with length <int>"},
+		{"<app.models.User object at 0x7f3a2b1c9d00>", "<app.models.User object at <hex>>"},
+		{"unterminated 'quote and `tick", "unterminated 'quote and `tick"},
+		{"a/b/c relative", "a/b/c relative"},
+	}
+	for _, tt := range tests {
+		if got := parameterize(tt.in, current.valueRules()); got != tt.want {
+			t.Errorf("value parameterize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 

@@ -83,7 +83,7 @@ func detect(s string, lines []string, a *algorithm) string {
 		return "ruby"
 	}
 	for _, l := range lines {
-		t := strings.TrimLeft(l, " \t")
+		t := strings.TrimLeft(a.frameLine(l), " \t")
 		if strings.HasPrefix(t, "at ") {
 			if kind := atKind(t[3:]); kind != "" {
 				return kind
@@ -91,7 +91,7 @@ func detect(s string, lines []string, a *algorithm) string {
 		}
 	}
 	for _, l := range lines {
-		if _, ok := parseFirefoxFrame(l); ok {
+		if _, ok := parseFirefoxFrame(l, a); ok {
 			return "javascript"
 		}
 	}
@@ -197,6 +197,28 @@ func isVariable(seg string) bool {
 	return len(seg) > 1 && (seg[0] == 'v' || seg[0] == 'V') && allDigitsDots(seg[1:])
 }
 
+// isVersionedName reports whether a directory is a runtime or package name
+// with its version, "python3.9", "ruby-2.7.0", "node-18.4": from version 2
+// such directories are skipped like hashes, so that an upgrade of the
+// runtime does not move every frame of the standard library.
+func isVersionedName(seg string) bool {
+	k := len(seg)
+	for k > 0 && (isDigit(seg[k-1]) || seg[k-1] == '.') {
+		k--
+	}
+	v := seg[k:]
+	if k == 0 || k == len(seg) || strings.IndexByte(v, '.') < 0 || !isDigit(v[0]) {
+		return false
+	}
+	name := strings.TrimRight(seg[:k], "-_v")
+	for j := 0; j < len(name); j++ {
+		if !isLetter(name[j]) {
+			return false
+		}
+	}
+	return name != ""
+}
+
 func allDigitsDots(s string) bool {
 	for k := 0; k < len(s); k++ {
 		if !isDigit(s[k]) && s[k] != '.' {
@@ -226,7 +248,7 @@ func stripURL(p string) string {
 // fileModule names a file-based frame's module as "dir/file": the base name
 // and the nearest directory that does not look generated, so that a frame
 // keeps its identity across checkouts, release directories and machines.
-func fileModule(p string) string {
+func fileModule(p string, a *algorithm) string {
 	p = stripURL(p)
 	if k := strings.IndexAny(p, "?#"); k >= 0 {
 		p = p[:k]
@@ -242,7 +264,7 @@ func fileModule(p string) string {
 		k := strings.LastIndexByte(dir, '/')
 		d := dir[k+1:]
 		dir = dir[:max(k, 0)]
-		if d != "" && d != "." && d != ".." && !isVariable(d) {
+		if d != "" && d != "." && d != ".." && !isVariable(d) && !(a.wrappers && isVersionedName(d)) {
 			return d + "/" + base
 		}
 	}
@@ -326,4 +348,23 @@ func isTypeName(name, extra string) bool {
 		}
 	}
 	return true
+}
+
+// frameLine is line l without the decorations a logger adds after a JVM
+// frame, from version 2: logback's packaging data ("… ~[classes/:na]",
+// "… [spring-web-5.2.7.jar:5.2.7]"). Before, such frames went unread and
+// a trace fell back to its (wrapper) message.
+func (a *algorithm) frameLine(l string) string {
+	if !a.wrappers || !strings.HasSuffix(l, "]") {
+		return l
+	}
+	k := strings.LastIndex(l, ") ")
+	if k < 0 {
+		return l
+	}
+	tail := l[k+2:]
+	if strings.HasPrefix(tail, "~[") || strings.HasPrefix(tail, "[") {
+		return l[:k+1]
+	}
+	return l
 }

@@ -24,6 +24,13 @@ func parseGo(lines []string, a *algorithm) Stack {
 		if strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, "]:") {
 			break
 		}
+		if st.Message == "" && a.wrappers {
+			if v, ok := goLoggedPanic(l); ok {
+				st.Message = goPanicValue(v)
+				st.Types = []string{goPanicType(st.Message)}
+				continue
+			}
+		}
 		if st.Message == "" {
 			switch {
 			case strings.HasPrefix(l, "panic: "):
@@ -51,6 +58,32 @@ func parseGo(lines []string, a *algorithm) Stack {
 		st.add(goFrame(fn, strings.TrimSpace(loc)), k-1)
 	}
 	return st
+}
+
+// goLoggedPanic finds the panic value in the lines that log a recovered
+// panic, from version 2: net/http's "2020/02/13 19:41:05 http: panic serving
+// [::1]:60825: <value>", a logger's "… panic: <value>", negroni's "PANIC:
+// <value>" and a bare "runtime error: …".
+func goLoggedPanic(l string) (string, bool) {
+	if k := strings.Index(l, "http: panic serving "); k >= 0 {
+		rest := l[k+len("http: panic serving "):]
+		if j := strings.Index(rest, ": "); j >= 0 {
+			return rest[j+2:], true
+		}
+		return "", false
+	}
+	for _, p := range []string{"panic: ", "PANIC: "} {
+		if k := strings.Index(l, p); k > 0 && l[k-1] == ' ' {
+			return l[k+len(p):], true
+		}
+		if strings.HasPrefix(l, "PANIC: ") {
+			return l[len("PANIC: "):], true
+		}
+	}
+	if strings.HasPrefix(l, "runtime error: ") {
+		return l, true
+	}
+	return "", false
 }
 
 // goPanicValue drops the " [recovered]" marks Go adds to a re-panic.

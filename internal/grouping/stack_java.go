@@ -15,7 +15,7 @@ func parseJava(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "java"}
 	first := -1
 	for k, l := range lines {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "at ") && atKind(t[3:]) == "java" {
+		if t := strings.TrimSpace(a.frameLine(l)); strings.HasPrefix(t, "at ") && atKind(t[3:]) == "java" {
 			first = k
 			break
 		}
@@ -32,7 +32,7 @@ func parseJava(lines []string, a *algorithm) Stack {
 	}
 	skipIndent := -1
 	for k, l := range lines[first:] {
-		t := strings.TrimLeft(l, " \t")
+		t := strings.TrimLeft(a.frameLine(l), " \t")
 		indent := len(l) - len(t)
 		if skipIndent >= 0 {
 			if indent > skipIndent {

@@ -21,11 +21,11 @@ func parseJS(lines []string, a *algorithm) Stack {
 			t = strings.TrimSuffix(t, " {")
 		}
 		if strings.HasPrefix(t, "at ") && atKind(t[3:]) != "" {
-			st.add(v8Frame(t[3:]), k)
+			st.add(v8Frame(t[3:], a), k)
 			header = false
 			continue
 		}
-		if f, ok := parseFirefoxFrame(t); ok {
+		if f, ok := parseFirefoxFrame(t, a); ok {
 			st.add(f, k)
 			header = false
 			continue
@@ -44,7 +44,7 @@ func parseJS(lines []string, a *algorithm) Stack {
 			if typ, msg, ok := jsHeader(t); ok {
 				st.Types = append(st.Types, typ)
 				st.Message = msg
-				for k+1 < len(lines) && !isJSFrameLine(lines[k+1]) && strings.TrimSpace(lines[k+1]) != "" {
+				for k+1 < len(lines) && !isJSFrameLine(lines[k+1], a) && strings.TrimSpace(lines[k+1]) != "" {
 					k++
 					st.Message += "\n" + strings.TrimSpace(lines[k])
 				}
@@ -54,12 +54,12 @@ func parseJS(lines []string, a *algorithm) Stack {
 	return st
 }
 
-func isJSFrameLine(l string) bool {
+func isJSFrameLine(l string, a *algorithm) bool {
 	t := strings.TrimSpace(l)
 	if strings.HasPrefix(t, "at ") {
 		return true
 	}
-	_, ok := parseFirefoxFrame(t)
+	_, ok := parseFirefoxFrame(t, a)
 	return ok
 }
 
@@ -75,7 +75,7 @@ func jsHeader(t string) (typ, msg string, ok bool) {
 }
 
 // v8Frame parses "[async ][new ]fn [as alias] (location)" or "location".
-func v8Frame(rest string) Frame {
+func v8Frame(rest string, a *algorithm) Frame {
 	fn, loc := "", rest
 	if strings.HasSuffix(rest, ")") {
 		if k := strings.LastIndex(rest, " ("); k >= 0 {
@@ -96,7 +96,7 @@ func v8Frame(rest string) Frame {
 	case path == "native" || path == "<anonymous>" || strings.HasPrefix(path, "index "):
 		f.File = path
 	default:
-		f.Module = fileModule(path)
+		f.Module = fileModule(path, a)
 		f.File = baseName(path)
 		f.InApp = jsInApp(path)
 	}
@@ -105,7 +105,7 @@ func v8Frame(rest string) Frame {
 
 // parseFirefoxFrame parses "fn@url:line:col", "@url:line:col" (anonymous)
 // and Firefox's nested names "outer/inner/<@…", which become "outer/inner".
-func parseFirefoxFrame(t string) (Frame, bool) {
+func parseFirefoxFrame(t string, a *algorithm) (Frame, bool) {
 	at := strings.LastIndexByte(t, '@')
 	if at < 0 || strings.ContainsAny(t[:at], " ()") && !strings.HasPrefix(t, "global code") {
 		return Frame{}, false
@@ -125,7 +125,7 @@ func parseFirefoxFrame(t string) (Frame, bool) {
 		fn = trimmed
 	}
 	return Frame{
-		Module:   fileModule(path),
+		Module:   fileModule(path, a),
 		Function: fn,
 		File:     baseName(path),
 		InApp:    jsInApp(path),

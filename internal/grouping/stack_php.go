@@ -29,7 +29,7 @@ func parsePHP(lines []string, a *algorithm) Stack {
 			if k+1 < len(block) {
 				fn = block[k+1].call
 			}
-			st.add(phpFrame(c.path, fn), c.line)
+			st.add(phpFrame(c.path, fn, a), c.line)
 		}
 		block = block[:0]
 	}
@@ -120,10 +120,10 @@ func phpTraceLine(t string) (phpCall, bool) {
 
 // phpFrame is the frame of code at path inside function fn ("Class->m",
 // "Class::m" or a plain function). "{main}" is the script's top level.
-func phpFrame(path, fn string) Frame {
+func phpFrame(path, fn string, a *algorithm) Frame {
 	f := Frame{Function: fn, InApp: path != "" && !containsAny(path, phpNonApp)}
 	if path != "[internal function]" && path != "{main}" && path != "" {
-		f.Module, f.File = fileModule(path), baseName(path)
+		f.Module, f.File = fileModule(path, a), baseName(path)
 	}
 	for _, sep := range []string{"->", "::"} {
 		if p := strings.LastIndex(fn, sep); p > 0 {

@@ -20,7 +20,7 @@ func parsePython(lines []string, a *algorithm) Stack {
 		t := strings.TrimLeft(l, " \t")
 		switch {
 		case strings.HasPrefix(t, "File \""):
-			st.add(pyFrame(t), k)
+			st.add(pyFrame(t, a), k)
 			sawFrame = true
 		case !sawFrame || t == "" || len(t) < len(l):
 			// Code, carets, separators and text outside a traceback.
@@ -37,6 +37,18 @@ func parsePython(lines []string, a *algorithm) Stack {
 			}
 			excs = append(excs, exc{typ, strings.TrimSpace(msg)})
 			sawFrame = false
+		}
+	}
+	if len(excs) == 0 && a.wrappers {
+		// Rollbar renders every language's trace this way, the exception
+		// first: "PDOException: msg" then `  File "x.php", line 1, in f`.
+		for _, l := range lines {
+			if t := strings.TrimSpace(l); t != "" {
+				if typ, msg, ok := splitTypeMessage(t, "\\"); ok && !strings.HasPrefix(t, "File \"") {
+					excs = append(excs, exc{typ, msg})
+				}
+				break
+			}
 		}
 	}
 	// The last exception printed is the one finally raised.
@@ -68,7 +80,7 @@ func pyStripGroupMargin(l string) string {
 }
 
 // pyFrame parses `File "/app/x.py", line 10, in handler`.
-func pyFrame(t string) Frame {
+func pyFrame(t string, a *algorithm) Frame {
 	rest := t[len("File \""):]
 	path := rest
 	if k := strings.IndexByte(rest, '"'); k >= 0 {
@@ -79,7 +91,7 @@ func pyFrame(t string) Frame {
 		fn = strings.TrimSpace(rest[k+len(", in "):])
 	}
 	return Frame{
-		Module:   fileModule(path),
+		Module:   fileModule(path, a),
 		Function: fn,
 		File:     baseName(path),
 		InApp:    !containsAny(path, pyNonApp),

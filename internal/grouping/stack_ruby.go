@@ -14,7 +14,7 @@ func parseRuby(lines []string, a *algorithm) Stack {
 	for k, l := range lines {
 		t := strings.TrimSpace(l)
 		t = strings.TrimPrefix(t, "from ")
-		if f, msg, ok := rubyFrame(t); ok {
+		if f, msg, ok := rubyFrame(t, a); ok {
 			st.add(f, k)
 			if len(st.Types) == 0 && msg != "" {
 				if typ, m, ok := rubyTrailingType(msg); ok {
@@ -46,7 +46,7 @@ func parseRuby(lines []string, a *algorithm) Stack {
 
 // rubyFrame parses "path:10:in `fn'" or "path:10:in 'Klass#fn'", returning
 // whatever follows the frame (": message (Type)" on the first line).
-func rubyFrame(t string) (Frame, string, bool) {
+func rubyFrame(t string, a *algorithm) (Frame, string, bool) {
 	k := strings.Index(t, ":in ")
 	if k < 0 || k+5 >= len(t) {
 		return Frame{}, "", false
@@ -67,7 +67,7 @@ func rubyFrame(t string) (Frame, string, bool) {
 	fn := rest[1 : 1+end]
 	after := strings.TrimPrefix(rest[2+end:], ": ")
 	return Frame{
-		Module:   fileModule(path),
+		Module:   fileModule(path, a),
 		Function: rubyMethod(fn),
 		File:     baseName(path),
 		InApp:    !containsAny(path, rubyNonApp) && !isRailsGemPath(path),

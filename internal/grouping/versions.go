@@ -46,10 +46,14 @@ type paramRules struct {
 	// bracketIPv6 turns "[::1]:8080" into "<ip>:<int>", like "10.0.0.1:8080",
 	// and reads more bare IPv6 forms.
 	bracketIPv6 bool
+	// ids turns long generated identifiers (16 bytes or more, with three
+	// digits and three letters) into <id>.
+	ids bool
 	// quoted replaces every quoted string ('…', "…", `…`, “…”) by <quoted>,
-	// not only those after '=' or ':'. Used for exception values, where the
-	// type and the frames already pin the place.
-	quoted bool
+	// not only those after '=' or ':'; paths replaces absolute paths by
+	// <path>. Both only for exception values, where the type and the frames
+	// already pin the place.
+	quoted, paths bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
@@ -57,7 +61,7 @@ var algorithms = [...]*algorithm{
 	1: {version: 1},
 	2: {
 		version:    2,
-		params:     paramRules{bracketIPv6: true},
+		params:     paramRules{bracketIPv6: true, ids: true},
 		value:      true,
 		wrappers:   true,
 		stackTitle: true,
@@ -70,7 +74,7 @@ var current = algorithms[Version]
 // valueRules parameterise an exception value for version a.
 func (a *algorithm) valueRules() *paramRules {
 	p := a.params
-	p.quoted = true
+	p.quoted, p.paths = true, true
 	return &p
 }
 

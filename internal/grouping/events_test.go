@@ -1,0 +1,195 @@
+package grouping
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// corpusEvent is one labelled real-world event of testdata/events/*.txt.
+//
+// A file holds records, each starting with a line "### <id>" followed by
+// "key: value" lines:
+//
+//	group:   the true group: events a person would call one problem share it
+//	source:  where the event comes from (repository#issue, or repository:path);
+//	         "variant of <id> (…)" marks an event derived from another one
+//	         by changing only what varies between occurrences
+//	message: the event's message, one line (optional)
+//	stack:   the rest of the record, up to the next "###", is the stack trace
+//	message block: as "stack:", for a message of several lines (optional)
+//
+// Lines before the first record and lines starting with "#" (but not "###")
+// between the header lines are comments.
+type corpusEvent struct {
+	ID, Group, Source, Format string
+	In                        Input
+}
+
+// loadEvents reads every testdata/events/*.txt file.
+func loadEvents(t testing.TB) []corpusEvent {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "events", "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []corpusEvent
+	seen := map[string]bool{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format := strings.TrimSuffix(filepath.Base(p), ".txt")
+		for _, e := range parseEvents(t, p, string(b)) {
+			e.Format = format
+			if seen[e.ID] {
+				t.Fatalf("%s: event %s twice", p, e.ID)
+			}
+			seen[e.ID] = true
+			evs = append(evs, e)
+		}
+	}
+	return evs
+}
+
+func parseEvents(t testing.TB, path, s string) []corpusEvent {
+	t.Helper()
+	var evs []corpusEvent
+	for _, rec := range strings.Split("\n"+s, "\n### ")[1:] {
+		lines := strings.Split(rec, "\n")
+		e := corpusEvent{ID: strings.TrimSpace(lines[0])}
+		k := 1
+	header:
+		for ; k < len(lines); k++ {
+			l := lines[k]
+			key, val, _ := strings.Cut(l, ":")
+			val = strings.TrimSpace(val)
+			switch {
+			case l == "" || strings.HasPrefix(l, "#"):
+			case key == "group":
+				e.Group = val
+			case key == "source":
+				e.Source = val
+			case key == "message" && val != "":
+				e.In.Message = val
+			case key == "message block" || key == "stack":
+				block := strings.TrimRight(strings.Join(lines[k+1:], "\n"), "\n") + "\n"
+				if key == "stack" {
+					e.In.StackTrace = block
+				} else {
+					e.In.Message = strings.TrimSuffix(block, "\n")
+				}
+				break header
+			default:
+				t.Fatalf("%s: event %s: unknown line %q", path, e.ID, l)
+			}
+		}
+		if e.ID == "" || e.Group == "" || e.Source == "" || (e.In.Message == "" && e.In.StackTrace == "") {
+			t.Fatalf("%s: event %q lacks an id, group, source or content", path, e.ID)
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// corpusFigures are what grouping does to labelled events.
+type corpusFigures struct {
+	Events, Groups, Formats int
+	// FalseMerges counts, over fingerprints, the true groups beyond the
+	// first that share one: the merges a person would have to undo.
+	FalseMerges int
+	// FalseSplits counts, over true groups, the fingerprints beyond the
+	// first they are spread over: the merges a person would have to do.
+	FalseSplits int
+	// Links is the number of merges grouping should make (events minus
+	// true groups); FalseSplits/Links is the false-split rate.
+	Links    int
+	Merged   []string // descriptions of false merges
+	SplitOff []string // descriptions of false splits
+}
+
+// measure groups evs under algorithm a (per fingerprint, as one project and
+// service would) and compares the result with the labels.
+func measure(evs []corpusEvent, a *algorithm) corpusFigures {
+	byFP := map[string][]corpusEvent{}
+	byGroup := map[string][]corpusEvent{}
+	formats := map[string]bool{}
+	for _, e := range evs {
+		fp := fingerprint(e.In, a).Fingerprint
+		byFP[fp] = append(byFP[fp], e)
+		byGroup[e.Group] = append(byGroup[e.Group], e)
+		formats[e.Format] = true
+	}
+	f := corpusFigures{Events: len(evs), Groups: len(byGroup), Formats: len(formats), Links: len(evs) - len(byGroup)}
+	for _, es := range byFP {
+		groups := map[string]string{}
+		for _, e := range es {
+			groups[e.Group] = e.ID
+		}
+		if len(groups) > 1 {
+			f.FalseMerges += len(groups) - 1
+			f.Merged = append(f.Merged, strings.Join(sortedValues(groups), " + "))
+		}
+	}
+	for g, es := range byGroup {
+		fps := map[string]string{}
+		for _, e := range es {
+			fps[fingerprint(e.In, a).Fingerprint] = e.ID
+		}
+		if len(fps) > 1 {
+			f.FalseSplits += len(fps) - 1
+			f.SplitOff = append(f.SplitOff, g+": "+strings.Join(sortedValues(fps), " / "))
+		}
+	}
+	sort.Strings(f.Merged)
+	sort.Strings(f.SplitOff)
+	return f
+}
+
+func sortedValues(m map[string]string) []string {
+	vs := make([]string, 0, len(m))
+	for _, v := range m {
+		vs = append(vs, v)
+	}
+	sort.Strings(vs)
+	return vs
+}
+
+// Targets of issue 12 on the labelled corpus.
+const (
+	maxFalseMerges    = 0
+	maxFalseSplitRate = 0.05
+	minCorpusEvents   = 300
+	minCorpusFormats  = 8
+)
+
+// TestCorpusQuality groups the labelled real-world corpus with the current
+// version and fails past the targets: no false merge, at most 5 % false
+// splits. -v prints the figures of every version.
+func TestCorpusQuality(t *testing.T) {
+	t.Parallel()
+	evs := loadEvents(t)
+	for _, v := range Versions() {
+		f := measure(evs, algorithms[v])
+		t.Logf("version %d: %d events, %d formats, %d true groups: %d false merges, %d false splits of %d links (%.1f %%)",
+			v, f.Events, f.Formats, f.Groups, f.FalseMerges, f.FalseSplits, f.Links, 100*float64(f.FalseSplits)/float64(max(f.Links, 1)))
+		if v != Version {
+			continue
+		}
+		for _, m := range f.Merged {
+			t.Errorf("false merge: %s", m)
+		}
+		if rate := float64(f.FalseSplits) / float64(max(f.Links, 1)); rate > maxFalseSplitRate {
+			t.Errorf("false splits %d of %d links (%.1f %%), want at most %.0f %%", f.FalseSplits, f.Links, 100*rate, 100*maxFalseSplitRate)
+		}
+		for _, s := range f.SplitOff {
+			t.Logf("false split: %s", s)
+		}
+		if f.Events < minCorpusEvents || f.Formats < minCorpusFormats {
+			t.Errorf("corpus has %d events in %d formats, want at least %d in %d", f.Events, f.Formats, minCorpusEvents, minCorpusFormats)
+		}
+	}
+}

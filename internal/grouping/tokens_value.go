@@ -1,0 +1,124 @@
+package grouping
+
+import "strings"
+
+// Shapes that version 2 replaces in exception values (quoted strings and
+// paths) and everywhere (generated ids). An exception value's type and
+// frames already pin the place, so what remains in quotes or paths is data.
+
+// quoteKinds are the quote characters a scan tracks: ", ' and `.
+const quoteKinds = 3
+
+// quoteKind is the index of quote character q in noQuote, or -1.
+func quoteKind(q byte) int {
+	switch q {
+	case '"':
+		return 0
+	case '\'':
+		return 1
+	case '`':
+		return 2
+	}
+	return -1
+}
+
+// matchValueShapes matches at i a quoted string (when p.quoted) or a path
+// (when p.paths), where a word cannot continue: "'user_8812'",
+// "\"/tmp/x\"", "/var/lib/x.db", "C:\\data\\x". noQuote remembers where an
+// unterminated quote of each kind ends, which keeps the scan linear.
+func matchValueShapes(s string, i int, p *paramRules, noQuote *[quoteKinds]int) (int, string) {
+	if i > 0 && (isWord(s[i-1]) || s[i-1] == '\\' || s[i-1] == '/' || s[i-1] == '.') {
+		return 0, "" // an apostrophe ("can't") or the middle of a token
+	}
+	c := s[i]
+	if p.quoted {
+		if kind := quoteKind(c); kind >= 0 {
+			if i < noQuote[kind] {
+				return 0, ""
+			}
+			for k := i + 1; k < len(s) && s[k] != '\n'; k++ {
+				switch s[k] {
+				case '\\':
+					k++
+				case c:
+					if boundary(s, k+1) {
+						return k + 1, phQuoted
+					}
+				}
+			}
+			noQuote[kind] = len(s)
+			return 0, ""
+		}
+		if strings.HasPrefix(s[i:], "“") {
+			if k := strings.Index(s[i:], "”"); k > 0 && strings.IndexByte(s[i:i+k], '\n') < 0 {
+				return i + k + len("”"), phQuoted
+			}
+		}
+	}
+	if p.paths {
+		if end := matchPath(s, i); end > 0 {
+			return end, phPath
+		}
+	}
+	return 0, ""
+}
+
+// matchPath matches an absolute path of two elements or more at i:
+// "/tmp/x/abc.txt", "~/app/x", "C:\\Users\\x". It ends at a space, a quote,
+// a comma, a closing bracket or a ':' followed by a space or a digit (a
+// line number belongs to the place, and the place is data here too).
+func matchPath(s string, i int) int {
+	k := i
+	switch {
+	case s[k] == '/':
+	case s[k] == '~' && k+1 < len(s) && s[k+1] == '/':
+		k++
+	case isLetter(s[k]) && k+2 < len(s) && s[k+1] == ':' && s[k+2] == '\\':
+		k += 2
+	default:
+		return 0
+	}
+	seps := 0
+	for ; k < len(s); k++ {
+		c := s[k]
+		if c == '/' || c == '\\' {
+			seps++
+			continue
+		}
+		if c <= ' ' || strings.IndexByte("\"'`,;()[]{}<>", c) >= 0 {
+			break
+		}
+		if c == ':' && (k+1 >= len(s) || s[k+1] == ' ') {
+			break
+		}
+	}
+	for k > i && (s[k-1] == '.' || s[k-1] == ':') { // the sentence's punctuation
+		k--
+	}
+	if seps < 2 || k-i < 3 {
+		return 0
+	}
+	return k
+}
+
+// matchID matches a generated identifier, the word [i,j) when it is 16
+// bytes or longer with at least three digits and three letters:
+// "j63zfamesa90bn0ioew25nfxuvmu0nvz", "AKIAIOSFODNN7EXAMPLE123".
+func matchID(s string, i, j int) int {
+	if j-i < 16 {
+		return 0
+	}
+	digits, letters := 0, 0
+	for k := i; k < j; k++ {
+		switch c := s[k]; {
+		case isDigit(c):
+			digits++
+		case isLetter(c):
+			letters++
+		}
+	}
+	if digits < 3 || letters < 3 {
+		return 0
+	}
+	return j
+}
