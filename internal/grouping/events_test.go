@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,25 @@ func parseEvents(t testing.TB, path, s string) []corpusEvent {
 	return evs
 }
 
+// legacyEvents are the traces of testdata/<language>/ and the messages of
+// testdata/messages.txt, written for the first corpus. A trace's true group
+// is its file name without the _a/_b suffix its must-merge pairs
+// (testdata/pairs.json) share; every message is a group of its own.
+func legacyEvents(t testing.TB) []corpusEvent {
+	t.Helper()
+	var evs []corpusEvent
+	for name, trace := range corpusTraces(t) {
+		lang, file, _ := strings.Cut(strings.TrimSuffix(name, ".txt"), "/")
+		group := strings.TrimSuffix(strings.TrimSuffix(file, "_a"), "_b")
+		evs = append(evs, corpusEvent{ID: name, Group: lang + "/" + group, Source: "errata corpus", Format: lang, In: Input{StackTrace: trace}})
+	}
+	for k, m := range corpusMessages(t) {
+		id := "messages.txt#" + strconv.Itoa(k+1)
+		evs = append(evs, corpusEvent{ID: id, Group: id, Source: "errata corpus", Format: "log", In: Input{Message: m}})
+	}
+	return evs
+}
+
 // corpusFigures are what grouping does to labelled events.
 type corpusFigures struct {
 	Events, Groups, Formats int
@@ -171,7 +191,15 @@ const (
 // splits. -v prints the figures of every version.
 func TestCorpusQuality(t *testing.T) {
 	t.Parallel()
-	evs := loadEvents(t)
+	real := loadEvents(t)
+	evs := append(legacyEvents(t), real...)
+	variants := 0
+	for _, e := range real {
+		if strings.HasPrefix(e.Source, "variant of ") {
+			variants++
+		}
+	}
+	t.Logf("corpus: %d events from public sources (%d of them variants), %d written for the first corpus", len(real), variants, len(evs)-len(real))
 	for _, v := range Versions() {
 		f := measure(evs, algorithms[v])
 		t.Logf("version %d: %d events, %d formats, %d true groups: %d false merges, %d false splits of %d links (%.1f %%)",

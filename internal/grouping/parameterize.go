@@ -169,6 +169,9 @@ func matchWord(s string, i int, p *paramRules) (int, string) {
 		if end := matchID(s, i, j); end > 0 {
 			return end, phID
 		}
+		if c == 'T' && j-i > 1 && i >= 7 && s[i-7:i] == "thread " && runOf(s, i+1, j, isDigit) == j {
+			return j, "T" + phInt // a sanitizer's thread number: "thread T2"
+		}
 	}
 	if isDigit(c) {
 		if end, ph := matchDigitShapes(s, i, j); end > 0 {

@@ -22,6 +22,7 @@ func TestParameterize(t *testing.T) {
 		{"ipv6 bracketed zone", "dial [fe80::1%eth0]:22 failed", "dial <ip>:<int> failed"},
 		{"ipv4 port like ipv6", "http: panic serving 10.42.3.17:51234: x", "http: panic serving <ip>:<int>: x"},
 		{"generated id", "session j63zfamesa90bn0ioew25nfxuvmu0nvz expired", "session <id> expired"},
+		{"sanitizer thread", "READ of size 8 at 0x62503173e040 thread T2", "READ of size <int> at <hex> thread T<int>"},
 		{"short mixed word stays", "codec h264 and x86_64 ok", "codec h264 and x86_64 ok"},
 		{"ipv6 mapped", "peer ::ffff:192.0.2.128 closed", "peer <ip> closed"},
 		{"ipv6 full", "addr 2001:0db8:85a3:0000:0000:8a2e:0370:7334 bad", "addr <ip> bad"},
