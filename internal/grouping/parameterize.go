@@ -50,6 +50,13 @@ func parameterize(msg string, p *paramRules) string {
 	for i := 0; i < n; {
 		c := msg[i]
 		if isWord(c) {
+			if p.codeLines && isDigit(c) && afterSourceFile(msg, i) {
+				// "src/main.rs:319:101": the line names the place.
+				j := runOf(msg, i, n, isDigit)
+				b.WriteString(msg[i:j])
+				i = j
+				continue
+			}
 			if end, ph := matchWord(msg, i, p); end > i {
 				b.WriteString(ph)
 				i = end

@@ -23,6 +23,8 @@ func TestParameterize(t *testing.T) {
 		{"ipv4 port like ipv6", "http: panic serving 10.42.3.17:51234: x", "http: panic serving <ip>:<int>: x"},
 		{"generated id", "session j63zfamesa90bn0ioew25nfxuvmu0nvz expired", "session <id> expired"},
 		{"sanitizer thread", "READ of size 8 at 0x62503173e040 thread T2", "READ of size <int> at <hex> thread T<int>"},
+		{"source location keeps its line", "thread 'main' panicked at src/main.rs:319:101:", "thread 'main' panicked at src/main.rs:319:<int>:"},
+		{"port after a host stays a number", "dial api.example.com:443 and 10.0.0.1:80", "dial <hostname>:<int> and <ip>:<int>"},
 		{"short mixed word stays", "codec h264 and x86_64 ok", "codec h264 and x86_64 ok"},
 		{"ipv6 mapped", "peer ::ffff:192.0.2.128 closed", "peer <ip> closed"},
 		{"ipv6 full", "addr 2001:0db8:85a3:0000:0000:8a2e:0370:7334 bad", "addr <ip> bad"},

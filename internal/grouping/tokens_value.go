@@ -122,3 +122,27 @@ func matchID(s string, i, j int) int {
 	}
 	return j
 }
+
+// sourceExts are the extensions of source files whose "file.ext:line" in a
+// message names a place in code.
+var sourceExts = map[string]bool{
+	"rs": true, "go": true, "py": true, "js": true, "mjs": true, "ts": true, "java": true, "kt": true,
+	"swift": true, "c": true, "cc": true, "cpp": true, "h": true, "hpp": true, "rb": true, "php": true,
+	"cs": true, "ex": true, "exs": true, "erl": true, "scala": true, "m": true, "mm": true, "dart": true,
+}
+
+// afterSourceFile reports whether position i (a digit) follows
+// "<name>.<source extension>:", as in "src/main.rs:319:101".
+func afterSourceFile(s string, i int) bool {
+	if i < 3 || s[i-1] != ':' {
+		return false
+	}
+	k := i - 1
+	for k > 0 && isLetter(s[k-1]) && i-1-k < 6 {
+		k--
+	}
+	if k == i-1 || k < 2 || s[k-1] != '.' || !isWord(s[k-2]) {
+		return false
+	}
+	return sourceExts[s[k:i-1]]
+}

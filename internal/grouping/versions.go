@@ -54,6 +54,10 @@ type paramRules struct {
 	// <path>. Both only for exception values, where the type and the frames
 	// already pin the place.
 	quoted, paths bool
+	// codeLines keeps the line number of a source location in a message
+	// ("src/main.rs:319:101" keeps 319): without frames, it is what tells
+	// two call sites in one file apart.
+	codeLines bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
@@ -61,7 +65,7 @@ var algorithms = [...]*algorithm{
 	1: {version: 1},
 	2: {
 		version:    2,
-		params:     paramRules{bracketIPv6: true, ids: true},
+		params:     paramRules{bracketIPv6: true, ids: true, codeLines: true},
 		value:      true,
 		wrappers:   true,
 		stackTitle: true,
