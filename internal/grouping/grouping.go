@@ -65,6 +65,11 @@ func fingerprint(in Input, a *algorithm) Result {
 		st = parseStack(in.StackTrace, a)
 		if msg == "" {
 			msg = st.Message
+			if msg == "" && len(st.Types) == 0 && a.wrappers {
+				// No message and no exception type: the trace's first line
+				// ("connect ECONNREFUSED 127.0.0.1:5432") says what failed.
+				msg = firstLines(in.StackTrace, 1)
+			}
 		}
 	} else if strings.IndexByte(in.Message, '\n') >= 0 {
 		// Loggers often put the whole trace in the message.
@@ -86,6 +91,9 @@ func fingerprint(in Input, a *algorithm) Result {
 	} else {
 		res.Rule = RuleMessage
 		res.Parts = []string{"message", res.Template}
+		if a.wrappers {
+			res.Parts[1] = trimTimePrefix(res.Template)
+		}
 	}
 	if len(in.Fingerprint) > 0 {
 		def := hashParts(res.Parts)
@@ -226,4 +234,16 @@ func truncate(s string, n int) string {
 		count++
 	}
 	return s[:i] + "…"
+}
+
+// trimTimePrefix drops the timestamp a logger puts before a message
+// ("<datetime> - ERROR …" reads as "ERROR …"), from version 2: the same line
+// logged with and without it is one problem.
+func trimTimePrefix(t string) string {
+	for _, ph := range []string{phDatetime, phDate, phTime} {
+		if rest, ok := strings.CutPrefix(t, ph); ok {
+			return strings.TrimLeft(rest, " -|:[]")
+		}
+	}
+	return t
 }

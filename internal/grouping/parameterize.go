@@ -103,6 +103,9 @@ func parameterize(msg string, p *paramRules) string {
 		case '=', ':':
 			b.WriteByte(c)
 			i++
+			if c == ':' && p.logFields && isMessageKey(msg, i-1) {
+				continue // a JSON log's "message" is the template itself
+			}
 			if end, ph := matchAfterAssign(msg, i, c == '=', &noQuote); end > i {
 				b.WriteString(ph)
 				i = end
@@ -181,7 +184,7 @@ func matchWord(s string, i int, p *paramRules) (int, string) {
 		}
 	}
 	if isDigit(c) {
-		if end, ph := matchDigitShapes(s, i, j); end > 0 {
+		if end, ph := matchDigitShapes(s, i, j, p); end > 0 {
 			return end, ph
 		}
 	} else if isLetter(c) {
@@ -191,7 +194,7 @@ func matchWord(s string, i int, p *paramRules) (int, string) {
 			}
 		}
 		if next == '.' || next == '-' {
-			if end := matchHostname(s, i); end > 0 {
+			if end := matchHostname(s, i, p); end > 0 {
 				return end, phHostname
 			}
 		}
@@ -321,7 +324,7 @@ func matchHexShapes(s string, i, j int) (int, string) {
 
 // matchDigitShapes matches what starts with a decimal digit: dates, times, IP
 // addresses, host names, durations, sizes and plain numbers.
-func matchDigitShapes(s string, i, j int) (int, string) {
+func matchDigitShapes(s string, i, j int, p *paramRules) (int, string) {
 	digits := i
 	for digits < j && isDigit(s[digits]) {
 		digits++
@@ -346,7 +349,7 @@ func matchDigitShapes(s string, i, j int) (int, string) {
 			if end := matchIPv4(s, i); end > 0 {
 				return end, phIP
 			}
-			if end := matchHostname(s, i); end > 0 {
+			if end := matchHostname(s, i, p); end > 0 {
 				return end, phHostname
 			}
 		case ' ':

@@ -39,7 +39,7 @@ func parseJS(lines []string, a *algorithm) Stack {
 			if typ, _, ok := jsHeader(cause); ok {
 				st.Types = append(st.Types, typ)
 			}
-		case header && len(st.Types) == 0 && len(t) == len(l):
+		case header && len(st.Types) == 0 && (len(t) == len(l) || a.wrappers && len(l)-len(t) <= 2):
 			// The first unindented line that names an error type.
 			if typ, msg, ok := jsHeader(t); ok {
 				st.Types = append(st.Types, typ)
@@ -91,6 +91,10 @@ func v8Frame(rest string, a *algorithm) Frame {
 		loc = loc[k+2:] // "eval at f (file:1:2), <anonymous>:1:1"
 	}
 	path := stripLineCol(loc)
+	if a.wrappers && strings.HasPrefix(path, "node:") && !strings.HasSuffix(path, ".js") {
+		// Node 16 renamed its internal modules: "net.js" became "node:net".
+		path = path[len("node:"):] + ".js"
+	}
 	f := Frame{Function: fn}
 	switch {
 	case path == "native" || path == "<anonymous>" || strings.HasPrefix(path, "index "):

@@ -112,10 +112,18 @@ var knownTLDs = map[string]bool{
 	"example": true, "invalid": true, "corp": true, "intranet": true, "home": true,
 }
 
+// moreTLDs are country domains version 2 also accepts as the end of a host
+// name (none is a common file extension).
+var moreTLDs = map[string]bool{
+	"jp": true, "tr": true, "in": true, "it": true, "pl": true, "kr": true, "tw": true, "hk": true,
+	"sg": true, "mx": true, "ar": true, "za": true, "ie": true, "pt": true, "cz": true, "hu": true,
+	"ro": true, "gr": true, "il": true, "ua": true, "vn": true, "th": true, "id": true, "my": true,
+}
+
 // matchHostname matches a host name at i: two or more labels ending in a
 // known TLD, or three or more lower-case labels one of which holds a digit
 // ("db-3.prod.acme"). Java class names and Python attributes do not qualify.
-func matchHostname(s string, i int) int {
+func matchHostname(s string, i int, p *paramRules) int {
 	end, labels := scanLabels(s, i)
 	if labels < 2 || !boundary(s, end) {
 		return 0
@@ -126,6 +134,9 @@ func matchHostname(s string, i int) int {
 		return 0
 	}
 	if len(last) <= 9 && knownTLDs[strings.ToLower(last)] {
+		return end
+	}
+	if p.logFields && len(last) == 2 && moreTLDs[strings.ToLower(last)] {
 		return end
 	}
 	if labels < 3 {

@@ -146,3 +146,17 @@ func afterSourceFile(s string, i int) bool {
 	}
 	return sourceExts[s[k:i-1]]
 }
+
+// messageKeys are the JSON keys under which structured loggers write the
+// message (zerolog, zap, logrus, bunyan, pino).
+var messageKeys = []string{`"message"`, `"msg"`}
+
+// isMessageKey reports whether the ':' at colon ends one of messageKeys.
+func isMessageKey(s string, colon int) bool {
+	for _, k := range messageKeys {
+		if colon >= len(k) && s[colon-len(k):colon] == k {
+			return true
+		}
+	}
+	return false
+}

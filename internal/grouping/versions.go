@@ -58,6 +58,10 @@ type paramRules struct {
 	// ("src/main.rs:319:101" keeps 319): without frames, it is what tells
 	// two call sites in one file apart.
 	codeLines bool
+	// logFields reads structured log lines: a JSON "message" or "msg"
+	// value is parameterised, not replaced whole; more country domains end
+	// host names.
+	logFields bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
@@ -65,7 +69,7 @@ var algorithms = [...]*algorithm{
 	1: {version: 1},
 	2: {
 		version:    2,
-		params:     paramRules{bracketIPv6: true, ids: true, codeLines: true},
+		params:     paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true},
 		value:      true,
 		wrappers:   true,
 		stackTitle: true,
