@@ -34,6 +34,12 @@ type Input struct {
 	// element); nil when absent. "{{ default }}" expands to the computed
 	// fingerprint.
 	Fingerprint []string
+	// InApp, when it has one character per frame the stack trace parses
+	// into, says which frames are the application's as the SDK that sent the
+	// event knew it: 'y' in app, 'n' not, anything else leaves the parser's
+	// own judgement. Sentry events carry it (attribute sentry.in_app); a
+	// count that does not match is ignored.
+	InApp string
 }
 
 // Result is a fingerprint and what a group needs to show for it.
@@ -81,6 +87,7 @@ func fingerprint(in Input, a *algorithm) Result {
 		}
 	}
 	res.Template = parameterize(msg, &a.params)
+	applyInApp(st.Frames, in.InApp)
 	res.Frames = st.Frames
 	if len(st.Types) > 0 {
 		res.ExceptionType = st.Types[0]
@@ -120,6 +127,22 @@ func fingerprint(in Input, a *algorithm) Result {
 		res.Title = frameTitle(st.Frames)
 	}
 	return res
+}
+
+// applyInApp overrides the frames' in-app judgement with flags, one per
+// frame ('y', 'n', other: unchanged), when there are as many as frames.
+func applyInApp(frames []Frame, flags string) {
+	if len(flags) != len(frames) {
+		return
+	}
+	for i := range frames {
+		switch flags[i] {
+		case 'y':
+			frames[i].InApp = true
+		case 'n':
+			frames[i].InApp = false
+		}
+	}
 }
 
 // stackParts lists the type(s) and frames that identify a stack. Frames are

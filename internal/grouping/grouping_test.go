@@ -185,3 +185,38 @@ func TestVersions(t *testing.T) {
 		t.Errorf("Fingerprint = %s, FingerprintVersion(…, Version) = %s", got.Fingerprint, cur.Fingerprint)
 	}
 }
+
+// TestInAppFlags: an SDK's in-app flags decide which frames identify a
+// stack when there is one per parsed frame, and are ignored otherwise.
+func TestInAppFlags(t *testing.T) {
+	trace := "Traceback (most recent call last):\n" +
+		"  File \"/app/shop/views.py\", line 10, in checkout\n" +
+		"  File \"/app/shop/vendor/pay.py\", line 20, in charge\n" +
+		"  File \"/app/shop/vendor/http.py\", line 30, in post\n" +
+		"ValueError: declined"
+	base := Fingerprint(Input{StackTrace: trace})
+	if len(base.Frames) != 3 {
+		t.Fatalf("frames = %d, want 3", len(base.Frames))
+	}
+	onlyFirst := Fingerprint(Input{StackTrace: trace, InApp: "ynn"})
+	allApp := Fingerprint(Input{StackTrace: trace, InApp: "yyy"})
+	if onlyFirst.Fingerprint == allApp.Fingerprint {
+		t.Fatal("in-app flags do not change which frames identify the stack")
+	}
+	if !onlyFirst.Frames[0].InApp || onlyFirst.Frames[1].InApp || onlyFirst.Frames[2].InApp {
+		t.Fatalf("frames = %+v, want only the first in app", onlyFirst.Frames)
+	}
+	// Frames that differ only outside the app group together.
+	other := strings.Replace(trace, "vendor/http.py\", line 30, in post", "vendor/retry.py\", line 5, in again", 1)
+	if Fingerprint(Input{StackTrace: other, InApp: "ynn"}).Fingerprint != onlyFirst.Fingerprint {
+		t.Error("a library frame changed the fingerprint of a stack whose SDK marked it not in app")
+	}
+	for _, flags := range []string{"", "yn", "ynnn"} {
+		if got := Fingerprint(Input{StackTrace: trace, InApp: flags}); got.Fingerprint != base.Fingerprint {
+			t.Errorf("flags %q (not one per frame) changed the fingerprint", flags)
+		}
+	}
+	if got := Fingerprint(Input{StackTrace: trace, InApp: "???"}); got.Fingerprint != base.Fingerprint {
+		t.Error("unknown flags changed the fingerprint")
+	}
+}

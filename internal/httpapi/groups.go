@@ -28,6 +28,7 @@ type GroupView struct {
 	Environments       []string  `json:"environments" nullable:"false"`
 	Releases           []string  `json:"releases" nullable:"false"`
 	TicketID           *string   `json:"ticket_id" nullable:"true" doc:"The group's current ticket; null after it was deleted"`
+	MergedInto         *string   `json:"merged_into" nullable:"true" doc:"The group this one was merged into (its events go there; lists leave this one out); null when not merged"`
 }
 
 func groupView(g store.Group) GroupView {
@@ -38,6 +39,10 @@ func groupView(g store.Group) GroupView {
 	if g.TicketID != "" {
 		id := g.TicketID
 		v.TicketID = &id
+	}
+	if g.MergedInto != "" {
+		into := g.MergedInto
+		v.MergedInto = &into
 	}
 	return v
 }
@@ -87,6 +92,24 @@ func (s *Server) updateGroup(ctx context.Context, in *struct {
 	}
 }) (*GroupOutput, error) {
 	g, err := s.tickets.SetGroupStatus(ctx, in.GroupID, in.Body.Status)
+	if err != nil {
+		return nil, err
+	}
+	return &GroupOutput{groupView(g)}, nil
+}
+
+// MergeInput names the groups merged into the path's group.
+type MergeInput struct {
+	GroupPath
+	Body struct {
+		GroupIDs []string `json:"group_ids" minItems:"1" maxItems:"100" doc:"grp_ identifiers of groups of the same project, merged into the path's group"`
+	}
+}
+
+// mergeGroups merges groups into the path's group (CONTRACT: issue 12,
+// "Merging by hand").
+func (s *Server) mergeGroups(ctx context.Context, in *MergeInput) (*GroupOutput, error) {
+	g, err := s.tickets.MergeGroups(ctx, in.GroupID, in.Body.GroupIDs)
 	if err != nil {
 		return nil, err
 	}

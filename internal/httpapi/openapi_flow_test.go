@@ -211,6 +211,12 @@ func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "resolved"}, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "unresolved"}, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "gone"}, http.StatusUnprocessableEntity, "validation-failed")
+	if len(groups) > 1 {
+		other := groups[1].(map[string]any)["id"].(string)
+		do("POST", "/v1/groups/"+gid+"/merge", map[string]any{"group_ids": []string{}}, http.StatusUnprocessableEntity, "validation-failed")
+		do("POST", "/v1/groups/"+gid+"/merge", map[string]any{"group_ids": []string{other}}, http.StatusOK, "")
+		do("GET", "/v1/groups/"+other, nil, http.StatusOK, "")
+	}
 	do("GET", "/v1/projects/"+prj+"/groups", nil, http.StatusOK, "")
 
 	// INFO summaries.

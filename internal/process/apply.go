@@ -13,9 +13,6 @@ import (
 	"github.com/errata-dev/errata/internal/tickets"
 )
 
-// maxListed bounds the environments and releases a group remembers.
-const maxListed = 20
-
 // TicketEvent is what happened to a ticket while a batch was applied.
 type TicketEvent struct {
 	Ticket store.Ticket
@@ -36,18 +33,23 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	var counts []store.GroupCount
 	keys := make([]store.GroupKey, len(pr.groups))
 	for i, ga := range pr.groups {
-		keys[i] = store.GroupKey{ProjectID: ga.projectID, Service: ga.service, Fingerprint: ga.fp.Fingerprint}
+		keys[i] = store.GroupKey{ProjectID: ga.projectID, Service: ga.service, Fingerprint: ga.key}
 	}
 	existing, err := c.GroupsByKeys(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
+	seen := txGroups{byID: map[string]store.Group{}, byKey: map[store.GroupKey]string{}}
 	for i, ga := range pr.groups {
-		g, found := existing[keys[i]]
-		evs, err := p.applyGroup(ctx, c, ga, g, found, now, &counts)
+		g, found, err := seen.resolve(ctx, c, ga, keys[i], existing)
 		if err != nil {
 			return nil, err
 		}
+		g, evs, err := p.applyGroup(ctx, c, ga, g, found, now, &counts)
+		if err != nil {
+			return nil, err
+		}
+		seen.put(g)
 		out = append(out, evs...)
 	}
 	if err := c.AddGroupCounts(ctx, counts); err != nil {
@@ -68,8 +70,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	return out, nil
 }
 
-// applyGroup applies one group's figures; g is the stored group when found.
-func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) ([]TicketEvent, error) {
+// applyGroup applies one group's figures and returns the group as written;
+// g is the stored group when found.
+func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) (store.Group, []TicketEvent, error) {
 	isNew := !found
 	var events []TicketEvent
 	if isNew {
@@ -86,29 +89,29 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 	}
 	if isNew {
 		if err := c.InsertGroup(ctx, g); err != nil {
-			return nil, err
+			return g, nil, err
 		}
 	} else if err := c.UpdateGroup(ctx, g); err != nil {
-		return nil, err
+		return g, nil, err
 	}
 	if opened != nil {
 		if err := c.InsertTicket(ctx, *opened); err != nil {
-			return nil, err
+			return g, nil, err
 		}
 		events = append(events, TicketEvent{Ticket: *opened, Group: g, Kind: opened.Reason})
 	}
 	if isNew {
 		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.firstBatch, ga.first, true)); err != nil {
-			return nil, err
+			return g, nil, err
 		}
 	}
 	if takeSample, prune := p.hot.sample(g.ID, now, isNew && ga.count == 1, p.opts.Samples); takeSample {
 		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.lastBatch, ga.last, false)); err != nil {
-			return nil, err
+			return g, nil, err
 		}
 		if prune {
 			if err := c.PruneGroupEvents(ctx, g.ID, p.opts.Samples); err != nil {
-				return nil, err
+				return g, nil, err
 			}
 		}
 	}
@@ -118,13 +121,13 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
 		ev, err := p.checkSpike(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count)
 		if err != nil {
-			return nil, err
+			return g, nil, err
 		}
 		if ev != nil {
 			events = append(events, *ev)
 		}
 	}
-	return events, nil
+	return g, events, nil
 }
 
 func newGroup(projectID string, ga *groupAgg, now time.Time) store.Group {
@@ -146,8 +149,8 @@ func merge(g *store.Group, ga *groupAgg, now time.Time) {
 	if last := time.UnixMilli(ga.maxTS).UTC(); last.After(g.LastSeen) {
 		g.LastSeen = last
 	}
-	g.Environments = mergeList(g.Environments, ga.envs)
-	g.Releases = mergeList(g.Releases, ga.rels)
+	g.Environments = tickets.MergeList(g.Environments, ga.envs)
+	g.Releases = tickets.MergeList(g.Releases, ga.rels)
 	if g.FirstRelease == "" {
 		g.FirstRelease = ga.first.Release
 	}
@@ -162,23 +165,6 @@ func merge(g *store.Group, ga *groupAgg, now time.Time) {
 		g.LastTraceID = ga.last.TraceID
 	}
 	g.UpdatedAt = now
-}
-
-// mergeList appends new values, keeping the most recent maxListed.
-func mergeList(list, add []string) []string {
-	for _, v := range add {
-		for i, x := range list {
-			if x == v {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		list = append(list, v)
-	}
-	if len(list) > maxListed {
-		list = list[len(list)-maxListed:]
-	}
-	return list
 }
 
 func (p *Processor) newTicket(g *store.Group, reason string, ga *groupAgg, now time.Time) *store.Ticket {

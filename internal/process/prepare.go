@@ -2,6 +2,7 @@ package process
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -16,9 +17,14 @@ import (
 
 // groupAgg is what the claimed batches bring to one error group.
 type groupAgg struct {
-	projectID   string
-	service     string
-	fp          grouping.Result
+	projectID string
+	service   string
+	fp        grouping.Result // the current version's: a new group gets it
+	// key is the fingerprint of the group that takes the events: fp's, or
+	// that of a group made by an older version (legacy) whose fingerprint
+	// under that version the events share.
+	key         string
+	legacy      bool
 	count       int
 	level       ingest.Level
 	first, last *ingest.Event
@@ -43,18 +49,34 @@ type prepared struct {
 	window    time.Duration
 	byKey     map[string]*groupAgg
 	infoByWin map[string]*store.InfoDelta
-	fps       map[string]grouping.Result // repeated errors fingerprint once
+	fps       map[string]*fingerprints // repeated errors fingerprint once
 	templates map[string]map[string]*store.TemplateCount
+	// legacy holds the keys of groups made by an older fingerprint
+	// version that the batches' events match (nil when none exist).
+	legacy map[store.GroupKey]bool
 }
 
-// prepare decodes and aggregates batches.
-func prepare(batches []store.Batch, window time.Duration) (*prepared, error) {
+// prepare decodes and aggregates batches. old finds the groups made by
+// older fingerprint versions (nil: there are none).
+func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
-		fps: map[string]grouping.Result{}, templates: map[string]map[string]*store.TemplateCount{}}
-	for _, b := range batches {
-		if err := p.add(b); err != nil {
+		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}}
+	decoded := make([][]ingest.Event, len(batches))
+	for i, b := range batches {
+		events, err := ingest.DecodePayload(b.Payload)
+		if err != nil {
 			return nil, fmt.Errorf("batch %d: %w", b.ID, err)
 		}
+		ingest.ScrubNUL(events) // batches queued before intake scrubbed them
+		decoded[i] = events
+	}
+	if old != nil {
+		if err := p.findLegacy(ctx, batches, decoded, old); err != nil {
+			return nil, err
+		}
+	}
+	for i, b := range batches {
+		p.add(b, decoded[i])
 	}
 	for _, g := range p.byKey {
 		p.groups = append(p.groups, g)
@@ -67,7 +89,7 @@ func prepare(batches []store.Batch, window time.Duration) (*prepared, error) {
 		if a.service != b.service {
 			return a.service < b.service
 		}
-		return a.fp.Fingerprint < b.fp.Fingerprint
+		return a.key < b.key
 	})
 	for k, d := range p.infoByWin {
 		for _, t := range p.templates[k] {
@@ -85,12 +107,7 @@ func prepare(batches []store.Batch, window time.Duration) (*prepared, error) {
 	return p, nil
 }
 
-func (p *prepared) add(b store.Batch) error {
-	events, err := ingest.DecodePayload(b.Payload)
-	if err != nil {
-		return err
-	}
-	ingest.ScrubNUL(events) // batches queued before intake scrubbed them
+func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	start := b.ReceivedAt.Truncate(p.window)
 	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
 	info := p.infoByWin[wk]
@@ -106,20 +123,13 @@ func (p *prepared) add(b store.Batch) error {
 			addInfo(info, e, p.templates[wk])
 			continue
 		}
-		in := grouping.Input{Message: e.Message, StackTrace: e.StackTrace, Fingerprint: customFingerprint(e.Attributes)}
-		ck := e.Message + "\x00" + e.StackTrace
-		if in.Fingerprint != nil {
-			ck += "\x00" + string(e.Attributes)
-		}
-		fp, ok := p.fps[ck]
-		if !ok {
-			fp = grouping.Fingerprint(in)
-			p.fps[ck] = fp
-		}
-		key := b.ProjectID + "\x00" + e.Service + "\x00" + fp.Fingerprint
+		fps := p.fingerprints(e)
+		target, legacy := p.target(b.ProjectID, e.Service, fps)
+		key := b.ProjectID + "\x00" + e.Service + "\x00" + target
 		g := p.byKey[key]
 		if g == nil {
-			g = &groupAgg{projectID: b.ProjectID, service: e.Service, fp: fp, first: e, firstBatch: b, minTS: e.Timestamp, maxTS: e.Timestamp, minutes: map[int64]int{}}
+			g = &groupAgg{projectID: b.ProjectID, service: e.Service, fp: fps.current, key: target, legacy: legacy,
+				first: e, firstBatch: b, minTS: e.Timestamp, maxTS: e.Timestamp, minutes: map[int64]int{}}
 			p.byKey[key] = g
 		}
 		g.count++
@@ -130,7 +140,6 @@ func (p *prepared) add(b store.Batch) error {
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
 	}
-	return nil
 }
 
 func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.TemplateCount) {
@@ -165,29 +174,47 @@ func appendNew(list []string, v string) []string {
 	return append(list, v)
 }
 
-var fingerprintKey = []byte(`"fingerprint"`)
+var (
+	fingerprintKey = []byte(`"fingerprint"`)
+	inAppKey       = []byte(`"sentry.in_app"`)
+)
 
-// customFingerprint reads attributes.fingerprint: a string or an array of
-// strings; nil when absent or of another type.
-func customFingerprint(attrs json.RawMessage) []string {
-	if len(attrs) == 0 || !bytes.Contains(attrs, fingerprintKey) {
-		return nil
+// groupingInput is what an event offers grouping: its message and stack
+// trace, attributes.fingerprint (a string or an array of strings) and the
+// in-app flags of a Sentry SDK (attributes["sentry.in_app"]).
+func groupingInput(e *ingest.Event) grouping.Input {
+	in := grouping.Input{Message: e.Message, StackTrace: e.StackTrace}
+	attrs := e.Attributes
+	if len(attrs) == 0 || (!bytes.Contains(attrs, fingerprintKey) && !bytes.Contains(attrs, inAppKey)) {
+		return in
 	}
 	var v struct {
 		Fingerprint json.RawMessage `json:"fingerprint"`
+		InApp       string          `json:"sentry.in_app"`
 	}
-	if json.Unmarshal(attrs, &v) != nil || len(v.Fingerprint) == 0 {
+	if json.Unmarshal(attrs, &v) != nil {
+		return in
+	}
+	in.InApp = v.InApp
+	in.Fingerprint = customFingerprint(v.Fingerprint)
+	return in
+}
+
+// customFingerprint reads the value of attributes.fingerprint: a string or
+// an array of strings; nil when absent or of another type.
+func customFingerprint(raw json.RawMessage) []string {
+	if len(raw) == 0 {
 		return nil
 	}
 	var one string
-	if json.Unmarshal(v.Fingerprint, &one) == nil {
+	if json.Unmarshal(raw, &one) == nil {
 		if one == "" {
 			return nil
 		}
 		return []string{one}
 	}
 	var many []string
-	if json.Unmarshal(v.Fingerprint, &many) == nil && len(many) > 0 {
+	if json.Unmarshal(raw, &many) == nil && len(many) > 0 {
 		return many
 	}
 	return nil

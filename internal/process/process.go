@@ -55,10 +55,11 @@ type Options struct {
 
 // Processor is the queue consumer service.
 type Processor struct {
-	db   *store.DB
-	opts Options
-	wake chan struct{}
-	hot  hotGroups
+	db     *store.DB
+	opts   Options
+	wake   chan struct{}
+	hot    hotGroups
+	legacy legacyGroups
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -201,7 +202,11 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 		}
 	}()
 	start := time.Now()
-	pr, err := prepare(batches, p.opts.InfoWindow)
+	old, err := p.legacyLookup(ctx)
+	if err != nil {
+		return err
+	}
+	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old)
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,14 @@ type Group struct {
 	TicketID        string // "" when none
 	ResolvedAt      *time.Time
 	UpdatedAt       time.Time
+	// MergedInto is the group this one was merged into by hand ("" when
+	// none): its events go there, and lists leave it out.
+	MergedInto string
 }
 
 const groupCols = `id, project_id, service, fingerprint, fingerprint_version, fingerprint_rule, title, exception_type, culprit, level, status,
 	first_seen, last_seen, event_count, environments, releases, first_release, last_release, last_environment, sample_message, last_trace_id,
-	ticket_id, resolved_at, updated_at`
+	ticket_id, resolved_at, updated_at, merged_into`
 
 // groupRow holds the scan destinations of a group row.
 type groupRow struct {
@@ -57,19 +60,20 @@ type groupRow struct {
 	envs, rels string
 	ticket     sql.NullString
 	resolved   sql.NullInt64
+	merged     sql.NullString
 }
 
 func (r *groupRow) dest() []any {
 	g := &r.g
 	return []any{&g.ID, &g.ProjectID, &g.Service, &g.Fingerprint, &g.FingerprintVersion, &g.FingerprintRule, &g.Title, &g.ExceptionType,
 		&g.Culprit, &g.Level, &g.Status, &r.fs, &r.ls, &g.EventCount, &r.envs, &r.rels, &g.FirstRelease, &g.LastRelease, &g.LastEnvironment,
-		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up}
+		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up, &r.merged}
 }
 
 func (r *groupRow) group() Group {
 	g := r.g
 	g.FirstSeen, g.LastSeen, g.UpdatedAt = fromMS(r.fs), fromMS(r.ls), fromMS(r.up)
-	g.TicketID, g.ResolvedAt = r.ticket.String, fromNullMS(r.resolved)
+	g.TicketID, g.ResolvedAt, g.MergedInto = r.ticket.String, fromNullMS(r.resolved), r.merged.String
 	_ = json.Unmarshal([]byte(r.envs), &g.Environments)
 	_ = json.Unmarshal([]byte(r.rels), &g.Releases)
 	return g
@@ -167,10 +171,10 @@ func (c *Conn) LockGroup(ctx context.Context, id string) (Group, error) {
 
 // InsertGroup adds a group; an existing key is ErrConflict.
 func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
-	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		g.ID, g.ProjectID, g.Service, g.Fingerprint, g.FingerprintVersion, g.FingerprintRule, g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status,
 		ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases), g.FirstRelease, g.LastRelease,
-		g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt))
+		g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt), nullString(g.MergedInto))
 	if err != nil {
 		return fmt.Errorf("store: insert group: %w", err)
 	}
@@ -179,11 +183,13 @@ func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
 
 // UpdateGroup writes every mutable field of g.
 func (c *Conn) UpdateGroup(ctx context.Context, g Group) error {
-	err := c.execOne(ctx, `UPDATE error_groups SET title = ?, exception_type = ?, culprit = ?, level = ?, status = ?, last_seen = ?, event_count = ?,
-		environments = ?, releases = ?, last_release = ?, last_environment = ?, sample_message = ?, last_trace_id = ?, ticket_id = ?, resolved_at = ?, updated_at = ?
+	err := c.execOne(ctx, `UPDATE error_groups SET title = ?, exception_type = ?, culprit = ?, level = ?, status = ?, first_seen = ?, last_seen = ?,
+		event_count = ?, environments = ?, releases = ?, first_release = ?, last_release = ?, last_environment = ?, sample_message = ?, last_trace_id = ?,
+		ticket_id = ?, resolved_at = ?, updated_at = ?, merged_into = ?
 		WHERE id = ?`,
-		g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases),
-		g.LastRelease, g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt), g.ID)
+		g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases),
+		g.FirstRelease, g.LastRelease, g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt),
+		nullString(g.MergedInto), g.ID)
 	if err != nil {
 		return fmt.Errorf("store: update group %s: %w", g.ID, err)
 	}
@@ -195,9 +201,10 @@ type GroupFilter struct {
 	Status, Service, Environment string
 }
 
-// ListGroups lists a project's groups, newest first.
+// ListGroups lists a project's groups, newest first, without those merged
+// into another.
 func (c *Conn) ListGroups(ctx context.Context, projectID string, f GroupFilter, before string, limit int) ([]Group, error) {
-	q := `SELECT ` + groupCols + ` FROM error_groups WHERE project_id = ? AND (? = '' OR id < ?)`
+	q := `SELECT ` + groupCols + ` FROM error_groups WHERE project_id = ? AND merged_into IS NULL AND (? = '' OR id < ?)`
 	args := []any{projectID, before, before}
 	if f.Status != "" {
 		q += ` AND status = ?`

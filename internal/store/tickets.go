@@ -15,6 +15,9 @@ const (
 	ReasonNew        = "new"
 	ReasonRegression = "regression"
 	ReasonSpike      = "spike"
+	// ReasonMerged is the reason of a ticket resolved because its group was
+	// merged by hand into another.
+	ReasonMerged = "merged"
 )
 
 // Ticket is something a person can act on: opened when a group appears or

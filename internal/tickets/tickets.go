@@ -79,6 +79,11 @@ func Summary(t store.Ticket, g store.Group, now time.Time) string {
 		b.WriteString(" is back after being resolved")
 	case store.ReasonSpike:
 		b.WriteString(" is spiking")
+	case store.ReasonMerged:
+		if g.MergedInto != "" {
+			fmt.Fprintf(&b, " was merged into the group %s, whose ticket follows it.", g.MergedInto)
+			return b.String()
+		}
 	}
 	fmt.Fprintf(&b, ": %s since %s, last %s.", times(g.EventCount), t.FirstSeen.UTC().Format("2006-01-02 15:04 UTC"), ago(now.Sub(g.LastSeen)))
 	switch {
@@ -144,6 +149,9 @@ func Facts(t store.Ticket, g store.Group, timeFormat string) map[string]any {
 	}
 	if g.FirstRelease != "" {
 		f["first_release"] = g.FirstRelease
+	}
+	if g.MergedInto != "" {
+		f["merged_into"] = g.MergedInto
 	}
 	return f
 }

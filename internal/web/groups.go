@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ func (d *Dashboard) groupRoutes(mux *http.ServeMux) {
 	d.get(mux, "/projects/{project_id}/groups", d.groupList)
 	d.get(mux, "/groups/{group_id}", d.group)
 	d.post(mux, "/groups/{group_id}/status", d.setGroupStatus)
+	d.post(mux, "/projects/{project_id}/groups/merge", d.mergeGroups)
 }
 
 // groupListData fills the group list.
@@ -38,6 +40,8 @@ type groupListData struct {
 	Groups   []store.Group
 	// Next is the address of the following page, "" on the last one.
 	Next string
+	// CanMerge shows the merge controls (members and up).
+	CanMerge bool
 }
 
 // groupList lists a project's error groups, newest first, with the filters
@@ -65,7 +69,8 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi
 	if err != nil {
 		return err
 	}
-	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Groups: rows}
+	role, _ := org.ParseRole(p.Member.Role)
+	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
 	if len(rows) > groupPage {
 		data.Groups = rows[:groupPage]
 		data.Next = nextPage("/projects/"+prj.ID+"/groups", map[string]string{"status": f.Status, "service": f.Service,
@@ -98,6 +103,9 @@ type groupData struct {
 	// Actions are the statuses a member may move the group to; none for
 	// viewers.
 	Actions []groupAction
+	// Merged is how many groups were just merged into this one (from the
+	// group list's merge).
+	Merged int
 }
 
 // groupAction is one status button of the group page.
@@ -123,6 +131,7 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Pri
 		return err
 	}
 	data := groupData{Group: g, Events: events}
+	data.Merged, _ = strconv.Atoi(r.URL.Query().Get("merged"))
 	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) {
 		for _, a := range []groupAction{{store.GroupResolved, "Resolve"}, {store.GroupIgnored, "Ignore"}, {store.GroupUnresolved, "Unresolve"}} {
 			if a.Status != g.Status {

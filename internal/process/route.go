@@ -1,0 +1,135 @@
+package process
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Upgrades must not re-open known problems: a change of the fingerprint
+// algorithm moves events to new fingerprints. A group made by an older
+// version therefore keeps receiving the events whose fingerprint under
+// that version matches it (as Sentry's grouping-config transition does with
+// secondary hashes); events that match no such group make groups of the
+// current version. New groups are always of the current version, so the
+// older ones only ever shrink.
+
+// fingerprints are one distinct event's fingerprints: the current version's
+// and, when groups of older versions exist, theirs (by version).
+type fingerprints struct {
+	in      grouping.Input
+	current grouping.Result
+	older   map[int]string
+}
+
+// fingerprints returns e's, computed once per distinct event of the batches.
+func (p *prepared) fingerprints(e *ingest.Event) *fingerprints {
+	in := groupingInput(e)
+	ck := e.Message + "\x00" + e.StackTrace
+	if in.Fingerprint != nil || in.InApp != "" {
+		ck += "\x00" + string(e.Attributes)
+	}
+	f, ok := p.fps[ck]
+	if !ok {
+		f = &fingerprints{in: in, current: grouping.Fingerprint(in)}
+		p.fps[ck] = f
+	}
+	if p.legacy != nil && f.older == nil {
+		f.older = map[int]string{}
+		for _, v := range grouping.Versions() {
+			if v == grouping.Version {
+				continue
+			}
+			if r, ok := grouping.FingerprintVersion(in, v); ok {
+				f.older[v] = r.Fingerprint
+			}
+		}
+	}
+	return f
+}
+
+// target is the fingerprint of the group that takes an event of projectID
+// and service: a group of an older version matching it (the newest such
+// version first), else the current version's.
+func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
+	if p.legacy != nil {
+		vs := grouping.Versions()
+		for i := len(vs) - 1; i >= 0; i-- {
+			if fp, ok := f.older[vs[i]]; ok && p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}] {
+				return fp, true
+			}
+		}
+	}
+	return f.current.Fingerprint, false
+}
+
+// legacyLookup reports which keys name a group of fingerprint version v.
+type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[store.GroupKey]bool, error)
+
+// findLegacy fingerprints the batches' error events under the older
+// versions and finds the groups of those versions they match.
+func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decoded [][]ingest.Event, old legacyLookup) error {
+	p.legacy = map[store.GroupKey]bool{}
+	byVersion := map[int][]store.GroupKey{}
+	seen := map[store.GroupKey]bool{}
+	for i, b := range batches {
+		for j := range decoded[i] {
+			e := &decoded[i][j]
+			if e.Level <= ingest.Info {
+				continue
+			}
+			for v, fp := range p.fingerprints(e).older {
+				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp}
+				if !seen[k] {
+					seen[k] = true
+					byVersion[v] = append(byVersion[v], k)
+				}
+			}
+		}
+	}
+	for v, keys := range byVersion {
+		found, err := old(ctx, keys, v)
+		if err != nil {
+			return err
+		}
+		for k := range found {
+			p.legacy[k] = true
+		}
+	}
+	return nil
+}
+
+// legacyRecheck is how often a processor that found no group of an older
+// version looks again: processes of an older release may still make some
+// during a rolling upgrade.
+const legacyRecheck = 5 * time.Minute
+
+// legacyGroups remembers whether groups of older versions exist.
+type legacyGroups struct {
+	mu      sync.Mutex
+	exist   bool
+	checked time.Time
+}
+
+// lookup returns how to find groups of older versions, or nil when there
+// are none (checked at most every legacyRecheck while there are none).
+func (p *Processor) legacyLookup(ctx context.Context) (legacyLookup, error) {
+	l := &p.legacy
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.exist && (l.checked.IsZero() || time.Since(l.checked) >= legacyRecheck) {
+		exist, err := p.db.Read().HasGroupsBelowVersion(ctx, grouping.Version)
+		if err != nil {
+			return nil, err
+		}
+		l.exist, l.checked = exist, time.Now()
+	}
+	if !l.exist {
+		return nil, nil
+	}
+	return p.db.Read().GroupsOfVersion, nil
+}

@@ -1,0 +1,100 @@
+package process_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/process"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// pyTrace is a Django error whose exception value takes part in the
+// version 2 fingerprint but not in version 1's: the two versions give it
+// different fingerprints.
+func pyTrace(value string) string {
+	return "Traceback (most recent call last):\n" +
+		"  File \"/srv/app/shop/views.py\", line 41, in checkout\n    order.pay()\n" +
+		"  File \"/srv/app/shop/models.py\", line 88, in pay\n    db.connect()\n" +
+		"psycopg2.OperationalError: could not connect to server: " + value
+}
+
+// TestUpgradeKeepsGroupsOfTheOlderVersion: groups made by fingerprint
+// version 1 keep receiving the events whose version-1 fingerprint matches
+// them after the algorithm changed: no new group, no new ticket (issue 12).
+// Errors no older group matches make groups of the current version.
+func TestUpgradeKeepsGroupsOfTheOlderVersion(t *testing.T) {
+	if grouping.Version < 2 {
+		t.Skip("only one fingerprint version")
+	}
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
+		timedOut := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection timed out"), Service: "api"}
+		// As a release with version 1 stored it: one group for both (version
+		// 1 merges them: same type and frames), with an open ticket.
+		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
+		v1, ok := grouping.FingerprintVersion(in, 1)
+		if !ok {
+			t.Fatal("version 1 is not computable")
+		}
+		if cur := grouping.Fingerprint(in); cur.Fingerprint == v1.Fingerprint {
+			t.Fatal("the two versions agree on this event: the test proves nothing")
+		}
+		now := e.clock.Now()
+		old := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: v1.Fingerprint, FingerprintVersion: 1,
+			FingerprintRule: string(v1.Rule), Title: v1.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 7,
+			Level: int(ingest.Error), UpdatedAt: now}
+		tk := store.Ticket{ID: id.New(id.Ticket), ProjectID: e.prj, GroupID: old.ID, Severity: "high", Status: store.TicketOpen, Reason: store.ReasonNew,
+			Title: old.Title, FirstSeen: now, CreatedAt: now, UpdatedAt: now}
+		old.TicketID = tk.ID
+		err := db.Tx(ctx, func(c *store.Conn) error {
+			if err := c.InsertGroup(ctx, old); err != nil {
+				return err
+			}
+			return c.InsertTicket(ctx, tk)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		e.clock.Add(time.Minute)
+		e.send(refused, timedOut, refused)
+		gs := e.groups()
+		if len(gs) != 1 || len(e.seen) != 0 {
+			t.Fatalf("after the upgrade: %d groups, ticket events %v; want the old group only and no ticket", len(gs), e.seen)
+		}
+		if gs[0].ID != old.ID || gs[0].EventCount != 10 || gs[0].FingerprintVersion != 1 || gs[0].Fingerprint != v1.Fingerprint {
+			t.Fatalf("group = %+v, want the version-1 group with 10 events", gs[0])
+		}
+
+		// An error no version-1 group knows makes a version-2 group.
+		fresh := ingest.Event{Level: ingest.Error, Message: "boom", StackTrace: pyTrace("Connection reset"), Service: "worker"}
+		e.send(fresh)
+		gs = e.groups()
+		if len(gs) != 2 || len(e.seen) != 1 {
+			t.Fatalf("a new error: %d groups, %d ticket events; want 2 and 1", len(gs), len(e.seen))
+		}
+		for _, g := range gs {
+			if g.ID != old.ID && g.FingerprintVersion != grouping.Version {
+				t.Errorf("new group of version %d, want %d", g.FingerprintVersion, grouping.Version)
+			}
+		}
+
+		// A fresh processor (another release's process) routes the same way.
+		p2 := process.New(db, process.Options{Now: e.clock.Now, InfoWindow: time.Hour})
+		e.queue(timedOut)
+		if err := p2.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		g, err := db.Read().GroupByID(ctx, old.ID)
+		if err != nil || g.EventCount != 11 {
+			t.Fatalf("old group after another processor: %d events, %v; want 11", g.EventCount, err)
+		}
+	})
+}

@@ -1,0 +1,143 @@
+package tickets
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// MaxMerge is the most groups one merge takes.
+const MaxMerge = 100
+
+// MergeGroups merges the groups ids into the group targetID, on behalf of a
+// person who sees them as one problem: their counts and sample events move
+// to the target, events that still compute their fingerprints go to the
+// target from now on, and their open tickets are resolved with the reason
+// `merged`, without a notification. Every group must be of the target's
+// project and not merged already. It returns the target as it is after.
+func (s *Service) MergeGroups(ctx context.Context, targetID string, ids []string) (store.Group, error) {
+	if len(ids) == 0 || len(ids) > MaxMerge {
+		return store.Group{}, problem.Newf("validation-failed", "group_ids: name 1 to %d groups to merge", MaxMerge)
+	}
+	var out store.Group
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		// Lock every group in one order, as processing does, so that a
+		// merge and a batch cannot deadlock on each other.
+		order := append([]string{targetID}, ids...)
+		sort.Strings(order)
+		locked := map[string]store.Group{}
+		for _, id := range order {
+			if _, ok := locked[id]; ok {
+				continue
+			}
+			g, err := c.LockGroup(ctx, id)
+			if err != nil && id != targetID {
+				return problem.Newf("validation-failed", "group_ids: %s is not a group of this project", id)
+			}
+			if err != nil {
+				return err
+			}
+			locked[id] = g
+		}
+		target := locked[targetID]
+		if target.MergedInto != "" {
+			return problem.Newf("conflict", "the group was merged into %s: merge into that one", target.MergedInto)
+		}
+		now := s.clock()
+		done := map[string]bool{}
+		for i, id := range ids {
+			m := locked[id]
+			switch {
+			case id == targetID:
+				return problem.Newf("validation-failed", "group_ids[%d]: a group cannot be merged into itself", i)
+			case m.ProjectID != target.ProjectID:
+				return problem.Newf("validation-failed", "group_ids[%d]: %s is not a group of this project", i, id)
+			case m.MergedInto != "":
+				return problem.Newf("validation-failed", "group_ids[%d]: %s was already merged into %s", i, id, m.MergedInto)
+			case done[id]:
+				continue
+			}
+			done[id] = true
+			if err := c.MoveGroupData(ctx, m.ID, target.ID); err != nil {
+				return err
+			}
+			Absorb(&target, m)
+			if err := resolveMerged(ctx, c, &m, target.ID, now); err != nil {
+				return err
+			}
+		}
+		target.UpdatedAt = now
+		out = target
+		return c.UpdateGroup(ctx, target)
+	})
+	return out, err
+}
+
+// resolveMerged marks m merged into targetID: no events of its own left,
+// resolved, and its open ticket resolved with the reason `merged`.
+func resolveMerged(ctx context.Context, c *store.Conn, m *store.Group, targetID string, now time.Time) error {
+	if m.TicketID != "" {
+		t, err := c.TicketByID(ctx, m.TicketID)
+		if err == nil && t.Status == store.TicketOpen {
+			t.Status, t.Reason, t.ResolvedAt, t.UpdatedAt = store.TicketResolved, store.ReasonMerged, &now, now
+			if err := c.UpdateTicket(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
+	m.MergedInto, m.EventCount, m.UpdatedAt = targetID, 0, now
+	if m.Status != store.GroupResolved {
+		m.Status, m.ResolvedAt = store.GroupResolved, &now
+	}
+	return c.UpdateGroup(ctx, *m)
+}
+
+// Absorb adds what group m saw to g: its events, its first and last
+// sightings (and the latest sample's details when m saw the latest), its
+// highest level, environments and releases.
+func Absorb(g *store.Group, m store.Group) {
+	g.EventCount += m.EventCount
+	g.Level = max(g.Level, m.Level)
+	if m.FirstSeen.Before(g.FirstSeen) {
+		g.FirstSeen = m.FirstSeen
+		if m.FirstRelease != "" {
+			g.FirstRelease = m.FirstRelease
+		}
+	}
+	if m.LastSeen.After(g.LastSeen) {
+		g.LastSeen = m.LastSeen
+		g.SampleMessage, g.LastTraceID = m.SampleMessage, m.LastTraceID
+		if m.LastRelease != "" {
+			g.LastRelease = m.LastRelease
+		}
+		if m.LastEnvironment != "" {
+			g.LastEnvironment = m.LastEnvironment
+		}
+	}
+	g.Environments = MergeList(g.Environments, m.Environments)
+	g.Releases = MergeList(g.Releases, m.Releases)
+}
+
+// MaxListed bounds the environments and releases a group remembers.
+const MaxListed = 20
+
+// MergeList appends new values to list, moving repeated ones to the end
+// (most recent last), and keeps the most recent MaxListed.
+func MergeList(list, add []string) []string {
+	for _, v := range add {
+		for i, x := range list {
+			if x == v {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		list = append(list, v)
+	}
+	if len(list) > MaxListed {
+		list = list[len(list)-MaxListed:]
+	}
+	return list
+}

@@ -1,0 +1,46 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// mergeGroups merges the groups chosen in the group list, with the role
+// POST /v1/groups/{group_id}/merge demands, into the one of them with the
+// most events (the oldest on a tie), then shows that group.
+func (d *Dashboard) mergeGroups(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "project_id", org.MemberRole); err != nil {
+		return err
+	}
+	if err := r.ParseForm(); err != nil {
+		return problem.New("malformed-body", "the form could not be read")
+	}
+	ids := slices.Compact(slices.Sorted(slices.Values(r.PostForm["group_ids"])))
+	if len(ids) < 2 {
+		return problem.New("validation-failed", "Choose two or more error groups to merge.")
+	}
+	ctx := r.Context()
+	projectID := r.PathValue("project_id")
+	var target store.Group
+	for _, id := range ids {
+		g, err := d.db.Read().GroupByID(ctx, id)
+		if err != nil || g.ProjectID != projectID {
+			return problem.Newf("validation-failed", "%s is not an error group of this project.", id)
+		}
+		if target.ID == "" || g.EventCount > target.EventCount || (g.EventCount == target.EventCount && g.ID < target.ID) {
+			target = g
+		}
+	}
+	others := slices.DeleteFunc(ids, func(id string) bool { return id == target.ID })
+	if _, err := d.tickets.MergeGroups(ctx, target.ID, others); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/groups/"+target.ID+"?merged="+strconv.Itoa(len(others)), http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,51 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+// TestMergeGroupsFromTheList: a member selects groups in the list and
+// merges them into the one with the most events; a viewer sees no merge
+// controls and is refused.
+func TestMergeGroupsFromTheList(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		ev := func(fp string) map[string]any {
+			return map[string]any{"message": "failure " + fp, "level": "error", "attributes": map[string]any{"fingerprint": fp}}
+		}
+		groupsIngest(t, s, w.Owner.Token, w.ProjectID, map[string]any{"service": "api", "events": []any{ev("big"), ev("big"), ev("big"), ev("small"), ev("other")}})
+		ids := map[string]string{}
+		for _, g := range groupsAPI(t, s, w.Owner.Token, w.ProjectID, "") {
+			ids[strings.TrimPrefix(g["title"].(string), "failure ")] = g["id"].(string)
+		}
+		list := "/projects/" + w.ProjectID + "/groups"
+		action := "/projects/" + w.ProjectID + "/groups/merge"
+
+		viewer := newBrowser(t, s)
+		viewer.signIn(w.Viewer.Email)
+		if p := viewer.get(list).expect(t, http.StatusOK, "failure big"); strings.Contains(p.Body, `name="group_ids"`) || strings.Contains(p.Body, action) {
+			t.Errorf("a viewer sees merge controls")
+		}
+		viewer.post(action, url.Values{"group_ids": {ids["big"], ids["small"]}}).expect(t, http.StatusForbidden)
+
+		b := newBrowser(t, s)
+		b.signIn(w.Member.Email)
+		b.get(list).expect(t, http.StatusOK, `name="group_ids" value="`+ids["small"]+`"`, `action="`+action+`"`, "Merge selected groups")
+		b.post(action, url.Values{"group_ids": {ids["small"]}}).expect(t, http.StatusUnprocessableEntity, "two or more")
+		p := b.post(action, url.Values{"group_ids": {ids["small"], ids["big"]}})
+		if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/groups/"+ids["big"]+"?merged=1" {
+			t.Fatalf("merge: status %d, location %q; want 303 to the group with the most events", p.Status, p.Header.Get("Location"))
+		}
+		b.get("/groups/"+ids["big"]+"?merged=1").expect(t, http.StatusOK, "1 error group was merged into this one", "4 events")
+		b.get("/groups/"+ids["small"]).expect(t, http.StatusOK, "This group was merged into", `href="/groups/`+ids["big"]+`"`)
+		if p := b.get(list); strings.Contains(p.Body, "failure small") || !strings.Contains(p.Body, "failure other") {
+			t.Errorf("the list after the merge still shows the merged group, or lost another: %s", p.Body)
+		}
+	})
+}
