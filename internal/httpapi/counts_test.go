@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
 )
@@ -41,6 +42,40 @@ func TestEveryAcceptedEventCountedOnce(t *testing.T) {
 		// synonyms: about a fifth debug, two fifths info.
 		if debug == 0 || info == 0 || debug >= info {
 			t.Fatalf("info %v, debug %v: want both counted apart", info, debug)
+		}
+	})
+}
+
+// TestFutureTimestampsAreClamped: an event stamped more than five minutes
+// ahead of its receipt is stored at the receipt time, the sent value kept
+// in the attribute original_timestamp (CONTRACT 7); a little ahead is kept.
+func TestFutureTimestampsAreClamped(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		sent := time.Now().UTC().Add(20 * time.Minute).Truncate(time.Millisecond)
+		soon := time.Now().UTC().Add(2 * time.Minute).Truncate(time.Millisecond)
+		before := time.Now().UTC()
+		feed(t, s, w.Key, batchOf("api",
+			ev("from the future", "error", "timestamp", sent.Format(time.RFC3339Nano), "attributes", map[string]any{"order": 7}),
+			ev("a little ahead", "error", "timestamp", soon.Format(time.RFC3339Nano))))
+		after := time.Now().UTC()
+		g := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "from the future")
+		e := items(t, s, w.Owner.Token, "/v1/groups/"+g["id"].(string)+"/events")[0]
+		stored := apiTime(t, e["timestamp"])
+		if stored.Before(before.Truncate(time.Millisecond)) || stored.After(after) {
+			t.Errorf("stored timestamp %s, want the receipt time (between %s and %s)", stored, before, after)
+		}
+		attrs := e["attributes"].(map[string]any)
+		if attrs["original_timestamp"] != sent.Format("2006-01-02T15:04:05.000Z") || attrs["order"] != float64(7) {
+			t.Errorf("attributes = %v, want original_timestamp %s and the others kept", attrs, sent)
+		}
+		if ls := apiTime(t, g["last_seen"]); ls.After(after) {
+			t.Errorf("last_seen %s is in the future", ls)
+		}
+		near := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "a little ahead")
+		ne := items(t, s, w.Owner.Token, "/v1/groups/"+near["id"].(string)+"/events")[0]
+		if !apiTime(t, ne["timestamp"]).Equal(soon) || ne["attributes"].(map[string]any)["original_timestamp"] != nil {
+			t.Errorf("an event 2 minutes ahead = %v, want it kept as sent", ne)
 		}
 	})
 }

@@ -114,10 +114,13 @@ var payloadPool sync.Pool
 const maxPooledPayload = 8 << 20
 
 // Commit makes the events durable as one queued batch per 1,000 events,
-// all in one commit, and counts them. U+0000 in any string becomes U+FFFD
-// first, whatever the transport (CONTRACT 7).
+// all in one commit, and counts them. Whatever the transport, U+0000 in
+// any string becomes U+FFFD first, and a timestamp more than five minutes
+// ahead of received becomes received, the sent value kept in the attribute
+// original_timestamp (CONTRACT 7).
 func (in *Intake) Commit(ctx context.Context, route string, p store.Project, received time.Time, events []ingest.Event) error {
 	ingest.ScrubNUL(events)
+	ingest.ClampFuture(events, received)
 	batches := make([]store.Batch, 0, (len(events)+ingest.MaxEvents-1)/ingest.MaxEvents)
 	bufs := make([]*[]byte, 0, cap(batches))
 	defer func() {
