@@ -258,3 +258,36 @@ func TestRedactKeysSetting(t *testing.T) {
 		}
 	}, withRedactKeys("SSN", "card-number"))
 }
+
+// TestConcurrentOnDemandDigestsCoverConsecutivePeriods: two POST …/digests
+// at once (through two api processes, say) send two digests whose periods
+// follow each other, never the same period twice.
+func TestConcurrentOnDemandDigestsCoverConsecutivePeriods(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		path := "/v1/projects/" + w.ProjectID + "/digests"
+		for round := 0; round < 3; round++ {
+			statuses := together(2, func(int) int {
+				st, _ := rawPost(t, s.URL+path, w.Admin.Token, map[string]any{})
+				return st
+			})
+			if c := count(statuses); c[http.StatusCreated] != 2 {
+				t.Fatalf("round %d: answers %v, want two 201", round, statuses)
+			}
+		}
+		var periods [][2]string
+		for _, d := range items(t, s, w.Admin.Token, path+"?limit=100") {
+			p := d["period"].(map[string]any)
+			periods = append(periods, [2]string{p["start"].(string), p["end"].(string)})
+		}
+		if len(periods) != 6 {
+			t.Fatalf("digests = %d, want 6", len(periods))
+		}
+		// Newest first: each period starts where the one before it ended.
+		for i := 0; i+1 < len(periods); i++ {
+			if periods[i][0] != periods[i+1][1] {
+				t.Errorf("digest periods %v and %v do not follow each other", periods[i+1], periods[i])
+			}
+		}
+	})
+}

@@ -1,8 +1,10 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -95,7 +97,7 @@ func (e *engine) loop(ctx context.Context) {
 		}
 		e.mu.Unlock()
 		if room > 0 {
-			ds, err := s.db.Write().ClaimDeliveries(ctx, now, now.Add(s.opts.Lease), s.opts.PerChannel, room, busy)
+			ds, err := s.claim(ctx, now, s.opts.PerChannel, room, busy)
 			if err != nil && ctx.Err() == nil {
 				s.opts.Logger.Warn("claiming deliveries", "err", err)
 			}
@@ -191,20 +193,34 @@ func (e *engine) commit() {
 				break more
 			}
 		}
-		now := e.s.now()
-		err := e.s.db.Tx(ctx, func(c *store.Conn) error {
-			for _, r := range batch {
-				err := r.record(ctx, c, now)
-				if errors.Is(err, store.ErrLeaseLost) {
-					e.s.opts.Logger.Warn("delivery lease lost: another process took it over", "delivery_id", r.d.ID)
-					continue
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+		// One order for the rows every transaction locks (the deliveries
+		// and their channels' health), so that two processes recording at
+		// once cannot deadlock; a transaction that loses a race anyway runs
+		// again.
+		slices.SortFunc(batch, func(a, b result) int {
+			return cmp.Or(cmp.Compare(a.d.ChannelID, b.d.ChannelID), cmp.Compare(a.d.ID, b.d.ID))
 		})
+		var err error
+		for try := 0; try < maxCommitTries; try++ {
+			now := e.s.now()
+			err = e.s.db.Tx(ctx, func(c *store.Conn) error {
+				for _, r := range batch {
+					err := r.record(ctx, c, now)
+					if errors.Is(err, store.ErrLeaseLost) {
+						e.s.opts.Logger.Warn("delivery lease lost: another process took it over", "delivery_id", r.d.ID)
+						continue
+					}
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if !errors.Is(err, store.ErrConflict) && !store.IsUnavailable(err) {
+				break
+			}
+			time.Sleep(time.Duration(try+1) * 50 * time.Millisecond)
+		}
 		if err != nil {
 			// The deliveries stay leased and are attempted again when
 			// their leases end: at least once, never lost.
@@ -222,6 +238,24 @@ func (e *engine) commit() {
 	}
 }
 
+// maxCommitTries bounds the runs of a transaction recording attempts that
+// lost a race (a deadlock or serialization failure) or met a database
+// blip: its deliveries would otherwise stay leased and be sent again.
+const maxCommitTries = 5
+
+// claim leases due deliveries in a transaction of its own (on PostgreSQL
+// the claims of every process are serialised there, see
+// store.ClaimDeliveries).
+func (s *Service) claim(ctx context.Context, now time.Time, perChannel, limit int, exclude []string) ([]store.Delivery, error) {
+	var ds []store.Delivery
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		var err error
+		ds, err = c.ClaimDeliveries(ctx, now, now.Add(s.opts.Lease), perChannel, limit, exclude)
+		return err
+	})
+	return ds, err
+}
+
 // DeliverDue attempts every delivery due now, one at a time, and records
 // the outcomes; it returns how many it attempted. Tests and tools use it
 // with an injected clock instead of the engine.
@@ -230,7 +264,7 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		now := s.now()
-		ds, err := s.db.Write().ClaimDeliveries(ctx, now, now.Add(s.opts.Lease), MaxAttempts*1000, 100, nil)
+		ds, err := s.claim(ctx, now, MaxAttempts*1000, 100, nil)
 		if err != nil || len(ds) == 0 {
 			return n, err
 		}

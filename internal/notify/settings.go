@@ -79,7 +79,7 @@ func (s *Service) SendDigest(ctx context.Context, projectID string) (Digest, err
 		if err != nil {
 			return err
 		}
-		st, err := c.NotificationSettingsOf(ctx, projectID)
+		st, err := c.LockNotificationSettings(ctx, projectID, now)
 		if err != nil {
 			return err
 		}

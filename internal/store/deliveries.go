@@ -135,18 +135,38 @@ func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, p
 	chosen := `SELECT d.id FROM ch, deliveries d WHERE ch.id IS NOT NULL AND d.id IN (` + oldest("id") + `)` + skip
 	lock := ""
 	if c.dialect == Postgres {
+		// Claims of every process are serialised (a transaction-scoped
+		// advisory lock), so that the deliveries a channel has leased can
+		// be counted: at most perChannel in flight per channel across the
+		// cluster, not per process.
+		if err := c.claimLock(ctx, lockDeliveryClaims); err != nil {
+			return nil, err
+		}
 		// PostgreSQL would run a correlated IN for every row of d; a
-		// lateral join runs it once per channel.
-		chosen = `SELECT d.id FROM ch CROSS JOIN LATERAL (` + oldest("id, next_attempt_at") + `) d WHERE ch.id IS NOT NULL` + skip
-		lock = " FOR UPDATE SKIP LOCKED"
+		// lateral join runs it once per channel. A channel's deliveries
+		// still leased by any process take from its perChannel.
+		chosen = `SELECT d.id FROM ch CROSS JOIN LATERAL (SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at) AS rn FROM (` +
+			oldest("id, next_attempt_at") + `) o) d
+			WHERE ch.id IS NOT NULL AND d.rn <= ? - (SELECT COUNT(*) FROM deliveries x WHERE x.status = '` + DeliveryPending + `'
+				AND x.channel_id = ch.id AND x.lease_until >= ?)` + skip
+		args = append(args[:4:4], append([]any{perChannel, ms(now)}, args[4:]...)...)
+		// The lock re-checks that the row is still due and not leased: a
+		// row another claim leased after this statement's snapshot is
+		// skipped, not leased twice.
+		lock = ` AND ` + duePending + ` AND lease_until < ? FOR UPDATE SKIP LOCKED`
 	}
-	rows, err := c.query(ctx, `WITH RECURSIVE ch(id) AS (
-			SELECT MIN(channel_id) FROM deliveries WHERE `+duePending+`
+	q := `WITH RECURSIVE ch(id) AS (
+			SELECT MIN(channel_id) FROM deliveries WHERE ` + duePending + `
 			UNION ALL
-			SELECT (SELECT MIN(channel_id) FROM deliveries WHERE `+duePending+` AND channel_id > ch.id) FROM ch WHERE ch.id IS NOT NULL)
+			SELECT (SELECT MIN(channel_id) FROM deliveries WHERE ` + duePending + ` AND channel_id > ch.id) FROM ch WHERE ch.id IS NOT NULL)
 		UPDATE deliveries SET lease_until = ?
-		WHERE id IN (SELECT id FROM deliveries WHERE id IN (`+chosen+` ORDER BY d.next_attempt_at LIMIT ?)`+lock+`)
-		RETURNING `+deliveryMeta+`, body`, append(args, limit)...)
+		WHERE id IN (SELECT id FROM deliveries WHERE id IN (` + chosen + ` ORDER BY d.next_attempt_at LIMIT ?)` + lock + `)
+		RETURNING ` + deliveryMeta + `, body`
+	args = append(args, limit)
+	if lock != "" {
+		args = append(args, ms(now))
+	}
+	rows, err := c.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim deliveries: %w", err)
 	}

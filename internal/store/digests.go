@@ -70,6 +70,25 @@ func (c *Conn) NotificationSettingsOf(ctx context.Context, projectID string) (No
 	return n, nil
 }
 
+// LockNotificationSettings returns a project's settings, locked until the
+// end of c's transaction (on PostgreSQL; SQLite has one writer): an
+// on-demand digest and the scheduler, or two on-demand digests at once,
+// then cover consecutive periods instead of the same one twice. A project
+// without settings gets the defaults written first, so there is a row to
+// lock.
+func (c *Conn) LockNotificationSettings(ctx context.Context, projectID string, now time.Time) (NotificationSettings, error) {
+	if _, err := c.exec(ctx, `INSERT INTO notification_settings (`+settingsCols+`)
+		SELECT p.id, ?, 'daily', 9, 'monday', 'UTC', p.created_at, 0, ? FROM projects p WHERE p.id = ?
+		ON CONFLICT (project_id) DO NOTHING`, true, ms(now), projectID); err != nil {
+		return NotificationSettings{}, fmt.Errorf("store: notification settings of %s: %w", projectID, err)
+	}
+	n, err := scanSettings(c.queryRow(ctx, `SELECT `+settingsCols+` FROM notification_settings WHERE project_id = ?`+forUpdate(c.dialect), projectID))
+	if err != nil {
+		return NotificationSettings{}, fmt.Errorf("store: notification settings of %s: %w", projectID, err)
+	}
+	return n, nil
+}
+
 // PutNotificationSettings writes a project's settings.
 func (c *Conn) PutNotificationSettings(ctx context.Context, n NotificationSettings) error {
 	var next int64

@@ -1,0 +1,26 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Keys of PostgreSQL advisory locks: one number per kind of work that
+// processes of one installation serialise.
+const (
+	lockDeliveryClaims int64 = 0x45525241_0001 // "ERRA" 1: delivery claims
+	lockBatchClaims    int64 = 0x45525241_0002 // batch claims
+)
+
+// claimLock takes an advisory lock until the end of c's transaction, on
+// PostgreSQL; outside a transaction, or on SQLite (one process, one writer),
+// it does nothing.
+func (c *Conn) claimLock(ctx context.Context, key int64) error {
+	if c.dialect != Postgres || c.tx == nil {
+		return nil
+	}
+	if _, err := c.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, key); err != nil {
+		return fmt.Errorf("store: advisory lock: %w", err)
+	}
+	return nil
+}
