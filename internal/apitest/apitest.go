@@ -94,6 +94,9 @@ func StartOn(t testing.TB, dbURL string, opts ...func(*config.Serve)) *Server {
 	if err != nil {
 		t.Fatalf("start app: %v", err)
 	}
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatalf("start app services: %v", err)
+	}
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.HTTP}}
 	hs.Start()
 	t.Cleanup(func() {

@@ -138,8 +138,8 @@ func TestConnectionCap(t *testing.T) {
 	if err := get(time.Second); err == nil {
 		t.Fatal("a fourth connection was served while three were open: no cap")
 	}
-	deadline := time.Now().Add(time.Minute)
-	for get(5*time.Second) != nil {
+	deadline := time.Now().Add(3 * time.Minute) // generous: the machine may be busy
+	for get(10*time.Second) != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("healthz never answered after the stalled connections timed out")
 		}

@@ -71,6 +71,13 @@ func New(db *store.DB, orgs *org.Service, opts Options) *Service {
 	return s
 }
 
+// ShareLimits makes the sign-in failure limits this process's 1/n share
+// of the installation's: n api processes enforce them together.
+func (s *Service) ShareLimits(n int) {
+	s.failuresByEmail.Share(n)
+	s.failuresByIP.Share(n)
+}
+
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
 // Signed is the result of signing up or in: the session token, shown once.

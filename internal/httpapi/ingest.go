@@ -5,7 +5,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
@@ -37,7 +36,7 @@ func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
 		fail(metrics.RefusedEncoding, pr)
 		return
 	}
-	received := time.Now().UTC()
+	received := in.Received()
 	body, reason, pr := in.ReadBody(r.Context(), r, gzipped)
 	if pr != nil {
 		fail(reason, pr)

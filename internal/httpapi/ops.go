@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -12,17 +13,29 @@ import (
 // (the process is alive) and GET /readyz (it can take traffic: the store
 // answers and it is not shutting down; 503 without details otherwise).
 func (s *Server) MountOps(metrics http.Handler, ready func(ctx context.Context) error) {
-	s.mux.Handle("GET /metrics", metrics)
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	mountOps(s.mux, metrics, ready, s.log)
+}
+
+// Ops serves only the operational endpoints: processes without the api
+// role serve it on ERRATA_ADDR, to be probed and scraped like any other.
+func Ops(metrics http.Handler, ready func(ctx context.Context) error, log *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	mountOps(mux, metrics, ready, log)
+	return mux
+}
+
+func mountOps(mux *http.ServeMux, metrics http.Handler, ready func(ctx context.Context) error, log *slog.Logger) {
+	mux.Handle("GET /metrics", metrics)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := ready(ctx); err != nil {
 			// The cause may name the database's user, address and name:
 			// it goes to the log, never to whoever asks.
-			s.log.Warn("not ready", "request_id", RequestID(r.Context()), "err", err)
+			log.Warn("not ready", "request_id", RequestID(r.Context()), "err", err)
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 			return
 		}

@@ -39,6 +39,8 @@ type Config struct {
 	// ClientIP finds a request's client address (ERRATA_TRUSTED_PROXIES);
 	// nil trusts no proxy.
 	ClientIP *clientip.Resolver
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
 // Server holds the HTTP layer's dependencies; handlers are its methods.
@@ -80,6 +82,9 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 		exempt:  map[string]bool{},
 		mux:     http.NewServeMux(),
 		now:     time.Now,
+	}
+	if cfg.Now != nil {
+		s.now = cfg.Now
 	}
 	if err := s.cop.AddTrustedOrigin(origin(cfg.AppURL)); err != nil {
 		return nil, err

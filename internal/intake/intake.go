@@ -48,6 +48,16 @@ type Intake struct {
 	Memory *Budget
 	// Decoder decodes POST /v1/ingest bodies with the configured redaction.
 	Decoder *ingest.Decoder
+	// Now is the clock of receipt times (default time.Now).
+	Now func() time.Time
+}
+
+// Received is the time of receipt of a request arriving now, in UTC.
+func (in *Intake) Received() time.Time {
+	if in.Now == nil {
+		return time.Now().UTC()
+	}
+	return in.Now().UTC()
 }
 
 // WithLimiter returns a copy of in that rate-limits with l instead: the

@@ -42,6 +42,10 @@ type Options struct {
 	Jitter float64
 	// PerChannel is the most attempts in flight to one channel (default 8).
 	PerChannel int
+	// Leads, when set, says whether this process may run the digest
+	// scheduler now (it holds the scheduler lease of the cluster): only one
+	// process at a time sends scheduled digests.
+	Leads func() bool
 	// Workers is the most attempts in flight in all (default 64).
 	Workers int
 	// Lease is how long a claimed delivery stays with this process (default 2m).

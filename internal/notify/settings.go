@@ -99,6 +99,19 @@ func (s *Service) SendDigest(ctx context.Context, projectID string) (Digest, err
 	return d, nil
 }
 
+// Scheduler is the digest scheduler as a service of its own (the scheduler
+// role runs it; the delivery engine is the worker role's).
+type Scheduler struct{ s *Service }
+
+// Scheduler returns the service's digest scheduler.
+func (s *Service) Scheduler() Scheduler { return Scheduler{s} }
+
+// Start runs the digest scheduler until Stop.
+func (sc Scheduler) Start() { sc.s.StartScheduler() }
+
+// Stop stops the digest scheduler.
+func (sc Scheduler) Stop() { sc.s.StopScheduler() }
+
 // StartScheduler runs the digest scheduler until StopScheduler.
 func (s *Service) StartScheduler() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,10 +135,25 @@ func (s *Service) wakeScheduler() {
 	}
 }
 
+// leaderPoll is how often a scheduler that does not hold the scheduler
+// lease checks whether it holds it now.
+const leaderPoll = 2 * time.Second
+
 // schedule sends due digests, then sleeps until the next one is due, a
 // setting changes, or a minute passes (projects created meanwhile).
 func (s *Service) schedule(ctx context.Context) {
 	for ctx.Err() == nil {
+		if s.opts.Leads != nil && !s.opts.Leads() {
+			// Another process runs the periodic jobs; look again soon, in
+			// case it dies.
+			t := time.NewTimer(leaderPoll)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+			continue
+		}
 		if _, err := s.db.Write().EnsureNotificationSettings(ctx, s.now()); err != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("scheduling digests", "err", err)
 		}

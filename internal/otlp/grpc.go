@@ -99,8 +99,8 @@ type grpcLogs struct {
 // /v1/logs does. The RateLimit-* values travel as response headers.
 func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	ctx := stream.Context()
-	received := time.Now().UTC()
 	in := g.intake
+	received := in.Received()
 	p, rl, err := in.Admit(ctx, RouteGRPC, bearerMD(ctx))
 	if rl != nil {
 		_ = stream.SetHeader(rateLimitMD(rl))

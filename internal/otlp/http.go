@@ -84,7 +84,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(metrics.RefusedEncoding, failure{status: http.StatusUnsupportedMediaType, code: codes.InvalidArgument, message: pr.Detail})
 		return
 	}
-	received := time.Now().UTC()
+	received := in.Received()
 	body, reason, pr := in.ReadBody(r.Context(), r, gzipped)
 	if pr == nil {
 		defer body.Release()

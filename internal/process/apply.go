@@ -24,6 +24,13 @@ type TicketEvent struct {
 // apply stores a prepared batch's effects and deletes the batch, all in the
 // transaction of c: a crash leaves either everything or nothing.
 func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now time.Time) ([]TicketEvent, error) {
+	projects := make([]string, len(pr.batches))
+	for i, b := range pr.batches {
+		projects[i] = b.ProjectID
+	}
+	if err := c.LockProjects(ctx, projects); err != nil {
+		return nil, err
+	}
 	for _, b := range pr.batches {
 		if err := c.FinishBatch(ctx, b); err != nil {
 			return nil, err

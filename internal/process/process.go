@@ -160,7 +160,12 @@ func (p *Processor) work(ctx context.Context) {
 // lease to end and are tried again, as after a crash.
 func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	now := p.opts.Now().UTC().Truncate(time.Millisecond)
-	batches, err := p.db.Write().ClaimBatches(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
+	var batches []store.Batch
+	err := p.db.Tx(ctx, func(c *store.Conn) error {
+		var err error
+		batches, err = c.ClaimBatches(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
+		return err
+	})
 	if err != nil {
 		return false, err
 	}
@@ -168,6 +173,13 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	err = p.run(ctx, batches)
+	if err != nil && !batchFault(err) {
+		// Not the batches' doing (the database, a lost race): let them be
+		// claimed again now rather than when the lease ends.
+		if rerr := p.db.Write().ReleaseBatches(context.WithoutCancel(ctx), batches); rerr != nil && !store.IsUnavailable(rerr) {
+			p.opts.Logger.Warn("releasing batches after a failure", "err", rerr)
+		}
+	}
 	if err == nil || !batchFault(err) {
 		return true, err
 	}

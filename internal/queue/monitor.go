@@ -23,6 +23,7 @@ type Monitor struct {
 	maxBytes int64
 	minFree  int64
 	log      *slog.Logger
+	stop     func()
 
 	mu        sync.Mutex
 	batches   int64
@@ -38,6 +39,22 @@ type Monitor struct {
 // unprocessed batches or under minFreeDisk bytes free in dir.
 func NewMonitor(db *store.DB, dir string, maxBacklogBytes, minFreeDisk int64, log *slog.Logger) *Monitor {
 	return &Monitor{db: db, dir: dir, maxBytes: maxBacklogBytes, minFree: minFreeDisk, log: log, free: -1, byProject: map[string]int64{}}
+}
+
+// Start polls every second until Stop.
+func (m *Monitor) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); m.Run(ctx, time.Second) }()
+	m.stop = func() { cancel(); <-done }
+}
+
+// Stop ends the polling Start began.
+func (m *Monitor) Stop() {
+	if m.stop != nil {
+		m.stop()
+		m.stop = nil
+	}
 }
 
 // Run polls until ctx ends.

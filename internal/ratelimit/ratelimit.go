@@ -19,6 +19,10 @@ type Limiter struct {
 	rate  rate.Limit
 	burst int
 	now   func() time.Time
+	// baseRate and baseBurst are the limit of the whole installation;
+	// rate and burst this process's share of it (see Share).
+	baseRate  rate.Limit
+	baseBurst int
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
@@ -27,7 +31,27 @@ type Limiter struct {
 
 // New returns a Limiter refilling perSecond tokens a second up to burst.
 func New(perSecond float64, burst int) *Limiter {
-	return &Limiter{rate: rate.Limit(perSecond), burst: burst, now: time.Now, buckets: map[string]*rate.Limiter{}}
+	return &Limiter{rate: rate.Limit(perSecond), burst: burst, baseRate: rate.Limit(perSecond), baseBurst: burst, now: time.Now, buckets: map[string]*rate.Limiter{}}
+}
+
+// Share makes this limiter enforce a 1/n share of its limit, rate and
+// burst: when n processes each take an even share of the traffic, they
+// enforce the limit together. Buckets keep their tokens, capped at the new
+// burst.
+func (l *Limiter) Share(n int) {
+	n = max(n, 1)
+	r, b := l.baseRate/rate.Limit(n), max(1, (l.baseBurst+n-1)/n)
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r == l.rate && b == l.burst {
+		return
+	}
+	l.rate, l.burst = r, b
+	for _, bucket := range l.buckets {
+		bucket.SetLimitAt(now, r)
+		bucket.SetBurstAt(now, b)
+	}
 }
 
 // WithClock replaces the clock, for tests.
@@ -73,7 +97,7 @@ func (l *Limiter) bucket(key string, now time.Time) *rate.Limiter {
 	b, ok := l.buckets[key]
 	if !ok {
 		b = rate.NewLimiter(l.rate, l.burst)
-		b.SetLimitAt(now, l.rate)
+		b.SetLimitAt(now, l.rate) // a new bucket starts full at now
 		l.buckets[key] = b
 		l.inserts++
 		if l.inserts%1024 == 0 {
@@ -92,19 +116,21 @@ func (l *Limiter) take(key string, n int) Result {
 		allowed = b.AllowN(now, n)
 	}
 	tokens := b.TokensAt(now)
-	res := Result{Allowed: allowed, Limit: l.burst, Remaining: max(0, int(math.Floor(tokens)))}
-	res.Reset = l.after(float64(l.burst) - tokens)
+	r, burst := b.Limit(), b.Burst() // the bucket's own: Share may change the limiter's
+	res := Result{Allowed: allowed, Limit: burst, Remaining: max(0, int(math.Floor(tokens)))}
+	res.Reset = after(r, float64(burst)-tokens)
 	if !allowed {
-		res.RetryAfter = l.after(1 - tokens)
+		res.RetryAfter = after(r, 1-tokens)
 	}
 	return res
 }
 
-func (l *Limiter) after(tokens float64) time.Duration {
+// after is how long rate r takes to refill tokens.
+func after(r rate.Limit, tokens float64) time.Duration {
 	if tokens <= 0 {
 		return 0
 	}
-	return time.Duration(tokens / float64(l.rate) * float64(time.Second))
+	return time.Duration(tokens / float64(r) * float64(time.Second))
 }
 
 // sweep forgets full buckets: a new bucket starts full, so nothing is lost.

@@ -41,3 +41,30 @@ func TestPeekTakesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestShare: n processes enforcing a 1/n share each enforce the limit
+// together.
+func TestShare(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := New(10, 20).WithClock(func() time.Time { return now })
+	l.Allow("k") // a bucket that exists before the share changes
+	l.Share(2)
+	taken := 0
+	for l.Allow("k").Allowed {
+		taken++
+	}
+	if taken != 10 { // the existing bucket: 19 tokens left, capped at the new burst of 10
+		t.Fatalf("took %d from an existing bucket after Share(2), want 10", taken)
+	}
+	if r := l.Allow("new"); r.Limit != 10 {
+		t.Fatalf("a new bucket's limit = %d, want the burst's share 10", r.Limit)
+	}
+	now = now.Add(time.Second)
+	if r := l.Allow("k"); !r.Allowed || r.Remaining != 4 {
+		t.Fatalf("after a second at half the rate: %+v, want 5 tokens refilled, one taken", r)
+	}
+	l.Share(1)
+	if r := l.Allow("fresh"); r.Limit != 20 {
+		t.Fatalf("limit after Share(1) = %d, want 20", r.Limit)
+	}
+}

@@ -166,17 +166,27 @@ func (db *DB) DurabilitySetting(ctx context.Context) (string, error) {
 var ErrLeaseLost = errors.New("store: batch lease lost")
 
 // ClaimBatches leases up to n of the oldest batches that are not leased (or
-// whose lease has expired, because their worker died) until leaseUntil. On
-// PostgreSQL, concurrent workers skip each other's rows (FOR UPDATE SKIP
-// LOCKED) instead of waiting.
+// whose lease has expired, because their worker died) until leaseUntil.
+//
+// On PostgreSQL, several workers of several processes claim from one
+// queue: claims are serialised (an advisory lock held to the end of c's
+// transaction, when there is one), concurrent workers skip each other's
+// rows (FOR UPDATE SKIP LOCKED), and the batches of projects that no worker
+// holds come first, so that workers spread over projects instead of
+// queueing for the same error groups' row locks.
 func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n int) ([]Batch, error) {
-	lock := ""
+	lock, order, args := "", "id", []any{ms(leaseUntil), ms(now)}
 	if c.dialect == Postgres {
+		if err := c.claimLock(ctx, lockBatchClaims); err != nil {
+			return nil, err
+		}
 		lock = " FOR UPDATE SKIP LOCKED"
+		order = `EXISTS (SELECT 1 FROM ingest_batches x WHERE x.lease_until >= ? AND x.project_id = b.project_id), id`
+		args = append(args, ms(now))
 	}
 	rows, err := c.query(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? AND failed_at IS NULL ORDER BY id LIMIT ?`+lock+`)
-		RETURNING id, project_id, received_at, event_count, lease_until, attempts, failures`, ms(leaseUntil), ms(now), n)
+		WHERE id IN (SELECT id FROM ingest_batches b WHERE lease_until < ? AND failed_at IS NULL ORDER BY `+order+` LIMIT ?`+lock+`)
+		RETURNING id, project_id, received_at, event_count, lease_until, attempts, failures`, append(args, n)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim batches: %w", err)
 	}
@@ -192,6 +202,40 @@ func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n in
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, c.loadPayloads(ctx, out)
+}
+
+// LockProjects takes, on PostgreSQL, an advisory lock per project until the
+// end of c's transaction, in one order: the transactions that apply
+// batches of one project run one after the other instead of interleaving
+// their row locks on the same error groups, and a worker stopped in the
+// middle of one holds up only that project (and only until its session's
+// idle timeout).
+func (c *Conn) LockProjects(ctx context.Context, projectIDs []string) error {
+	if c.dialect != Postgres || c.tx == nil {
+		return nil
+	}
+	ids := append([]string(nil), projectIDs...)
+	sort.Strings(ids)
+	for i, id := range ids {
+		if i > 0 && id == ids[i-1] {
+			continue
+		}
+		if _, err := c.exec(ctx, `SELECT pg_advisory_xact_lock(2, hashtext(?))`, id); err != nil {
+			return fmt.Errorf("store: lock project %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// ReleaseBatches gives up leases the caller holds, so that the batches are
+// claimed again at once (their processing met a passing failure).
+func (c *Conn) ReleaseBatches(ctx context.Context, batches []Batch) error {
+	for _, b := range batches {
+		if _, err := c.exec(ctx, `UPDATE ingest_batches SET lease_until = 0 WHERE id = ? AND lease_until = ?`, b.ID, ms(b.LeaseUntil)); err != nil {
+			return fmt.Errorf("store: release batch %d: %w", b.ID, err)
+		}
+	}
+	return nil
 }
 
 // loadPayloads reads the payloads of claimed batches, kept in a table of

@@ -17,7 +17,8 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 )
 
@@ -154,11 +155,27 @@ func (db *DB) checkpointer() {
 	}
 }
 
+// pgSessionDefaults bound how long a transaction waits for a lock and how
+// long a session may sit idle inside a transaction: a process stopped in
+// the middle of one (SIGSTOP, a long GC pause, a network partition) loses
+// its session and its locks instead of stalling every other process. A
+// setting given in the database URL wins.
+var pgSessionDefaults = map[string]string{
+	"lock_timeout":                        "10s",
+	"idle_in_transaction_session_timeout": "15s",
+}
+
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	p, err := sql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
+	for k, v := range pgSessionDefaults {
+		if _, set := cfg.RuntimeParams[k]; !set {
+			cfg.RuntimeParams[k] = v
+		}
+	}
+	p := stdlib.OpenDB(*cfg)
 	p.SetMaxOpenConns(16)
 	p.SetMaxIdleConns(16)
 	p.SetConnMaxIdleTime(5 * time.Minute)

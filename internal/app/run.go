@@ -1,0 +1,232 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/net/netutil"
+	"google.golang.org/grpc"
+
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// service is a background part of a process. app starts the services of
+// the process's roles in order and stops them in the reverse order; Stop
+// lets the work in hand finish.
+type service interface {
+	Start()
+	Stop()
+}
+
+// named is a service with the name its log lines use.
+type named struct {
+	name string
+	service
+}
+
+// services are the background services of the process's roles, in the
+// order they start:
+//   - every role: the cluster membership (heartbeat, leases, peers) and the
+//     backlog monitor (back-pressure, and gauges every process reports);
+//   - api: the queue's group committer (its requests' 202s wait on it);
+//   - worker: the queue consumers, then the delivery engine;
+//   - scheduler: the digest scheduler and retention, which run only while
+//     this process holds the scheduler lease.
+func (a *App) services() []named {
+	cfg := a.opts.Serve
+	out := []named{{"cluster", a.Member}, {"monitor", a.Monitor}}
+	if cfg.Has(config.RoleAPI) {
+		out = append(out, named{"committer", a.Committer})
+	}
+	if cfg.Has(config.RoleWorker) {
+		out = append(out, named{"processor", a.Processor}, named{"delivery engine", a.Notify})
+	}
+	if cfg.Has(config.RoleScheduler) {
+		out = append(out, named{"digest scheduler", a.Notify.Scheduler()}, named{"retention", a.retention})
+	}
+	return out
+}
+
+// Start starts the background services of the process's roles. Run calls
+// it; tests that serve the app themselves call it too.
+func (a *App) Start(ctx context.Context) error {
+	if a.started {
+		return nil
+	}
+	if a.opts.Serve.Has(config.RoleWorker) && a.DB.Dialect() == store.SQLite {
+		// One process owns the file: the leases of a dead predecessor are void.
+		if n, err := a.DB.Write().ReleaseLeases(ctx); err != nil {
+			return err
+		} else if n > 0 {
+			a.log.Info("released the leases of batches in flight when the last process stopped", "batches", n)
+		}
+		if n, err := a.DB.Write().ReleaseDeliveryLeases(ctx); err != nil {
+			return err
+		} else if n > 0 {
+			a.log.Info("released the leases of deliveries in flight when the last process stopped", "deliveries", n)
+		}
+	}
+	for _, s := range a.services() {
+		s.Start()
+	}
+	a.started = true
+	return nil
+}
+
+// stopServices stops what Start started, in the reverse order. The
+// committer stops after the servers (every 202 was committed before its
+// request finished), the consumers finish the batches in hand, the engine
+// the attempts in flight; pending work waits in the store.
+func (a *App) stopServices() {
+	if !a.started {
+		return
+	}
+	list := a.services()
+	for i := len(list) - 1; i >= 0; i-- {
+		list[i].Stop()
+	}
+	a.started = false
+}
+
+// Run serves until ctx is cancelled, then shuts down in order: stop taking
+// requests and finish those in flight, stop the background services,
+// close the store. Every process listens on ERRATA_ADDR: the api role
+// serves the API, the dashboard and the ingestion routes there; every role
+// serves /healthz, /readyz and /metrics.
+func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
+	cfg := a.opts.Serve
+	if cfg.WebhookAllowPrivate {
+		a.log.Warn("ERRATA_WEBHOOK_ALLOW_PRIVATE is on: webhooks may reach private and loopback addresses; never use this in production")
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (the address is set by ERRATA_ADDR / --addr)", cfg.Addr, err)
+	}
+	var gln net.Listener
+	if a.GRPC != nil {
+		if gln, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("listen on %s: %w (the address is set by ERRATA_GRPC_ADDR / --grpc-addr; off disables OTLP/gRPC)", cfg.GRPCAddr, err)
+		}
+	}
+	if err := a.Start(ctx); err != nil {
+		_ = ln.Close()
+		if gln != nil {
+			_ = gln.Close()
+		}
+		return err
+	}
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
+	var handler http.Handler = a.HTTP
+	if !cfg.Has(config.RoleAPI) {
+		handler = a.ops
+	}
+	// ReadTimeout covers the whole request, headers and body: a client
+	// that stalls mid-body loses its connection instead of holding it.
+	srv := &http.Server{Handler: handler, ReadTimeout: cfg.ReadTimeout, ReadHeaderTimeout: min(10*time.Second, cfg.ReadTimeout),
+		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 2)
+	if gln != nil {
+		gln = netutil.LimitListener(gln, cfg.MaxConnections)
+		addr := gln.Addr().String()
+		a.grpcAddr.Store(&addr) // before the log line and ready below
+		go func() { errc <- a.GRPC.Serve(gln) }()
+	}
+	go func() { errc <- srv.Serve(ln) }()
+	a.log.Info("errata serving", "roles", cfg.Roles, "addr", ln.Addr().String(), "grpc_addr", a.GRPCAddr(), "base_url", cfg.BaseURL,
+		"database", a.DB.Dialect(), "process_id", a.Member.ID())
+	if ready != nil {
+		ready(ln.Addr())
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	a.log.Info("shutting down", "roles", cfg.Roles)
+	a.stopping.Store(true)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	grpcDone := a.stopGRPC(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn("HTTP shutdown incomplete", "err", err)
+	}
+	<-grpcDone
+	cancel()
+	a.stopServices()
+	a.closeAll()
+	a.log.Info("stopped")
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, grpc.ErrServerStopped) {
+		return serveErr
+	}
+	return nil
+}
+
+// Close stops what runs and releases the store, for tests and commands that
+// did not Run.
+func (a *App) Close() error {
+	if a.GRPC != nil {
+		a.GRPC.Stop()
+	}
+	a.stopServices()
+	return a.closeAll()
+}
+
+// closeAll closes what the services left open: idle webhook connections,
+// invitation emails in flight, the store.
+func (a *App) closeAll() error {
+	a.Notify.Close()
+	a.Orgs.Close()
+	err := a.DB.Close()
+	if err != nil {
+		a.log.Warn("closing the store", "err", err)
+	}
+	return err
+}
+
+// ServeGRPC serves OTLP/gRPC on ln until the server stops; Run calls it,
+// and tests that serve the app themselves may too.
+func (a *App) ServeGRPC(ln net.Listener) error {
+	addr := ln.Addr().String()
+	a.grpcAddr.Store(&addr)
+	return a.GRPC.Serve(ln)
+}
+
+// GRPCAddr is the address OTLP/gRPC listens on once served ("" before, or
+// when it is off): with ERRATA_GRPC_ADDR=127.0.0.1:0 the port bound.
+func (a *App) GRPCAddr() string {
+	if p := a.grpcAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// stopGRPC stops taking OTLP/gRPC calls and lets those in flight finish
+// (GracefulStop), cutting them off when ctx ends. The channel closes when
+// the server has stopped.
+func (a *App) stopGRPC(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	if a.GRPC == nil {
+		close(done)
+		return done
+	}
+	stopped := make(chan struct{})
+	go func() { a.GRPC.GracefulStop(); close(stopped) }()
+	go func() {
+		defer close(done)
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			a.log.Warn("OTLP/gRPC shutdown incomplete: cutting off calls in flight")
+			a.GRPC.Stop()
+			<-stopped
+		}
+	}()
+	return done
+}
