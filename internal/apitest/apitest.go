@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,7 +38,46 @@ type Server struct {
 	Config   config.Serve
 	// DatabaseURL is the fresh database the server runs on.
 	DatabaseURL string
-	client      *http.Client
+	// Clock is the clock of every service of the server: real time until
+	// the test sets or advances it.
+	Clock  *Clock
+	client *http.Client
+}
+
+// Clock is a test server's clock: the wall clock, shifted by what the test
+// advanced it, or frozen at what the test set.
+type Clock struct {
+	mu     sync.Mutex
+	frozen time.Time
+	shift  time.Duration
+}
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.frozen.IsZero() {
+		return c.frozen
+	}
+	return time.Now().Add(c.shift)
+}
+
+// Set freezes the clock at t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.frozen = t
+	c.mu.Unlock()
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	if c.frozen.IsZero() {
+		c.shift += d
+	} else {
+		c.frozen = c.frozen.Add(d)
+	}
+	c.mu.Unlock()
 }
 
 // WithGRPC serves OTLP/gRPC on a free loopback port (Server.GRPCAddr).
@@ -88,8 +128,9 @@ func StartOn(t testing.TB, dbURL string, opts ...func(*config.Serve)) *Server {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	clock := &Clock{}
 	a, err := app.New(context.Background(), app.Options{
-		Store: config.Store{DatabaseURL: dbURL}, Serve: cfg, Log: log, Argon2: CheapArgon2,
+		Store: config.Store{DatabaseURL: dbURL}, Serve: cfg, Log: log, Argon2: CheapArgon2, Now: clock.Now,
 	})
 	if err != nil {
 		t.Fatalf("start app: %v", err)
@@ -103,7 +144,7 @@ func StartOn(t testing.TB, dbURL string, opts ...func(*config.Serve)) *Server {
 		hs.Close()
 		_ = a.Close() // stops OTLP/gRPC too
 	})
-	s := &Server{t: t, URL: hs.URL, App: a, Config: cfg, DatabaseURL: dbURL, client: &http.Client{}}
+	s := &Server{t: t, URL: hs.URL, App: a, Config: cfg, DatabaseURL: dbURL, Clock: clock, client: &http.Client{}}
 	if a.GRPC != nil {
 		gln, err := net.Listen("tcp", cfg.GRPCAddr)
 		if err != nil {

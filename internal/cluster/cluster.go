@@ -143,9 +143,12 @@ func (m *Member) Stop() {
 	}
 }
 
-// beat records this process, renews or takes its leases and counts the
-// live processes by role. A failure keeps the last counts; a lease whose
-// renewal fails is given up (another process may take it when it ends).
+// Beat records this process, renews or takes its leases and counts the
+// live processes by role, as Start does every Beat (tests call it to
+// beat at once). A failure keeps the last counts; a lease whose renewal
+// fails is given up (another process may take it when it ends).
+func (m *Member) Beat(ctx context.Context) { m.beat(ctx) }
+
 func (m *Member) beat(ctx context.Context) {
 	now := m.opts.Now().UTC()
 	m.self.SeenAt = now
