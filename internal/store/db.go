@@ -19,7 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // Dialect names the database behind a DB.
