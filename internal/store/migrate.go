@@ -5,16 +5,49 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 )
 
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
+// migrationLockID is the PostgreSQL session advisory lock held while a
+// process migrates (the CRC-32 of "errata migrate"; goose's default id is
+// not used so that another goose-migrated application sharing the server
+// never waits on Errata, nor Errata on it).
+const migrationLockID int64 = 0x07aa_ed43
+
+// migrationLockWait bounds how long a process waits for another one's
+// migrations before it gives up and fails to start. Migrations that rewrite
+// large tables can take minutes; a process that waits longer than this is
+// more likely looking at a stuck migrator than at a slow one.
+const migrationLockWait = 10 * time.Minute
+
+// migrationLockFile is the suffix of the SQLite database's migration lock
+// file. SQLite's own locks cannot serve: goose runs each migration in a
+// transaction of its own, and a process must not open and close the
+// database file itself beside SQLite (closing any descriptor of a file drops
+// the process's POSIX locks on it, SQLite's included).
+const migrationLockFile = ".lock"
+
 // Migrate applies every pending migration of the database's dialect and
-// reports how many ran.
+// reports how many ran. It holds a database-wide lock while it does
+// (PostgreSQL: a session advisory lock; SQLite: a lock on the file
+// errata.db.lock beside the database), so that several processes started
+// at once on one database migrate it one after the other: the first applies
+// the migrations, the others find none left. The lock dies with the process
+// that held it.
 func (db *DB) Migrate(ctx context.Context) (int, error) {
+	if db.dialect == SQLite {
+		unlock, err := lockFile(ctx, db.path+migrationLockFile, migrationLockWait)
+		if err != nil {
+			return 0, fmt.Errorf("store: migrate: %w", err)
+		}
+		defer unlock()
+	}
 	p, err := db.migrations()
 	if err != nil {
 		return 0, err
@@ -26,19 +59,42 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 	return len(res), nil
 }
 
-// migrations is the goose provider of the database's dialect.
+// migrations is the goose provider of the database's dialect, locking the
+// database on PostgreSQL.
 func (db *DB) migrations() (*goose.Provider, error) {
-	dir, gd := "migrations/sqlite", goose.DialectSQLite3
+	sub, err := migrationFiles(db.dialect)
+	if err != nil {
+		return nil, err
+	}
+	gd := goose.DialectSQLite3
+	var opts []goose.ProviderOption
 	if db.dialect == Postgres {
-		dir, gd = "migrations/postgres", goose.DialectPostgres
+		gd = goose.DialectPostgres
+		// goose tries the lock once per period: one second keeps a process
+		// that waited from starting seconds after the migrator finished.
+		l, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID),
+			lock.WithLockTimeout(1, uint64(migrationLockWait/time.Second)))
+		if err != nil {
+			return nil, fmt.Errorf("store: migrations: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(l))
+	}
+	p, err := goose.NewProvider(gd, db.write, sub, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	return p, nil
+}
+
+// migrationFiles is the embedded migrations folder of dialect d.
+func migrationFiles(d Dialect) (fs.FS, error) {
+	dir := "migrations/sqlite"
+	if d == Postgres {
+		dir = "migrations/postgres"
 	}
 	sub, err := fs.Sub(migrations, dir)
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}
-	p, err := goose.NewProvider(gd, db.write, sub)
-	if err != nil {
-		return nil, fmt.Errorf("store: migrations: %w", err)
-	}
-	return p, nil
+	return sub, nil
 }
