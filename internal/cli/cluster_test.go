@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // clusterProc is one process of the cluster test and how to start it again.
