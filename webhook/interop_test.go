@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/errata-dev/errata/internal/testtool"
 )
 
 // The Python and Node.js verifiers of docs/webhooks.md live in testdata/ and
@@ -145,10 +147,7 @@ func TestDocsVerifiers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.interpreter, func(t *testing.T) {
 			t.Parallel()
-			bin, err := exec.LookPath(tt.interpreter)
-			if err != nil {
-				t.Skipf("%s is not installed, so the docs' %s verifier is not exercised", tt.interpreter, tt.interpreter)
-			}
+			bin := testtool.Program(t, tt.interpreter) // the docs' verifier in that language
 			cmd := exec.Command(bin, tt.args...)
 			cmd.Stdin = bytes.NewReader(input)
 			var stderr bytes.Buffer

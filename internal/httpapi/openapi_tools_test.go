@@ -3,12 +3,13 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/errata-dev/errata/internal/testtool"
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/store"
@@ -27,31 +28,8 @@ var npmTools = map[string]string{"@redocly/cli": "2.77.0", "openapi-typescript":
 // CI=true and is skipped elsewhere.
 func npmBin(t *testing.T, pkg, bin string) string {
 	t.Helper()
-	dir := os.Getenv("ERRATA_NPM_CACHE")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "errata-npm")
-	}
-	install := fmt.Sprintf("npm install --prefix %q --save-exact %s@%s", dir, pkg, npmTools[pkg])
-	missing := func(why string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; .ci/run installs it: %s", why, install)
-		}
-		t.Skipf("skipped: %s; install it with: %s", why, install)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not installed")
-	}
-	var meta struct{ Version string }
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &meta)
-	}
-	if err != nil || meta.Version != npmTools[pkg] {
-		missing(fmt.Sprintf("%s %s is not in %s (found %q)", pkg, npmTools[pkg], dir, meta.Version))
-	}
-	return filepath.Join(dir, "node_modules", ".bin", bin)
+	testtool.NPMPackage(t, pkg, npmTools[pkg])
+	return filepath.Join(testtool.NPMCache(), "node_modules", ".bin", bin)
 }
 
 // servedDocument starts a real server and writes its /v1/openapi.json to a

@@ -2,7 +2,6 @@ package otlp_test
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,13 +15,14 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
 // TestMain keeps the SDK's global error handler quiet: the tests read the
 // exporters' errors themselves.
 func TestMain(m *testing.M) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
-	os.Exit(m.Run())
+	storetest.Main(m)
 }
 
 // world is a server with a project, an API key and its owner's session.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/errata-dev/errata/internal/testtool"
+
 	"github.com/errata-dev/errata/internal/apitest"
 )
 
@@ -155,10 +157,7 @@ func TestStaticGuardsCatch(t *testing.T) {
 
 func TestStaticScriptSyntax(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: skipping the syntax check of static/app.js")
-	}
+	node := testtool.Program(t, "node")
 	if out, err := exec.Command(node, "--check", "static/app.js").CombinedOutput(); err != nil {
 		t.Fatalf("node --check static/app.js: %v\n%s", err, out)
 	}

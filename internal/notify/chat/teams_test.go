@@ -4,62 +4,26 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/errata-dev/errata/internal/testtool"
 )
 
 // adaptiveCardsVersion is the adaptivecards npm package the cards are
-// checked with; CI installs it (see npmInstall).
+// checked with; .ci/run installs it.
 const adaptiveCardsVersion = "3.0.6"
-
-// npmCache is where the tests find npm packages: $ERRATA_NPM_CACHE, else
-// ~/.cache/errata-npm (outside the repository).
-func npmCache(t *testing.T) string {
-	if dir := os.Getenv("ERRATA_NPM_CACHE"); dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(home, ".cache", "errata-npm")
-}
-
-const npmInstall = `npm install --prefix "${ERRATA_NPM_CACHE:-$HOME/.cache/errata-npm}" --save-exact --no-audit --no-fund adaptivecards@` + adaptiveCardsVersion
-
-// missing fails the test under CI=true (where .ci/run installs node and the
-// package) and skips it elsewhere.
-func missing(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
 
 // adaptiveCardsParser returns node and the path of the adaptivecards
 // package's browser bundle, which parses cards without a DOM.
 func adaptiveCardsParser(t *testing.T) (node, lib string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing(t, "node is not installed: the Teams cards are not checked with the adaptivecards parser (apt-get install nodejs npm; %s)", npmInstall)
-	}
-	pkg := filepath.Join(npmCache(t), "node_modules", "adaptivecards")
-	b, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-	if err != nil {
-		missing(t, "the adaptivecards npm package is not installed in %s: the Teams cards are not checked (%s)", npmCache(t), npmInstall)
-	}
-	var p struct{ Version string }
-	if err := json.Unmarshal(b, &p); err != nil || p.Version != adaptiveCardsVersion {
-		t.Fatalf("adaptivecards %q in %s, want %s (%v): %s", p.Version, pkg, adaptiveCardsVersion, err, npmInstall)
-	}
-	return node, filepath.Join(pkg, "dist", "adaptivecards.js")
+	pkg := testtool.NPMPackage(t, "adaptivecards", adaptiveCardsVersion)
+	return testtool.Program(t, "node"), filepath.Join(pkg, "dist", "adaptivecards.js")
 }
 
 // TestTeamsAdaptiveCard parses every Teams card (the golden samples and

@@ -13,7 +13,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/store"
@@ -88,9 +90,34 @@ func PostgresBase(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s is not set: PostgreSQL tests must run in CI", EnvURL)
 		}
+		skipped.Add(1)
 		t.Skipf("PostgreSQL tests skipped: set %s (see README)", EnvURL)
 	}
 	return base
+}
+
+// skipped counts the tests of this package that skipped their PostgreSQL
+// half; Cleanup reports them.
+var skipped atomic.Int64
+
+// reportSkipped says, in one line, that this package skipped its
+// PostgreSQL half: go test shows nothing of a passing package but its "ok"
+// line, so the line goes to the terminal when there is one (and to stderr,
+// which -v shows, otherwise).
+func reportSkipped() {
+	n := skipped.Load()
+	if n == 0 {
+		return
+	}
+	pkg := filepath.Base(os.Args[0])
+	pkg = strings.TrimSuffix(pkg, ".test")
+	line := fmt.Sprintf("note: %s skipped the PostgreSQL half of %d tests: set %s (make test sets it; see README)\n", pkg, n, EnvURL)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		_, _ = tty.WriteString(line)
+		_ = tty.Close()
+		return
+	}
+	_, _ = os.Stderr.WriteString(line)
 }
 
 var (
@@ -138,6 +165,7 @@ func template(base string) (string, error) {
 
 // Cleanup drops the template database; call it from TestMain after m.Run.
 func Cleanup() {
+	reportSkipped()
 	if admin != nil && tplName != "" {
 		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + tplName + ` WITH (FORCE)`)
 	}
