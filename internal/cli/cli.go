@@ -37,6 +37,7 @@ type root struct {
 	Org     orgCmd     `cmd:"" help:"Manage organizations."`
 	User    userCmd    `cmd:"" help:"Manage users."`
 	Queue   queueCmd   `cmd:"" help:"Inspect and repair the ingest queue."`
+	Receive receiveCmd `cmd:"" help:"Receive webhook deliveries on this machine and print them (for trying channels out)."`
 	Loadgen loadgenCmd `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals."`
 }
 

@@ -1,7 +1,8 @@
 // Package testca makes certificate authorities for tests, so that webhook
 // receivers on loopback serve real TLS that the code under test verifies:
 // through a pool (Pool), a child process's SSL_CERT_FILE (PEM), or this
-// process's system pool (InstallSystem).
+// process's system pool (InstallSystem). `errata receive` uses it too: a
+// local receiver for trying channels out is a test of a kind.
 package testca
 
 import (

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/errata-dev/errata/internal/testca"
+	"github.com/errata-dev/errata/webhook"
+)
+
+// receiveCmd is `errata receive`: a webhook receiver on this machine for
+// trying channels out (the README's quick start), as `stripe listen` is for
+// Stripe. It serves https with a certificate authority of its own, written
+// to --ca-file, which a server trusts with SSL_CERT_FILE (and, for a
+// loopback address, ERRATA_WEBHOOK_ALLOW_PRIVATE=true).
+type receiveCmd struct {
+	Addr   string `default:"127.0.0.1:9443" help:"Address to receive on (a port from 1024 up: webhook URLs allow no other but 443)."`
+	CAFile string `name:"ca-file" default:"./errata-receiver-ca.pem" help:"Where to write the certificate authority the server must trust (SSL_CERT_FILE)."`
+	Secret string `env:"ERRATA_RECEIVER_SECRET" help:"The channel's signing secret (whsec_…): deliveries are verified with it and refused (401) when they do not verify."`
+	Count  int    `help:"Exit after this many deliveries (0: run until interrupted)."`
+}
+
+func (c *receiveCmd) Run(e *env) error {
+	ca, err := testca.New("errata receive")
+	if err != nil {
+		return err
+	}
+	leaf, err := ca.Leaf("localhost")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.CAFile), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.CAFile, ca.PEM, 0o644); err != nil {
+		return fmt.Errorf("receive: write --ca-file: %w", err)
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("receive: listen on %s: %w (choose another with --addr)", c.Addr, err)
+	}
+	url := "https://" + ln.Addr().String() + "/hook"
+	fmt.Fprintf(e.stdout, "receiving webhook deliveries at %s\n", url)
+	fmt.Fprintf(e.stdout, "start the server trusting it: SSL_CERT_FILE=%s ERRATA_WEBHOOK_ALLOW_PRIVATE=true errata serve\n", c.CAFile)
+	if c.Secret == "" {
+		fmt.Fprintln(e.stdout, "signatures are not checked: pass --secret whsec_… (the channel's signing_secret) to verify them")
+	}
+	done := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	srv := &http.Server{TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf}, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: 10 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			if err != nil {
+				return
+			}
+			verdict := "not verified (no --secret)"
+			status := http.StatusOK
+			if c.Secret != "" {
+				if err := webhook.Verify(body, r.Header.Get("Service-Signature"), time.Now(), c.Secret); err != nil {
+					verdict, status = "REFUSED: "+err.Error(), http.StatusUnauthorized
+				} else {
+					verdict = "signature verified"
+				}
+			}
+			what := describe(body)
+			mu.Lock()
+			n++
+			fmt.Fprintf(e.stdout, "%s %s %s (%s) %s\n", time.Now().UTC().Format(time.TimeOnly), r.Header.Get("Service-Event"),
+				r.Header.Get("Service-Delivery-Id"), verdict, what)
+			if c.Count > 0 && n == c.Count {
+				close(done)
+			}
+			mu.Unlock()
+			w.WriteHeader(status)
+		})}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	select {
+	case <-e.ctx.Done():
+	case <-done:
+	case err := <-errc:
+		return err
+	}
+	_ = srv.Close()
+	return nil
+}
+
+// describe summarises a delivery body in a few words: a ticket's severity
+// and title, a digest's ticket count, a test's channel.
+func describe(body []byte) string {
+	ev, err := webhook.ParseEvent(body)
+	if err != nil {
+		return fmt.Sprintf("%d bytes", len(body))
+	}
+	var b struct {
+		Ticket struct{ Severity, Title string }
+		Digest struct {
+			TicketCount int `json:"ticket_count"`
+		}
+		Channel struct{ Name string }
+	}
+	_ = json.Unmarshal(ev.Raw, &b)
+	switch ev.Type {
+	case webhook.EventTicket:
+		return fmt.Sprintf("%s ticket: %s", b.Ticket.Severity, b.Ticket.Title)
+	case webhook.EventDigest:
+		return fmt.Sprintf("digest of %s with %d tickets", ev.Project.Name, b.Digest.TicketCount)
+	case webhook.EventTest:
+		return fmt.Sprintf("test of channel %q", b.Channel.Name)
+	}
+	return ev.Type
+}
