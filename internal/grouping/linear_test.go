@@ -23,6 +23,11 @@ func TestLinearTime(t *testing.T) {
 		"digits":         strings.Repeat("1", n),
 		"hyphens":        strings.Repeat("a-", n/2),
 		"lines":          strings.Repeat("    at f (/a.js:1:2)\n", n/20),
+		"prefixed lines": strings.Repeat("a: b: c: d: e: f: g: h: i: j: k: l: m: n: o: p: q: r: s: t: u: v: w: x: y: z: \n", n/80),
+		"open threads":   strings.Repeat("--- [", n/5),
+		"queries":        strings.Repeat("/a?b=", n/5),
+		"ipv6 ports":     strings.Repeat("::1:", n/4),
+		"go locations":   strings.Repeat("f()\n a.go:1\n", n/12),
 	}
 	for name, in := range inputs {
 		start := time.Now()

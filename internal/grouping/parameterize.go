@@ -23,6 +23,8 @@ const (
 	phBool        = "<bool>"
 	phID          = "<id>"
 	phPath        = "<path>"
+	phQuery       = "<query>"
+	phThread      = "<thread>"
 )
 
 // Parameterize replaces the variable parts of a message with placeholders
@@ -58,6 +60,10 @@ func parameterize(msg string, p *paramRules) string {
 				continue
 			}
 			if end, ph := matchWord(msg, i, p); end > i {
+				if ph == phIP {
+					i = ipEnd(msg, i, end, p, &b)
+					continue
+				}
 				b.WriteString(ph)
 				i = end
 				continue
@@ -71,7 +77,7 @@ func parameterize(msg string, p *paramRules) string {
 			// "[::1]:80" and "[2001:db8::1]:443" read like "10.0.0.1:80".
 			if end := matchIPv6(msg, i+1); end > i+1 && end < n && msg[end] == ']' {
 				b.WriteString(phIP)
-				i = end + 1
+				i = dialPort(msg, i, end+1, p, &b)
 				continue
 			}
 		}
@@ -89,15 +95,40 @@ func parameterize(msg string, p *paramRules) string {
 				b.WriteByte(c)
 				start++
 			}
-			if end := matchIPv6(msg, start); end > start {
-				b.WriteString(phIP)
-				i = end
+			end := matchIPv6(msg, start)
+			if end <= start && p.ipv6Port {
+				end = ipv6WithPort(msg, start) // "::1:50412": the port is no group
+			}
+			if end > start {
+				i = ipEnd(msg, start, end, p, &b)
 				continue
 			}
 			if c == '[' {
 				i++
 				continue
 			}
+		}
+		if p.queries && c == '?' && i > 0 && (msg[i-1] == '/' || isWord(msg[i-1])) {
+			if end := matchQuery(msg, i+1); end > i+1 {
+				b.WriteString("?" + phQuery)
+				i = end
+				continue
+			}
+		}
+		if p.threads && c == '-' && strings.HasPrefix(msg[i:], "--- [") {
+			// logback's "--- [nio-8080-exec-3]" (Spring Boot 3: "--- [app] [thread]").
+			if end := matchThreads(msg, i+4); end > i+4 {
+				b.WriteString("--- [" + phThread + "]")
+				i = end
+				continue
+			}
+		}
+		if p.spaces && (c == ' ' || c == '\t') && i+1 < n && (msg[i+1] == ' ' || msg[i+1] == '\t') {
+			b.WriteByte(' ')
+			for i < n && (msg[i] == ' ' || msg[i] == '\t') {
+				i++
+			}
+			continue
 		}
 		switch c {
 		case '=', ':':

@@ -15,7 +15,18 @@ func TestParameterize(t *testing.T) {
 		{"hostname known tld", "dial tcp: lookup api.stripe.com: no such host", "dial tcp: lookup <hostname>: no such host"},
 		{"hostname internal", "connect to kafka-1.kafka.default.svc.cluster.local:9092", "connect to <hostname>:<int>"},
 		{"hostname several labels with digit", "node db-3.prod.acme down", "node <hostname> down"},
-		{"ipv4", "dial tcp 10.0.12.7:5432: connect: connection refused", "dial tcp <ip>:<int>: connect: connection refused"},
+		{"ipv4", "reset by 10.0.12.7:5432 after 3 tries", "reset by <ip>:<int> after <int> tries"},
+		{"dialled port stays", "dial tcp 10.0.12.7:5432: connect: connection refused", "dial tcp <ip>:5432: connect: connection refused"},
+		{"dialled ipv6 port stays", "dial tcp [::1]:6379: connect: connection refused", "dial tcp <ip>:6379: connect: connection refused"},
+		{"node ipv6 with port", "connect ECONNREFUSED ::1:5432", "connect ECONNREFUSED <ip>:5432"},
+		{"node ipv6 other address with port", "connect ETIMEDOUT 2001:db8::7:443", "connect ETIMEDOUT <ip>:443"},
+		{"ipv6 loopback with port", "peer ::1:50412 went away", "peer <ip>:<int> went away"},
+		{"query of a path", `request: "GET /forum/poll/?EIO=3&sid=Q9z39iYh HTTP/1.1"`, `request: "GET /forum/poll/?<query> HTTP/<float>"`},
+		{"question stays", "is it down? yes", "is it down? yes"},
+		{"logback thread", "ERROR 3601 --- [10001-exec-2223] o.a.c.c.C : boom", "ERROR <int> --- [<thread>] o.a.c.c.C : boom"},
+		{"spring boot 3 thread", "ERROR 34 --- [Lavalink] [  XNIO-1 task-3] io.undertow : x", "ERROR <int> --- [<thread>] io.undertow : x"},
+		{"padding", "dispatcherServlet]    : Servlet \t failed", "dispatcherServlet] : Servlet failed"},
+		{"single tab stays", "a\tb", "a\tb"},
 		{"ipv6", "from 2001:db8::ff00:42:8329 and fe80::1%eth0", "from <ip> and <ip>"},
 		{"ipv6 loopback", "listen [::1]:8080", "listen <ip>:<int>"},
 		{"ipv6 bracketed port", "http: panic serving [2001:db8::7]:60825: x", "http: panic serving <ip>:<int>: x"},
@@ -92,6 +103,10 @@ func TestParameterizeVersion1(t *testing.T) {
 	v1 := &algorithms[1].params
 	tests := []struct{ in, want string }{
 		{"listen [::1]:8080", "listen [<ip>]:<int>"},
+		{"dial tcp 10.0.12.7:5432: refused", "dial tcp <ip>:<int>: refused"},
+		{"connect ECONNREFUSED ::1:5432", "connect ECONNREFUSED <ip>"},
+		{"GET /forum/poll/?EIO=3&sid=Q9z39iYh", "GET /forum/poll/?EIO=<int>&sid=Q9z39iYh"},
+		{"ERROR 1 --- [main] x  :  y", "ERROR <int> --- [main] x  :  y"},
 		{"session j63zfamesa90bn0ioew25nfxuvmu0nvz expired", "session j63zfamesa90bn0ioew25nfxuvmu0nvz expired"},
 	}
 	for _, tt := range tests {
@@ -139,6 +154,9 @@ func TestParameterizeMerges(t *testing.T) {
 		{"at 2024-01-02T15:04:05Z", "at 2025-12-31T23:59:59.999Z", true},
 		{"user 42 not found", "order 42 not found", false},
 		{"connection refused", "connection reset", false},
+		{"connect ECONNREFUSED ::1:5432", "connect ECONNREFUSED 127.0.0.1:5432", true},
+		{"dial tcp 127.0.0.1:6379: connect: connection refused", "dial tcp 10.0.3.12:5432: connect: connection refused", false},
+		{"http: panic serving [::1]:60825: boom", "http: panic serving 10.42.3.17:51234: boom", true},
 	}
 	for _, tt := range tests {
 		ga, gb := Parameterize(tt.a), Parameterize(tt.b)

@@ -50,6 +50,11 @@ func ParseStack(s string) Stack {
 // parseStack is ParseStack under algorithm a.
 func parseStack(s string, a *algorithm) Stack {
 	lines := splitLines(s)
+	if a.linePrefix {
+		if cut, ok := cutLinePrefix(lines); ok {
+			lines, s = cut, strings.Join(cut, "\n")
+		}
+	}
 	switch detect(s, lines, a) {
 	case "python":
 		return parsePython(lines, a)
@@ -75,7 +80,8 @@ func detect(s string, lines []string, a *algorithm) string {
 	case strings.Contains(s, "Traceback (most recent call last)") ||
 		(strings.Contains(s, "File \"") && strings.Contains(s, "\", line ")):
 		return "python"
-	case strings.Contains(s, ".go:") && (strings.Contains(s, "goroutine ") || strings.Contains(s, "\n\t/")):
+	case strings.Contains(s, ".go:") && (strings.Contains(s, "goroutine ") || strings.Contains(s, "\n\t/") ||
+		a.goLoose && hasGoFrames(lines)):
 		return "go"
 	case strings.Contains(s, "\n#0 ") || strings.HasPrefix(s, "#0 "):
 		return "php"
@@ -260,6 +266,9 @@ func fileModule(p string, a *algorithm) string {
 		base, dir = p[k+1:], p[:k]
 	}
 	base = stripBuildHash(base)
+	if a.hashNames {
+		base = hashName(base)
+	}
 	for dir != "" {
 		k := strings.LastIndexByte(dir, '/')
 		d := dir[k+1:]
@@ -269,6 +278,22 @@ func fileModule(p string, a *algorithm) string {
 		}
 	}
 	return base
+}
+
+// hashName turns a file name whose stem is a long hash, "a0817…0805.php",
+// into "<hash>.php".
+func hashName(base string) string {
+	stem, ext, _ := strings.Cut(base, ".")
+	if len(stem) < 16 || !allHex(stem) {
+		return base
+	}
+	if digits, letters := countHex(stem); digits == 0 || letters == 0 {
+		return base
+	}
+	if ext == "" {
+		return phHex
+	}
+	return phHex + "." + ext
 }
 
 // cutArgs removes a trailing parenthesised argument list: "f(0x1, {…})" → "f".

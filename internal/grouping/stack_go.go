@@ -21,7 +21,7 @@ func parseGo(lines []string, a *algorithm) Stack {
 	k := 0
 	for ; k < len(lines); k++ {
 		l := lines[k]
-		if strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, "]:") {
+		if isGoroutineHeader(l, a) {
 			break
 		}
 		if st.Message == "" && a.wrappers {
@@ -42,13 +42,25 @@ func parseGo(lines []string, a *algorithm) Stack {
 			}
 		}
 	}
+	headless := false
+	if k == len(lines) && a.goLoose {
+		// No "goroutine N [running]:" line (a logger printed the frames
+		// alone): the frames are the pairs of a call and its location.
+		k, headless = -1, true
+	}
 	for k++; k+1 < len(lines); k++ {
 		fn := lines[k]
+		if a.goLoose {
+			fn = strings.TrimSpace(fn)
+		}
+		if fn == "" && headless && len(st.Frames) == 0 {
+			continue
+		}
 		if fn == "" || strings.HasPrefix(fn, "goroutine ") {
 			break
 		}
 		loc := lines[k+1]
-		if !strings.HasPrefix(loc, "\t") {
+		if !strings.HasPrefix(loc, "\t") && !(a.goLoose && isGoLocation(loc)) {
 			continue // "...additional frames elided..."
 		}
 		k++
@@ -58,6 +70,51 @@ func parseGo(lines []string, a *algorithm) Stack {
 		st.add(goFrame(fn, strings.TrimSpace(loc)), k-1)
 	}
 	return st
+}
+
+// isGoroutineHeader reports whether l is "goroutine 1 [running]:", from
+// version 2 also when indented.
+func isGoroutineHeader(l string, a *algorithm) bool {
+	if a.goLoose {
+		l = strings.TrimSpace(l)
+	}
+	return strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, "]:")
+}
+
+// isGoLocation reports whether l, whatever its indentation, is the location
+// line of a Go frame: "/src/app/main.go:42 +0x1d", "main.go:42",
+// "C:/Go/src/runtime/panic.go:1116 +0x79 fp=0xc0… sp=0xc0… pc=0x43b579",
+// "/usr/lib/go/src/pkg/runtime/panic.c:266 +0xb6".
+func isGoLocation(l string) bool {
+	t := strings.TrimSpace(l)
+	if k := strings.Index(t, " fp="); k >= 0 {
+		t = t[:k]
+	}
+	if k := strings.LastIndex(t, " +0x"); k >= 0 {
+		t = t[:k]
+	}
+	colon := strings.LastIndexByte(t, ':')
+	if colon < 0 || colon == len(t)-1 {
+		return false
+	}
+	for k := colon + 1; k < len(t); k++ {
+		if !isDigit(t[k]) {
+			return false
+		}
+	}
+	file := t[:colon]
+	return strings.HasSuffix(file, ".go") || strings.HasSuffix(file, ".s") || strings.HasSuffix(file, ".c")
+}
+
+// hasGoFrames reports whether lines hold a Go frame: a call followed by its
+// location. It finds traces printed without their goroutine header.
+func hasGoFrames(lines []string) bool {
+	for k := 1; k < len(lines); k++ {
+		if strings.HasSuffix(strings.TrimSpace(lines[k-1]), ")") && isGoLocation(lines[k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // goLoggedPanic finds the panic value in the lines that log a recovered

@@ -39,6 +39,17 @@ type algorithm struct {
 	// exception, not by the event's message (often a framework's wrapper:
 	// "Internal Server Error: /x").
 	stackTitle bool
+	// goLoose reads Go traces whose lines were re-indented on their way
+	// (pasted, quoted, logged): locations indented by spaces or not at all,
+	// an indented "goroutine N [running]:" header, frames without it.
+	goLoose bool
+	// linePrefix cuts the log prefix a collector repeats on every line of a
+	// trace (adb logcat, journald, Heroku, docker compose) before parsing.
+	linePrefix bool
+	// hashNames reads a file named by a hash (Laravel's compiled views,
+	// storage/framework/views/<sha1>.php, named after the template's path
+	// on that machine) as one file whatever the hash.
+	hashNames bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -62,17 +73,37 @@ type paramRules struct {
 	// value is parameterised, not replaced whole; more country domains end
 	// host names.
 	logFields bool
+	// queries turns the query string of a path ("/socket.io/?EIO=3&sid=x")
+	// into "?<query>", as a URL's query is dropped with the URL.
+	queries bool
+	// threads turns the thread name logback prints after "--- "
+	// ("[nio-8080-exec-3]", cut to 15 characters) into "[<thread>]".
+	threads bool
+	// spaces counts a run of spaces or tabs inside a line as one: loggers
+	// pad columns, and a pasted line loses the padding.
+	spaces bool
+	// ipv6Port reads Node's unbracketed "::1:5432" as "<ip>:<int>", like
+	// "127.0.0.1:5432".
+	ipv6Port bool
+	// dialPorts keeps the port of the address a client dials ("dial tcp
+	// 10.0.0.5:6379", "connect ECONNREFUSED 127.0.0.1:5432"): it names the
+	// service, so Redis and PostgreSQL being down are two problems.
+	dialPorts bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
 var algorithms = [...]*algorithm{
 	1: {version: 1},
 	2: {
-		version:    2,
-		params:     paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true},
+		version: 2,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true},
 		value:      true,
 		wrappers:   true,
 		stackTitle: true,
+		goLoose:    true,
+		linePrefix: true,
+		hashNames:  true,
 	},
 }
 
