@@ -51,6 +51,11 @@ var classPairs = []struct {
 	{"go indentation", "go/grtm-loop-map-read", "go/new-api-model-price", false},
 	{"go indentation", "go/goreplay-parse-request", "go/http-panic-proxy-websocket", false},
 
+	// Mono's frames lose their IL offsets and assembly ids.
+	{"mono", "dotnet/godot-mono-unhandled", "dotnet/godot-mono-fatal", true},
+	{"mono", "dotnet/godot-mono-fatal", "dotnet/godot-mono-rebuilt", true},
+	{"mono", "dotnet/godot-mono-unhandled", "dotnet/kestrel-mono-loop-size", false},
+
 	// A collector's prefix on every line (logcat, Heroku) is cut.
 	{"line prefix", "android/amazmod-find-view", "android/amazmod-find-view-logcat", true},
 	{"line prefix", "dotnet/heroku-signing-credentials", "dotnet/heroku-signing-credentials-console", true},

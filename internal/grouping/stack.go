@@ -91,6 +91,9 @@ func detect(s string, lines []string, a *algorithm) string {
 	for _, l := range lines {
 		t := strings.TrimLeft(a.frameLine(l), " \t")
 		if strings.HasPrefix(t, "at ") {
+			if a.mono && monoLocation(t) >= 0 {
+				return "dotnet" // Mono: "at T.M (Args) [0x00001] in <mvid>:0"
+			}
 			if kind := atKind(t[3:]); kind != "" {
 				return kind
 			}

@@ -28,14 +28,14 @@ func parseDotnet(lines []string, a *algorithm) Stack {
 		if strings.HasPrefix(t, "--->") {
 			continue
 		}
-		if _, _, ok := dotnetHeader(t); ok {
+		if _, _, ok := dotnetHeader(t, a); ok {
 			h = k
 			break
 		}
 	}
 	if h >= 0 {
 		for n, part := range strings.Split(strings.Join(lines[h:first], "\n"), "--->") {
-			if typ, msg, ok := dotnetHeader(strings.TrimSpace(part)); ok {
+			if typ, msg, ok := dotnetHeader(strings.TrimSpace(part), a); ok {
 				st.Types = append(st.Types, typ)
 				if n == 0 {
 					st.Message = msg
@@ -47,14 +47,14 @@ func parseDotnet(lines []string, a *algorithm) Stack {
 		t := strings.TrimSpace(l)
 		switch {
 		case strings.HasPrefix(t, "at "):
-			st.add(dotnetFrame(t[3:]), first+k)
+			st.add(dotnetFrame(t[3:], a), first+k)
 		case strings.HasPrefix(t, "---> "):
 			// AggregateException: "---> (Inner Exception #1) System.Exception: msg"
 			t = strings.TrimPrefix(t, "---> ")
 			if strings.HasPrefix(t, "(Inner Exception #") {
 				t = t[strings.IndexByte(t, ')')+1:]
 			}
-			if typ, _, ok := dotnetHeader(strings.TrimSpace(t)); ok {
+			if typ, _, ok := dotnetHeader(strings.TrimSpace(t), a); ok {
 				st.Types = append(st.Types, typ)
 			}
 		}
@@ -62,10 +62,14 @@ func parseDotnet(lines []string, a *algorithm) Stack {
 	return st
 }
 
-// dotnetHeader parses "[Unhandled exception. ]Namespace.TypeException: msg".
-func dotnetHeader(t string) (typ, msg string, ok bool) {
+// dotnetHeader parses "[Unhandled exception. ]Namespace.TypeException: msg",
+// from version 2 also Mono's "[ERROR] FATAL UNHANDLED EXCEPTION: …".
+func dotnetHeader(t string, a *algorithm) (typ, msg string, ok bool) {
 	t = strings.TrimPrefix(t, "Unhandled exception. ")
 	t = strings.TrimPrefix(t, "Unhandled Exception: ")
+	if a.mono {
+		t = strings.TrimPrefix(t, "[ERROR] FATAL UNHANDLED EXCEPTION: ")
+	}
 	typ, msg, ok = splitTypeMessage(t, "`+")
 	if !ok || !(strings.Contains(typ, ".") || strings.HasSuffix(typ, "Exception")) {
 		return "", "", false
@@ -73,8 +77,19 @@ func dotnetHeader(t string) (typ, msg string, ok bool) {
 	return typ, strings.TrimSpace(msg), true
 }
 
-// dotnetFrame parses "Namespace.Type.Method(Args a) in C:\src\File.cs:line 42".
-func dotnetFrame(rest string) Frame {
+// dotnetFrame parses "Namespace.Type.Method(Args a) in C:\src\File.cs:line 42",
+// from version 2 also Mono's "Type.Method (Args a) [0x0001c] in <mvid>:0" and
+// "Type.Method (Args) <IL 0x00012, 0x000c4>", whose offsets change with
+// every build.
+func dotnetFrame(rest string, a *algorithm) Frame {
+	if a.mono {
+		if k := monoLocation(rest); k >= 0 {
+			rest = strings.TrimSpace(rest[:k])
+			if open := strings.IndexByte(rest, '('); open > 0 {
+				rest = strings.TrimSpace(rest[:open])
+			}
+		}
+	}
 	name, file := rest, ""
 	if k := strings.LastIndex(rest, " in "); k >= 0 && strings.Contains(rest[k:], ":line ") {
 		name, file = rest[:k], rest[k+4:]
@@ -104,6 +119,15 @@ func dotnetFrame(rest string) Frame {
 		File:     baseName(file),
 		InApp:    !hasAnyPrefix(typ, dotnetNonApp) && !strings.HasPrefix(method, "lambda_method"),
 	}
+}
+
+// monoLocation returns where a Mono frame's location starts, " [0x…] in …"
+// or " <IL 0x…>", or -1.
+func monoLocation(rest string) int {
+	if k := strings.LastIndex(rest, " [0x"); k >= 0 && strings.Contains(rest[k:], "] in ") {
+		return k
+	}
+	return strings.LastIndex(rest, " <IL 0x")
 }
 
 // dotnetGenerated drops the compiler's counters from generated names:

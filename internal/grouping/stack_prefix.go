@@ -10,8 +10,9 @@ const maxLinePrefix = 120
 //	2021-09-07T17:39:32.536779+00:00 app[web.1]:          at Acme.Startup.Configure(…)
 //	Jun 26 17:33:38 web-1 visitor[15817]:    at Acme.Controllers.Home.Index()
 //	postgres_1  | 2023-11-14 17:27:59.593 UTC [32] FATAL: …
+//	[MonoDroid] at Acme.Beacons.FromNative (Region) <IL 0x00012, 0x000c4>
 //
-// A prefix is text up to a ": " or "| " that, with its digits counted as
+// A prefix is text up to a ": ", "| " or "] " that, with its digits counted as
 // alike, starts at least four in five of the non-empty lines (and three at
 // least); the longest such prefix of the first two non-empty lines is cut
 // where it appears; ok is false when there is none.
@@ -38,7 +39,7 @@ func cutLinePrefix(lines []string) ([]string, bool) {
 	best := ""
 	for n, l := range first {
 		for p := 2; p <= len(l) && p <= maxLinePrefix; p++ {
-			if (l[p-2] != ':' && l[p-2] != '|') || l[p-1] != ' ' || p <= len(best) {
+			if (l[p-2] != ':' && l[p-2] != '|' && l[p-2] != ']') || l[p-1] != ' ' || p <= len(best) {
 				continue
 			}
 			// Most candidates ("java.lang.X: msg") fail on the other first

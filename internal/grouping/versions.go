@@ -50,6 +50,11 @@ type algorithm struct {
 	// storage/framework/views/<sha1>.php, named after the template's path
 	// on that machine) as one file whatever the hash.
 	hashNames bool
+	// mono reads Mono's .NET frames ("at T.M (Args) [0x00001] in <mvid>:0",
+	// "<IL 0x00012, 0x000c4>"), whose IL offsets change with every build, and
+	// its "[ERROR] FATAL UNHANDLED EXCEPTION:" header; before, they read as
+	// JavaScript frames with the offsets in their names.
+	mono bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -104,6 +109,7 @@ var algorithms = [...]*algorithm{
 		goLoose:    true,
 		linePrefix: true,
 		hashNames:  true,
+		mono:       true,
 	},
 }
 
