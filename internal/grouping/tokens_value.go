@@ -160,3 +160,41 @@ func isMessageKey(s string, colon int) bool {
 	}
 	return false
 }
+
+// matchAfterAssign matches a quoted value or a boolean right after '=' (or a
+// quoted value right after ':', as in JSON).
+func matchAfterAssign(s string, i int, assign bool, noQuote *[quoteKinds]int) (int, string) {
+	n := len(s)
+	if i >= n {
+		return 0, ""
+	}
+	if q := s[i]; q == '"' || q == '\'' {
+		kind := 0
+		if q == '\'' {
+			kind = 1
+		}
+		if i < noQuote[kind] {
+			return 0, ""
+		}
+		k := i + 1
+		for ; k < n && s[k] != '\n'; k++ {
+			switch s[k] {
+			case '\\':
+				k++
+			case q:
+				return k + 1, phQuoted
+			}
+		}
+		noQuote[kind] = k
+		return 0, ""
+	}
+	if !assign || !isLetter(s[i]) {
+		return 0, ""
+	}
+	j := wordEnd(s, i)
+	switch s[i:j] {
+	case "true", "false", "True", "False", "TRUE", "FALSE":
+		return j, phBool
+	}
+	return 0, ""
+}
