@@ -78,6 +78,10 @@ func (s *Service) ShareLimits(n int) {
 	s.failuresByIP.Share(n)
 }
 
+// SignUpOpen reports whether anyone may sign up without an invitation
+// (ERRATA_SIGNUP=open).
+func (s *Service) SignUpOpen() bool { return s.open }
+
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
 // Signed is the result of signing up or in: the session token, shown once.
@@ -128,6 +132,9 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 	var out Signed
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
 		if in.InvitationToken == "" && !s.open {
+			if err := c.LockSignUps(ctx); err != nil {
+				return err
+			}
 			n, err := c.CountUsers(ctx)
 			if err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 const (
 	lockDeliveryClaims int64 = 0x45525241_0001 // "ERRA" 1: delivery claims
 	lockBatchClaims    int64 = 0x45525241_0002 // batch claims
+	lockFirstSignUp    int64 = 0x45525241_0003 // the first user's sign-up
 )
 
 // claimLock takes an advisory lock until the end of c's transaction, on
@@ -23,4 +24,11 @@ func (c *Conn) claimLock(ctx context.Context, key int64) error {
 		return fmt.Errorf("store: advisory lock: %w", err)
 	}
 	return nil
+}
+
+// LockSignUps serialises, until the end of c's transaction, the sign-ups
+// that count users first, so that two visitors creating "the first account"
+// at once on PostgreSQL cannot both see no user. SQLite has one writer.
+func (c *Conn) LockSignUps(ctx context.Context) error {
+	return c.claimLock(ctx, lockFirstSignUp)
 }

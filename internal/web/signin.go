@@ -12,6 +12,8 @@ import (
 // signInData fills the sign-in form.
 type signInData struct {
 	Next, Email, Error string
+	// SignUp links to the sign-up form (ERRATA_SIGNUP=open).
+	SignUp bool
 }
 
 func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
@@ -20,7 +22,16 @@ func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next}})
+	first, err := d.noUserYet(r)
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	if first {
+		http.Redirect(w, r, signUpURL(next), http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next, SignUp: d.auth.SignUpOpen()}})
 }
 
 // signIn opens a session through auth.Service and sets the same cookie as
@@ -42,7 +53,8 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 				w.Header()[k] = vs
 			}
 		}
-		d.render(w, r, pr.Status, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next, Email: email, Error: msg}})
+		d.render(w, r, pr.Status, "sign-in", nil, frame{Title: "Sign in",
+			Data: signInData{Next: next, Email: email, Error: msg, SignUp: d.auth.SignUpOpen()}})
 		return
 	}
 	if err != nil {

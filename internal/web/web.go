@@ -81,6 +81,8 @@ func (d *Dashboard) routes(mux *http.ServeMux) {
 
 	mux.Handle("GET /sign-in", secure(http.HandlerFunc(d.signInForm)))
 	mux.Handle("POST /sign-in", secure(d.sameOrigin(http.HandlerFunc(d.signIn))))
+	mux.Handle("GET /sign-up", secure(http.HandlerFunc(d.signUpForm)))
+	mux.Handle("POST /sign-up", secure(d.sameOrigin(http.HandlerFunc(d.signUp))))
 	mux.Handle("POST /sign-out", secure(d.sameOrigin(http.HandlerFunc(d.signOut))))
 
 	mux.Handle("GET /{$}", secure(d.page(d.home)))
