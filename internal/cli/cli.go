@@ -1,5 +1,5 @@
-// Package cli is the errata command line: serve, migrate, version, org
-// set-plan and user create. Settings come from flags or ERRATA_* variables
+// Package cli is the errata command line: serve, migrate, backup,
+// healthcheck, version, org set-plan, user create, queue and loadgen. Settings come from flags or ERRATA_* variables
 // (flags win); a bad one stops the command with one line and exit code 2.
 package cli
 
@@ -33,7 +33,8 @@ type root struct {
 
 	Serve   serveCmd   `cmd:"" help:"Run the server: API, dashboard, OTLP, workers and scheduler."`
 	Migrate migrateCmd `cmd:"" help:"Apply pending database migrations and exit."`
-	Version versionCmd `cmd:"" help:"Print the version."`
+	Backup  backupCmd  `cmd:"" help:"Write a consistent copy of the SQLite database to a new file (also while the server runs)."`
+	Version versionCmd `cmd:"" help:"Print the version and the database's schema version."`
 	Org     orgCmd     `cmd:"" help:"Manage organizations."`
 	User    userCmd    `cmd:"" help:"Manage users."`
 	Queue   queueCmd   `cmd:"" help:"Inspect and repair the ingest queue."`

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,10 +16,69 @@ import (
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
+// TestVersion prints the build and where the configured database's
+// migrations stand, and answers (exit 0, creating nothing) when there is no
+// database to ask.
 func TestVersion(t *testing.T) {
-	res := errata(t, t.TempDir(), nil, "version")
-	if res.code != 0 || !strings.HasPrefix(res.stdout, "errata "+testVersion+" ") {
-		t.Fatalf("errata version: code %d, stdout %q, stderr %q; want 0 and %q", res.code, res.stdout, res.stderr, "errata "+testVersion)
+	t.Parallel()
+	latest := latestMigration(t)
+	dir := t.TempDir()
+	sqliteURL := "sqlite:" + filepath.Join(dir, "errata.db")
+	for _, step := range []struct {
+		name  string
+		env   []string
+		setup func(t *testing.T)
+		want  string // the second line
+	}{
+		{"no SQLite database", nil, nil,
+			fmt.Sprintf("schema version: no database (no SQLite database at data/errata.db); this build migrates to %d", latest)},
+		{"unreachable PostgreSQL", []string{"ERRATA_DATABASE_URL=postgres://errata@127.0.0.1:1/errata?connect_timeout=5"}, nil,
+			"schema version: no database (database unavailable: failed to connect to "},
+		{"migrated", []string{"ERRATA_DATABASE_URL=" + sqliteURL}, func(t *testing.T) {
+			if res := errata(t, dir, []string{"ERRATA_DATABASE_URL=" + sqliteURL}, "migrate"); res.code != 0 {
+				t.Fatalf("migrate: %s", res.stderr)
+			}
+		}, fmt.Sprintf("schema version %d (sqlite, up to date)", latest)},
+		{"migrated by a newer release", []string{"ERRATA_DATABASE_URL=" + sqliteURL}, func(t *testing.T) {
+			execSQLite(t, filepath.Join(dir, "errata.db"), fmt.Sprintf(`INSERT INTO goose_db_version (version_id, is_applied) VALUES (%d, 1)`, latest+1))
+		}, fmt.Sprintf("schema version %d (sqlite, newer than this build's %d: a newer release migrated it)", latest+1, latest)},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			if step.setup != nil {
+				step.setup(t)
+			}
+			wd := t.TempDir()
+			res := errata(t, wd, step.env, "version")
+			l := lines(res.stdout)
+			if res.code != 0 || len(l) != 2 || !strings.HasPrefix(l[0], "errata "+testVersion+" (go") {
+				t.Fatalf("errata version: code %d, stdout %q, stderr %q; want 0 and two lines, the first starting %q", res.code, res.stdout, res.stderr, "errata "+testVersion)
+			}
+			if !strings.HasPrefix(l[1], step.want) {
+				t.Errorf("second line %q, want it to start %q", l[1], step.want)
+			}
+			if e := entries(t, wd); len(e) != 0 {
+				t.Errorf("errata version created %v", e)
+			}
+		})
+	}
+	// An older build leaves a database a newer release migrated as it is,
+	// and still starts on it (docs/operations.md, rolling upgrades).
+	res := errata(t, dir, []string{"ERRATA_DATABASE_URL=" + sqliteURL}, "migrate")
+	if want := fmt.Sprintf("database schema version %d (sqlite, newer than this build's %d: a newer release migrated it)\n", latest+1, latest); res.code != 0 || res.stdout != want {
+		t.Fatalf("migrate of a newer schema: code %d, stdout %q, stderr %q; want 0 and %q", res.code, res.stdout, res.stderr, want)
+	}
+}
+
+// execSQLite runs one statement on a SQLite file.
+func execSQLite(t *testing.T, path, stmt string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
 	}
 }
 
@@ -92,7 +152,7 @@ func TestMigrate(t *testing.T) {
 			if n := migrated(t, first.stderr); n < 1 {
 				t.Fatalf("first migrate applied %d migrations, want at least 1; stderr: %s", n, first.stderr)
 			}
-			if want := fmt.Sprintf("database (%s) is up to date\n", d); first.stdout != want {
+			if want := fmt.Sprintf("database schema version %d (%s, up to date)\n", latestMigration(t), d); first.stdout != want {
 				t.Errorf("stdout %q, want %q", first.stdout, want)
 			}
 			second := errata(t, dir, env, "migrate")

@@ -43,14 +43,21 @@ func (migrateCmd) Run(e *env) error {
 		return err
 	}
 	defer db.Close()
-	fmt.Fprintf(e.stdout, "database (%s) is up to date\n", db.Dialect())
+	s, err := db.Schema(e.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "database %s\n", describeSchema(s))
 	return nil
 }
 
 type versionCmd struct{}
 
+// Run prints the build, then where the configured database's migrations
+// stand; an unreachable database is said, not an error.
 func (versionCmd) Run(e *env) error {
 	fmt.Fprintf(e.stdout, "errata %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintln(e.stdout, schemaLine(e.ctx, e.root))
 	return nil
 }
 

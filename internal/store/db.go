@@ -62,18 +62,33 @@ type Options struct {
 // Open connects to the database named by opts, creating the SQLite data
 // directory when needed. It does not migrate; call Migrate.
 func Open(ctx context.Context, opts Options) (*DB, error) {
-	switch {
-	case strings.HasPrefix(opts.URL, "postgres://"), strings.HasPrefix(opts.URL, "postgresql://"):
+	d, path, err := opts.target()
+	if err != nil {
+		return nil, err
+	}
+	if d == Postgres {
 		return openPostgres(ctx, opts.URL)
-	case opts.URL == "":
+	}
+	if opts.URL == "" {
 		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
 			return nil, fmt.Errorf("store: create data directory: %w", err)
 		}
-		return openSQLite(ctx, filepath.Join(opts.DataDir, "errata.db"), opts.ReadConns)
+	}
+	return openSQLite(ctx, path, opts.ReadConns)
+}
+
+// target names the database opts select: its dialect and, on SQLite, the
+// file.
+func (opts Options) target() (Dialect, string, error) {
+	switch {
+	case strings.HasPrefix(opts.URL, "postgres://"), strings.HasPrefix(opts.URL, "postgresql://"):
+		return Postgres, "", nil
+	case opts.URL == "":
+		return SQLite, filepath.Join(opts.DataDir, "errata.db"), nil
 	case strings.HasPrefix(opts.URL, "sqlite:"):
-		return openSQLite(ctx, strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//"), opts.ReadConns)
+		return SQLite, strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//"), nil
 	default:
-		return nil, fmt.Errorf("store: unsupported database URL scheme (want postgres:// or sqlite:)")
+		return "", "", fmt.Errorf("store: unsupported database URL scheme (want postgres:// or sqlite:)")
 	}
 }
 
@@ -96,8 +111,7 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	// commit crosses the threshold, stalling that request. A connection of
 	// its own checkpoints in the background instead (checkpointer).
 	wq.Add("_pragma", "wal_autocheckpoint(0)")
-	// The path goes into a file: URI, where "?" and "#" would end it.
-	uriPath := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	uriPath := fileURI(path)
 	w, err := sql.Open("sqlite", "file:"+uriPath+"?"+wq.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
@@ -132,6 +146,11 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	db := &DB{dialect: SQLite, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
 	go db.checkpointer()
 	return db, nil
+}
+
+// fileURI is path escaped for a file: URI, where "?" and "#" would end it.
+func fileURI(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
 // checkpointInterval is how often the background checkpointer copies the
