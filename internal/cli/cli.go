@@ -31,15 +31,16 @@ type root struct {
 	config.Store
 	config.Log
 
-	Serve   serveCmd   `cmd:"" help:"Run the server: API, dashboard, OTLP, workers and scheduler."`
-	Migrate migrateCmd `cmd:"" help:"Apply pending database migrations and exit."`
-	Backup  backupCmd  `cmd:"" help:"Write a consistent copy of the SQLite database to a new file (also while the server runs)."`
-	Version versionCmd `cmd:"" help:"Print the version and the database's schema version."`
-	Org     orgCmd     `cmd:"" help:"Manage organizations."`
-	User    userCmd    `cmd:"" help:"Manage users."`
-	Queue   queueCmd   `cmd:"" help:"Inspect and repair the ingest queue."`
-	Receive receiveCmd `cmd:"" help:"Receive webhook deliveries on this machine and print them (for trying channels out)."`
-	Loadgen loadgenCmd `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals."`
+	Serve       serveCmd       `cmd:"" help:"Run the server: API, dashboard, OTLP, workers and scheduler."`
+	Migrate     migrateCmd     `cmd:"" help:"Apply pending database migrations and exit."`
+	Backup      backupCmd      `cmd:"" help:"Write a consistent copy of the SQLite database to a new file (also while the server runs)."`
+	Version     versionCmd     `cmd:"" help:"Print the version and the database's schema version."`
+	Healthcheck healthcheckCmd `cmd:"" help:"Ask a running server whether it is alive (exit 0) or not (exit 1), for container health checks."`
+	Org         orgCmd         `cmd:"" help:"Manage organizations."`
+	User        userCmd        `cmd:"" help:"Manage users."`
+	Queue       queueCmd       `cmd:"" help:"Inspect and repair the ingest queue."`
+	Receive     receiveCmd     `cmd:"" help:"Receive webhook deliveries on this machine and print them (for trying channels out)."`
+	Loadgen     loadgenCmd     `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals."`
 }
 
 // env is what every command runs with.
