@@ -23,15 +23,16 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath \
       -ldflags "-s -w -X github.com/errata-dev/errata/internal/cli.Version=${VERSION}" \
       -o /out/errata ./cmd/errata \
- && mkdir /out/data
+ && mkdir /out/data /out/backups
 
 # distroless/static: CA certificates (webhooks and SMTP over TLS), /etc/passwd
 # with the nonroot user (65532), tzdata; no shell, no package manager.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/errata /usr/local/bin/errata
-# A named volume mounted on /data starts as a copy of this directory, owned
-# by the user the server runs as.
+# A named volume mounted on /data (or /backups, for errata backup) starts as
+# a copy of this directory, owned by the user the server runs as.
 COPY --from=build --chown=65532:65532 /out/data /data
+COPY --from=build --chown=65532:65532 /out/backups /backups
 ENV ERRATA_DATA_DIR=/data \
     ERRATA_ADDR=0.0.0.0:8080 \
     ERRATA_GRPC_ADDR=0.0.0.0:4317

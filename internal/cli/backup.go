@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -11,13 +13,17 @@ import (
 )
 
 type backupCmd struct {
-	File string `arg:"" name:"file" type:"path" help:"Where to write the copy (a file that does not exist yet)."`
+	File string `arg:"" name:"file" type:"path" help:"Where to write the copy: a file that does not exist yet, or a directory to write errata-<UTC time>.db in."`
 }
 
 // Run copies the SQLite database. It neither creates nor migrates it: a
 // backup taken with a newer binary than the server's must not upgrade the
-// database under the running server.
+// database under the running server. A directory as the destination lets a
+// timer or cron job name each copy without a shell.
 func (c *backupCmd) Run(e *env) error {
+	if st, err := os.Stat(c.File); err == nil && st.IsDir() {
+		c.File = filepath.Join(c.File, "errata-"+time.Now().UTC().Format("20060102T150405Z")+".db")
+	}
 	info, err := store.Backup(e.ctx, storeOptions(e.root), c.File)
 	if errors.Is(err, store.ErrBackupUnsupported) {
 		return usageError{errors.New("backup copies the embedded SQLite database; back PostgreSQL up with pg_dump (see docs/operations.md, \"Backups\")")}

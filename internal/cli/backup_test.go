@@ -67,6 +67,13 @@ func TestBackupAndRestore(t *testing.T) {
 		t.Errorf("a second backup onto the same file: code %d, stderr %q; want a refusal", again.code, again.stderr)
 	}
 	checkIntegrity(t, backupFile)
+	// A directory as the destination: a copy named by the time, in it.
+	into := errata(t, dir, []string{"ERRATA_DATA_DIR=" + dataDir}, "backup", dir)
+	named := regexp.MustCompile(`^wrote (` + regexp.QuoteMeta(dir) + `/errata-\d{8}T\d{6}Z\.db): `).FindStringSubmatch(into.stdout)
+	if into.code != 0 || named == nil {
+		t.Fatalf("backup into a directory: code %d, stdout %q, stderr %q; want errata-<time>.db in %s", into.code, into.stdout, into.stderr, dir)
+	}
+	checkIntegrity(t, named[1])
 	held := eventsHeld(t, backupFile)
 	sentBefore, ackedBefore := load.split(began, ended)
 	t.Logf("the copy holds %d events; %d batches were answered 202 before the backup began, %d sent before it ended, %d sent in all",
