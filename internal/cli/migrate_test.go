@@ -25,9 +25,9 @@ func TestConcurrentMigrate(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			// Unlocked, SQLite failed about one round in ten here and
-			// PostgreSQL nearly every round; a locked PostgreSQL round
-			// costs a second (goose tries the lock once a second).
+			// Unlocked, SQLite failed in the third of twenty rounds here and
+			// PostgreSQL in the first; a locked PostgreSQL round costs a
+			// second (goose tries the lock once a second).
 			rounds := 10
 			if d == store.Postgres {
 				rounds = 4
