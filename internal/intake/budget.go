@@ -23,8 +23,8 @@ type Budget struct {
 	wait time.Duration
 }
 
-// NewBudget returns a budget of size bytes; a reservation waits at most
-// wait for room.
+// NewBudget returns a budget of size bytes; a request waits at most wait
+// for room, in all.
 func NewBudget(size int64, wait time.Duration) *Budget {
 	return &Budget{sem: semaphore.NewWeighted(size), size: size, wait: wait}
 }
@@ -32,31 +32,64 @@ func NewBudget(size int64, wait time.Duration) *Budget {
 // Size is the whole budget in bytes.
 func (b *Budget) Size() int64 { return b.size }
 
-// Acquire reserves n bytes, waiting up to the budget's wait for room; it
-// returns ErrMemoryBusy past that, or ctx's error when ctx ends first. A
-// reservation larger than the whole budget takes the whole budget.
-func (b *Budget) Acquire(ctx context.Context, n int64) (int64, error) {
-	if n <= 0 {
-		return 0, nil
-	}
-	n = min(n, b.size)
-	if b.sem.TryAcquire(n) {
-		return n, nil
-	}
-	wctx, cancel := context.WithTimeout(ctx, b.wait)
-	defer cancel()
-	if err := b.sem.Acquire(wctx, n); err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		return 0, ErrMemoryBusy
-	}
-	return n, nil
+// Reservation is one request's share of the budget: what it holds, and
+// how long it has waited for room. However many steps a request reserves
+// in (a body as it arrives and as it inflates, then what decoding it
+// needs), together they wait at most the budget's wait, so a request
+// refused for memory is refused within that wait (CONTRACT 7: "waits up to
+// 1 s, then gets 503 overloaded").
+type Reservation struct {
+	budget *Budget
+	held   int64
+	waited time.Duration
 }
 
-// Release gives back n bytes reserved with Acquire (what Acquire returned).
-func (b *Budget) Release(n int64) {
+// Reserve starts an empty reservation on b.
+func (b *Budget) Reserve() *Reservation { return &Reservation{budget: b} }
+
+// Held is the bytes the reservation holds.
+func (r *Reservation) Held() int64 { return r.held }
+
+// Grow adds n bytes to the reservation, waiting for room no longer than
+// what is left of the budget's wait; it returns ErrMemoryBusy past that,
+// or ctx's error when ctx ends first. Like Acquire, it takes at most the
+// whole budget.
+func (r *Reservation) Grow(ctx context.Context, n int64) error {
+	n = min(n, r.budget.size-r.held)
+	if n <= 0 {
+		return nil
+	}
+	if r.budget.sem.TryAcquire(n) {
+		r.held += n
+		return nil
+	}
+	left := r.budget.wait - r.waited
+	if left <= 0 {
+		return ErrMemoryBusy
+	}
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, left)
+	defer cancel()
+	err := r.budget.sem.Acquire(wctx, n)
+	r.waited += time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return ErrMemoryBusy
+	}
+	r.held += n
+	return nil
+}
+
+// Shrink gives back n of the bytes held (all of them at most).
+func (r *Reservation) Shrink(n int64) {
+	n = min(n, r.held)
 	if n > 0 {
-		b.sem.Release(n)
+		r.budget.sem.Release(n)
+		r.held -= n
 	}
 }
+
+// Release gives back everything the reservation holds.
+func (r *Reservation) Release() { r.Shrink(r.held) }

@@ -28,6 +28,13 @@ import (
 // do not retry.
 const MaxGRPCMessageBytes = intake.MaxDecodedBytes
 
+// grpcReceiveBytes is what reading the largest message holds at once:
+// gRPC decompresses it into its own pooled chunks, and the codec copies
+// those into one contiguous slice before they are given back (heap
+// profiles of gzip bombs with a valid key show both, each as large as the
+// message).
+const grpcReceiveBytes = 2 * MaxGRPCMessageBytes
+
 // Flow-control windows: what a client may send before the server reads it.
 // Fixed (gRPC's dynamic window would grow to 16 MiB a connection), so that
 // streams waiting for the memory budget hold at most this much each.
@@ -94,9 +101,10 @@ type grpcLogs struct {
 
 // export admits the call with the bearer token of its authorization
 // metadata (401 → UNAUTHENTICATED, 429 → RESOURCE_EXHAUSTED and 503 →
-// UNAVAILABLE, both with a RetryInfo), reserves the largest message in the
-// memory budget, reads the message, then maps and commits it as POST
-// /v1/logs does. The RateLimit-* values travel as response headers.
+// UNAVAILABLE, both with a RetryInfo), reserves room in the memory budget
+// to read the largest message, reads the message, keeps what decoding it
+// needs (refusing the call with UNAVAILABLE when the budget has no room
+// for either), then maps and commits it as POST /v1/logs does. The RateLimit-* values travel as response headers.
 func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	ctx := stream.Context()
 	in := g.intake
@@ -112,25 +120,24 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 		}
 		return grpcError(f)
 	}
-	held, err := in.Memory.Acquire(ctx, MaxGRPCMessageBytes)
-	if err != nil {
-		in.Refuse(RouteGRPC, metrics.RefusedMemory)
-		return grpcError(failure{code: codes.Unavailable, retryAfter: 30 * time.Second,
-			message: "the server is decoding as many requests as its memory budget allows; retry after the RetryInfo delay"})
+	// Until the message is read its size is unknown: reserve what the
+	// largest one holds while gRPC reads it (see grpcReceiveBytes).
+	res := in.Memory.Reserve()
+	defer res.Release()
+	if err := res.Grow(ctx, grpcReceiveBytes); err != nil {
+		return g.overloaded()
 	}
-	defer func() { in.Memory.Release(held) }()
-
 	var msg rawMessage
 	if err := g.receive(stream, &msg); err != nil {
 		return err
 	}
-	// The message's size is known now: keep what decoding it needs.
-	need := min(int64(len(msg.b))*(1+decodeFactor), in.Memory.Size())
-	if need < held {
-		in.Memory.Release(held - need)
-		held = need
-	} else if more, err := in.Memory.Acquire(ctx, need-held); err == nil {
-		held += more
+	// The message's size is known now: keep what decoding it needs, and
+	// decode nothing that the budget has no room for.
+	need := int64(len(msg.b)) * (1 + decodeFactor)
+	if need < res.Held() {
+		res.Shrink(res.Held() - need)
+	} else if err := res.Grow(ctx, need-res.Held()); err != nil {
+		return g.overloaded()
 	}
 	req := plogotlp.NewExportRequest()
 	if err := req.UnmarshalProto(msg.b); err != nil {
@@ -176,6 +183,14 @@ func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage) error {
 		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
 		return status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
 	}
+}
+
+// overloaded refuses a call the memory budget has no room for:
+// UNAVAILABLE with a RetryInfo, which OTLP clients retry.
+func (g *grpcLogs) overloaded() error {
+	g.intake.Refuse(RouteGRPC, metrics.RefusedMemory)
+	return grpcError(failure{code: codes.Unavailable, retryAfter: 30 * time.Second,
+		message: "the server is decoding as many requests as its memory budget allows; retry after the RetryInfo delay"})
 }
 
 // grpcError is f as a gRPC status; retryable ones carry a RetryInfo, which
