@@ -156,6 +156,48 @@ func StartOn(t testing.TB, dbURL string, opts ...func(*config.Serve)) *Server {
 	return s
 }
 
+// Run runs the whole app on a fresh database of dialect d as errata serve
+// does (app.Run: its own listeners with the read timeout and the
+// connection cap, and OTLP/gRPC when opts turn it on), until the test
+// ends. Tests of what a server does to its connections need it; Start's
+// plain httptest server has none of those limits.
+func Run(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
+	t.Helper()
+	cfg := DefaultServe("127.0.0.1:0")
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("serve settings: %v", err)
+	}
+	dbURL := storetest.URL(t, d)
+	a, err := app.New(context.Background(), app.Options{
+		Store: config.Store{DatabaseURL: dbURL}, Serve: cfg,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Argon2: CheapArgon2,
+	})
+	if err != nil {
+		t.Fatalf("start app: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, func(addr net.Addr) { ready <- addr }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	select {
+	case addr := <-ready:
+		return &Server{t: t, URL: "http://" + addr.String(), GRPCAddr: a.GRPCAddr(), App: a, Config: cfg,
+			DatabaseURL: dbURL, client: &http.Client{}}
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+		return nil
+	}
+}
+
 type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(b []byte) (int, error) {
