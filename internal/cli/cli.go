@@ -40,7 +40,7 @@ type root struct {
 	User        userCmd        `cmd:"" help:"Manage users."`
 	Queue       queueCmd       `cmd:"" help:"Inspect and repair the ingest queue."`
 	Receive     receiveCmd     `cmd:"" help:"Receive webhook deliveries on this machine and print them (for trying channels out)."`
-	Loadgen     loadgenCmd     `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals."`
+	Loadgen     loadgenCmd     `cmd:"" help:"Send realistic ingest load and report throughput, latency and refusals; or, with --attack, hostile load to a server on loopback."`
 }
 
 // env is what every command runs with.

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -13,7 +15,9 @@ import (
 
 // loadgenCmd is `errata loadgen`: realistic ingest load against a running
 // Errata (or, with --target jsonl, the same events against another log
-// system), with a throughput, latency and refusal summary.
+// system), with a throughput, latency and refusal summary; with --attack,
+// a hostile load against an Errata on loopback, with the server's peak
+// memory, the connections it held and how fast it refused.
 type loadgenCmd struct {
 	Target       string        `default:"errata" enum:"errata,jsonl" help:"errata (POST <url>/v1/ingest) or jsonl (newline-delimited JSON to --url as is)."`
 	URL          string        `name:"url" help:"Base URL of Errata (default http://127.0.0.1:8080); the full URL for --target jsonl."`
@@ -21,8 +25,8 @@ type loadgenCmd struct {
 	Header       []string      `sep:"none" placeholder:"'NAME: VALUE'" help:"Extra request header, repeatable (e.g. for --target jsonl)."`
 	ContentType  string        `name:"content-type" help:"Content-Type for --target jsonl (default application/x-ndjson)."`
 	Gzip         bool          `help:"Send gzip-compressed bodies."`
-	Concurrency  int           `default:"8" help:"Requests in flight."`
-	Duration     time.Duration `default:"30s" help:"How long to send (ignored when --batches is set)."`
+	Concurrency  int           `help:"Requests in flight (default 8; with --attack grpc-bomb 100, gzip-bomb 50)."`
+	Duration     time.Duration `help:"How long to send (default 30s; ignored when --batches is set). With --attack: 30s for the bombs, 90s for the connection attacks, which end earlier once the server has closed every connection."`
 	Batches      int           `help:"Send this many batches, then stop."`
 	Rate         float64       `placeholder:"N" help:"Cap on batches per second; 0 for unlimited."`
 	Distinct     int           `placeholder:"N" help:"Generate only N distinct batches up front and send them in turn (keeps the generator's CPU out of the measurement); 0 generates every batch."`
@@ -37,9 +41,22 @@ type loadgenCmd struct {
 	WaitDrain    bool          `name:"wait-drain" help:"After sending, poll <url>/metrics until errata_ingest_backlog_events is 0 and report end-to-end events/s."`
 	DrainTimeout time.Duration `name:"drain-timeout" default:"5m" help:"Longest wait for --wait-drain."`
 	JSON         bool          `name:"json" help:"Print the summary as JSON."`
+
+	Attack      string `enum:",slow-body,grpc-preface,grpc-bomb,gzip-bomb" default:"" help:"Send a hostile load instead, to loopback only: slow-body (stalled ingest and sign-in bodies), grpc-preface (gRPC connections that stop after the HTTP/2 preface or handshake), grpc-bomb (OTLP/gRPC exports of 19 MiB gzipped to 19 KiB; with a bogus key unless --key), gzip-bomb (gzip bodies inflating past 20 MiB to --path, with --key)."`
+	GRPCAddr    string `name:"grpc-addr" default:"127.0.0.1:4317" help:"OTLP/gRPC address for --attack grpc-preface and grpc-bomb."`
+	Connections int    `default:"3000" help:"Connections --attack slow-body and grpc-preface open."`
+	Path        string `default:"/v1/ingest" enum:"/v1/ingest,/v1/logs" help:"Route of --attack gzip-bomb."`
+	BombBytes   int    `name:"bomb-bytes" placeholder:"N" help:"Decompressed size of one bomb (default 19 MiB for grpc-bomb, 25 MiB for gzip-bomb)."`
+	HideSize    bool   `name:"hide-size" help:"--attack gzip-bomb: end each body with an empty gzip member, so that its trailer declares no size and only inflating it shows the truth."`
+	ServerPID   int    `name:"server-pid" placeholder:"PID" help:"With --attack: read the server's memory and open files from /proc/PID (else scrape process_resident_memory_bytes from <url>/metrics)."`
 }
 
 func (c *loadgenCmd) Run(e *env) error {
+	if c.Attack != "" {
+		return c.attack(e)
+	}
+	c.Concurrency = cmp.Or(c.Concurrency, 8)
+	c.Duration = cmp.Or(c.Duration, 30*time.Second)
 	o := loadgen.DefaultOptions()
 	o.Seed, o.BatchSize, o.Services, o.Templates = c.Seed, c.BatchSize, c.Services, c.Templates
 	o.ErrorRatio, o.StackRatio = c.ErrorRatio, c.StackRatio
@@ -66,18 +83,48 @@ func (c *loadgenCmd) Run(e *env) error {
 	}
 	rep, runErr := loadgen.Run(e.ctx, cfg, g)
 	if rep != nil {
-		var werr error
-		if c.JSON {
-			werr = rep.WriteJSON(e.stdout)
-		} else {
-			werr = rep.WriteText(e.stdout)
-		}
-		if werr != nil && runErr == nil {
-			runErr = werr
-		}
+		runErr = c.write(e, rep, runErr)
 	}
 	if errors.Is(runErr, context.Canceled) {
 		return errors.New("loadgen: interrupted")
+	}
+	return runErr
+}
+
+// attack runs --attack.
+func (c *loadgenCmd) attack(e *env) error {
+	cfg := loadgen.AttackConfig{
+		Attack: c.Attack, URL: c.URL, GRPCAddr: c.GRPCAddr, Key: c.Key, Path: c.Path,
+		Connections: c.Connections, Concurrency: c.Concurrency, Duration: c.Duration, Timeout: c.Timeout,
+		BombBytes: c.BombBytes, HideSize: c.HideSize, ServerPID: c.ServerPID,
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	rep, runErr := loadgen.RunAttack(e.ctx, cfg)
+	if rep != nil {
+		runErr = c.write(e, rep, runErr)
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return errors.New("loadgen: interrupted")
+	}
+	return runErr
+}
+
+// write prints rep as text or JSON; a failure to print is the error when
+// the run had none.
+func (c *loadgenCmd) write(e *env, rep interface {
+	WriteJSON(io.Writer) error
+	WriteText(io.Writer) error
+}, runErr error) error {
+	var werr error
+	if c.JSON {
+		werr = rep.WriteJSON(e.stdout)
+	} else {
+		werr = rep.WriteText(e.stdout)
+	}
+	if werr != nil && runErr == nil {
+		return werr
 	}
 	return runErr
 }

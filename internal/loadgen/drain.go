@@ -55,11 +55,16 @@ func waitDrain(ctx context.Context, c *Config, start time.Time, accepted int64) 
 	}
 }
 
-var errNoMetric = errors.New("loadgen: no " + BacklogMetric + " in /metrics")
+var errNoMetric = errors.New("loadgen: metric not in /metrics")
 
-// backlog reads the gauge from a Prometheus text exposition, summing its
-// series if it has labels.
+// backlog reads the backlog gauge of Errata's /metrics at url.
 func backlog(ctx context.Context, client *http.Client, url string) (float64, error) {
+	return scrape(ctx, client, url, BacklogMetric)
+}
+
+// scrape reads the gauge name from the Prometheus text exposition at url,
+// summing its series if it has labels.
+func scrape(ctx context.Context, client *http.Client, url, name string) (float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
@@ -76,7 +81,11 @@ func backlog(ctx context.Context, client *http.Client, url string) (float64, err
 		}
 		return 0, fmt.Errorf("loadgen: GET %s: %s", url, resp.Status)
 	}
-	return parseGauge(resp.Body, BacklogMetric)
+	v, err := parseGauge(resp.Body, name)
+	if errors.Is(err, errNoMetric) {
+		return 0, fmt.Errorf("loadgen: no %s in %s: %w", name, url, err)
+	}
+	return v, err
 }
 
 // parseGauge finds name in a Prometheus text exposition.

@@ -112,10 +112,7 @@ func newReport(c *Config, g *Generator, stats []*workerStats, elapsed time.Durat
 		r.EventsPerSecond = float64(r.EventsAccepted) / elapsed.Seconds()
 	}
 	slices.Sort(lat)
-	r.Latency = Latency{Samples: len(lat), P50: ms(percentile(lat, 50)), P99: ms(percentile(lat, 99))}
-	if len(lat) > 0 {
-		r.Latency.Max = ms(lat[len(lat)-1])
-	}
+	r.Latency = latencyOf(lat)
 	return r
 }
 
