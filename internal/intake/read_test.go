@@ -58,7 +58,8 @@ func request(body []byte, chunked bool) *http.Request {
 // budget.
 func TestBodyReservationCoversItsBuffers(t *testing.T) {
 	plain := bytes.Repeat([]byte(`{"message":"m","level":"error"},`), 40_000) // 1.2 MiB
-	for _, size := range []int{4 << 10, chunkSize, 6 << 20} {                  // pooled buffers larger than asked for
+	// Pooled buffers larger than their size class's minimum.
+	for _, size := range []int{4 << 10, chunkSize, 6 << 20} {
 		b := make([]byte, size, size+size/2)
 		putBuf(&b)
 	}
