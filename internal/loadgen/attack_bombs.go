@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -174,8 +175,7 @@ type grpcBomb struct {
 	c     *AttackConfig
 	key   string
 	msg   []byte
-	once  sync.Mutex
-	ready *grpc.PreparedMsg
+	ready *grpc.PreparedMsg // msg marshalled and compressed, sent on every stream
 	conns []*grpc.ClientConn
 }
 
@@ -200,6 +200,9 @@ func (b *grpcBomb) run(ctx, attack context.Context) (attackResult, error) {
 		b.conns = append(b.conns, cc)
 	}
 	defer b.close()
+	if err := b.prepare(ctx); err != nil {
+		return attackResult{}, err
+	}
 	reqs := flood(ctx, attack, b.c.Concurrency, b.export)
 	reqs.BodyBytes, reqs.InflatedBytes = int64(b.compressedSize()), int64(len(b.msg))
 	var err error
@@ -220,18 +223,14 @@ func (b *grpcBomb) close() {
 func (b *grpcBomb) export(ctx context.Context, w int) string {
 	ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+b.key), b.c.Timeout)
 	defer cancel()
-	desc := &grpc.StreamDesc{StreamName: "Export"}
-	stream, err := b.conns[w].NewStream(ctx, desc, exportMethod, grpc.ForceCodecV2(rawCodec{}), grpc.UseCompressor("gzip"))
-	if err != nil {
-		return status.Code(err).String()
-	}
-	msg, err := b.prepared(stream)
+	stream, err := b.conns[w].NewStream(ctx, &grpc.StreamDesc{StreamName: "Export"}, exportMethod,
+		grpc.ForceCodecV2(rawCodec{}), grpc.UseCompressor("gzip"))
 	if err != nil {
 		return status.Code(err).String()
 	}
 	// A refusal before the message is read ends the stream: SendMsg then
 	// says io.EOF and RecvMsg has the status.
-	if err := stream.SendMsg(msg); err != nil && !errors.Is(err, io.EOF) {
+	if err := stream.SendMsg(b.ready); err != nil && !errors.Is(err, io.EOF) {
 		return status.Code(err).String()
 	}
 	var reply []byte
@@ -245,19 +244,22 @@ func (b *grpcBomb) export(ctx context.Context, w int) string {
 	return "OK"
 }
 
-// prepared is the bomb marshalled and compressed for stream's codec and
-// compressor, made once and sent on every stream.
-func (b *grpcBomb) prepared(stream grpc.ClientStream) (*grpc.PreparedMsg, error) {
-	b.once.Lock()
-	defer b.once.Unlock()
-	if b.ready == nil {
-		p := &grpc.PreparedMsg{}
-		if err := p.Encode(stream, &b.msg); err != nil {
-			return nil, err
-		}
-		b.ready = p
+// prepare marshals and compresses the bomb once, before the attack: a
+// grpc.PreparedMsg is made for a stream's codec and compressor, so one is
+// opened for it and cancelled before it sends a message.
+func (b *grpcBomb) prepare(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, b.c.Timeout)
+	defer cancel()
+	stream, err := b.conns[0].NewStream(ctx, &grpc.StreamDesc{StreamName: "Export"}, exportMethod,
+		grpc.ForceCodecV2(rawCodec{}), grpc.UseCompressor("gzip"))
+	if err != nil {
+		return fmt.Errorf("loadgen: open a gRPC stream to %s: %w", b.c.GRPCAddr, err)
 	}
-	return b.ready, nil
+	b.ready = &grpc.PreparedMsg{}
+	if err := b.ready.Encode(stream, &b.msg); err != nil {
+		return fmt.Errorf("loadgen: prepare the bomb: %w", err)
+	}
+	return nil
 }
 
 // compressedSize is the bomb's size gzipped, as gRPC sends it.
