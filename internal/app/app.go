@@ -60,6 +60,9 @@ type App struct {
 	Monitor   *queue.Monitor
 	Committer *queue.Committer
 	Processor *process.Processor
+	// memory is the budget of request bodies being decoded, which open
+	// connections are charged to as well.
+	memory *intake.Budget
 	// Notify owns channels, deliveries and digests.
 	Notify *notify.Service
 	// GRPC is the OTLP/gRPC server, nil when ERRATA_GRPC_ADDR is off or
@@ -183,10 +186,11 @@ func (a *App) build(ctx context.Context) error {
 			a.Processor.Wake()
 		}
 	}, DiskAllows: a.Monitor.DiskAllows})
+	a.memory = intake.NewBudget(int64(cfg.IngestMemory), time.Second)
 	in := &intake.Intake{
 		Auth: a.Auth, Limiter: ingestLimiter, Callers: a.HTTP.Callers(), ClientIP: clientIP, Now: now,
 		Monitor: a.Monitor, Committer: a.Committer, Metrics: a.Metrics,
-		Memory:  intake.NewBudget(int64(cfg.IngestMemory), time.Second),
+		Memory:  a.memory,
 		Decoder: &ingest.Decoder{Redact: ingest.NewRedactor(cfg.RedactKeys)},
 	}
 	a.HTTP.MountIngest(in)
@@ -216,6 +220,8 @@ func (a *App) registerGauges() {
 	a.Metrics.Gauge("errata_ingest_backlog_batches", "Accepted batches not yet processed.", func() float64 { return float64(m.Stats().Batches) })
 	a.Metrics.Gauge("errata_ingest_backlog_events", "Accepted events not yet processed.", func() float64 { return float64(m.Stats().Events) })
 	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
+	a.Metrics.Gauge("errata_ingest_memory_connections", "Open connections charged to the memory budget of request bodies (ERRATA_INGEST_MEMORY), 20 KiB each, at most three quarters of it.",
+		func() float64 { return float64(a.memory.Connections()) })
 	a.Metrics.Gauge("errata_ingest_failed_batches", "Batches set aside after failing to process five times (errata queue failed lists them).", func() float64 { return float64(m.Stats().Failed) })
 	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })
 	a.Metrics.Gauge("errata_delivery_pending", "Deliveries waiting for an attempt or a retry.", func() float64 {

@@ -122,7 +122,10 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		}
 		return err
 	}
-	ln = netutil.LimitListener(ln, cfg.MaxConnections)
+	// Open connections are charged to the memory budget of request bodies
+	// (intake.Budget.Listener), so that stalled connections and bodies
+	// together stay within it.
+	ln = a.memory.Listener(netutil.LimitListener(ln, cfg.MaxConnections))
 	var handler http.Handler = a.HTTP
 	if !cfg.Has(config.RoleAPI) {
 		handler = a.ops
@@ -133,7 +136,7 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 2)
 	if gln != nil {
-		gln = netutil.LimitListener(gln, cfg.MaxConnections)
+		gln = a.memory.Listener(netutil.LimitListener(gln, cfg.MaxConnections))
 		addr := gln.Addr().String()
 		a.grpcAddr.Store(&addr) // before the log line and ready below
 		go func() { errc <- a.GRPC.Serve(gln) }()

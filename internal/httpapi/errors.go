@@ -59,6 +59,16 @@ func classify(ctx context.Context, status int, msg string, errs []error) *proble
 		return problem.New("payload-too-large", "the request body is over the 1 MiB limit")
 	case http.StatusUnsupportedMediaType:
 		return problem.New("unsupported-media-type", "Content-Type must be application/json")
+	case http.StatusRequestTimeout:
+		// huma's body read timeout (5 s on management routes): the client
+		// is slow or stalled, nothing failed here.
+		return problem.New("malformed-body", "the request body did not arrive within 5 seconds")
+	}
+	if status == http.StatusInternalServerError && msg == "cannot read request body" {
+		// The body stopped arriving (the client went away, or the read
+		// timeout closed the connection): the client's failure, not ours,
+		// and it is not logged as an internal error.
+		return problem.New("malformed-body", "the request body could not be read to its end")
 	}
 	if status == 0 { // huma's example error, built once at registration
 		return problem.New("internal", "")

@@ -5,13 +5,17 @@ package httpapi_test
 // break an invariant, and who sees a webhook's URL.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
@@ -288,6 +292,36 @@ func TestConcurrentOnDemandDigestsCoverConsecutivePeriods(t *testing.T) {
 			if periods[i][0] != periods[i+1][1] {
 				t.Errorf("digest periods %v and %v do not follow each other", periods[i+1], periods[i])
 			}
+		}
+	})
+}
+
+// TestStalledManagementBody: a sign-in whose body stops arriving is
+// answered 400 malformed-body once huma's 5-second body read timeout
+// passes, not 500: the client stalled, nothing failed here.
+func TestStalledManagementBody(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := io.WriteString(c, "POST /v1/auth/sign-in/email HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":"); err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusBadRequest || !strings.HasSuffix(p["type"].(string), "/malformed-body") {
+			t.Fatalf("stalled body answered %d %v, want 400 malformed-body", res.StatusCode, p)
 		}
 	})
 }

@@ -12,8 +12,15 @@ import (
 // document (CONTRACT 6): GET /metrics (Prometheus text format), GET /healthz
 // (the process is alive) and GET /readyz (it can take traffic: the store
 // answers and it is not shutting down; 503 without details otherwise).
+//
+// The probes are exempt from the per-caller rate limit: an orchestrator
+// probing from an address that also sends load (or one an attacker shares,
+// behind a proxy) must not read a 429 as "down". They cost next to nothing
+// (/readyz one database ping); /metrics stays limited.
 func (s *Server) MountOps(metrics http.Handler, ready func(ctx context.Context) error) {
 	mountOps(s.mux, metrics, ready, s.log)
+	s.ExemptFromCallerLimit("/healthz")
+	s.ExemptFromCallerLimit("/readyz")
 }
 
 // Ops serves only the operational endpoints: processes without the api

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
 )
 
 func TestOpsEndpoints(t *testing.T) {
@@ -26,4 +27,27 @@ func TestOpsEndpoints(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProbesAreNotRateLimited: once a caller's address has spent its API
+// rate limit, its health and readiness probes still answer 200 (an
+// orchestrator must not read 429 as down), while /metrics and the API are
+// limited.
+func TestProbesAreNotRateLimited(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		for range 3 {
+			s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"})
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusTooManyRequests, "rate-limited")
+		for range 5 {
+			for _, path := range []string{"/healthz", "/readyz"} {
+				if r := s.Do(apitest.Request{Method: "GET", Path: path}); r.Status != http.StatusOK {
+					t.Fatalf("GET %s with the address's limit spent = %d, want 200", path, r.Status)
+				}
+			}
+		}
+		if r := s.Do(apitest.Request{Method: "GET", Path: "/metrics"}); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("GET /metrics with the address's limit spent = %d, want 429", r.Status)
+		}
+	}, func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 3 })
 }

@@ -3,6 +3,9 @@ package intake
 import (
 	"context"
 	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -17,11 +20,31 @@ var ErrMemoryBusy = errors.New("intake: memory budget spent")
 // reserves what it is about to hold before it holds it — the body as
 // sent, then as it decompresses, in steps — so that many small requests
 // that inflate into large ones cannot together exhaust the process.
+//
+// Open connections are charged to the same budget (ConnCost each, see
+// Listener), since a connection stalled mid-request holds memory as surely
+// as a body does: without that charge, thousands of stalled connections and
+// a budget full of bodies together would exceed what the budget promises.
 type Budget struct {
 	sem  *semaphore.Weighted
 	size int64
 	wait time.Duration
+
+	// mu guards conns and debt. debt is what connections owe: a connection
+	// accepted while the budget is full is charged when bodies give room
+	// back (Shrink pays the debt before releasing), so that the bodies that
+	// follow find the connections' memory already counted.
+	mu      sync.Mutex
+	conns   int64
+	debt    int64
+	hasDebt atomic.Bool
 }
+
+// ConnCost is what one open connection is charged: about what a connection
+// stalled mid-request holds (its goroutine's stack, the server's read and
+// write buffers, the request's headers), as measured with 12,000 stalled
+// connections (docs/performance.md, "Hostile load").
+const ConnCost = 20 << 10
 
 // NewBudget returns a budget of size bytes; a request waits at most wait
 // for room, in all.
@@ -86,9 +109,95 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 func (r *Reservation) Shrink(n int64) {
 	n = min(n, r.held)
 	if n > 0 {
-		r.budget.sem.Release(n)
 		r.held -= n
+		r.budget.release(n)
 	}
+}
+
+// release gives n bytes back to the budget, paying the connections' debt
+// first.
+func (b *Budget) release(n int64) {
+	if b.hasDebt.Load() {
+		b.mu.Lock()
+		pay := min(b.debt, n)
+		b.debt -= pay
+		b.hasDebt.Store(b.debt > 0)
+		b.mu.Unlock()
+		n -= pay
+	}
+	if n > 0 {
+		b.sem.Release(n)
+	}
+}
+
+// holdConn charges an accepted connection, unless connections already hold
+// three quarters of the budget: beyond that they go uncharged, so that idle
+// keep-alive connections can never leave no room for bodies. It reports
+// whether the connection was charged.
+func (b *Budget) holdConn() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if (b.conns+1)*ConnCost > b.size/4*3 {
+		return false
+	}
+	b.conns++
+	if !b.sem.TryAcquire(ConnCost) {
+		b.debt += ConnCost
+		b.hasDebt.Store(true)
+	}
+	return true
+}
+
+// releaseConn gives back a charged connection's share, cancelling what is
+// still owed first.
+func (b *Budget) releaseConn() {
+	b.mu.Lock()
+	b.conns--
+	pay := min(b.debt, ConnCost)
+	b.debt -= pay
+	b.hasDebt.Store(b.debt > 0)
+	b.mu.Unlock()
+	if ConnCost-pay > 0 {
+		b.sem.Release(ConnCost - pay)
+	}
+}
+
+// Connections reports how many open connections are charged to the budget.
+func (b *Budget) Connections() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.conns
+}
+
+// Listener charges every connection ln accepts to the budget until it is
+// closed.
+func (b *Budget) Listener(ln net.Listener) net.Listener {
+	return &chargedListener{Listener: ln, budget: b}
+}
+
+type chargedListener struct {
+	net.Listener
+	budget *Budget
+}
+
+func (l *chargedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil || !l.budget.holdConn() {
+		return c, err
+	}
+	return &chargedConn{Conn: c, budget: l.budget}, nil
+}
+
+type chargedConn struct {
+	net.Conn
+	budget *Budget
+	once   sync.Once
+}
+
+func (c *chargedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.budget.releaseConn)
+	return err
 }
 
 // Release gives back everything the reservation holds.
