@@ -1,0 +1,246 @@
+package sentry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// sentryEvent is the part of a Sentry event payload that Errata maps. The
+// rest (breadcrumbs, modules, extra, most contexts, debug_meta) is skipped.
+// Fields whose polymorphism the protocol allows are kept raw and read by the
+// helpers below.
+type sentryEvent struct {
+	EventID     string          `json:"event_id"`
+	Type        string          `json:"type"`
+	Timestamp   json.RawMessage `json:"timestamp"` // RFC 3339 string or seconds
+	Level       string          `json:"level"`
+	Platform    string          `json:"platform"`
+	Logger      string          `json:"logger"`
+	Transaction string          `json:"transaction"`
+	ServerName  string          `json:"server_name"`
+	Release     string          `json:"release"`
+	Environment string          `json:"environment"`
+	Message     json.RawMessage `json:"message"` // a string or a logentry object
+	LogEntry    json.RawMessage `json:"logentry"`
+	Exception   json.RawMessage `json:"exception"` // {"values": […]} or, from sentry-go, […]
+	Threads     json.RawMessage `json:"threads"`
+	Stacktrace  *stacktrace     `json:"stacktrace"` // legacy: the event's own stack
+	Tags        json.RawMessage `json:"tags"`       // an object or a list of pairs
+	Fingerprint json.RawMessage `json:"fingerprint"`
+	User        *struct {
+		ID json.RawMessage `json:"id"` // a string or a number
+	} `json:"user"`
+	Request *struct {
+		URL    string `json:"url"`
+		Method string `json:"method"`
+	} `json:"request"`
+	Contexts *struct {
+		Trace *struct {
+			TraceID string `json:"trace_id"`
+			SpanID  string `json:"span_id"`
+		} `json:"trace"`
+		Runtime *nameVersion `json:"runtime"`
+		OS      *nameVersion `json:"os"`
+		Browser *nameVersion `json:"browser"`
+	} `json:"contexts"`
+	SDK *struct {
+		Name string `json:"name"`
+	} `json:"sdk"`
+
+	// The interface names of the oldest clients (raven), read when the
+	// current names are absent.
+	LegacyException  json.RawMessage `json:"sentry.interfaces.Exception"`
+	LegacyMessage    json.RawMessage `json:"sentry.interfaces.Message"`
+	LegacyStacktrace *stacktrace     `json:"sentry.interfaces.Stacktrace"`
+}
+
+type nameVersion struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type exception struct {
+	Type       string      `json:"type"`
+	Value      string      `json:"value"`
+	Module     string      `json:"module"`
+	Stacktrace *stacktrace `json:"stacktrace"`
+	Mechanism  *struct {
+		Handled *bool  `json:"handled"`
+		Source  string `json:"source"` // Python: "__cause__" or "__context__"
+	} `json:"mechanism"`
+}
+
+type thread struct {
+	Crashed    bool        `json:"crashed"`
+	Current    bool        `json:"current"`
+	Stacktrace *stacktrace `json:"stacktrace"`
+}
+
+type stacktrace struct {
+	Frames []frame `json:"frames"` // oldest call first
+}
+
+type frame struct {
+	Function    string `json:"function"`
+	RawFunction string `json:"raw_function"`
+	Module      string `json:"module"`
+	Package     string `json:"package"`
+	Filename    string `json:"filename"`
+	AbsPath     string `json:"abs_path"`
+	Lineno      int    `json:"lineno"`
+	Colno       int    `json:"colno"`
+	InApp       *bool  `json:"in_app"`
+	ContextLine string `json:"context_line"`
+	Native      bool   `json:"native"` // Java: a native method
+}
+
+// logEntry is the "logentry" interface, also accepted as "message".
+type logEntry struct {
+	Formatted string          `json:"formatted"`
+	Message   string          `json:"message"`
+	Params    json.RawMessage `json:"params"`
+}
+
+// decodeEvent decodes an event payload. Values of an unexpected type are
+// skipped, as Sentry does, rather than dropping the event; only a payload
+// that is not JSON is an error. Bare NaN and Infinity, which Python SDKs
+// can write, are read as null.
+func decodeEvent(payload []byte, ev *sentryEvent) error {
+	t := bytes.TrimSpace(payload)
+	if len(t) == 0 || t[0] != '{' {
+		return errNotObject
+	}
+	err := json.Unmarshal(t, ev)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		if fixed, changed := fixNonFinite(t); changed {
+			*ev = sentryEvent{}
+			err = json.Unmarshal(fixed, ev)
+		}
+	}
+	if err = lenient(err); err != nil {
+		return errors.New("is not valid JSON: " + err.Error())
+	}
+	return nil
+}
+
+// lenient drops the type errors of a decode: encoding/json goes on past a
+// value of an unexpected type and leaves its field empty, as Sentry skips an
+// invalid value instead of rejecting the event.
+func lenient(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return nil
+	}
+	return err
+}
+
+// values decodes a list that the protocol allows either bare or wrapped as
+// {"values": […]}; anything else is an empty list.
+func values[T any](raw json.RawMessage) []T {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil
+	}
+	var list []T
+	switch t[0] {
+	case '[':
+		_ = json.Unmarshal(t, &list) // a wrong element type leaves that element empty
+	case '{':
+		var w struct {
+			Values []T `json:"values"`
+		}
+		_ = json.Unmarshal(t, &w)
+		list = w.Values
+	}
+	return list
+}
+
+// scalarString reads a JSON string, number or boolean as text; other values
+// (objects, arrays, null) are "".
+func scalarString(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '"':
+		s, _ := jsonString(t)
+		return s
+	case '{', '[', 'n':
+		return ""
+	}
+	return string(t) // a number, true or false
+}
+
+// tagPairs reads tags given as {"k": "v"} or as [["k", "v"], …], in the
+// order sent; values that are not scalars are skipped.
+func tagPairs(raw json.RawMessage) [][2]string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil
+	}
+	var out [][2]string
+	switch t[0] {
+	case '{':
+		for _, f := range objectFields(t) {
+			out = appendTag(out, f.key, f.value)
+		}
+	case '[':
+		var pairs [][]json.RawMessage
+		_ = json.Unmarshal(t, &pairs)
+		for _, p := range pairs {
+			if len(p) == 2 {
+				if k := scalarString(p[0]); k != "" {
+					out = appendTag(out, k, p[1])
+				}
+			}
+		}
+	}
+	return out
+}
+
+func appendTag(out [][2]string, k string, v json.RawMessage) [][2]string {
+	if s := scalarString(v); s != "" || bytes.Equal(bytes.TrimSpace(v), []byte(`""`)) {
+		out = append(out, [2]string{k, s})
+	}
+	return out
+}
+
+// stringList reads a list of scalars as strings (a fingerprint); a single
+// string is a list of one.
+func stringList(raw json.RawMessage) []string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil
+	}
+	if t[0] == '"' {
+		if s := scalarString(t); s != "" {
+			return []string{s}
+		}
+		return nil
+	}
+	var items []json.RawMessage
+	if t[0] != '[' || json.Unmarshal(t, &items) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if s := scalarString(it); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// parseSeconds reads a float number of seconds since the epoch as Unix
+// milliseconds.
+func parseSeconds(s string) (int64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 253402300799 { // up to 9999-12-31
+		return 0, false
+	}
+	return int64(f*1000 + 0.5), true
+}

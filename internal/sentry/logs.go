@@ -1,0 +1,151 @@
+package sentry
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+// Attributes of a Sentry log record that become event fields rather than
+// attributes.
+const (
+	logAttrEnvironment = "sentry.environment"
+	logAttrRelease     = "sentry.release"
+	logAttrService     = "service"
+)
+
+// logRecord is one record of a log item (Sentry logs protocol).
+type logRecord struct {
+	Timestamp      json.RawMessage `json:"timestamp"` // seconds since the epoch
+	TraceID        string          `json:"trace_id"`
+	SpanID         string          `json:"span_id"`
+	Level          string          `json:"level"`
+	SeverityNumber int             `json:"severity_number"`
+	Body           string          `json:"body"`
+	Attributes     json.RawMessage `json:"attributes"` // {"key": {"value": …, "type": …}}
+}
+
+// mapLogItem maps a log item ({"items": [record, …]}) into res, one event
+// per record. A record without a body is malformed (an event needs a
+// message); the other records of its item are kept.
+func mapLogItem(res *Result, it Item, service string, received int64) {
+	var payload struct {
+		Items []logRecord `json:"items"`
+	}
+	t := bytes.TrimSpace(it.Payload)
+	if len(t) == 0 || t[0] != '{' || lenient(json.Unmarshal(t, &payload)) != nil {
+		res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type, Reason: "the log item is not a JSON object with items"})
+		return
+	}
+	for k := range payload.Items {
+		if len(res.Events) >= MaxEvents {
+			res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type,
+				Reason: strconv.Itoa(len(payload.Items)-k) + " log records past the limit of " + strconv.Itoa(MaxEvents) + " events in one envelope"})
+			return
+		}
+		rec := &payload.Items[k]
+		if rec.Body == "" {
+			res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type,
+				Reason: "log record " + strconv.Itoa(k) + " has no body"})
+			continue
+		}
+		res.Events = append(res.Events, mapLogRecord(rec, service, received))
+	}
+}
+
+func mapLogRecord(rec *logRecord, service string, received int64) ingest.Event {
+	ev := ingest.Event{
+		Level:     logLevel(rec.Level, rec.SeverityNumber),
+		Message:   limitBytes(clean(rec.Body), ingest.MaxMessageBytes),
+		Timestamp: eventTime(rec.Timestamp, received),
+		TraceID:   limitRunes(clean(rec.TraceID), ingest.MaxTraceIDLen),
+		SpanID:    limitRunes(clean(rec.SpanID), ingest.MaxSpanIDLen),
+	}
+	var a attrs
+	for _, kv := range objectFields(rec.Attributes) {
+		var typed struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(kv.value, &typed) != nil || len(typed.Value) == 0 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(typed.Value, &v) != nil {
+			continue
+		}
+		s, isString := v.(string)
+		switch {
+		case kv.key == logAttrEnvironment && isString:
+			ev.Environment = limitRunes(clean(s), ingest.MaxEnvironmentLen)
+		case kv.key == logAttrRelease && isString:
+			ev.Release = limitRunes(clean(s), ingest.MaxReleaseLen)
+		case kv.key == logAttrService && isString && s != "":
+			service = s
+		default:
+			if isString && len(s) > maxValueBytes {
+				v = limitBytes(s, maxValueBytes)
+			}
+			a.add(kv.key, appendValue(nil, v, 1))
+		}
+	}
+	ev.Service = limitRunes(clean(service), ingest.MaxServiceLen)
+	if ev.Service == "" {
+		ev.Service = "unknown_service"
+	}
+	ev.Attributes = a.done()
+	return ev
+}
+
+// logLevel maps a log record's level (trace, debug, info, warn, error,
+// fatal), else its OpenTelemetry severity number, else info.
+func logLevel(level string, severity int) ingest.Level {
+	if l, ok := ingest.ParseLevel(level); ok {
+		return l
+	}
+	switch {
+	case severity >= 1 && severity <= 8:
+		return ingest.Debug
+	case severity >= 13 && severity <= 16:
+		return ingest.Warn
+	case severity >= 17 && severity <= 20:
+		return ingest.Error
+	case severity >= 21 && severity <= 24:
+		return ingest.Fatal
+	}
+	return ingest.Info
+}
+
+type field struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectFields lists the members of a JSON object in the order sent, so
+// that attributes keep the SDK's order; anything else has none.
+func objectFields(raw json.RawMessage) []field {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	var out []field
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return out
+		}
+		if k, ok := tok.(string); ok {
+			out = append(out, field{k, v})
+		}
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package sentry
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+// Options are what the mapping needs besides the envelope.
+type Options struct {
+	// Service is the service of events without a "service" tag: the
+	// project's name (a Sentry project is usually one service).
+	Service string
+	// ReceivedAt is the timestamp of events that carry none.
+	ReceivedAt time.Time
+}
+
+// Result is what Map made of an envelope.
+type Result struct {
+	// EventID is the id to answer with, {"id": EventID}: the envelope
+	// header's event_id, else the first event item's; "" (answer {}) for
+	// envelopes without an event, such as sessions or logs alone.
+	EventID string
+	// Events are the accepted events, in envelope order: one per event
+	// item, one per log record. Each is valid for ingestion: limits are met
+	// by truncating, never by rejecting, since an SDK cannot fix its events.
+	Events []ingest.Event
+	// Dropped counts the items accepted and dropped, by item type
+	// ("session", "client_report", "transaction", …); nil when none.
+	Dropped map[string]int
+	// Malformed lists the items and log records dropped because they could
+	// not be read, with the envelope's own framing faults first.
+	Malformed []Malformed
+}
+
+func (r *Result) drop(typ string) {
+	if r.Dropped == nil {
+		r.Dropped = make(map[string]int, 2)
+	}
+	r.Dropped[typ]++
+}
+
+// Map turns the items of an envelope into events: each event item becomes
+// one event, each log record one event, and every other item type is
+// counted as dropped. An item that cannot be read is listed in Malformed and
+// the others are kept. Map is pure; docs/sentry.md describes the mapping.
+func Map(env *Envelope, opts Options) Result {
+	res := Result{EventID: cleanID(env.Header.EventID)}
+	res.Malformed = append(res.Malformed, env.Malformed...)
+	received := opts.ReceivedAt.UnixMilli()
+	for _, it := range env.Items {
+		switch it.Type {
+		case TypeEvent:
+			mapEventItem(&res, it, opts.Service, received)
+		case TypeLog:
+			mapLogItem(&res, it, opts.Service, received)
+		default:
+			res.drop(it.Type)
+		}
+	}
+	return res
+}
+
+// mapEventItem maps one event item into res.
+func mapEventItem(res *Result, it Item, service string, received int64) {
+	var se sentryEvent
+	if err := decodeEvent(it.Payload, &se); err != nil {
+		res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type, Reason: "the event " + err.Error()})
+		return
+	}
+	if se.Type == TypeTransaction {
+		res.drop(TypeTransaction)
+		return
+	}
+	if len(res.Events) >= MaxEvents {
+		res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type,
+			Reason: "more than " + strconv.Itoa(MaxEvents) + " events in one envelope"})
+		return
+	}
+	if res.EventID == "" {
+		res.EventID = cleanID(se.EventID)
+	}
+	res.Events = append(res.Events, mapEvent(&se, service, received))
+}
+
+// cleanID keeps an event id that is 32 hexadecimal digits, with or without
+// the dashes of a UUID, as 32 lowercase digits; anything else is "", so that
+// nothing a client sends is echoed back unchecked.
+func cleanID(id string) string {
+	var b [32]byte
+	n := 0
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c == '-' && len(id) == 36:
+			continue
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f':
+		case 'A' <= c && c <= 'F':
+			c += 'a' - 'A'
+		default:
+			return ""
+		}
+		if n == len(b) {
+			return ""
+		}
+		b[n] = c
+		n++
+	}
+	if n != len(b) {
+		return ""
+	}
+	return string(b[:])
+}

@@ -1,0 +1,272 @@
+package sentry
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+// unlabeled is the message of an event that carries no text at all, as
+// Sentry names such events.
+const unlabeled = "<unlabeled event>"
+
+// mapEvent maps a decoded Sentry event onto an ingest event (docs/sentry.md
+// has the table).
+func mapEvent(se *sentryEvent, service string, received int64) ingest.Event {
+	tags := tagPairs(se.Tags)
+	for _, kv := range tags {
+		if kv[0] == "service" && kv[1] != "" {
+			service = kv[1]
+			break
+		}
+	}
+	excs := values[exception](se.Exception)
+	if len(excs) == 0 {
+		excs = values[exception](se.LegacyException)
+	}
+	ev := ingest.Event{
+		Service:     limitRunes(clean(service), ingest.MaxServiceLen),
+		Environment: limitRunes(clean(se.Environment), ingest.MaxEnvironmentLen),
+		Release:     limitRunes(clean(se.Release), ingest.MaxReleaseLen),
+		Level:       ingest.Error, // Sentry's default level
+		Timestamp:   eventTime(se.Timestamp, received),
+	}
+	if ev.Service == "" {
+		ev.Service = "unknown_service"
+	}
+	if l, ok := ingest.ParseLevel(se.Level); ok {
+		ev.Level = l
+	}
+	logText, template := eventLogEntry(se)
+	ev.Message = logText
+	if len(excs) > 0 {
+		main := &excs[len(excs)-1]
+		if text := header(&excView{typ: qualifiedType(se.Platform, main), value: main.Value}); text != "" {
+			ev.Message = text
+		}
+	}
+	if ev.Message == "" {
+		ev.Message = unlabeled
+	}
+	ev.Message = limitBytes(clean(ev.Message), ingest.MaxMessageBytes)
+	panicked := ev.Level == ingest.Fatal || (len(excs) > 0 && excs[len(excs)-1].Mechanism != nil &&
+		excs[len(excs)-1].Mechanism.Handled != nil && !*excs[len(excs)-1].Mechanism.Handled)
+	stack, inApp := renderStack(se.Platform, excs, threadFrames(se), panicked)
+	ev.StackTrace = clean(stack)
+	if c := se.Contexts; c != nil && c.Trace != nil {
+		ev.TraceID = limitRunes(clean(c.Trace.TraceID), ingest.MaxTraceIDLen)
+		ev.SpanID = limitRunes(clean(c.Trace.SpanID), ingest.MaxSpanIDLen)
+	}
+
+	var a attrs
+	if fp := stringList(se.Fingerprint); len(fp) > 0 {
+		b := []byte{'['}
+		for k, p := range fp {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, cutUTF8(p, maxValueBytes))
+		}
+		a.add("fingerprint", append(b, ']'))
+	}
+	a.str("sentry.in_app", inApp, maxFrames*maxChain)
+	a.str("sentry.event_id", cleanID(se.EventID), 32)
+	if len(excs) > 0 {
+		if m := excs[len(excs)-1].Mechanism; m != nil && m.Handled != nil {
+			a.add("handled", strconv.AppendBool(nil, *m.Handled))
+		}
+	}
+	for _, kv := range [...][2]string{
+		{"platform", se.Platform}, {"logger", se.Logger}, {"transaction", se.Transaction},
+		{"server_name", se.ServerName}, {"sdk.name", sdkName(se)}, {"user.id", userID(se)},
+	} {
+		a.str(kv[0], kv[1], maxValueBytes)
+	}
+	if r := se.Request; r != nil {
+		a.str("request.method", r.Method, 32)
+		a.str("request.url", r.URL, maxValueBytes)
+	}
+	if c := se.Contexts; c != nil {
+		a.str("runtime", c.Runtime.text(), maxValueBytes)
+		a.str("os", c.OS.text(), maxValueBytes)
+		a.str("browser", c.Browser.text(), maxValueBytes)
+	}
+	if ev.Message != logText {
+		a.str("sentry.message", logText, maxValueBytes) // a log message beside an exception
+	}
+	a.str("sentry.message.template", template, maxValueBytes)
+	for _, kv := range tags {
+		if kv[0] != "service" {
+			a.add("tags."+kv[0], appendString(nil, limitRunes(kv[1], maxTagRunes)))
+		}
+	}
+	ev.Attributes = a.done()
+	return ev
+}
+
+func (nv *nameVersion) text() string {
+	if nv == nil {
+		return ""
+	}
+	return strings.TrimSpace(nv.Name + " " + nv.Version)
+}
+
+func sdkName(se *sentryEvent) string {
+	if se.SDK == nil {
+		return ""
+	}
+	return se.SDK.Name
+}
+
+func userID(se *sentryEvent) string {
+	if se.User == nil {
+		return ""
+	}
+	return scalarString(se.User.ID)
+}
+
+// threadFrames are the frames shown when no exception has any: the crashed
+// thread's, else the current one's, else the first with frames, else the
+// legacy event-level stacktrace.
+func threadFrames(se *sentryEvent) []frame {
+	threads := values[thread](se.Threads)
+	pick := -1
+	for k := range threads {
+		st := threads[k].Stacktrace
+		if st == nil || len(st.Frames) == 0 {
+			continue
+		}
+		switch {
+		case threads[k].Crashed:
+			return st.Frames
+		case pick < 0 || threads[k].Current && !threads[pick].Current:
+			pick = k
+		}
+	}
+	switch {
+	case pick >= 0:
+		return threads[pick].Stacktrace.Frames
+	case se.Stacktrace != nil:
+		return se.Stacktrace.Frames
+	case se.LegacyStacktrace != nil:
+		return se.LegacyStacktrace.Frames
+	}
+	return nil
+}
+
+// eventLogEntry is the event's log message (logentry, else message, in
+// either of their shapes) and, when it was formatted from parameters, its
+// template.
+func eventLogEntry(se *sentryEvent) (text, template string) {
+	for _, raw := range [...]json.RawMessage{se.LogEntry, se.Message, se.LegacyMessage} {
+		t := bytes.TrimSpace(raw)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == '"' {
+			if s := scalarString(t); s != "" {
+				return s, ""
+			}
+			continue
+		}
+		var le logEntry
+		if t[0] != '{' || json.Unmarshal(t, &le) != nil {
+			continue
+		}
+		if text, template = le.text(); text != "" {
+			return text, template
+		}
+	}
+	return "", ""
+}
+
+// text is the formatted message and its template: "formatted" when the SDK
+// sent it, else "message" with its parameters put in.
+func (le *logEntry) text() (string, string) {
+	switch {
+	case le.Formatted != "":
+		if le.Message != "" && le.Message != le.Formatted {
+			return le.Formatted, le.Message
+		}
+		return le.Formatted, ""
+	case len(bytes.TrimSpace(le.Params)) > 0:
+		if s := formatParams(le.Message, le.Params); s != le.Message {
+			return s, le.Message
+		}
+	}
+	return le.Message, ""
+}
+
+// formatParams puts parameters into a message as Sentry does: positional
+// parameters replace %s-style conversions or "{}", named ones %(name)s.
+func formatParams(msg string, raw json.RawMessage) string {
+	var list []json.RawMessage
+	var named map[string]json.RawMessage
+	if json.Unmarshal(raw, &list) != nil && json.Unmarshal(raw, &named) != nil {
+		return msg
+	}
+	var b strings.Builder
+	next := 0
+	for k := 0; k < len(msg); k++ {
+		c := msg[k]
+		switch {
+		case c == '%' && k+1 < len(msg) && msg[k+1] == '%':
+			b.WriteByte('%')
+			k++
+			continue
+		case c == '%' && k+1 < len(msg) && strings.IndexByte("sdifru", msg[k+1]) >= 0 && next < len(list),
+			c == '{' && k+1 < len(msg) && msg[k+1] == '}' && next < len(list):
+			b.WriteString(paramText(list[next]))
+			next++
+			k++
+			continue
+		case c == '%' && named != nil && strings.HasPrefix(msg[k:], "%("):
+			if end := strings.Index(msg[k:], ")s"); end > 0 {
+				if v, ok := named[msg[k+2:k+end]]; ok {
+					b.WriteString(paramText(v))
+					k += end + 1
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func paramText(raw json.RawMessage) string {
+	if s := scalarString(raw); s != "" {
+		return s
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// eventTime reads an event timestamp, RFC 3339 (a time zone optional, UTC
+// assumed, as Sentry does) or seconds since the epoch, as Unix milliseconds;
+// a missing or unreadable one is the time of receipt.
+func eventTime(raw json.RawMessage, received int64) int64 {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return received
+	}
+	if t[0] != '"' {
+		if ms, ok := parseSeconds(string(t)); ok {
+			return ms
+		}
+		return received
+	}
+	s, _ := jsonString(t)
+	if ms, ok := parseSeconds(s); ok {
+		return ms
+	}
+	for _, layout := range [...]string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00"} {
+		if tm, err := time.Parse(layout, s); err == nil {
+			return tm.UnixMilli()
+		}
+	}
+	return received
+}

@@ -1,0 +1,57 @@
+// Package sentry speaks the protocol of Sentry SDKs, so that an application
+// that already reports to Sentry can report to Errata by changing its DSN
+// (CONTRACT section 7, docs/sentry.md).
+//
+// It is pure: bytes in, ingest events out, no HTTP, store or configuration.
+// A handler of POST /api/{number}/envelope/ runs, in this order:
+//
+//	r, err := Decompressor(contentEncoding, limitedBody) // 415 on ErrUnsupportedEncoding
+//	body := read r up to MaxDecodedBytes                 // 413 past it
+//	env, err := ParseEnvelope(body)                      // 400 on ErrMalformed, 413 on ErrItemTooLarge
+//	key := env.Header.DSN … (authentication)             // 403
+//	res := Map(env, Options{Service: projectName, ReceivedAt: now})
+//	commit res.Events; count res.Dropped and res.Malformed; answer {"id": res.EventID}
+//
+// POST /api/{number}/store/ does the same with ParseStore instead of
+// ParseEnvelope.
+package sentry
+
+import "errors"
+
+// Limits of one request (CONTRACT section 7, which follows Sentry's own).
+const (
+	// MaxBodyBytes caps a request body as it arrives, compressed or not.
+	MaxBodyBytes = 20 << 20
+	// MaxDecodedBytes caps a request body after decompression.
+	MaxDecodedBytes = 100 << 20
+	// MaxItemBytes caps the payload of one event or log item, and the body
+	// of a store request after its legacy base64 and zlib encoding is undone.
+	MaxItemBytes = 1 << 20
+	// MaxItems caps the items read from one envelope; SDKs send a handful.
+	// Items past it are reported as one malformed item and not read.
+	MaxItems = 1000
+	// MaxEvents caps the events made from one envelope (log items carry up
+	// to a hundred records each); records past it are reported as
+	// malformed. It equals ingest.MaxEvents, so one envelope is one batch.
+	MaxEvents = 1000
+)
+
+// Errors of a whole request. Each maps to one HTTP status; a malformed item
+// is not an error but a Malformed entry of the Envelope or the Result.
+var (
+	// ErrMalformed: the body is not an envelope (or not an event, for the
+	// store endpoint); 400.
+	ErrMalformed = errors.New("sentry: malformed request body")
+	// ErrItemTooLarge: an event or log item is larger than MaxItemBytes; 413.
+	ErrItemTooLarge = errors.New("sentry: item too large")
+	// ErrUnsupportedEncoding: a Content-Encoding Errata cannot decode; 415.
+	ErrUnsupportedEncoding = errors.New("sentry: unsupported content encoding")
+)
+
+// Malformed is an item (or a log record) that was dropped because it could
+// not be read, and why; the other items of its envelope are kept.
+type Malformed struct {
+	Item   int    // the item's position in the envelope, from 0
+	Type   string // the item's type, when its header could be read
+	Reason string
+}
