@@ -166,9 +166,12 @@ func appendValue(dst []byte, v any, depth int) []byte {
 	return append(dst, "null"...)
 }
 
-// clean replaces NUL with U+FFFD (CONTRACT 7); decoded JSON strings are
-// otherwise valid UTF-8 already.
+// clean replaces NUL with U+FFFD (CONTRACT 7), and invalid UTF-8 too,
+// which decoded JSON strings never hold but raw JSON values can.
 func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	if strings.IndexByte(s, 0) < 0 {
 		return s
 	}

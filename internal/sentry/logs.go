@@ -3,6 +3,8 @@ package sentry
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/errata-dev/errata/internal/ingest"
@@ -14,6 +16,7 @@ const (
 	logAttrEnvironment = "sentry.environment"
 	logAttrRelease     = "sentry.release"
 	logAttrService     = "service"
+	logAttrTemplate    = "sentry.message.template"
 )
 
 // logRecord is one record of a log item (Sentry logs protocol).
@@ -24,7 +27,9 @@ type logRecord struct {
 	Level          string          `json:"level"`
 	SeverityNumber int             `json:"severity_number"`
 	Body           string          `json:"body"`
-	Attributes     json.RawMessage `json:"attributes"` // {"key": {"value": …, "type": …}}
+	Attributes     map[string]struct {
+		Value any `json:"value"` // numbers as json.Number: integers stay exact
+	} `json:"attributes"` // {"key": {"value": …, "type": …}}
 }
 
 // mapLogItem maps a log item ({"items": [record, …]}) into res, one event
@@ -35,7 +40,7 @@ func mapLogItem(res *Result, it Item, service string, received int64) {
 		Items []logRecord `json:"items"`
 	}
 	t := bytes.TrimSpace(it.Payload)
-	if len(t) == 0 || t[0] != '{' || lenient(json.Unmarshal(t, &payload)) != nil {
+	if len(t) == 0 || t[0] != '{' || decodeNumbers(t, &payload) != nil {
 		res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type, Reason: "the log item is not a JSON object with items"})
 		return
 	}
@@ -64,30 +69,32 @@ func mapLogRecord(rec *logRecord, service string, received int64) ingest.Event {
 		SpanID:    limitRunes(clean(rec.SpanID), ingest.MaxSpanIDLen),
 	}
 	var a attrs
-	for _, kv := range objectFields(rec.Attributes) {
-		var typed struct {
-			Value json.RawMessage `json:"value"`
-		}
-		if json.Unmarshal(kv.value, &typed) != nil || len(typed.Value) == 0 {
-			continue
-		}
-		var v any
-		if json.Unmarshal(typed.Value, &v) != nil {
+	// Sorted, as SDKs send attributes in no particular order; the template
+	// first, so that the attribute limits never leave out what INFO
+	// summaries read.
+	keys := slices.Sorted(maps.Keys(rec.Attributes))
+	if k := slices.Index(keys, logAttrTemplate); k > 0 {
+		copy(keys[1:k+1], keys[:k])
+		keys[0] = logAttrTemplate
+	}
+	for _, key := range keys {
+		v := rec.Attributes[key].Value
+		if v == nil {
 			continue
 		}
 		s, isString := v.(string)
 		switch {
-		case kv.key == logAttrEnvironment && isString:
+		case key == logAttrEnvironment && isString:
 			ev.Environment = limitRunes(clean(s), ingest.MaxEnvironmentLen)
-		case kv.key == logAttrRelease && isString:
+		case key == logAttrRelease && isString:
 			ev.Release = limitRunes(clean(s), ingest.MaxReleaseLen)
-		case kv.key == logAttrService && isString && s != "":
+		case key == logAttrService && isString && s != "":
 			service = s
 		default:
 			if isString && len(s) > maxValueBytes {
 				v = limitBytes(s, maxValueBytes)
 			}
-			a.add(kv.key, appendValue(nil, v, 1))
+			a.add(key, appendValue(nil, v, 1))
 		}
 	}
 	ev.Service = limitRunes(clean(service), ingest.MaxServiceLen)
@@ -115,37 +122,4 @@ func logLevel(level string, severity int) ingest.Level {
 		return ingest.Fatal
 	}
 	return ingest.Info
-}
-
-type field struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectFields lists the members of a JSON object in the order sent, so
-// that attributes keep the SDK's order; anything else has none.
-func objectFields(raw json.RawMessage) []field {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '{' {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	if _, err := dec.Token(); err != nil {
-		return nil
-	}
-	var out []field
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return out
-		}
-		if k, ok := tok.(string); ok {
-			out = append(out, field{k, v})
-		}
-	}
-	return out
 }

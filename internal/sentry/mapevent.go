@@ -24,9 +24,9 @@ func mapEvent(se *sentryEvent, service string, received int64) ingest.Event {
 			break
 		}
 	}
-	excs := values[exception](se.Exception)
+	excs := se.Exception.Values
 	if len(excs) == 0 {
-		excs = values[exception](se.LegacyException)
+		excs = se.LegacyException.Values
 	}
 	ev := ingest.Event{
 		Service:     limitRunes(clean(service), ingest.MaxServiceLen),
@@ -133,7 +133,7 @@ func userID(se *sentryEvent) string {
 // thread's, else the current one's, else the first with frames, else the
 // legacy event-level stacktrace.
 func threadFrames(se *sentryEvent) []frame {
-	threads := values[thread](se.Threads)
+	threads := se.Threads.Values
 	pick := -1
 	for k := range threads {
 		st := threads[k].Stacktrace

@@ -51,11 +51,9 @@ func decodeStoreBody(body []byte) ([]byte, error) {
 	if t[0] == '{' {
 		return t, nil
 	}
-	bin := make([]byte, base64.StdEncoding.DecodedLen(len(t)))
-	n, err := base64.StdEncoding.Decode(bin, t)
-	if err != nil {
-		n, err = base64.RawStdEncoding.Decode(bin, bytes.TrimRight(t, "="))
-	}
+	raw := bytes.TrimRight(t, "=")
+	bin := make([]byte, base64.RawStdEncoding.DecodedLen(len(raw)))
+	n, err := base64.RawStdEncoding.Decode(bin, raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the body is neither JSON nor base64", ErrMalformed)
 	}

@@ -11,6 +11,7 @@ require (
 
 require (
 	github.com/andybalholm/brotli v1.3.0 // indirect
+	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/klauspost/compress v1.20.4 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

@@ -1,0 +1,256 @@
+package sentry
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+// received is the time of receipt mapOne gives.
+var received = time.Unix(1700000000, 0).UnixMilli()
+
+func TestMapEventFields(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		check   func(t *testing.T, ev ingest.Event)
+	}{
+		{"levels", `{"level":"warning","message":"m"}`, level(ingest.Warn)},
+		{"fatal", `{"level":"fatal","message":"m"}`, level(ingest.Fatal)},
+		{"debug", `{"level":"debug","message":"m"}`, level(ingest.Debug)},
+		{"no level is Sentry's error", `{"message":"m"}`, level(ingest.Error)},
+		{"unknown level", `{"level":"loud","message":"m"}`, level(ingest.Error)},
+		{"level of the wrong type", `{"level":3,"message":"m"}`, level(ingest.Error)},
+		{"exception message", `{"exception":{"values":[{"type":"KeyError","value":"'id'"},{"type":"ValueError","value":"bad id","module":"app.errors"}]},"platform":"python"}`,
+			message("app.errors.ValueError: bad id")},
+		{"sentry-go bare exception list", `{"exception":[{"type":"*errors.errorString","value":"inner"},{"type":"*fmt.wrapError","value":"outer: inner"}],"platform":"go"}`,
+			message("*fmt.wrapError: outer: inner")},
+		{"legacy exception interface", `{"sentry.interfaces.Exception":{"values":[{"type":"Error","value":"old"}]}}`, message("Error: old")},
+		{"type only", `{"exception":{"values":[{"type":"StopIteration"}]}}`, message("StopIteration")},
+		{"value only", `{"exception":{"values":[{"value":"Non-Error exception captured"}]}}`, message("Non-Error exception captured")},
+		{"logentry formatted", `{"logentry":{"message":"user %s","params":["bob"],"formatted":"user bob"}}`,
+			all(message("user bob"), attr("sentry.message.template", "user %s"))},
+		{"logentry params", `{"logentry":{"message":"user %s paid %d%% of {}","params":["bob",50,"x"]}}`,
+			all(message("user bob paid 50% of x"), attr("sentry.message.template", "user %s paid %d%% of {}"))},
+		{"logentry named params", `{"logentry":{"message":"user %(name)s","params":{"name":"eve"}}}`, message("user eve")},
+		{"message as an object", `{"message":{"message":"plain"}}`, message("plain")},
+		{"message as a string", `{"message":"plain"}`, message("plain")},
+		{"nothing to say", `{"level":"error"}`, message(unlabeled)},
+		{"exception beside a log message", `{"logentry":{"formatted":"charge failed"},"exception":{"values":[{"type":"E","value":"v"}]}}`,
+			all(message("E: v"), attr("sentry.message", "charge failed"))},
+		{"timestamp in seconds", `{"message":"m","timestamp":1700000001.2345}`, timestamp(1700000001235)},
+		{"timestamp RFC 3339", `{"message":"m","timestamp":"2023-11-14T22:13:21.5+01:00"}`, timestamp(1699996401500)},
+		{"timestamp without zone", `{"message":"m","timestamp":"2023-11-14T22:13:21.123456"}`, timestamp(1700000001123)},
+		{"timestamp as a numeric string", `{"message":"m","timestamp":"1700000001"}`, timestamp(1700000001000)},
+		{"no timestamp", `{"message":"m"}`, timestamp(received)},
+		{"unreadable timestamp", `{"message":"m","timestamp":"yesterday"}`, timestamp(received)},
+		{"negative timestamp", `{"message":"m","timestamp":-5}`, timestamp(received)},
+		{"service tag", `{"message":"m","tags":{"service":"billing","region":"eu"}}`,
+			all(service("billing"), attr("tags.region", "eu"), noAttr("tags.service"))},
+		{"tags as pairs", `{"message":"m","tags":[["service","billing"],["level",3],["ok",true],["bad",{}]]}`,
+			all(service("billing"), attr("tags.level", "3"), attr("tags.ok", "true"), noAttr("tags.bad"))},
+		{"project name without a service tag", `{"message":"m","tags":{"region":"eu"}}`, service("shop")},
+		{"secrets redacted", `{"message":"m","tags":{"api_key":"k-123","user_password":"p"}}`,
+			all(attr("tags.api_key", "[redacted]"), attr("tags.user_password", "[redacted]"))},
+		{"fields to attributes", `{"message":"m","platform":"python","logger":"app.billing","transaction":"/orders/{id}","server_name":"web-3",
+			"sdk":{"name":"sentry.python"},"user":{"id":42,"email":"a@b.c"},"request":{"url":"https://shop/orders/7","method":"POST"},
+			"contexts":{"trace":{"trace_id":"5b8efff798038103d269b633813fc60c","span_id":"b0e6f15b45c36b12"},"runtime":{"name":"CPython","version":"3.12.1"}},
+			"environment":"production","release":"shop@3.1.0","event_id":"9EC79C33-EC99-4283-8353-589FCB2E04DC"}`,
+			all(attr("platform", "python"), attr("logger", "app.billing"), attr("transaction", "/orders/{id}"), attr("server_name", "web-3"),
+				attr("sdk.name", "sentry.python"), attr("user.id", "42"), attr("request.url", "https://shop/orders/7"), attr("request.method", "POST"),
+				attr("runtime", "CPython 3.12.1"), attr("sentry.event_id", "9ec79c33ec9942838353589fcb2e04dc"), noAttr("user.email"),
+				func(t *testing.T, ev ingest.Event) {
+					if ev.TraceID != "5b8efff798038103d269b633813fc60c" || ev.SpanID != "b0e6f15b45c36b12" ||
+						ev.Environment != "production" || ev.Release != "shop@3.1.0" {
+						t.Errorf("trace %q span %q environment %q release %q", ev.TraceID, ev.SpanID, ev.Environment, ev.Release)
+					}
+				})},
+		{"fingerprint", `{"message":"m","fingerprint":["{{ default }}","db",7]}`, rawAttr("fingerprint", `["{{ default }}","db","7"]`)},
+		{"fingerprint as a string", `{"message":"m","fingerprint":"one"}`, rawAttr("fingerprint", `["one"]`)},
+		{"handled", `{"exception":{"values":[{"type":"E","mechanism":{"type":"onunhandledrejection","handled":false}}]}}`, rawAttr("handled", "false")},
+		{"NaN from Python", `{"message":"m","extra":{"ratio":NaN,"max":Infinity,"min":-Infinity,"s":"NaN"},"level":"info"}`, level(ingest.Info)},
+		{"invalid UTF-8 in a message", "{\"message\":\"a\xffb\",\"logentry\":{\"message\":\"c\xfe%s\",\"params\":[\"\xc3\"]}}", message("c\uFFFD\uFFFD")},
+		{"invalid UTF-8 in a plain message", "{\"message\":\"a\xffb\"}", message("a\uFFFDb")},
+		{"NUL and lone surrogates", `{"message":"a\u0000b\ud800c","tags":{"k\u0000":"v\u0000"},"release":"r\u0000"}`,
+			all(message("a\uFFFDb\uFFFDc"), attr("tags.k\uFFFD", "v\uFFFD"), func(t *testing.T, ev ingest.Event) {
+				if ev.Release != "r\uFFFD" {
+					t.Errorf("release %q", ev.Release)
+				}
+			})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := mapOne(t, []byte(tt.payload))
+			if why := checkEvent(ev); why != "" {
+				t.Fatalf("the event is not valid for ingestion: %s", why)
+			}
+			tt.check(t, ev)
+		})
+	}
+}
+
+func all(checks ...func(*testing.T, ingest.Event)) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		t.Helper()
+		for _, c := range checks {
+			c(t, ev)
+		}
+	}
+}
+
+func level(want ingest.Level) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		if ev.Level != want {
+			t.Errorf("level %v, want %v", ev.Level, want)
+		}
+	}
+}
+
+func message(want string) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		if ev.Message != want {
+			t.Errorf("message %q, want %q", ev.Message, want)
+		}
+	}
+}
+
+func service(want string) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		if ev.Service != want {
+			t.Errorf("service %q, want %q", ev.Service, want)
+		}
+	}
+}
+
+func timestamp(want int64) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		if ev.Timestamp != want {
+			t.Errorf("timestamp %d, want %d", ev.Timestamp, want)
+		}
+	}
+}
+
+func attr(key, want string) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		if got := attribute(t, ev, key); got != want {
+			t.Errorf("attribute %q = %q, want %q (all %s)", key, got, want, ev.Attributes)
+		}
+	}
+}
+
+func rawAttr(key, want string) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		var attrs map[string]json.RawMessage
+		_ = json.Unmarshal(ev.Attributes, &attrs)
+		if got := string(attrs[key]); got != want {
+			t.Errorf("attribute %q = %s, want %s (all %s)", key, got, want, ev.Attributes)
+		}
+	}
+}
+
+func noAttr(key string) func(*testing.T, ingest.Event) {
+	return func(t *testing.T, ev ingest.Event) {
+		var attrs map[string]json.RawMessage
+		_ = json.Unmarshal(ev.Attributes, &attrs)
+		if v, ok := attrs[key]; ok {
+			t.Errorf("attribute %q = %s, want none", key, v)
+		}
+	}
+}
+
+// TestMapEventLimits checks that an event past ingest's limits is cut to
+// them, not rejected.
+func TestMapEventLimits(t *testing.T) {
+	var tags []string
+	for k := 0; k < 150; k++ {
+		tags = append(tags, `"tag`+itoa(k)+`":"`+strings.Repeat("v", 300)+`"`)
+	}
+	var frames []string
+	for k := 0; k < 1500; k++ {
+		frames = append(frames, `{"function":"f`+itoa(k)+strings.Repeat("x", 400)+`","module":"com.acme.Deep","filename":"Deep.java","lineno":`+itoa(k+1)+`,"in_app":true}`)
+	}
+	payload := `{"platform":"java","release":"` + strings.Repeat("r", 300) + `","environment":"` + strings.Repeat("é", 100) + `",
+		"tags":{"service":"` + strings.Repeat("s", 500) + `",` + strings.Join(tags, ",") + `},
+		"exception":{"values":[{"type":"DeepException","module":"com.acme","value":"` + strings.Repeat("x", 40000) + `",
+		"stacktrace":{"frames":[` + strings.Join(frames, ",") + `]}}]}}`
+	ev := mapOne(t, []byte(payload))
+	if why := checkEvent(ev); why != "" {
+		t.Fatalf("the event is not valid for ingestion: %s", why)
+	}
+	if n := utf8.RuneCountInString(ev.Release); n != ingest.MaxReleaseLen {
+		t.Errorf("release cut to %d characters, want %d", n, ingest.MaxReleaseLen)
+	}
+	if n := utf8.RuneCountInString(ev.Environment); n != ingest.MaxEnvironmentLen {
+		t.Errorf("environment cut to %d characters, want %d", n, ingest.MaxEnvironmentLen)
+	}
+	if len(ev.Message) > ingest.MaxMessageBytes || !strings.HasSuffix(ev.Message, "…") {
+		t.Errorf("message of %d bytes, want it cut to %d with …", len(ev.Message), ingest.MaxMessageBytes)
+	}
+	if !strings.HasSuffix(ev.StackTrace, truncatedMark) || len(ev.StackTrace) > ingest.MaxStackTraceBytes {
+		t.Errorf("a stack of 1500 long frames is %d bytes, not cut to %d and marked", len(ev.StackTrace), ingest.MaxStackTraceBytes)
+	}
+	if got := attribute(t, ev, droppedKey); got != "" {
+		t.Errorf("%s is a string %q", droppedKey, got)
+	}
+	var attrs map[string]any
+	_ = json.Unmarshal(ev.Attributes, &attrs)
+	if attrs[droppedKey] == nil {
+		t.Errorf("no %s with 150 tags", droppedKey)
+	}
+	st := grouping.ParseStack(ev.StackTrace)
+	if flags := attribute(t, ev, "sentry.in_app"); len(flags) != len(st.Frames) || len(st.Frames) == 0 {
+		t.Errorf("cut stack: %d flags for %d parsed frames", len(flags), len(st.Frames))
+	}
+	if len(st.Types) != 1 || st.Types[0] != "com.acme.DeepException" {
+		t.Errorf("cut stack parses with types %q", st.Types)
+	}
+}
+
+func TestMapThreads(t *testing.T) {
+	ev := mapOne(t, []byte(`{"platform":"python","message":"slow","threads":{"values":[
+		{"id":1,"stacktrace":{"frames":[{"function":"idle","abs_path":"/app/idle.py","lineno":1}]}},
+		{"id":2,"current":true,"stacktrace":{"frames":[{"function":"main","abs_path":"/app/main.py","lineno":3,"in_app":true},{"function":"work","abs_path":"/app/work.py","lineno":9,"in_app":true}]}},
+		{"id":3,"crashed":true,"stacktrace":{"frames":[]}}]}}`))
+	want := "Stack (most recent call last):\n  File \"/app/main.py\", line 3, in main\n  File \"/app/work.py\", line 9, in work"
+	if ev.StackTrace != want || attribute(t, ev, "sentry.in_app") != "yy" {
+		t.Errorf("stack %q in_app %q, want the current thread's:\n%s", ev.StackTrace, attribute(t, ev, "sentry.in_app"), want)
+	}
+	// An exception without frames takes the thread's.
+	ev = mapOne(t, []byte(`{"platform":"java","exception":{"values":[{"type":"ANR","value":"blocked"}]},
+		"threads":[{"crashed":true,"stacktrace":{"frames":[{"module":"com.acme.Main","function":"run","filename":"Main.java","lineno":5}]}}]}`))
+	if ev.StackTrace != "ANR: blocked\n\tat com.acme.Main.run(Main.java:5)" || attribute(t, ev, "sentry.in_app") != "?" {
+		t.Errorf("stack %q in_app %q", ev.StackTrace, attribute(t, ev, "sentry.in_app"))
+	}
+}
+
+func TestMapItems(t *testing.T) {
+	body := "{\"event_id\":\"not-an-id\"}\n" +
+		"{\"type\":\"session\"}\n{}\n" +
+		"{\"type\":\"event\"}\n{\"type\":\"transaction\",\"event_id\":\"11111111111111111111111111111111\"}\n" +
+		"{\"type\":\"transaction\"}\n{}\n" +
+		"{\"type\":\"event\"}\nnot json\n" +
+		"{\"type\":\"event\"}\n{\"event_id\":\"22222222222222222222222222222222\",\"message\":\"kept\"}\n" +
+		"{\"type\":\"client_report\"}\n{}\n"
+	env, err := ParseEnvelope([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Map(env, Options{Service: "shop", ReceivedAt: time.Now()})
+	if res.EventID != "22222222222222222222222222222222" {
+		t.Errorf("event id %q, want the first event's", res.EventID)
+	}
+	if len(res.Events) != 1 || res.Events[0].Message != "kept" {
+		t.Errorf("events %+v", res.Events)
+	}
+	if res.Dropped["session"] != 1 || res.Dropped["transaction"] != 2 || res.Dropped["client_report"] != 1 || len(res.Dropped) != 3 {
+		t.Errorf("dropped %v", res.Dropped)
+	}
+	if len(res.Malformed) != 1 || res.Malformed[0].Item != 3 || res.Malformed[0].Type != "event" {
+		t.Errorf("malformed %+v, want item 3", res.Malformed)
+	}
+}
