@@ -254,3 +254,18 @@ func TestMapItems(t *testing.T) {
 		t.Errorf("malformed %+v, want item 3", res.Malformed)
 	}
 }
+
+// TestRenderSparseFrames checks that frames missing their file, line or
+// function still render one parsed frame each, so that sentry.in_app lines
+// up with the frames grouping reads.
+func TestRenderSparseFrames(t *testing.T) {
+	frames := `[{"function":"a","in_app":true},{"filename":"x"},{"lineno":3,"in_app":false},{}]`
+	for _, platform := range []string{"python", "java", "node", "go", "csharp", "ruby", "php", "elixir"} {
+		ev := mapOne(t, []byte(`{"platform":"`+platform+`","exception":{"values":[{"type":"E","value":"v","stacktrace":{"frames":`+frames+`}}]}}`))
+		st := grouping.ParseStack(ev.StackTrace)
+		flags := attribute(t, ev, "sentry.in_app")
+		if len(flags) != len(st.Frames) || len(flags) == 0 {
+			t.Errorf("%s: %d flags %q for %d parsed frames:\n%s", platform, len(flags), flags, len(st.Frames), ev.StackTrace)
+		}
+	}
+}

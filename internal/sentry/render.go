@@ -154,12 +154,27 @@ func renderStack(platform string, excs []exception, threadFrames []frame, panick
 		chain[len(chain)-1].frames = trimFrames(threadFrames)
 	}
 	var t trace
-	if platform == "go" {
+	if platform == "go" && hasGoFile(chain) {
 		renderGoStack(&t, chain, bare, panicked)
+	} else if platform == "go" {
+		// Without a single .go path the text would not read as Go.
+		renderGeneric(&t, chain, bare)
 	} else {
 		rendererFor(platform)(&t, chain, bare)
 	}
 	return t.text()
+}
+
+// hasGoFile reports whether a frame of the chain is in a .go file.
+func hasGoFile(chain []excView) bool {
+	for k := range chain {
+		for j := range chain[k].frames {
+			if strings.HasSuffix(framePath(&chain[k].frames[j]), ".go") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // qualifiedType is an exception's type as its runtime prints it: Java and

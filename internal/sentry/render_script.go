@@ -82,7 +82,11 @@ func renderRuby(t *trace, chain []excView, bare bool) {
 			if j < len(e.frames)-1 {
 				t.s("\tfrom ")
 			}
-			t.s(framePath(f), ":")
+			path := framePath(f)
+			if path == "" {
+				path = "<unknown>" // a frame line needs a path to read as one
+			}
+			t.s(path, ":")
 			t.num(f.Lineno)
 			t.s(":in `", strings.ReplaceAll(frameFunction(f), "'", "`"), "'")
 			if j == len(e.frames)-1 {

@@ -37,7 +37,11 @@ func renderAtLines(t *trace, chain []excView, bare bool, name func(*frame) strin
 					loc += ":" + itoa(f.Colno)
 				}
 			}
-			if fn := name(f); fn != "" {
+			fn := name(f)
+			if fn == "" && f.Lineno == 0 && loc != "<anonymous>" {
+				fn = "<anonymous>" // a bare location without a line would not read as a frame
+			}
+			if fn != "" {
 				t.line("    at ", fn, " (", loc, ")")
 			} else {
 				t.line("    at ", loc)
