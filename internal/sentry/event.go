@@ -15,23 +15,23 @@ import (
 // Fields whose polymorphism the protocol allows are kept raw and read by the
 // helpers below.
 type sentryEvent struct {
-	EventID     string          `json:"event_id"`
-	Type        string          `json:"type"`
-	Timestamp   json.RawMessage `json:"timestamp"` // RFC 3339 string or seconds
-	Level       string          `json:"level"`
-	Platform    string          `json:"platform"`
-	Logger      string          `json:"logger"`
-	Transaction string          `json:"transaction"`
-	ServerName  string          `json:"server_name"`
-	Release     string          `json:"release"`
-	Environment string          `json:"environment"`
-	Message     json.RawMessage `json:"message"` // a string or a logentry object
-	LogEntry    json.RawMessage `json:"logentry"`
+	EventID     string              `json:"event_id"`
+	Type        string              `json:"type"`
+	Timestamp   json.RawMessage     `json:"timestamp"` // RFC 3339 string or seconds
+	Level       string              `json:"level"`
+	Platform    string              `json:"platform"`
+	Logger      string              `json:"logger"`
+	Transaction string              `json:"transaction"`
+	ServerName  string              `json:"server_name"`
+	Release     string              `json:"release"`
+	Environment string              `json:"environment"`
+	Message     json.RawMessage     `json:"message"` // a string or a logentry object
+	LogEntry    json.RawMessage     `json:"logentry"`
 	Exception   valuesOf[exception] `json:"exception"`
 	Threads     valuesOf[thread]    `json:"threads"`
-	Stacktrace  *stacktrace     `json:"stacktrace"` // legacy: the event's own stack
-	Tags        json.RawMessage `json:"tags"`       // an object or a list of pairs
-	Fingerprint json.RawMessage `json:"fingerprint"`
+	Stacktrace  *stacktrace         `json:"stacktrace"` // legacy: the event's own stack
+	Tags        json.RawMessage     `json:"tags"`       // an object or a list of pairs
+	Fingerprint json.RawMessage     `json:"fingerprint"`
 	User        *struct {
 		ID json.RawMessage `json:"id"` // a string or a number
 	} `json:"user"`
@@ -55,8 +55,8 @@ type sentryEvent struct {
 	// The interface names of the oldest clients (raven), read when the
 	// current names are absent.
 	LegacyException  valuesOf[exception] `json:"sentry.interfaces.Exception"`
-	LegacyMessage    json.RawMessage `json:"sentry.interfaces.Message"`
-	LegacyStacktrace *stacktrace     `json:"sentry.interfaces.Stacktrace"`
+	LegacyMessage    json.RawMessage     `json:"sentry.interfaces.Message"`
+	LegacyStacktrace *stacktrace         `json:"sentry.interfaces.Stacktrace"`
 }
 
 // valuesOf is a list sent as {"values": […]} by most SDKs and bare by
