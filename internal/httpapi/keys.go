@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 
+	"github.com/errata-dev/errata/internal/sentry"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -10,6 +11,7 @@ import (
 type CreatedKey struct {
 	KeyView
 	Key string `json:"key" doc:"svc_live_<key_id>_<secret>: shown only in this answer; only a hash is stored"`
+	DSN string `json:"dsn" doc:"The key as a Sentry DSN, <scheme>://<key>@<host[:port]><base path>/<number> from the server's base URL and the project's number: an application with a Sentry SDK reports to Errata with it. Shown only in this answer, like the key"`
 }
 
 func (s *Server) listKeys(ctx context.Context, in *struct {
@@ -30,7 +32,11 @@ func (s *Server) createKey(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	return &struct{ Body CreatedKey }{CreatedKey{keyView(k.APIKey), k.Key}}, nil
+	p, err := s.db.Read().ProjectByID(ctx, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &struct{ Body CreatedKey }{CreatedKey{keyView(k.APIKey), k.Key, sentry.FormatDSN(s.baseURL, k.Key, p.Number)}}, nil
 }
 
 func (s *Server) revokeKey(ctx context.Context, in *struct {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,6 +36,12 @@ func TestCreateKey(t *testing.T) {
 		m := keyRe.FindStringSubmatch(cred)
 		if m == nil || "key_"+m[1] != kid || len(m[2]) < 43 {
 			t.Fatalf("key = %q, want svc_live_%s_<secret of 32+ random bytes>", cred, strings.TrimPrefix(kid, "key_"))
+		}
+		// The DSN carries the key, the server's base URL and the project's
+		// number, shown only in this answer.
+		num := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID, Token: w.Admin.Token}).Expect(t, http.StatusOK, "").JSON(t)["number"]
+		if dsn, want := r.Str(t, "dsn"), "http://"+cred+"@"+strings.TrimPrefix(s.URL, "http://")+"/"+strconv.Itoa(int(num.(float64))); dsn != want {
+			t.Errorf("dsn = %q, want %q", dsn, want)
 		}
 		// Two keys never share a secret.
 		_, cred2 := s.CreateKey(t, w.Owner.Token, w.ProjectID)
@@ -88,6 +95,9 @@ func TestListAndRevokeKeys(t *testing.T) {
 			}
 			if _, has := k["key"]; has {
 				t.Errorf("keys[%d] has a key field: %v", i, k)
+			}
+			if _, has := k["dsn"]; has {
+				t.Errorf("keys[%d] has a dsn field: %v", i, k)
 			}
 			if v, present := k["last_used_at"]; !present || v != nil {
 				t.Errorf("keys[%d].last_used_at = %v, want null", i, v)

@@ -25,6 +25,13 @@ func TestProjectCRUD(t *testing.T) {
 				t.Errorf("%s = %v, want a timestamp", f, p[f])
 			}
 		}
+		// Numbers are positive and unique in the installation: the world
+		// made web and other before.
+		web := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID, Token: w.Viewer.Token}).Expect(t, http.StatusOK, "").JSON(t)
+		otherPrj := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.OtherProjectID, Token: w.Outsider.Token}).Expect(t, http.StatusOK, "").JSON(t)
+		if web["number"] != float64(1) || otherPrj["number"] != float64(2) || p["number"] != float64(3) {
+			t.Errorf("numbers %v, %v, %v; want 1, 2, 3 in order of creation", web["number"], otherPrj["number"], p["number"])
+		}
 		got := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + pid, Token: w.Viewer.Token}).Expect(t, http.StatusOK, "").JSON(t)
 		if !reflect.DeepEqual(got, p) {
 			t.Errorf("GET = %v, want what POST answered: %v", got, p)

@@ -7,6 +7,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -52,7 +53,8 @@ type Server struct {
 	log      *slog.Logger
 	docsURL  string
 	appURL   string
-	secure   bool // cookies get Secure when the app is served over https
+	baseURL  *url.URL // the API's public URL, for DSNs
+	secure   bool     // cookies get Secure when the app is served over https
 	callers  *ratelimit.Limiter
 	clientIP *clientip.Resolver
 	cursors  *cursorCodec
@@ -89,6 +91,11 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	if err := s.cop.AddTrustedOrigin(origin(cfg.AppURL)); err != nil {
 		return nil, err
 	}
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	s.baseURL = base
 	installErrors()
 	s.api = humago.New(s.mux, s.humaConfig(cfg))
 	s.api.UseMiddleware(s.access)

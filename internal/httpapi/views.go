@@ -69,12 +69,13 @@ type ProjectView struct {
 	ID             string    `json:"id" doc:"prj_ identifier"`
 	OrganizationID string    `json:"organization_id"`
 	Name           string    `json:"name"`
+	Number         int64     `json:"number" minimum:"1" doc:"A positive integer unique in the installation, never reused: the project's number in Sentry DSNs (<scheme>://<key>@<host>/<number>)"`
 	CreatedAt      Timestamp `json:"created_at"`
 	UpdatedAt      Timestamp `json:"updated_at"`
 }
 
 func projectView(p store.Project) ProjectView {
-	return ProjectView{ID: p.ID, OrganizationID: p.OrgID, Name: p.Name, CreatedAt: ts(p.CreatedAt), UpdatedAt: ts(p.UpdatedAt)}
+	return ProjectView{ID: p.ID, OrganizationID: p.OrgID, Name: p.Name, Number: p.Number, CreatedAt: ts(p.CreatedAt), UpdatedAt: ts(p.UpdatedAt)}
 }
 
 // KeyView is a project API key; its secret is never shown after creation.

@@ -8,14 +8,15 @@ import (
 	"github.com/errata-dev/errata/internal/store"
 )
 
-// CreateProject makes a project in an organization.
+// CreateProject makes a project in an organization; it gets the next
+// project number of the installation.
 func (s *Service) CreateProject(ctx context.Context, orgID, name string) (store.Project, error) {
 	if err := CheckName(name); err != nil {
 		return store.Project{}, err
 	}
 	now := s.clock()
 	p := store.Project{ID: id.New(id.Project), OrgID: orgID, Name: strings.TrimSpace(name), CreatedAt: now, UpdatedAt: now}
-	return p, s.db.Write().CreateProject(ctx, p)
+	return s.db.Write().InsertProject(ctx, p)
 }
 
 // RenameProject changes a project's name.

@@ -19,3 +19,10 @@ func (db *DB) MigrateDownTo(ctx context.Context, version int64) error {
 	_, err = p.DownTo(ctx, version)
 	return err
 }
+
+// ExecForTest runs one statement on the writer, for tests that write rows
+// as an older schema had them.
+func (db *DB) ExecForTest(ctx context.Context, q string, args ...any) error {
+	_, err := db.Write().exec(ctx, q, args...)
+	return err
+}

@@ -8,33 +8,49 @@ import (
 
 // Project belongs to an organization and receives events.
 type Project struct {
-	ID        string
-	OrgID     string
-	Name      string
+	ID    string
+	OrgID string
+	Name  string
+	// Number is a positive integer unique in the installation, given at
+	// creation and never reused: Sentry DSNs name the project by it.
+	Number    int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
 
-const projectCols = `id, organization_id, name, created_at, updated_at`
+const projectCols = `id, organization_id, name, number, created_at, updated_at`
 
 func scanProject(s interface{ Scan(...any) error }) (Project, error) {
 	var p Project
 	var cr, up int64
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &cr, &up); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &p.Number, &cr, &up); err != nil {
 		return Project{}, err
 	}
 	p.CreatedAt, p.UpdatedAt = fromMS(cr), fromMS(up)
 	return p, nil
 }
 
-// CreateProject inserts p.
+// CreateProject inserts p with the next project number (see
+// InsertProject).
 func (c *Conn) CreateProject(ctx context.Context, p Project) error {
-	_, err := c.exec(ctx, `INSERT INTO projects (`+projectCols+`) VALUES (?, ?, ?, ?, ?)`,
-		p.ID, p.OrgID, p.Name, ms(p.CreatedAt), ms(p.UpdatedAt))
-	if err != nil {
-		return fmt.Errorf("store: create project: %w", err)
+	_, err := c.InsertProject(ctx, p)
+	return err
+}
+
+// InsertProject inserts p and returns it with its number, the next of the
+// installation's project numbers (p.Number is ignored). Numbers only grow:
+// PostgreSQL takes them from a sequence, SQLite from a counter row read in
+// the INSERT statement itself and moved on by a trigger (migration 00013).
+func (c *Conn) InsertProject(ctx context.Context, p Project) (Project, error) {
+	q := `INSERT INTO projects (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING number`
+	if c.dialect == SQLite {
+		q = `INSERT INTO projects (id, organization_id, name, created_at, updated_at, number)
+			VALUES (?, ?, ?, ?, ?, (SELECT last + 1 FROM project_number_seq)) RETURNING number`
 	}
-	return nil
+	if err := c.queryRow(ctx, q, p.ID, p.OrgID, p.Name, ms(p.CreatedAt), ms(p.UpdatedAt)).Scan(&p.Number); err != nil {
+		return Project{}, fmt.Errorf("store: create project: %w", err)
+	}
+	return p, nil
 }
 
 // ProjectByID returns one project.
@@ -42,6 +58,15 @@ func (c *Conn) ProjectByID(ctx context.Context, id string) (Project, error) {
 	p, err := scanProject(c.queryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
 	if err != nil {
 		return Project{}, fmt.Errorf("store: project %s: %w", id, translate(err))
+	}
+	return p, nil
+}
+
+// ProjectByNumber returns the project with a number (a Sentry DSN's).
+func (c *Conn) ProjectByNumber(ctx context.Context, number int64) (Project, error) {
+	p, err := scanProject(c.queryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE number = ?`, number))
+	if err != nil {
+		return Project{}, fmt.Errorf("store: project number %d: %w", number, translate(err))
 	}
 	return p, nil
 }
@@ -60,7 +85,7 @@ func (c *Conn) ListProjects(ctx context.Context, orgID, before string, limit int
 // belongs to, newest organization first and newest project first within
 // it: the home page's one query.
 func (c *Conn) ProjectsOfUser(ctx context.Context, userID string, limit int) ([]Project, error) {
-	rows, err := c.query(ctx, `SELECT p.id, p.organization_id, p.name, p.created_at, p.updated_at FROM projects p
+	rows, err := c.query(ctx, `SELECT p.id, p.organization_id, p.name, p.number, p.created_at, p.updated_at FROM projects p
 		JOIN members m ON m.organization_id = p.organization_id WHERE m.user_id = ?
 		ORDER BY p.organization_id DESC, p.id DESC LIMIT ?`, userID, limit)
 	if err != nil {

@@ -368,3 +368,71 @@ func TestSQLiteWALIsCheckpointedInTheBackground(t *testing.T) {
 		t.Fatalf("WAL is %d bytes after Close, want truncated", st.Size())
 	}
 }
+
+// TestProjectNumbers checks CONTRACT 7's project number: existing projects
+// are numbered by migration 00013 in the order they were made, new ones
+// take the next number, and a deleted project's number is never given again.
+func TestProjectNumbers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if err := db.MigrateDownTo(ctx, 11); err != nil {
+			t.Fatal(err)
+		}
+		o := seedOrg(t, db.Write())
+		var old []string
+		for i := 0; i < 3; i++ {
+			pid := id.New(id.Project)
+			if err := db.ExecForTest(ctx, `INSERT INTO projects (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+				pid, o.ID, "old", now.UnixMilli(), now.UnixMilli()); err != nil {
+				t.Fatal(err)
+			}
+			old = append(old, pid)
+		}
+		if _, err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for i, pid := range old {
+			p, err := db.Read().ProjectByID(ctx, pid)
+			if err != nil || p.Number != int64(i+1) {
+				t.Fatalf("old project %d: number %d, %v; want %d", i, p.Number, err, i+1)
+			}
+		}
+		add := func() store.Project {
+			t.Helper()
+			p, err := db.Write().InsertProject(ctx, store.Project{ID: id.New(id.Project), OrgID: o.ID, Name: "new", CreatedAt: now, UpdatedAt: now})
+			if err != nil {
+				t.Fatalf("InsertProject: %v", err)
+			}
+			return p
+		}
+		p4 := add()
+		if p4.Number != 4 {
+			t.Fatalf("first new project: number %d, want 4", p4.Number)
+		}
+		if err := db.Write().DeleteProject(ctx, p4.ID); err != nil {
+			t.Fatal(err)
+		}
+		var p5 store.Project
+		if err := db.Tx(ctx, func(c *store.Conn) error { // inside a transaction too
+			var err error
+			p5, err = c.InsertProject(ctx, store.Project{ID: id.New(id.Project), OrgID: o.ID, Name: "tx", CreatedAt: now, UpdatedAt: now})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if p5.Number != 5 {
+			t.Fatalf("project after deleting number 4: number %d, want 5 (numbers are never reused)", p5.Number)
+		}
+		got, err := db.Read().ProjectByNumber(ctx, 5)
+		if err != nil || got.ID != p5.ID || got.Name != "tx" {
+			t.Fatalf("ProjectByNumber(5) = %+v, %v; want %s", got, err, p5.ID)
+		}
+		if _, err := db.Read().ProjectByNumber(ctx, 4); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("ProjectByNumber of a deleted project: %v, want ErrNotFound", err)
+		}
+		list, err := db.Read().ListProjects(ctx, o.ID, "", 10)
+		if err != nil || len(list) != 4 || list[0].Number != 5 {
+			t.Fatalf("ListProjects = %+v, %v; want 4 projects with their numbers", list, err)
+		}
+	})
+}

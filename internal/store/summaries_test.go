@@ -151,10 +151,10 @@ func TestFillInfoSummaries(t *testing.T) {
 func TestInfoCountMigration(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
+		prj := seedProject(t, db.Write()) // before: projects have no number at version 10
 		if err := db.MigrateDownTo(ctx, 10); err != nil {
 			t.Fatal(err)
 		}
-		prj := seedProject(t, db.Write())
 		ws := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 		// 37 info and 4 debug events, as the old code counted them.
 		d := store.InfoDelta{ProjectID: prj.ID, WindowStart: ws, WindowEnd: ws.Add(time.Hour), Events: 41, Debug: 4, Services: map[string]int64{"api": 41}}
