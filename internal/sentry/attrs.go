@@ -64,8 +64,8 @@ func (a *attrs) str(key, value string, max int) {
 	a.add(key, appendString(nil, value))
 }
 
-// done returns the object, redacted, or nil when it has no key.
-func (a *attrs) done() json.RawMessage {
+// done returns the object, redacted by r, or nil when it has no key.
+func (a *attrs) done(r *ingest.Redactor) json.RawMessage {
 	if a.dropped > 0 {
 		a.keys = 0 // the count always fits: room was kept for it
 		a.b = append(append(a.b, `,"`+droppedKey+`":`...), strconv.Itoa(a.dropped)...)
@@ -73,7 +73,7 @@ func (a *attrs) done() json.RawMessage {
 	if len(a.b) == 0 {
 		return nil
 	}
-	return ingest.Redact(append(a.b, '}'))
+	return r.Redact(append(a.b, '}'))
 }
 
 // appendString appends s as a JSON string. NUL becomes U+FFFD (CONTRACT 7),

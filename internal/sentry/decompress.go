@@ -21,6 +21,49 @@ const MaxZstdWindow = 8 << 20
 // maxCodings caps the codings listed in one Content-Encoding header.
 const maxCodings = 3
 
+// What one decoder holds at most while it runs, measured by
+// TestDecompressorHostile with a margin: its window and tables.
+const (
+	flateMemory  = 64 << 10              // gzip and deflate: a 32 KiB window
+	brotliMemory = 17 << 20              // a 16 MiB window at most
+	zstdMemory   = MaxZstdWindow + 1<<20 // MaxZstdWindow and its buffers
+)
+
+// CheckEncoding reports ErrUnsupportedEncoding (415) for a Content-Encoding
+// that Decompressor refuses, so that a handler can answer before it reads
+// the body.
+func CheckEncoding(encoding string) error {
+	codings := strings.Split(encoding, ",")
+	if len(codings) > maxCodings {
+		return fmt.Errorf("%w: more than %d codings in %q", ErrUnsupportedEncoding, maxCodings, encoding)
+	}
+	for _, c := range codings {
+		if !knownCoding(c) {
+			return fmt.Errorf("%w: %q", ErrUnsupportedEncoding, strings.TrimSpace(c))
+		}
+	}
+	return nil
+}
+
+// DecoderMemory is the most the decoders of an accepted Content-Encoding
+// hold at once, besides their output, for a memory budget to reserve
+// before decoding: 64 KiB for gzip or deflate, 17 MiB for br, 9 MiB for zstd,
+// summed over a list of codings; 0 for none.
+func DecoderMemory(encoding string) int64 {
+	var n int64
+	for _, c := range strings.Split(encoding, ",") {
+		switch strings.ToLower(strings.TrimSpace(c)) {
+		case "gzip", "x-gzip", "deflate":
+			n += flateMemory
+		case "br":
+			n += brotliMemory
+		case "zstd":
+			n += zstdMemory
+		}
+	}
+	return n
+}
+
 // Decompressor returns a reader of body decoded as the Content-Encoding
 // header says: gzip (also x-gzip), deflate (zlib-wrapped or raw, detected
 // from the first bytes, since clients differ), br, zstd, identity or none,
@@ -33,15 +76,10 @@ const maxCodings = 3
 // 16 MiB for brotli (the large-window extension is off) and MaxZstdWindow for
 // zstd. Close releases the decoders; it does not close body.
 func Decompressor(encoding string, body io.Reader) (io.ReadCloser, error) {
+	if err := CheckEncoding(encoding); err != nil {
+		return nil, err
+	}
 	codings := strings.Split(encoding, ",")
-	if len(codings) > maxCodings {
-		return nil, fmt.Errorf("%w: more than %d codings in %q", ErrUnsupportedEncoding, maxCodings, encoding)
-	}
-	for _, c := range codings {
-		if !knownCoding(c) {
-			return nil, fmt.Errorf("%w: %q", ErrUnsupportedEncoding, strings.TrimSpace(c))
-		}
-	}
 	chain := &closers{r: body}
 	// Codings are listed in the order they were applied: undo the last first.
 	for k := len(codings) - 1; k >= 0; k-- {

@@ -171,3 +171,38 @@ func TestDecompressorHostile(t *testing.T) {
 		t.Error("a large-window brotli stream was decoded")
 	}
 }
+
+// TestCheckEncodingAndDecoderMemory checks the two helpers a handler calls
+// before it reads a body: the 415 check agrees with Decompressor, and the
+// memory to reserve covers each coding's decoder.
+func TestCheckEncodingAndDecoderMemory(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		encoding string
+		ok       bool
+		memory   int64
+	}{
+		{"", true, 0},
+		{"identity", true, 0},
+		{"gzip", true, 64 << 10},
+		{"deflate", true, 64 << 10},
+		{"br", true, 17 << 20},
+		{" ZSTD ", true, 9 << 20},
+		{"gzip, br", true, 64<<10 + 17<<20},
+		{"compress", false, 0},
+		{"gzip, gzip, gzip, gzip", false, 0},
+	} {
+		err := CheckEncoding(tt.encoding)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrUnsupportedEncoding)) {
+			t.Errorf("CheckEncoding(%q) = %v, want ok %v", tt.encoding, err, tt.ok)
+		}
+		if _, derr := Decompressor(tt.encoding, strings.NewReader("")); (derr != nil && errors.Is(derr, ErrUnsupportedEncoding)) == tt.ok {
+			t.Errorf("Decompressor(%q) = %v, disagreeing with CheckEncoding", tt.encoding, derr)
+		}
+		if tt.ok {
+			if got := DecoderMemory(tt.encoding); got != tt.memory {
+				t.Errorf("DecoderMemory(%q) = %d, want %d", tt.encoding, got, tt.memory)
+			}
+		}
+	}
+}

@@ -74,12 +74,12 @@ type itemHeaderJSON struct {
 // line ends after headers (hand-written envelopes have them); a trailing
 // newline is optional.
 func ParseEnvelope(body []byte) (*Envelope, error) {
-	line, rest := cutLine(body)
-	var h headerJSON
-	if err := decodeObject(line, &h); err != nil {
-		return nil, fmt.Errorf("%w: the envelope header (first line) %v", ErrMalformed, err)
+	header, err := ParseHeader(body)
+	if err != nil {
+		return nil, err
 	}
-	env := &Envelope{Header: Header{EventID: h.EventID, DSN: h.DSN, SentAt: h.SentAt, SDK: h.SDK.Name}}
+	_, rest := cutLine(body)
+	env := &Envelope{Header: header}
 	for index := 0; ; index++ {
 		rest = skipBlankLines(rest)
 		if len(rest) == 0 {
@@ -103,6 +103,18 @@ func ParseEnvelope(body []byte) (*Envelope, error) {
 		}
 		env.Items = append(env.Items, it)
 	}
+}
+
+// ParseHeader reads only the header line of an envelope: enough to
+// authenticate a request by the header's dsn before its items are framed.
+// A first line that is not a JSON object is ErrMalformed (400).
+func ParseHeader(body []byte) (Header, error) {
+	line, _ := cutLine(body)
+	var h headerJSON
+	if err := decodeObject(line, &h); err != nil {
+		return Header{}, fmt.Errorf("%w: the envelope header (first line) %v", ErrMalformed, err)
+	}
+	return Header{EventID: h.EventID, DSN: h.DSN, SentAt: h.SentAt, SDK: h.SDK.Name}, nil
 }
 
 // nextItem reads one item from the start of b and returns it, the rest of

@@ -35,7 +35,7 @@ type logRecord struct {
 // mapLogItem maps a log item ({"items": [record, …]}) into res, one event
 // per record. A record without a body is malformed (an event needs a
 // message); the other records of its item are kept.
-func mapLogItem(res *Result, it Item, service string, received int64) {
+func mapLogItem(res *Result, it Item, m *mapping) {
 	var payload struct {
 		Items []logRecord `json:"items"`
 	}
@@ -56,15 +56,16 @@ func mapLogItem(res *Result, it Item, service string, received int64) {
 				Reason: "log record " + strconv.Itoa(k) + " has no body"})
 			continue
 		}
-		res.Events = append(res.Events, mapLogRecord(rec, service, received))
+		res.Events = append(res.Events, mapLogRecord(rec, m))
 	}
 }
 
-func mapLogRecord(rec *logRecord, service string, received int64) ingest.Event {
+func mapLogRecord(rec *logRecord, m *mapping) ingest.Event {
+	service := m.service
 	ev := ingest.Event{
 		Level:     logLevel(rec.Level, rec.SeverityNumber),
 		Message:   limitBytes(clean(rec.Body), ingest.MaxMessageBytes),
-		Timestamp: eventTime(rec.Timestamp, received),
+		Timestamp: eventTime(rec.Timestamp, m.received),
 		TraceID:   limitRunes(clean(rec.TraceID), ingest.MaxTraceIDLen),
 		SpanID:    limitRunes(clean(rec.SpanID), ingest.MaxSpanIDLen),
 	}
@@ -101,7 +102,7 @@ func mapLogRecord(rec *logRecord, service string, received int64) ingest.Event {
 	if ev.Service == "" {
 		ev.Service = "unknown_service"
 	}
-	ev.Attributes = a.done()
+	ev.Attributes = a.done(m.redact)
 	return ev
 }
 

@@ -14,6 +14,9 @@ type Options struct {
 	Service string
 	// ReceivedAt is the timestamp of events that carry none.
 	ReceivedAt time.Time
+	// Redact redacts the events' attributes (ERRATA_REDACT_KEYS); nil
+	// uses ingest's default redactor.
+	Redact *ingest.Redactor
 }
 
 // Result is what Map made of an envelope.
@@ -48,13 +51,16 @@ func (r *Result) drop(typ string) {
 func Map(env *Envelope, opts Options) Result {
 	res := Result{EventID: cleanID(env.Header.EventID)}
 	res.Malformed = append(res.Malformed, env.Malformed...)
-	received := opts.ReceivedAt.UnixMilli()
+	m := mapping{service: opts.Service, received: opts.ReceivedAt.UnixMilli(), redact: opts.Redact}
+	if m.redact == nil {
+		m.redact = ingest.DefaultRedactor()
+	}
 	for _, it := range env.Items {
 		switch it.Type {
 		case TypeEvent:
-			mapEventItem(&res, it, opts.Service, received)
+			mapEventItem(&res, it, &m)
 		case TypeLog:
-			mapLogItem(&res, it, opts.Service, received)
+			mapLogItem(&res, it, &m)
 		default:
 			res.drop(it.Type)
 		}
@@ -62,8 +68,15 @@ func Map(env *Envelope, opts Options) Result {
 	return res
 }
 
+// mapping is what mapping one event needs besides its item.
+type mapping struct {
+	service  string // the project's name, for events without a service
+	received int64  // Unix milliseconds, for events without a timestamp
+	redact   *ingest.Redactor
+}
+
 // mapEventItem maps one event item into res.
-func mapEventItem(res *Result, it Item, service string, received int64) {
+func mapEventItem(res *Result, it Item, m *mapping) {
 	var se sentryEvent
 	if err := decodeEvent(it.Payload, &se); err != nil {
 		res.Malformed = append(res.Malformed, Malformed{Item: it.Index, Type: it.Type, Reason: "the event " + err.Error()})
@@ -81,7 +94,7 @@ func mapEventItem(res *Result, it Item, service string, received int64) {
 	if res.EventID == "" {
 		res.EventID = cleanID(se.EventID)
 	}
-	res.Events = append(res.Events, mapEvent(&se, service, received))
+	res.Events = append(res.Events, mapEvent(&se, m))
 }
 
 // cleanID keeps an event id that is 32 hexadecimal digits, with or without

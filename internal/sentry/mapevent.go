@@ -16,7 +16,8 @@ const unlabeled = "<unlabeled event>"
 
 // mapEvent maps a decoded Sentry event onto an ingest event (docs/sentry.md
 // has the table).
-func mapEvent(se *sentryEvent, service string, received int64) ingest.Event {
+func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
+	service := m.service
 	tags := tagPairs(se.Tags)
 	for _, kv := range tags {
 		if kv[0] == "service" && kv[1] != "" {
@@ -33,7 +34,7 @@ func mapEvent(se *sentryEvent, service string, received int64) ingest.Event {
 		Environment: limitRunes(clean(se.Environment), ingest.MaxEnvironmentLen),
 		Release:     limitRunes(clean(se.Release), ingest.MaxReleaseLen),
 		Level:       ingest.Error, // Sentry's default level
-		Timestamp:   eventTime(se.Timestamp, received),
+		Timestamp:   eventTime(se.Timestamp, m.received),
 	}
 	if ev.Service == "" {
 		ev.Service = "unknown_service"
@@ -104,7 +105,7 @@ func mapEvent(se *sentryEvent, service string, received int64) ingest.Event {
 			a.add("tags."+kv[0], appendString(nil, limitRunes(kv[1], maxTagRunes)))
 		}
 	}
-	ev.Attributes = a.done()
+	ev.Attributes = a.done(m.redact)
 	return ev
 }
 

@@ -269,3 +269,33 @@ func TestRenderSparseFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestMapRedactsWithTheConfiguredKeys checks that Options.Redact, the
+// installation's redactor (ERRATA_REDACT_KEYS), applies to event and log
+// attributes alike, besides the default names.
+func TestMapRedactsWithTheConfiguredKeys(t *testing.T) {
+	t.Parallel()
+	body := "{}\n" +
+		`{"type":"event"}` + "\n" + `{"message":"m","tags":{"ssn":"123-45-6789","api_key":"k","region":"eu"}}` + "\n" +
+		`{"type":"log"}` + "\n" + `{"items":[{"timestamp":1.5,"level":"info","body":"b","attributes":{"user.ssn":{"value":"1","type":"string"}}}]}` + "\n"
+	env, err := ParseEnvelope([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Map(env, Options{Service: "s", ReceivedAt: time.Now(), Redact: ingest.NewRedactor([]string{"ssn"})})
+	if len(res.Events) != 2 {
+		t.Fatalf("got %d events, want 2 (malformed %+v)", len(res.Events), res.Malformed)
+	}
+	for i, want := range []string{
+		`{"tags.ssn":"[redacted]","tags.api_key":"[redacted]","tags.region":"eu"}`,
+		`{"user.ssn":"[redacted]"}`,
+	} {
+		if got := string(res.Events[i].Attributes); got != want {
+			t.Errorf("event %d attributes %s, want %s", i, got, want)
+		}
+	}
+	plain := Map(env, Options{Service: "s", ReceivedAt: time.Now()})
+	if got := string(plain.Events[0].Attributes); !strings.Contains(got, `"tags.ssn":"123-45-6789"`) {
+		t.Errorf("without Options.Redact, the default names only: %s", got)
+	}
+}
