@@ -97,7 +97,7 @@ func DefaultServe(addr string) config.Serve {
 		Roles: []string{"api"}, Addr: addr, GRPCAddr: "off", MailFrom: "Errata <errata@example.com>",
 		Signup: "invite-only", DefaultPlan: "team", InfoWindow: time.Hour,
 		WebhookRetryWaits: []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour},
-		APIRateLimit:      1000, APIRateBurst: 1000, IngestRateLimit: 100, IngestRateBurst: 200, ShutdownTimeout: 5 * time.Second, WorkerLease: 30 * time.Second, DeliveryLease: 2 * time.Minute,
+		APIRateLimit:      1000, APIRateBurst: 1000, IngestRateLimit: 100, IngestRateBurst: 200, SentryRateLimit: 1000, SentryRateBurst: 2000, ShutdownTimeout: 5 * time.Second, WorkerLease: 30 * time.Second, DeliveryLease: 2 * time.Minute,
 		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
 		ReadTimeout: time.Minute, MaxConnections: 10000, IngestMemory: 256 << 20,
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
+	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/web"
@@ -153,12 +154,14 @@ func (a *App) build(ctx context.Context) error {
 		lead = []string{cluster.SchedulerLease}
 	}
 	ingestLimiter := ratelimit.New(cfg.IngestRateLimit, cfg.IngestRateBurst)
+	sentryLimiter := ratelimit.New(cfg.SentryRateLimit, cfg.SentryRateBurst)
 	a.Member = cluster.New(a.DB, cluster.Options{Roles: cfg.Roles, Lead: lead, Now: now, Logger: a.log,
 		OnPeers: func(peers map[string]int) {
 			// Limits are the installation's: each live api process
 			// enforces its share (docs/scaling.md).
 			n := max(peers[config.RoleAPI], 1)
 			ingestLimiter.Share(n)
+			sentryLimiter.Share(n)
 			a.HTTP.Callers().Share(n)
 			a.Auth.ShareLimits(n)
 		}})
@@ -195,6 +198,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.HTTP.MountIngest(in)
 	otlp.Mount(a.HTTP, in, a.log)
+	sentryhttp.Mount(a.HTTP, in.WithLimiter(sentryLimiter), a.log)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}

@@ -47,6 +47,8 @@ type Serve struct {
 	APIRateBurst    int           `name:"api-rate-burst" env:"ERRATA_API_RATE_BURST" default:"100" help:"Management API burst per caller."`
 	IngestRateLimit float64       `name:"ingest-rate-limit" env:"ERRATA_INGEST_RATE_LIMIT" default:"100" help:"Ingest requests per second per project."`
 	IngestRateBurst int           `name:"ingest-rate-burst" env:"ERRATA_INGEST_RATE_BURST" default:"200" help:"Ingest burst per project."`
+	SentryRateLimit float64       `name:"sentry-rate-limit" env:"ERRATA_SENTRY_RATE_LIMIT" default:"1000" help:"Sentry envelope and store requests per second per project (SDKs send one event per request)."`
+	SentryRateBurst int           `name:"sentry-rate-burst" env:"ERRATA_SENTRY_RATE_BURST" default:"2000" help:"Sentry request burst per project."`
 	MaxBacklogBytes ByteSize      `name:"max-backlog-bytes" env:"ERRATA_MAX_BACKLOG_BYTES" default:"4GiB" help:"Refuse ingestion (503 overloaded) past this much unprocessed backlog."`
 	MinFreeDisk     ByteSize      `name:"min-free-disk" env:"ERRATA_MIN_FREE_DISK" default:"1GiB" help:"Refuse ingestion (503 overloaded) when the SQLite data directory has less free space."`
 	RetentionDays   int           `name:"retention-days" env:"ERRATA_RETENTION_DAYS" default:"90" help:"Days resolved tickets and INFO summaries are kept."`
@@ -132,6 +134,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.IngestRateLimit <= 0 || s.IngestRateBurst < 1 {
 		return errors.New("--ingest-rate-limit and --ingest-rate-burst must be positive")
+	}
+	if s.SentryRateLimit <= 0 || s.SentryRateBurst < 1 {
+		return errors.New("--sentry-rate-limit and --sentry-rate-burst must be positive")
 	}
 	if s.RetentionDays < 1 || s.GroupSamples < 1 || s.SpikeMin < 1 || s.SpikeFactor <= 0 {
 		return errors.New("--retention-days, --group-samples, --spike-min and --spike-factor must be positive")

@@ -24,7 +24,7 @@ func TestByteSize(t *testing.T) {
 func valid() Serve {
 	return Serve{Roles: []string{"api"}, Addr: "127.0.0.1:8080", GRPCAddr: "off", MailFrom: "e@example.com",
 		WebhookRetryWaits: make([]time.Duration, 7), InfoWindow: time.Hour,
-		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, ShutdownTimeout: time.Second, WorkerLease: time.Minute, DeliveryLease: time.Minute,
+		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, SentryRateLimit: 1, SentryRateBurst: 1, ShutdownTimeout: time.Second, WorkerLease: time.Minute, DeliveryLease: time.Minute,
 		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
 		ReadTimeout: time.Minute, MaxConnections: 100, IngestMemory: 256 << 20}
 }
@@ -59,6 +59,8 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"read timeout", func(s *Serve) { s.ReadTimeout = 0 }, "--read-timeout"},
 		{"connections", func(s *Serve) { s.MaxConnections = 0 }, "--max-connections"},
 		{"memory", func(s *Serve) { s.IngestMemory = 1000 }, "--ingest-memory"},
+		{"sentry rate", func(s *Serve) { s.SentryRateLimit = 0 }, "--sentry-rate-limit"},
+		{"sentry burst", func(s *Serve) { s.SentryRateBurst = 0 }, "--sentry-rate-burst"},
 		{"proxies", func(s *Serve) { s.TrustedProxies = []string{"10.0.0.0/33"} }, "--trusted-proxies"},
 	} {
 		s := valid()

@@ -60,6 +60,7 @@ type Server struct {
 	cursors  *cursorCodec
 	cop      *http.CrossOriginProtection
 	exempt   map[string]bool // paths with their own rate limits
+	prefixes []string        // path prefixes with their own rate limits
 	intake   *intake.Intake
 	notify   *notify.Service
 
@@ -131,10 +132,27 @@ func (s *Server) API() huma.API { return s.api }
 func (s *Server) Mux() *http.ServeMux { return s.mux }
 
 // ExemptFromCallerLimit leaves path to a rate limit of its own (ingestion is
-// limited per project).
-func (s *Server) ExemptFromCallerLimit(path string) { s.exempt[path] = true }
+// limited per project). A path ending in "/" exempts every path under it,
+// as a ServeMux pattern does (the Sentry routes, /api/{number}/…).
+func (s *Server) ExemptFromCallerLimit(path string) {
+	if strings.HasSuffix(path, "/") {
+		s.prefixes = append(s.prefixes, path)
+		return
+	}
+	s.exempt[path] = true
+}
 
-func (s *Server) skipCallerLimit(r *http.Request) bool { return s.exempt[r.URL.Path] }
+func (s *Server) skipCallerLimit(r *http.Request) bool {
+	if s.exempt[r.URL.Path] {
+		return true
+	}
+	for _, prefix := range s.prefixes {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			return true
+		}
+	}
+	return false
+}
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))

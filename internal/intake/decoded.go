@@ -42,7 +42,7 @@ func (in *Intake) ReadDecoded(ctx context.Context, r *http.Request, lim Limits, 
 	if r.ContentLength > lim.Wire {
 		return nil, metrics.RefusedTooLarge, tooLargeOnWire(lim)
 	}
-	body := &Body{budget: in.Memory}
+	body := &Body{res: in.Memory.Reserve()}
 	wire, err := body.readAll(ctx, r.Body, r.ContentLength, lim.Wire)
 	if err != nil {
 		body.Release()
@@ -74,14 +74,14 @@ func (in *Intake) ReadDecoded(ctx context.Context, r *http.Request, lim Limits, 
 // decode reads wire through dec's decoder into a new buffer of at most
 // lim.Decoded bytes, with the decoder's memory reserved while it runs.
 func (b *Body) decode(ctx context.Context, wire []byte, lim Limits, dec *Decoding) ([]byte, error) {
-	held, err := b.budget.Acquire(ctx, dec.Memory)
-	if err != nil {
+	before := b.res.Held()
+	if err := b.res.Grow(ctx, dec.Memory); err != nil {
 		if errors.Is(err, ErrMemoryBusy) {
 			return nil, err
 		}
 		return nil, errUnreadable
 	}
-	defer b.budget.Release(held)
+	defer b.res.Shrink(b.res.Held() - before)
 	rc, err := dec.Open(bytes.NewReader(wire))
 	if err != nil {
 		return nil, errBadEncoding

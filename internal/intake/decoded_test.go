@@ -86,8 +86,8 @@ func TestReadDecodedMemory(t *testing.T) {
 	big := &intake.Decoding{Memory: 6 << 20, Open: gunzip.Open} // as brotli's window would
 	body := gzipBytes(bytes.Repeat([]byte("x"), 100<<10))
 
-	held, err := budget.Acquire(ctx, 4<<20) // other requests hold half
-	if err != nil {
+	held := budget.Reserve() // other requests hold half
+	if err := held.Grow(ctx, 4<<20); err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
@@ -99,7 +99,7 @@ func TestReadDecodedMemory(t *testing.T) {
 	} else if pr.GetHeaders().Get("Retry-After") == "" {
 		t.Error("503 without Retry-After")
 	}
-	budget.Release(held)
+	held.Release()
 
 	r = httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 	b, _, pr := in.ReadDecoded(ctx, r, lim, big)
@@ -109,15 +109,15 @@ func TestReadDecodedMemory(t *testing.T) {
 	// The body holds its decoded buffer (its first guess at the size, four
 	// times the compressed bytes or 64 KiB, doubled as it fills); the
 	// rest of the budget is free again.
-	rest, err := budget.Acquire(ctx, size-1<<20)
-	if err != nil {
+	rest := budget.Reserve()
+	if err := rest.Grow(ctx, size-1<<20); err != nil {
 		t.Fatalf("after decoding, %d bytes of the budget are not free: %v", size-1<<20, err)
 	}
-	budget.Release(rest)
+	rest.Release()
 	b.Release()
-	all, err := budget.Acquire(ctx, size)
-	if err != nil {
+	all := budget.Reserve()
+	if err := all.Grow(ctx, size); err != nil || all.Held() != size {
 		t.Fatalf("after Release, the budget is not whole: %v", err)
 	}
-	budget.Release(all)
+	all.Release()
 }

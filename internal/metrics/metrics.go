@@ -39,13 +39,25 @@ const (
 	RouteIngest   = "ingest"    // POST /v1/ingest
 	RouteOTLPHTTP = "otlp_http" // POST /v1/logs
 	RouteOTLPGRPC = "otlp_grpc" // OTLP/gRPC LogsService/Export
+	RouteSentry   = "sentry"    // POST /api/{number}/envelope/ and /store/
 )
+
+// SentryItemOther is the type label of dropped Sentry items whose type is
+// not in SentryItemTypes: clients choose item types, and a label value per
+// made-up type would let them grow the metrics without bound.
+const SentryItemOther = "other"
+
+// SentryItemTypes are the Sentry item types Errata accepts and drops, the
+// values of the type label of errata_sentry_items_dropped_total.
+var SentryItemTypes = [...]string{"transaction", "session", "sessions", "client_report", "attachment", "span", "check_in",
+	"profile", "profile_chunk", "replay_event", "replay_recording", "replay_video", "user_report", "feedback", "statsd",
+	"metric_buckets", "trace_metric", SentryItemOther}
 
 // The label values every labelled counter starts with, at zero, so that a
 // dashboard or an alert on a rate sees a series before the first event. A
 // new route, reason, delivery event or outcome is added here.
 var (
-	routes  = [...]string{RouteIngest, RouteOTLPHTTP, RouteOTLPGRPC}
+	routes  = [...]string{RouteIngest, RouteOTLPHTTP, RouteOTLPGRPC, RouteSentry}
 	reasons = [...]string{RefusedUnauthorized, RefusedRateLimited, RefusedBacklog, RefusedProjectBacklog, RefusedDisk, RefusedMemory,
 		RefusedUnavailable, RefusedMediaType, RefusedEncoding, RefusedTooLarge, RefusedMalformed, RefusedInvalid, RefusedShutdown, RefusedInternal}
 	deliveryEvents   = [...]string{"ticket", "digest", "test"}     // store.Event*
@@ -68,6 +80,11 @@ type Metrics struct {
 	FailedBatches   prometheus.Counter
 	Deliveries      *prometheus.CounterVec
 	DeliverySeconds prometheus.Histogram
+	// SentryDropped counts the Sentry items accepted and dropped, by type
+	// (SentryItemTypes); SentryMalformed the items and log records dropped
+	// because they could not be read.
+	SentryDropped   *prometheus.CounterVec
+	SentryMalformed prometheus.Counter
 }
 
 // New registers every collector on a fresh registry.
@@ -112,6 +129,16 @@ func New() *Metrics {
 		Buckets: []float64{.005, .01, .02, .05, .1, .2, .5, 1, 2, 5, 10, 15},
 	})
 	reg.MustRegister(m.Deliveries, m.DeliverySeconds)
+	m.SentryDropped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "errata_sentry_items_dropped_total", Help: "Sentry envelope items accepted and dropped, by item type (sessions, client reports, transactions, …; other for unknown types).",
+	}, []string{"type"})
+	m.SentryMalformed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "errata_sentry_items_malformed_total", Help: "Sentry envelope items and log records dropped because they could not be read (the rest of their envelope was accepted).",
+	})
+	reg.MustRegister(m.SentryDropped, m.SentryMalformed)
+	for _, typ := range SentryItemTypes {
+		m.SentryDropped.WithLabelValues(typ)
+	}
 	reg.MustRegister(m.AcceptedEvents, m.AcceptedBatches, m.Refused, m.CommitSeconds, m.CommitBatches, m.ProcessedEvents, m.ProcessSeconds, m.FailedBatches)
 	for _, route := range routes {
 		m.AcceptedEvents.WithLabelValues(route)
@@ -146,6 +173,19 @@ func (m *Metrics) ObserveProcessed(events int, d time.Duration) {
 func (m *Metrics) ObserveDelivery(event, outcome string, d time.Duration) {
 	m.Deliveries.WithLabelValues(event, outcome).Inc()
 	m.DeliverySeconds.Observe(d.Seconds())
+}
+
+// DroppedSentryItems counts n dropped Sentry items of type typ, as other
+// when typ is not one of SentryItemTypes.
+func (m *Metrics) DroppedSentryItems(typ string, n int) {
+	label := SentryItemOther
+	for _, known := range SentryItemTypes {
+		if typ == known {
+			label = known
+			break
+		}
+	}
+	m.SentryDropped.WithLabelValues(label).Add(float64(n))
 }
 
 // Gauge registers a gauge whose value is read from f at every scrape.

@@ -1,0 +1,215 @@
+// Package sentryhttp serves the Sentry SDK endpoints, POST
+// /api/{number}/envelope/ and POST /api/{number}/store/ (CONTRACT 7,
+// docs/sentry.md): a transport beside POST /v1/ingest and OTLP over the one
+// admission-and-commit path (package intake), with the protocol itself in
+// package sentry. It answers as Sentry does, 200 {"id": …} once the events
+// are durable and {"detail": …} bodies for failures, with
+// Access-Control-Allow-Origin: * so that browser SDKs can read them.
+package sentryhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/intake"
+	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/sentry"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Route is the metrics label of both endpoints.
+const Route = metrics.RouteSentry
+
+// Paths of the endpoints, as SDKs derive them from a DSN (with the trailing
+// slash; also served without it).
+const (
+	EnvelopePath = "/api/{number}/envelope/"
+	StorePath    = "/api/{number}/store/"
+)
+
+// limits are Sentry's own (CONTRACT 7): 20 MiB as sent, 100 MiB
+// decompressed; items are capped at 1 MiB by sentry.ParseEnvelope.
+var limits = intake.Limits{Wire: sentry.MaxBodyBytes, Decoded: sentry.MaxDecodedBytes}
+
+// mapFactor is what mapping holds besides the body, in multiples of the
+// bytes of the event and log items it reads: the decoded events, their
+// rendered stacks and attributes, and the queue payload.
+const mapFactor = 3
+
+// Handler serves one of the two endpoints.
+type Handler struct {
+	intake  *intake.Intake
+	metrics *metrics.Metrics
+	log     *slog.Logger
+	store   bool // POST /api/{number}/store/: the body is one event
+}
+
+// Mount serves the endpoints on srv through in (whose Limiter is the
+// Sentry one, ERRATA_SENTRY_RATE_LIMIT), outside the per-caller limit of
+// the management API, with their CORS preflights.
+func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
+	mux := srv.Mux()
+	for _, h := range []*Handler{{intake: in, metrics: in.Metrics, log: log}, {intake: in, metrics: in.Metrics, log: log, store: true}} {
+		path := EnvelopePath
+		if h.store {
+			path = StorePath
+		}
+		for _, p := range []string{path + "{$}", path[:len(path)-1]} {
+			mux.Handle("POST "+p, h)
+			mux.HandleFunc("OPTIONS "+p, preflight)
+		}
+	}
+	srv.ExemptFromCallerLimit("/api/")
+}
+
+// ServeHTTP checks, in order, the key (403), the project's Sentry rate
+// limit (429) and back-pressure (503), the Content-Encoding (415), the
+// sizes (413) and the framing of the body (400), maps the items and
+// commits the events before answering 200 {"id": …}. Without a key in the
+// query or the X-Sentry-Auth header, an envelope's header dsn is read first,
+// within the same size limits and memory budget.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	allowOrigin(w.Header())
+	ctx := r.Context()
+	in := h.intake
+	number, err := strconv.ParseInt(r.PathValue("number"), 10, 64)
+	if err != nil || number <= 0 {
+		number = 0 // no project has it: the key check below refuses
+	}
+	key := requestKey(r)
+	var p store.Project
+	if key != "" {
+		if p, err = h.admit(w, r, number, key); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	encoding := r.Header.Get("Content-Encoding")
+	if err := sentry.CheckEncoding(encoding); err != nil {
+		h.refuse(w, metrics.RefusedEncoding, http.StatusUnsupportedMediaType, "Content-Encoding must be gzip, deflate, br, zstd or none")
+		return
+	}
+	received := time.Now().UTC()
+	var dec *intake.Decoding
+	if mem := sentry.DecoderMemory(encoding); mem > 0 {
+		dec = &intake.Decoding{Memory: mem, Open: func(body io.Reader) (io.ReadCloser, error) { return sentry.Decompressor(encoding, body) }}
+	}
+	body, reason, pr := in.ReadDecoded(ctx, r, limits, dec)
+	if pr != nil {
+		in.Refuse(Route, reason)
+		h.fail(w, r, pr)
+		return
+	}
+	defer body.Release()
+	if key == "" {
+		if p, err = h.admitByDSN(w, r, number, body.Bytes); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	env, err := h.parse(r, body.Bytes)
+	if err != nil {
+		status, reason := http.StatusBadRequest, metrics.RefusedMalformed
+		if errors.Is(err, sentry.ErrItemTooLarge) {
+			status, reason = http.StatusRequestEntityTooLarge, metrics.RefusedTooLarge
+		}
+		h.refuse(w, reason, status, err.Error())
+		return
+	}
+	if reason, pr := body.Reserve(ctx, mapFactor*mappedBytes(env)); pr != nil {
+		in.Refuse(Route, reason)
+		h.fail(w, r, pr)
+		return
+	}
+	res := sentry.Map(env, sentry.Options{Service: p.Name, ReceivedAt: received, Redact: in.Decoder.Redact})
+	h.count(ctx, &res)
+	if len(res.Events) > 0 {
+		if err := in.Commit(ctx, Route, p, received, res.Events); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	writeID(w, res.EventID)
+}
+
+// parse frames the body: an envelope, or for the store endpoint one event
+// (or an envelope, when its Content-Type says so).
+func (h *Handler) parse(r *http.Request, body []byte) (*sentry.Envelope, error) {
+	if h.store {
+		return sentry.ParseStore(r.Header.Get("Content-Type"), body)
+	}
+	return sentry.ParseEnvelope(body)
+}
+
+// mappedBytes is the size of the items Map decodes: events and logs.
+func mappedBytes(env *sentry.Envelope) int64 {
+	var n int64
+	for _, it := range env.Items {
+		if it.Type == sentry.TypeEvent || it.Type == sentry.TypeLog {
+			n += int64(len(it.Payload))
+		}
+	}
+	return n
+}
+
+// count records the dropped and malformed items in /metrics, and logs why
+// items were malformed (at debug level: clients send them, the server
+// cannot fix them).
+func (h *Handler) count(ctx context.Context, res *sentry.Result) {
+	for typ, n := range res.Dropped {
+		h.metrics.DroppedSentryItems(typ, n)
+	}
+	if len(res.Malformed) == 0 {
+		return
+	}
+	h.metrics.SentryMalformed.Add(float64(len(res.Malformed)))
+	first := res.Malformed[0]
+	h.log.DebugContext(ctx, "Sentry items dropped as malformed", "request_id", httpapi.RequestID(ctx), "count", len(res.Malformed),
+		"first_item", first.Item, "first_type", first.Type, "first_reason", first.Reason)
+}
+
+// isEnvelopeStore reports whether a store request's body is an envelope.
+func isEnvelopeStore(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/x-sentry-envelope"
+}
+
+// fail answers err through the one mapping from errors to problems
+// (problem.From), in Sentry's form: every failed key check is 403 alike,
+// internal errors are logged and not shown.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	pr := problem.From(err)
+	status := pr.Status
+	switch {
+	case pr.IsInternal():
+		h.log.ErrorContext(r.Context(), "Sentry request failed", "request_id", httpapi.RequestID(r.Context()), "err", err)
+		writeDetail(w, http.StatusInternalServerError, "an internal error occurred")
+		return
+	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusNotFound:
+		writeDetail(w, http.StatusForbidden, forbidden)
+		return
+	}
+	for k, vs := range pr.GetHeaders() {
+		for _, v := range vs {
+			w.Header().Set(k, v)
+		}
+	}
+	if status == http.StatusTooManyRequests {
+		setRateLimits(w.Header())
+	}
+	writeDetail(w, status, pr.Detail)
+}
+
+// refuse counts a refusal of the request's body and answers it.
+func (h *Handler) refuse(w http.ResponseWriter, reason string, status int, detail string) {
+	h.intake.Refuse(Route, reason)
+	writeDetail(w, status, detail)
+}
