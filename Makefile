@@ -15,14 +15,21 @@ run:
 build:
 	go build -o errata ./cmd/errata
 
-## test: vet and run every test with the race detector, on SQLite and PostgreSQL;
-## the browser tests' screenshots land in test-artifacts/_artifacts/
+# SDKTEST is the module of the real Sentry SDKs' tests (sentry-go, and
+# @sentry/node under node): its own go.mod keeps the SDK out of the binary.
+SDKTEST := internal/sentry/sdktest
+
+## test: vet and run every test with the race detector, on SQLite and PostgreSQL,
+## the Sentry SDK module's too; the browser tests' screenshots land in
+## test-artifacts/_artifacts/
 test: vet
 	rm -rf test-artifacts && mkdir -p test-artifacts
 	go test -race -count=1 -artifacts -outputdir $(CURDIR)/test-artifacts ./...
+	cd $(SDKTEST) && go test -race -count=1 -artifacts -outputdir $(CURDIR)/test-artifacts ./...
 
 vet:
 	go vet ./...
+	cd $(SDKTEST) && go vet ./...
 
 ## bench: run the Go benchmarks (not part of CI)
 bench:

@@ -11,6 +11,7 @@ import (
 
 	gosentry "github.com/getsentry/sentry-go"
 
+	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
 )
@@ -51,12 +52,15 @@ func handlePanic(hub *gosentry.Hub) {
 	lookUp([]int{1, 2, 3}, 5)
 }
 
-// TestGoSDK sends an exception with a wrapped chain, a message with an
-// attached stack, a recovered panic and logs through the real sentry-go SDK.
-func TestGoSDK(t *testing.T) {
-	c := startCapture(t)
+// reportFromGo sends through the real sentry-go SDK to dsn what a Go
+// service reports: an exception with a wrapped chain, a message with an
+// attached stack, a recovered panic and two log records, flushing after
+// each so that they arrive in that order. It returns the exception's stack
+// as runtime/debug.Stack() prints it where it was captured.
+func reportFromGo(t *testing.T, dsn string) (plain string) {
+	t.Helper()
 	client, err := gosentry.NewClient(gosentry.ClientOptions{
-		Dsn: c.DSN(), AttachStacktrace: true, Release: "shop@1.4.2", Environment: "staging", ServerName: "web-1",
+		Dsn: dsn, AttachStacktrace: true, Release: "shop@1.4.2", Environment: "staging", ServerName: "web-1",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +70,7 @@ func TestGoSDK(t *testing.T) {
 	hub.Scope().SetTag("region", "eu-west")
 	hub.Scope().SetUser(gosentry.User{ID: "u-42"})
 
-	plain := handleCheckout(hub)
+	plain = handleCheckout(hub)
 	if !client.Flush(10 * time.Second) {
 		t.Fatal("the exception was not flushed")
 	}
@@ -81,6 +85,31 @@ func TestGoSDK(t *testing.T) {
 	if !client.Flush(10 * time.Second) {
 		t.Fatal("the logs were not flushed")
 	}
+	return plain
+}
+
+// TestGoSDKToErrata points the real sentry-go SDK at a real Errata server
+// with the DSN of a key made through the API: the exception, the panic and
+// the warning log become error groups with tickets, the message and the
+// info log are counted in the INFO summaries.
+func TestGoSDKToErrata(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		e := startErrata(t, s)
+		reportFromGo(t, e.dsn)
+		e.outcome(t).check(t, []wantGroup{
+			{title: "card declined", service: "checkout", level: "error", severity: "high", stack: true},
+			{title: "index out of range", service: "checkout", level: "fatal", severity: "critical", stack: true},
+			{title: "queue is backing up", service: "shop", level: "warn", severity: "medium"},
+		}, 2, 0)
+	})
+}
+
+// TestGoSDK sends an exception with a wrapped chain, a message with an
+// attached stack, a recovered panic and logs through the real sentry-go SDK
+// to the capture server, and checks what internal/sentry makes of them.
+func TestGoSDK(t *testing.T) {
+	c := startCapture(t)
+	plain := reportFromGo(t, c.DSN())
 
 	var events []*request
 	for _, r := range c.find("event") {

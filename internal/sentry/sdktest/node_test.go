@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
 )
 
-// npmCache is where node/install.sh puts the SDK.
+// npmCache is where .ci/run installs the npm packages the tests run.
 func npmCache() string {
 	if dir := os.Getenv("ERRATA_NPM_CACHE"); dir != "" {
 		return dir
@@ -31,7 +32,7 @@ func needNode(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node is not installed"
 	} else if _, err := os.Stat(filepath.Join(npmCache(), "node_modules", "@sentry", "node", "package.json")); err != nil {
-		missing = "@sentry/node is not in " + npmCache() + " (run internal/sentry/sdktest/node/install.sh)"
+		missing = "@sentry/node is not in " + npmCache() + " (.ci/run installs it with the other npm packages the tests run, in its one npm install line)"
 	}
 	if missing == "" {
 		return
@@ -42,21 +43,47 @@ func needNode(t *testing.T) {
 	t.Skip(missing)
 }
 
-// TestNodeSDK runs node/harness.cjs, the real @sentry/node SDK under node,
-// against the capture server.
-func TestNodeSDK(t *testing.T) {
-	needNode(t)
-	c := startCapture(t)
+// runNode runs node/harness.cjs, the real @sentry/node SDK under node,
+// reporting to dsn, and returns what it prints: the large error's stack as
+// node prints it.
+func runNode(t *testing.T, dsn string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join("node", "harness.cjs"))
-	cmd.Env = append(os.Environ(), "SENTRY_DSN="+c.DSN(), "ERRATA_NPM_CACHE="+npmCache())
+	cmd.Env = append(os.Environ(), "SENTRY_DSN="+dsn, "ERRATA_NPM_CACHE="+npmCache())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("node harness.cjs: %v\n%s", err, stderr.String())
 	}
+	return out
+}
+
+// TestNodeSDKToErrata points the real @sentry/node SDK at a real Errata
+// server with the DSN of a key made through the API: the exception, the
+// large (gzipped) event and the warning log become error groups with
+// tickets, the message and the info log are counted in the INFO summaries.
+func TestNodeSDKToErrata(t *testing.T) {
+	needNode(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		e := startErrata(t, s)
+		runNode(t, e.dsn)
+		e.outcome(t).check(t, []wantGroup{
+			{title: "cannot load cart", service: "cart", level: "error", severity: "high", stack: true},
+			{title: "basket has", service: "cart", level: "error", severity: "high", stack: true},
+			{title: "queue is backing up", service: "shop", level: "warn", severity: "medium"},
+		}, 2, 0)
+	})
+}
+
+// TestNodeSDK runs the harness against the capture server and checks what
+// internal/sentry makes of what the SDK sends.
+func TestNodeSDK(t *testing.T) {
+	needNode(t)
+	c := startCapture(t)
+	out := runNode(t, c.DSN())
 
 	events := c.find("event")
 	if len(events) != 3 {

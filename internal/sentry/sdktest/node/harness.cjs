@@ -1,7 +1,7 @@
 // Sends what a Node.js service sends through the real @sentry/node SDK to
 // the DSN in SENTRY_DSN: an exception with a cause, a large event (the SDK
 // gzips bodies over 32 KiB), a message with an attached stack, and logs;
-// then flushes. The SDK comes from the npm cache that install.sh fills
+// then flushes. The SDK comes from the npm cache that .ci/run fills
 // (ERRATA_NPM_CACHE, default ~/.cache/errata-npm), never from the repository.
 'use strict';
 
