@@ -43,7 +43,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, cred string) (store.APIKe
 	if !ok {
 		return store.APIKey{}, store.Project{}, Unauthorized("the API key is malformed; want svc_live_<key_id>_<secret>")
 	}
-	k, err := s.db.Read().APIKeyByID(ctx, keyID)
+	k, p, err := s.db.Read().APIKeyWithProject(ctx, keyID)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.APIKey{}, store.Project{}, Unauthorized("the API key is unknown")
 	}
@@ -55,10 +55,6 @@ func (s *Service) AuthenticateKey(ctx context.Context, cred string) (store.APIKe
 	}
 	if k.RevokedAt != nil {
 		return store.APIKey{}, store.Project{}, Unauthorized("the API key was revoked")
-	}
-	p, err := s.db.Read().ProjectByID(ctx, k.ProjectID)
-	if err != nil {
-		return store.APIKey{}, store.Project{}, err
 	}
 	now := s.clock()
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {

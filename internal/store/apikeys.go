@@ -51,6 +51,26 @@ func (c *Conn) APIKeyByID(ctx context.Context, id string) (APIKey, error) {
 	return k, nil
 }
 
+// APIKeyWithProject returns one key, revoked or not, with its project, in
+// one query: every ingestion request checks its key, so this is the read
+// of the hot path.
+func (c *Conn) APIKeyWithProject(ctx context.Context, id string) (APIKey, Project, error) {
+	var k APIKey
+	var p Project
+	var kc, pc, pu int64
+	var lu, rv sql.NullInt64
+	err := c.queryRow(ctx, `SELECT k.id, k.project_id, k.name, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
+		p.id, p.organization_id, p.name, p.number, p.created_at, p.updated_at
+		FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.id = ?`, id).
+		Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &kc, &lu, &rv, &p.ID, &p.OrgID, &p.Name, &p.Number, &pc, &pu)
+	if err != nil {
+		return APIKey{}, Project{}, fmt.Errorf("store: API key %s: %w", id, translate(err))
+	}
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMS(kc), fromNullMS(lu), fromNullMS(rv)
+	p.CreatedAt, p.UpdatedAt = fromMS(pc), fromMS(pu)
+	return k, p, nil
+}
+
 // ListAPIKeys lists a project's keys, newest first, revoked ones included.
 func (c *Conn) ListAPIKeys(ctx context.Context, projectID, before string, limit int) ([]APIKey, error) {
 	rows, err := c.query(ctx, `SELECT `+keyCols+` FROM api_keys WHERE project_id = ? AND (? = '' OR id < ?) ORDER BY id DESC LIMIT ?`,

@@ -215,11 +215,18 @@ func TestProjectsKeysAndPaging(t *testing.T) {
 		if err != nil || got.RevokedAt == nil || !got.RevokedAt.Equal(now.Add(time.Minute)) || got.LastUsedAt == nil {
 			t.Fatalf("revoked key = %+v, %v; want first revocation time kept", got, err)
 		}
+		wk, wp, err := db.Read().APIKeyWithProject(ctx, k.ID)
+		if err != nil || wk.ID != k.ID || wk.RevokedAt == nil || !wk.CreatedAt.Equal(now) || wp.ID != ids[0] || wp.OrgID != o.ID || wp.Number < 1 || !wp.CreatedAt.Equal(now) {
+			t.Fatalf("APIKeyWithProject = %+v, %+v, %v; want the key with its project", wk, wp, err)
+		}
 		if err := db.Write().DeleteProject(ctx, ids[0]); err != nil {
 			t.Fatalf("DeleteProject: %v", err)
 		}
 		if _, err := db.Read().APIKeyByID(ctx, k.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("key after project deletion: %v, want ErrNotFound", err)
+		}
+		if _, _, err := db.Read().APIKeyWithProject(ctx, k.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("APIKeyWithProject after project deletion: %v, want ErrNotFound", err)
 		}
 	})
 }
