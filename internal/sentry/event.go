@@ -298,29 +298,103 @@ type field struct {
 }
 
 // objectFields lists the members of a JSON object in the order sent, so
-// that tags keep the SDK's order; anything else has none.
+// that tags keep the SDK's order; anything else has none. It scans the
+// object once without decoding the values (a json.Decoder reading it token
+// by token took a sixth of the time of mapping an event) and stops at the
+// first fault, keeping the members before it.
 func objectFields(raw json.RawMessage) []field {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || t[0] != '{' {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	if _, err := dec.Token(); err != nil {
+	var out []field
+	i := skipSpace(t, 1)
+	if i < len(t) && t[i] == '}' {
 		return nil
 	}
-	var out []field
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
+	for i < len(t) && t[i] == '"' {
+		end := stringEnd(t, i)
+		if end < 0 {
 			return out
 		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
+		key, ok := jsonString(t[i:end])
+		i = skipSpace(t, end)
+		if i >= len(t) || t[i] != ':' {
 			return out
 		}
-		if k, ok := tok.(string); ok {
-			out = append(out, field{k, v})
+		i = skipSpace(t, i+1)
+		vend := valueEnd(t, i)
+		if vend < 0 {
+			return out
 		}
+		if ok {
+			out = append(out, field{key, json.RawMessage(t[i:vend])})
+		}
+		i = skipSpace(t, vend)
+		if i >= len(t) || t[i] != ',' {
+			return out
+		}
+		i = skipSpace(t, i+1)
 	}
 	return out
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the JSON string starting at b[i], or
+// -1 when it does not end.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// valueEnd returns the index after the JSON value starting at b[i], or -1
+// when there is none. Strings and nested objects and arrays are matched,
+// not checked; a scalar must be valid JSON on its own.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = stringEnd(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i || !json.Valid(b[i:j]) {
+		return -1
+	}
+	return j
 }
