@@ -82,6 +82,15 @@ func (s *Server) CreateKey(t testing.TB, token, projectID string) (string, strin
 	return r.Str(t, "id"), r.Str(t, "key")
 }
 
+// CreateKeyDSN makes an API key and returns its id, credential and Sentry
+// DSN, as the key creation answers them.
+func (s *Server) CreateKeyDSN(t testing.TB, token, projectID string) (id, key, dsn string) {
+	t.Helper()
+	r := s.Do(Request{Method: "POST", Path: "/v1/projects/" + projectID + "/keys", Token: token, Body: map[string]any{"name": "sdk"}}).
+		Expect(t, http.StatusCreated, "")
+	return r.Str(t, "id"), r.Str(t, "key"), r.Str(t, "dsn")
+}
+
 // World is an organization with one member of every role and a project.
 type World struct {
 	OrgID, ProjectID             string

@@ -19,9 +19,11 @@ import (
 // a hostile load against an Errata on loopback, with the server's peak
 // memory, the connections it held and how fast it refused.
 type loadgenCmd struct {
-	Target       string        `default:"errata" enum:"errata,jsonl" help:"errata (POST <url>/v1/ingest) or jsonl (newline-delimited JSON to --url as is)."`
+	Target       string        `default:"errata" enum:"errata,jsonl,sentry" help:"errata (POST <url>/v1/ingest), jsonl (newline-delimited JSON to --url as is) or sentry (one-event Sentry envelopes to the --dsn's /api/<number>/envelope/, as SDKs send them)."`
 	URL          string        `name:"url" help:"Base URL of Errata (default http://127.0.0.1:8080); the full URL for --target jsonl."`
 	Key          string        `env:"ERRATA_LOADGEN_KEY" help:"Project API key (svc_live_…), sent to Errata only."`
+	DSN          string        `name:"dsn" env:"ERRATA_LOADGEN_DSN" help:"Sentry DSN of a key (its creation answer's dsn), for --target sentry: the URL, key and project number."`
+	SentryAuth   string        `name:"sentry-auth" default:"header" enum:"header,query" help:"Where --target sentry sends the key: header (X-Sentry-Auth, as sentry-go) or query (sentry_key=, as the JavaScript SDKs)."`
 	Header       []string      `sep:"none" placeholder:"'NAME: VALUE'" help:"Extra request header, repeatable (e.g. for --target jsonl)."`
 	ContentType  string        `name:"content-type" help:"Content-Type for --target jsonl (default application/x-ndjson)."`
 	Gzip         bool          `help:"Send gzip-compressed bodies."`
@@ -30,7 +32,7 @@ type loadgenCmd struct {
 	Batches      int           `help:"Send this many batches, then stop."`
 	Rate         float64       `placeholder:"N" help:"Cap on batches per second; 0 for unlimited."`
 	Distinct     int           `placeholder:"N" help:"Generate only N distinct batches up front and send them in turn (keeps the generator's CPU out of the measurement); 0 generates every batch."`
-	BatchSize    int           `name:"batch-size" default:"1000" help:"Events per batch (1 to 1000)."`
+	BatchSize    int           `name:"batch-size" default:"1000" help:"Events per batch (1 to 1000); --target sentry sends one event per envelope, as SDKs do."`
 	Services     int           `default:"5" help:"Distinct services."`
 	Templates    int           `default:"200" help:"Distinct message templates (what grouping should find)."`
 	ErrorRatio   float64       `name:"error-ratio" default:"0.01" help:"Share of events at level error or fatal."`
@@ -60,6 +62,9 @@ func (c *loadgenCmd) Run(e *env) error {
 	o := loadgen.DefaultOptions()
 	o.Seed, o.BatchSize, o.Services, o.Templates = c.Seed, c.BatchSize, c.Services, c.Templates
 	o.ErrorRatio, o.StackRatio = c.ErrorRatio, c.StackRatio
+	if c.Target == loadgen.TargetSentry {
+		o.BatchSize = 1
+	}
 	g, err := loadgen.NewGenerator(o)
 	if err != nil {
 		return usageError{err}
@@ -73,7 +78,7 @@ func (c *loadgenCmd) Run(e *env) error {
 		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
 	cfg := loadgen.Config{
-		Target: c.Target, URL: c.URL, Key: c.Key, Header: h, ContentType: c.ContentType,
+		Target: c.Target, URL: c.URL, Key: c.Key, DSN: c.DSN, SentryAuth: c.SentryAuth, Header: h, ContentType: c.ContentType,
 		Gzip: c.Gzip, Concurrency: c.Concurrency, Duration: c.Duration, Batches: c.Batches,
 		Rate: c.Rate, Distinct: c.Distinct, Timeout: c.Timeout, MaxRetries: c.MaxRetries,
 		WaitDrain: c.WaitDrain, DrainTimeout: c.DrainTimeout,

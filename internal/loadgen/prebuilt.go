@@ -20,13 +20,7 @@ func prebuild(c *Config, g *Generator, n int) *prebuilt {
 	p := &prebuilt{batches: make([]readyBatch, n)}
 	for i := range p.batches {
 		b := g.Batch(i)
-		var buf []byte
-		var size int
-		if c.Target == TargetJSONL {
-			buf, size = EncodeJSONL(nil, &b)
-		} else {
-			buf, size = EncodeBatch(nil, &b)
-		}
+		buf, size := c.encode(g, nil, &b)
 		e := readyBatch{body: buf, raw: len(buf), events: len(b.Events), size: size}
 		if c.Gzip {
 			var z bytes.Buffer

@@ -18,16 +18,30 @@ const (
 	TargetErrata = "errata"
 	// TargetJSONL posts the same events as newline-delimited JSON to URL.
 	TargetJSONL = "jsonl"
+	// TargetSentry posts Sentry envelopes, one event each as SDKs send
+	// them, to <DSN's base>/api/<number>/envelope/ with the DSN's key.
+	TargetSentry = "sentry"
+)
+
+// How the sentry target sends its key.
+const (
+	SentryAuthHeader = "header" // X-Sentry-Auth, as sentry-go and server SDKs
+	SentryAuthQuery  = "query"  // ?sentry_key=, as the JavaScript SDKs
 )
 
 // Config says where to send load, how hard and for how long.
 type Config struct {
-	Target string // TargetErrata or TargetJSONL
+	Target string // TargetErrata, TargetJSONL or TargetSentry
 	// URL is the base URL of Errata, or the full URL of a JSONL endpoint.
 	URL string
 	// Key is the project API key, sent as a Bearer token to Errata only:
 	// it is never sent to a JSONL target (use Header for those).
-	Key         string
+	Key string
+	// DSN is the Sentry DSN of the sentry target (from key creation):
+	// it gives URL, Key and the project number. SentryAuth says where the
+	// key goes (SentryAuthHeader, the default, or SentryAuthQuery).
+	DSN         string
+	SentryAuth  string
 	Header      http.Header // extra request headers
 	ContentType string      // JSONL only; default application/x-ndjson
 	Gzip        bool
@@ -51,6 +65,8 @@ type Config struct {
 	DrainTimeout time.Duration
 	DrainPoll    time.Duration
 	Client       *http.Client // default: a client with Timeout
+
+	sentryEndpoint string // the sentry target's envelope URL, from the DSN
 
 	// sleep waits d or until ctx ends; tests replace it to record the
 	// waits that Retry-After asks for without spending them.
@@ -78,8 +94,12 @@ func (c *Config) Validate() error {
 		if c.ContentType == "" {
 			c.ContentType = "application/x-ndjson"
 		}
+	case TargetSentry:
+		if err := c.useDSN(); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("--target must be errata or jsonl, got %q", c.Target)
+		return fmt.Errorf("--target must be errata, jsonl or sentry, got %q", c.Target)
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -127,8 +147,11 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 		return nil, err
 	}
 	endpoint := c.URL
-	if c.Target == TargetErrata {
+	switch c.Target {
+	case TargetErrata:
 		endpoint = joinURL(c.URL, "/v1/ingest")
+	case TargetSentry:
+		endpoint = c.sentryEndpoint
 	}
 	// dispatch ends at the deadline: no new batch and no more retry waits
 	// after it; requests in flight finish (bounded by c.Timeout).

@@ -58,11 +58,7 @@ func (s *sender) batch(g *Generator, i int, buf []byte) []byte {
 	}
 	b := g.Batch(i)
 	var size int
-	if s.c.Target == TargetJSONL {
-		buf, size = EncodeJSONL(buf[:0], &b)
-	} else {
-		buf, size = EncodeBatch(buf[:0], &b)
-	}
+	buf, size = s.c.encode(g, buf[:0], &b)
 	s.st.eventsGenerated += int64(len(b.Events))
 	s.st.eventBytes += int64(size)
 	body := buf
@@ -110,10 +106,16 @@ func (s *sender) send(body []byte, rawLen, events int) (time.Duration, bool) {
 	for k, v := range s.c.Header {
 		req.Header[k] = v
 	}
-	if s.c.Target == TargetErrata {
+	switch s.c.Target {
+	case TargetErrata:
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+s.c.Key)
-	} else {
+	case TargetSentry:
+		req.Header.Set("Content-Type", "application/x-sentry-envelope")
+		if s.c.SentryAuth == SentryAuthHeader {
+			req.Header.Set("X-Sentry-Auth", "Sentry sentry_version=7, sentry_client=errata.loadgen/1, sentry_key="+s.c.Key)
+		}
+	default:
 		req.Header.Set("Content-Type", s.c.ContentType)
 	}
 	if s.c.Gzip {

@@ -27,10 +27,9 @@ func startErrata(t *testing.T, s *apitest.Server) *errata {
 	owner := s.SignUp(t, "owner@example.com")
 	org := s.CreateOrg(t, owner.Token, "Acme")
 	e := &errata{s: s, token: owner.Token, projectID: s.CreateProject(t, owner.Token, org, "shop")}
-	r := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + e.projectID + "/keys", Token: owner.Token, Body: map[string]any{"name": "sdk"}}).
-		Expect(t, http.StatusCreated, "")
-	e.dsn = r.Str(t, "dsn")
-	if !strings.HasPrefix(e.dsn, "http://"+r.Str(t, "key")+"@") {
+	_, key, dsn := s.CreateKeyDSN(t, owner.Token, e.projectID)
+	e.dsn = dsn
+	if !strings.HasPrefix(e.dsn, "http://"+key+"@") {
 		t.Fatalf("dsn %q does not carry the key", e.dsn)
 	}
 	return e

@@ -38,9 +38,7 @@ func newWorld(t *testing.T, s *apitest.Server) *world {
 	org := s.CreateOrg(t, owner.Token, "Acme")
 	w := &world{s: s, token: owner.Token, client: &http.Client{}}
 	w.projectID, w.number = createProject(t, s, owner.Token, org, "shop")
-	r := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.projectID + "/keys", Token: owner.Token, Body: map[string]any{"name": "sdk"}}).
-		Expect(t, http.StatusCreated, "")
-	w.keyID, w.key, w.dsn = r.Str(t, "id"), r.Str(t, "key"), r.Str(t, "dsn")
+	w.keyID, w.key, w.dsn = s.CreateKeyDSN(t, owner.Token, w.projectID)
 	w.otherID, w.otherNumber = createProject(t, s, owner.Token, org, "other")
 	_, w.otherKey = s.CreateKey(t, owner.Token, w.otherID)
 	w.envelopePath = fmt.Sprintf("/api/%d/envelope/", w.number)
