@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,8 +46,28 @@ func TestAccountKeys(t *testing.T) {
 		if accountIngest(t, s, key) != http.StatusAccepted {
 			t.Fatalf("the key shown does not ingest")
 		}
+		// The key as a Sentry DSN, in its box and in the four SDK
+		// snippets, and it works on the Sentry endpoint.
+		number := int64(s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID, Token: w.Admin.Token}).Expect(t, http.StatusOK, "").JSON(t)["number"].(float64))
+		dsn := "http://" + key + "@" + strings.TrimPrefix(s.URL, "http://") + "/" + strconv.FormatInt(number, 10)
+		if !strings.Contains(created.Body, `<code id="sentry-dsn" class="account-secret">`+dsn+`</code>`) || !strings.Contains(created.Body, `data-copy="#sentry-dsn"`) {
+			t.Errorf("the DSN %s is not in its box: %s", dsn, created.Body)
+		}
+		for _, snippet := range []string{`dsn: "` + dsn + `"`, `dsn="` + dsn + `"`, `Dsn:              "` + dsn + `"`, `options.setDsn("` + dsn + `")`} {
+			if !strings.Contains(created.Body, snippet) {
+				t.Errorf("no snippet with %s", snippet)
+			}
+		}
+		env := "{}\n" + `{"type":"event"}` + "\n" + `{"message":"sent with the DSN shown"}` + "\n"
+		if r := s.Do(apitest.Request{Method: "POST", Path: "/api/" + strconv.FormatInt(number, 10) + "/envelope/?sentry_key=" + key, Body: env}); r.Status != http.StatusOK {
+			t.Fatalf("the DSN shown does not report: %d %s", r.Status, r.Body)
+		}
 
-		list := admin.get(keysPath).expect(t, http.StatusOK, "checkout production", `data-confirm="Revoke the key checkout production?`)
+		list := admin.get(keysPath).expect(t, http.StatusOK, "checkout production", `data-confirm="Revoke the key checkout production?`,
+			"already uses a Sentry SDK", "docs/sentry.md")
+		if strings.Contains(list.Body, "sentry-dsn") {
+			t.Errorf("the keys page shows a DSN again")
+		}
 		secret := key[strings.LastIndexByte(key, '_')+1:]
 		if strings.Contains(list.Body, secret) {
 			t.Fatalf("the keys page shows the secret again")

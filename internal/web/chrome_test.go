@@ -95,6 +95,9 @@ func chromeJourney(t *testing.T, s *apitest.Server, rc *chanRecv) {
 	if len(key) < 20 {
 		t.Fatalf("the key shown is %q", key)
 	}
+	if dsn := strings.TrimSpace(c.text("#sentry-dsn")); !strings.HasPrefix(dsn, "http://"+key+"@") {
+		t.Errorf("the DSN shown is %q, want the key in it", dsn)
+	}
 	c.shot("key-created")
 	if st := c.open(prj + "/keys"); st != http.StatusOK {
 		t.Fatalf("keys page: status %d", st)

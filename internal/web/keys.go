@@ -31,6 +31,8 @@ type keyCreatedData struct {
 	Key      store.APIKey
 	Secret   string
 	Snippets snippetData
+	// Sentry holds the key as a Sentry DSN, for the SDK snippets.
+	Sentry sentrySnippetData
 }
 
 // keys lists a project's API keys (GET /v1/projects/{project_id}/keys:
@@ -84,7 +86,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi
 	}
 	crumbs = append(crumbs, crumb{"API keys", "/projects/" + prj.ID + "/keys"})
 	d.render(w, r, http.StatusCreated, "key-created", p, frame{Title: "API key created · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "keys",
-		Data: keyCreatedData{Project: prj, Key: k.APIKey, Secret: k.Key, Snippets: d.snippetsFor(k.Key)}})
+		Data: keyCreatedData{Project: prj, Key: k.APIKey, Secret: k.Key, Snippets: d.snippetsFor(k.Key), Sentry: d.sentrySnippetsFor(prj, k.Key)}})
 	return nil
 }
 

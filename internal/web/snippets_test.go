@@ -34,9 +34,13 @@ func TestIngestSnippetsWork(t *testing.T) {
 		b := newBrowser(t, s)
 		b.signIn(w.Admin.Email)
 		page := b.post("/projects/"+w.ProjectID+"/keys", url.Values{"name": {"snippets"}}).expect(t, http.StatusCreated)
-		blocks := snippetBlocks.FindAllStringSubmatch(page.Body, -1)
+		ingest, sentrySDKs, _ := strings.Cut(page.Body, `id="sentry-snippets"`)
+		blocks := snippetBlocks.FindAllStringSubmatch(ingest, -1)
 		if len(blocks) != 2 {
-			t.Fatalf("key page has %d snippets, want 2 (curl, OpenTelemetry): %s", len(blocks), page.Body)
+			t.Fatalf("key page has %d ingest snippets, want 2 (curl, OpenTelemetry): %s", len(blocks), page.Body)
+		}
+		if n := len(snippetBlocks.FindAllStringSubmatch(sentrySDKs, -1)); n != 4 {
+			t.Errorf("key page has %d Sentry SDK snippets, want 4 (JavaScript, Python, Go, Java)", n)
 		}
 		curl, otel := html.UnescapeString(blocks[0][1]), html.UnescapeString(blocks[1][1])
 
