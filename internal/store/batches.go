@@ -34,20 +34,68 @@ func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
 		if _, err := c.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
 			return fmt.Errorf("store: durable commit: %w", err)
 		}
-		if len(batches) > 1 {
-			return c.insertBatchesPostgres(ctx, batches)
+		switch len(batches) {
+		case 0:
+			return nil
+		case 1:
+			return c.insertBatch(ctx, &batches[0])
+		}
+		return c.insertBatchesPostgres(ctx, batches)
+	}
+	for start := 0; start < len(batches); start += sqliteBatchRows {
+		if err := c.insertBatchesSQLite(ctx, batches[start:min(start+sqliteBatchRows, len(batches))]); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// insertBatch writes one batch with two statements (PostgreSQL: the
+// group path's id reservation would be a third round trip).
+func (c *Conn) insertBatch(ctx context.Context, b *Batch) error {
+	err := c.queryRow(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size) VALUES (?, ?, ?, ?) RETURNING id`,
+		b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload)).Scan(&b.ID)
+	if err != nil {
+		return fmt.Errorf("store: insert batch: %w", translate(err))
+	}
+	if _, err := c.exec(ctx, `INSERT INTO ingest_payloads (batch_id, payload) VALUES (?, ?)`, b.ID, b.Payload); err != nil {
+		return fmt.Errorf("store: insert batch payload: %w", err)
+	}
+	return nil
+}
+
+// sqliteBatchRows caps the rows of one multi-row INSERT on SQLite, which
+// keeps the statement texts the cache prepares few.
+const sqliteBatchRows = 32
+
+// insertBatchesSQLite writes batches with one multi-row statement for the
+// rows and one for the payloads, instead of two statements per batch: with
+// one event per request (Sentry SDKs), a group commit carries dozens of
+// batches. The rows' ids are consecutive, ending at the last insert id:
+// ingest_batches' AUTOINCREMENT gives each row the next id, and the writer
+// is alone in its transaction.
+func (c *Conn) insertBatchesSQLite(ctx context.Context, batches []Batch) error {
+	args := make([]any, 0, 4*len(batches))
 	for i := range batches {
 		b := &batches[i]
-		err := c.queryRow(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size) VALUES (?, ?, ?, ?) RETURNING id`,
-			b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload)).Scan(&b.ID)
-		if err != nil {
-			return fmt.Errorf("store: insert batch: %w", translate(err))
-		}
-		if _, err := c.exec(ctx, `INSERT INTO ingest_payloads (batch_id, payload) VALUES (?, ?)`, b.ID, b.Payload); err != nil {
-			return fmt.Errorf("store: insert batch payload: %w", err)
-		}
+		args = append(args, b.ProjectID, ms(b.ReceivedAt), b.EventCount, len(b.Payload))
+	}
+	res, err := c.exec(ctx, `INSERT INTO ingest_batches (project_id, received_at, event_count, byte_size) VALUES `+tuples(len(batches), "(?, ?, ?, ?)"), args...)
+	if err != nil {
+		return fmt.Errorf("store: insert batches: %w", err)
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("store: insert batches: %w", err)
+	}
+	args = args[:0]
+	for i := range batches {
+		b := &batches[i]
+		b.ID = last - int64(len(batches)-1-i)
+		args = append(args, b.ID, b.Payload)
+	}
+	if _, err := c.exec(ctx, `INSERT INTO ingest_payloads (batch_id, payload) VALUES `+tuples(len(batches), "(?, ?)"), args...); err != nil {
+		return fmt.Errorf("store: insert batch payloads: %w", err)
 	}
 	return nil
 }

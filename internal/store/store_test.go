@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -440,6 +441,48 @@ func TestProjectNumbers(t *testing.T) {
 		list, err := db.Read().ListProjects(ctx, o.ID, "", 10)
 		if err != nil || len(list) != 4 || list[0].Number != 5 {
 			t.Fatalf("ListProjects = %+v, %v; want 4 projects with their numbers", list, err)
+		}
+	})
+}
+
+// TestInsertBatchesGroup writes a group of batches larger than one
+// multi-row statement, after a gap in the ids (processed batches are
+// deleted): every batch gets the id of its own row, and its payload.
+func TestInsertBatchesGroup(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		insert := func(n int, tag string) []store.Batch {
+			t.Helper()
+			bs := make([]store.Batch, n)
+			for i := range bs {
+				bs[i] = store.Batch{ProjectID: p.ID, ReceivedAt: now, EventCount: i + 1, Payload: []byte(fmt.Sprintf("%s-%d", tag, i))}
+			}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertBatches(ctx, bs) }); err != nil {
+				t.Fatal(err)
+			}
+			return bs
+		}
+		first := insert(3, "first")
+		claimed, err := db.Write().ClaimBatches(ctx, now, now.Add(time.Minute), 3)
+		if err != nil || len(claimed) != 3 {
+			t.Fatalf("ClaimBatches: %d, %v", len(claimed), err)
+		}
+		for _, b := range claimed {
+			if err := db.Write().FinishBatch(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		group := insert(75, "group") // three statements on SQLite
+		got, err := db.Read().ListBatches(ctx, p.ID)
+		if err != nil || len(got) != len(group) {
+			t.Fatalf("ListBatches: %d batches, %v; want %d", len(got), err, len(group))
+		}
+		for i, b := range got {
+			if b.ID != group[i].ID || b.ID <= first[2].ID || string(b.Payload) != string(group[i].Payload) || b.EventCount != i+1 {
+				t.Fatalf("batch %d: id %d, %d events, payload %q; InsertBatches said id %d, payload %q (ids after %d)",
+					i, b.ID, b.EventCount, b.Payload, group[i].ID, group[i].Payload, first[2].ID)
+			}
 		}
 	})
 }
