@@ -40,8 +40,12 @@ func TestSentryAuth(t *testing.T) {
 				t.Errorf("%s: answered id %v, want %s", tt.name, got, tt.id)
 			}
 		}
+		// An envelope sent to the store endpoint as such authenticates
+		// itself too.
+		w.send(t, w.storePath, envelope(fmt.Sprintf(`{"dsn":%q}`, w.dsn), "event", `{"message":"stored envelope by dsn"}`),
+			"Content-Type", "application/x-sentry-envelope").expect(t, http.StatusOK)
 		groups := w.groups(t)
-		for _, title := range []string{"by query", "by header", "by dsn"} {
+		for _, title := range []string{"by query", "by header", "by dsn", "stored envelope by dsn"} {
 			g, ok := groups[title]
 			if !ok {
 				t.Errorf("no group %q; groups %v", title, keys(groups))
@@ -88,8 +92,8 @@ func TestSentryAuth(t *testing.T) {
 				t.Errorf("403 details differ, telling which part failed: %q and %q", details[0], d)
 			}
 		}
-		if n := len(w.groups(t)); n != 3 {
-			t.Errorf("%d groups after refused requests, want 3", n)
+		if n := len(w.groups(t)); n != 4 {
+			t.Errorf("%d groups after refused requests, want 4", n)
 		}
 		if v := w.metric(t, `errata_ingest_refused_requests_total{reason="unauthorized",route="sentry"}`); v != "11" {
 			t.Errorf("refused unauthorized Sentry requests counted %q, want 11", v)
