@@ -1,7 +1,7 @@
 // Package intake is the one admission-and-commit path of every ingestion
 // transport: the REST route POST /v1/ingest (package httpapi), OTLP/HTTP
-// and OTLP/gRPC (package otlp) and the Sentry endpoints (package sentry)
-// are siblings over it. It checks the project API key, the project's rate
+// and OTLP/gRPC (package otlp) and the Sentry endpoints (package
+// sentry/sentryhttp) are siblings over it. It checks the project API key, the project's rate
 // limit and back-pressure, reads request bodies under hard size limits and
 // a shared memory budget, and makes accepted events durable through the
 // queue's group commit before any transport answers success.

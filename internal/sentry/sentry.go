@@ -3,13 +3,16 @@
 // (CONTRACT section 7, docs/sentry.md).
 //
 // It is pure: bytes in, ingest events out, no HTTP, store or configuration.
-// A handler of POST /api/{number}/envelope/ runs, in this order:
+// Package sentryhttp serves the endpoints with it; a request of POST
+// /api/{number}/envelope/ runs, in this order:
 //
-//	r, err := Decompressor(contentEncoding, limitedBody) // 415 on ErrUnsupportedEncoding
-//	body := read r up to MaxDecodedBytes                 // 413 past it
-//	env, err := ParseEnvelope(body)                      // 400 on ErrMalformed, 413 on ErrItemTooLarge
-//	key := env.Header.DSN … (authentication)             // 403
-//	res := Map(env, Options{Service: projectName, ReceivedAt: now})
+//	key := the sentry_key query parameter, or AuthKey(X-Sentry-Auth) // 403 unless a key of project {number}
+//	CheckEncoding(contentEncoding)                                  // 415 on ErrUnsupportedEncoding
+//	r, err := Decompressor(contentEncoding, body)                   // DecoderMemory(contentEncoding) reserved meanwhile
+//	body := read r up to MaxDecodedBytes                            // 413 past it
+//	key = ParseDSN(ParseHeader(body).DSN).Key when it had none      // 403
+//	env, err := ParseEnvelope(body)                                 // 400 on ErrMalformed, 413 on ErrItemTooLarge
+//	res := Map(env, Options{Service: projectName, ReceivedAt: now, Redact: redactor})
 //	commit res.Events; count res.Dropped and res.Malformed; answer {"id": res.EventID}
 //
 // POST /api/{number}/store/ does the same with ParseStore instead of
