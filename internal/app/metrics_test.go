@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,12 +54,12 @@ func family(series string) string {
 // TestMetricsScrape scrapes /metrics of a real server on both databases:
 // one naming scheme, no made-up free-disk reading on PostgreSQL, and every
 // labelled counter series there from the start, so that traffic on every
-// ingestion route (REST, OTLP/HTTP, OTLP/gRPC; accepted and refused) adds
-// no series, only counts.
+// ingestion route (REST, OTLP/HTTP, OTLP/gRPC, Sentry; accepted and
+// refused, with items of every fate) adds no series, only counts.
 func TestMetricsScrape(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		before := scrape(t, s)
-		subsystems := []string{"errata_ingest_", "errata_process_", "errata_delivery_", "errata_data_dir_"}
+		subsystems := []string{"errata_ingest_", "errata_process_", "errata_delivery_", "errata_data_dir_", "errata_sentry_"}
 		for name := range before.types {
 			if !strings.HasPrefix(name, "errata_") {
 				continue
@@ -89,6 +90,9 @@ func TestMetricsScrape(t *testing.T) {
 			`errata_ingest_refused_requests_total{reason="unauthorized",route="otlp_grpc"}`,
 			`errata_ingest_accepted_events_total{route="ingest"}`,
 			`errata_delivery_attempts_total{event="digest",outcome="retry"}`,
+			`errata_ingest_accepted_events_total{route="sentry"}`,
+			`errata_sentry_items_dropped_total{type="other"}`,
+			`errata_sentry_items_malformed_total`,
 		} {
 			if v := before.series[zero]; v != "0" {
 				t.Errorf("%s = %q before any traffic, want 0", zero, v)
@@ -109,6 +113,11 @@ func TestMetricsScrape(t *testing.T) {
 			`errata_ingest_refused_requests_total{reason="unauthorized",route="ingest"}`:              "1",
 			`errata_ingest_refused_requests_total{reason="unsupported_media_type",route="otlp_http"}`: "1",
 			`errata_ingest_refused_requests_total{reason="unauthorized",route="otlp_grpc"}`:           "1",
+			`errata_ingest_accepted_events_total{route="sentry"}`:                                     "1",
+			`errata_ingest_refused_requests_total{reason="unauthorized",route="sentry"}`:              "1",
+			`errata_sentry_items_dropped_total{type="session"}`:                                       "1",
+			`errata_sentry_items_dropped_total{type="other"}`:                                         "1",
+			`errata_sentry_items_malformed_total`:                                                     "1",
 		} {
 			if got := after.series[series]; got != want {
 				t.Errorf("%s = %q after the traffic, want %s", series, got, want)
@@ -122,7 +131,8 @@ func TestMetricsScrape(t *testing.T) {
 func sendOnEveryRoute(t *testing.T, s *apitest.Server) {
 	t.Helper()
 	tok := s.SignUp(t, "ops@example.com").Token
-	_, key := s.CreateKey(t, tok, s.CreateProject(t, tok, s.CreateOrg(t, tok, "Acme"), "web"))
+	prj := s.CreateProject(t, tok, s.CreateOrg(t, tok, "Acme"), "web")
+	_, key := s.CreateKey(t, tok, prj)
 	batch := `{"service":"web","events":[{"message":"boom"}]}`
 	s.Do(apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: batch}).Expect(t, 202, "")
 	s.Do(apitest.Request{Method: "POST", Path: "/v1/ingest", Token: "svc_live_nope_nope", Body: batch}).Expect(t, 401, "")
@@ -151,4 +161,13 @@ func sendOnEveryRoute(t *testing.T, s *apitest.Server) {
 	if _, err := client.Export(ctx, req); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("gRPC export without a key: %v, want Unauthenticated", err)
 	}
+
+	// Sentry: an event, a session, an item of a made-up type and a
+	// malformed item in one envelope; then one without a key.
+	number := int64(s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + prj, Token: tok}).Expect(t, 200, "").JSON(t)["number"].(float64))
+	envelope := "{}\n" + `{"type":"event"}` + "\n" + `{"message":"boom"}` + "\n" + `{"type":"session"}` + "\n{}\n" +
+		`{"type":"made_up"}` + "\n{}\n" + "not a header\n{}\n"
+	path := "/api/" + strconv.FormatInt(number, 10) + "/envelope/"
+	s.Do(apitest.Request{Method: "POST", Path: path + "?sentry_key=" + key, Body: envelope}).Expect(t, 200, "")
+	s.Do(apitest.Request{Method: "POST", Path: path, Body: envelope}).Expect(t, 403, "")
 }
