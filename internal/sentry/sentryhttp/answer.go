@@ -3,6 +3,7 @@ package sentryhttp
 import (
 	"encoding/json"
 	"net/http"
+	"unicode/utf8"
 )
 
 // CORS of the endpoints. Browser SDKs send their key in the query and a
@@ -49,8 +50,18 @@ func setRateLimits(h http.Header) {
 	h.Set("X-Sentry-Rate-Limits", secs+"::project")
 }
 
+// maxDetail caps a detail: some name what the client sent (an item type).
+const maxDetail = 300
+
 // writeDetail answers a failure as Sentry does: {"detail": "…"}.
 func writeDetail(w http.ResponseWriter, status int, detail string) {
+	if len(detail) > maxDetail {
+		cut := maxDetail
+		for cut > 0 && !utf8.RuneStart(detail[cut]) {
+			cut--
+		}
+		detail = detail[:cut] + "…"
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -30,8 +30,14 @@ func TestSentryLimits(t *testing.T) {
 		w.send(t, path, envelope("{}", "event", big)).expect(t, http.StatusRequestEntityTooLarge)
 		w.send(t, path, envelope("{}", "log", `{"items":[{"body":"`+strings.Repeat("x", 1<<20)+`"}]}`)).expect(t, http.StatusRequestEntityTooLarge)
 		w.send(t, withKey(w.storePath, w.key), []byte(big)).expect(t, http.StatusRequestEntityTooLarge)
+		// The detail names the item.
+		a := w.send(t, path, envelope("{}", "event", `{"message":"ok"}`, "log", `{"items":[{"body":"`+strings.Repeat("x", 1<<20)+`"}]}`)).
+			expect(t, http.StatusRequestEntityTooLarge)
+		if d := a.json(t)["detail"].(string); !strings.Contains(d, "item 1 (log)") {
+			t.Errorf("413 detail %q does not name the item", d)
+		}
 		// An attachment of 2 MiB is dropped, and its event kept.
-		a := w.send(t, path, envelope(`{"event_id":"5a1b2c3d4e5f60718293a4b5c6d7e8f9"}`, "attachment", strings.Repeat("a", 2<<20), "event", `{"message":"with a big attachment"}`)).
+		a = w.send(t, path, envelope(`{"event_id":"5a1b2c3d4e5f60718293a4b5c6d7e8f9"}`, "attachment", strings.Repeat("a", 2<<20), "event", `{"message":"with a big attachment"}`)).
 			expect(t, http.StatusOK)
 		if a.json(t)["id"] != "5a1b2c3d4e5f60718293a4b5c6d7e8f9" {
 			t.Errorf("answer %s, want the envelope's event id", a.body)
@@ -56,7 +62,7 @@ func TestSentryLimits(t *testing.T) {
 		if _, ok := w.groups(t)["with a big attachment"]; !ok {
 			t.Error("the event beside a large attachment was not kept")
 		}
-		for reason, want := range map[string]string{"payload_too_large": "5", "unsupported_encoding": "1", "malformed_body": "1"} {
+		for reason, want := range map[string]string{"payload_too_large": "6", "unsupported_encoding": "1", "malformed_body": "1"} {
 			if got := w.metric(t, `errata_ingest_refused_requests_total{reason="`+reason+`",route="sentry"}`); got != want {
 				t.Errorf("refused %s counted %s, want %s", reason, got, want)
 			}
