@@ -188,6 +188,8 @@ func TestStaticScriptServed(t *testing.T) {
 				t.Errorf("/static/app.js %s = %q, want %q", k, got, v)
 			}
 		}
+		b.get("/sign-up").expect(t, http.StatusOK, layoutScript) // no account yet: the first-account form
+		s.SignUp(t, "owner@example.com")
 		b.get("/sign-in").expect(t, http.StatusOK, layoutScript)
 		if listing := b.get("/static/"); listing.Status != http.StatusNotFound || strings.Contains(listing.Body, "app.js") {
 			t.Errorf("GET /static/ = %d %q, want a 404 and no directory listing", listing.Status, listing.Body)
