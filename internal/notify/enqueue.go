@@ -9,8 +9,8 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/notify/email"
-	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -24,7 +24,7 @@ func notifies(severity string) bool { return severity == "critical" || severity 
 
 // OnTickets queues the deliveries of tickets opened or raised while a batch
 // was applied, in that batch's transaction (process.Options.OnTickets).
-func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []process.TicketEvent) error {
+func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets.Event) error {
 	type target struct {
 		p        store.Project
 		o        store.Org

@@ -13,9 +13,9 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/notify/webhook"
-	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -137,7 +137,7 @@ func (r *rig) openTicket(t *testing.T, severity string) store.Ticket {
 		if err := c.InsertTicket(ctx, tk); err != nil {
 			return err
 		}
-		return r.svc.OnTickets(ctx, c, []process.TicketEvent{{Ticket: tk, Group: g, Kind: store.ReasonNew}})
+		return r.svc.OnTickets(ctx, c, []tickets.Event{{Ticket: tk, Group: g, Kind: store.ReasonNew}})
 	})
 	if err != nil {
 		t.Fatalf("opening a ticket: %v", err)

@@ -2,7 +2,6 @@ package process
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -13,17 +12,9 @@ import (
 	"github.com/errata-dev/errata/internal/tickets"
 )
 
-// TicketEvent is what happened to a ticket while a batch was applied.
-type TicketEvent struct {
-	Ticket store.Ticket
-	Group  store.Group
-	// Kind is store.ReasonNew, store.ReasonRegression or store.ReasonSpike.
-	Kind string
-}
-
 // apply stores a prepared batch's effects and deletes the batch, all in the
 // transaction of c: a crash leaves either everything or nothing.
-func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now time.Time) ([]TicketEvent, error) {
+func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now time.Time) ([]tickets.Event, error) {
 	projects := make([]string, len(pr.batches))
 	for i, b := range pr.batches {
 		projects[i] = b.ProjectID
@@ -36,7 +27,7 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 			return nil, err
 		}
 	}
-	var out []TicketEvent
+	var out []tickets.Event
 	var counts []store.GroupCount
 	keys := make([]store.GroupKey, len(pr.groups))
 	for i, ga := range pr.groups {
@@ -79,21 +70,14 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 
 // applyGroup applies one group's figures and returns the group as written;
 // g is the stored group when found.
-func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) (store.Group, []TicketEvent, error) {
+func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) (store.Group, []tickets.Event, error) {
 	isNew := !found
-	var events []TicketEvent
+	var events []tickets.Event
 	if isNew {
 		g = newGroup(ga.projectID, ga, now)
 	}
 	merge(&g, ga, now)
-	var opened *store.Ticket
-	switch {
-	case isNew:
-		opened = p.newTicket(&g, store.ReasonNew, ga, now)
-	case g.Status == store.GroupResolved:
-		g.Status, g.ResolvedAt = store.GroupUnresolved, nil
-		opened = p.newTicket(&g, store.ReasonRegression, ga, now)
-	}
+	opened := tickets.Open(&g, isNew, time.UnixMilli(ga.minTS).UTC(), now)
 	if isNew {
 		if err := c.InsertGroup(ctx, g); err != nil {
 			return g, nil, err
@@ -105,7 +89,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		if err := c.InsertTicket(ctx, *opened); err != nil {
 			return g, nil, err
 		}
-		events = append(events, TicketEvent{Ticket: *opened, Group: g, Kind: opened.Reason})
+		events = append(events, tickets.Event{Ticket: *opened, Group: g, Kind: opened.Reason, Environments: ga.envs})
 	}
 	if isNew {
 		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.firstBatch, ga.first, true)); err != nil {
@@ -126,7 +110,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		*counts = append(*counts, store.GroupCount{GroupID: g.ID, ProjectID: g.ProjectID, Minute: time.UnixMilli(minute).UTC(), N: n})
 	}
 	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
-		ev, err := p.checkSpike(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count)
+		ev, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
 		if err != nil {
 			return g, nil, err
 		}
@@ -172,45 +156,6 @@ func merge(g *store.Group, ga *groupAgg, now time.Time) {
 		g.LastTraceID = ga.last.TraceID
 	}
 	g.UpdatedAt = now
-}
-
-func (p *Processor) newTicket(g *store.Group, reason string, ga *groupAgg, now time.Time) *store.Ticket {
-	t := &store.Ticket{
-		ID: id.New(id.Ticket), ProjectID: g.ProjectID, GroupID: g.ID, Severity: tickets.Severity(ingest.Level(g.Level)),
-		Status: store.TicketOpen, Reason: reason, Title: g.Title, FirstSeen: time.UnixMilli(ga.minTS).UTC(), CreatedAt: now, UpdatedAt: now,
-	}
-	g.TicketID = t.ID
-	return t
-}
-
-// checkSpike raises the group's open ticket to critical, once, when its
-// rate spikes.
-// pending is the group's events in this transaction, whose counts are
-// written after every group is applied.
-func (p *Processor) checkSpike(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int) (*TicketEvent, error) {
-	rule := p.opts.Spike
-	winStart := at.Truncate(time.Minute).Add(-rule.Window + time.Minute)
-	recent, err := c.GroupCountBetween(ctx, g.ID, winStart, at.Add(time.Minute))
-	recent += int64(pending)
-	if err != nil || recent < rule.Min {
-		return nil, err
-	}
-	t, err := c.TicketByID(ctx, g.TicketID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil || t.Status != store.TicketOpen || t.Reason == store.ReasonSpike {
-		return nil, err
-	}
-	base, err := c.GroupCountBetween(ctx, g.ID, winStart.Add(-rule.Baseline), winStart)
-	if err != nil || !rule.Spiking(recent, base) {
-		return nil, err
-	}
-	t.Severity, t.Reason, t.UpdatedAt = "critical", store.ReasonSpike, now
-	if err := c.UpdateTicket(ctx, t); err != nil {
-		return nil, err
-	}
-	return &TicketEvent{Ticket: t, Group: g, Kind: store.ReasonSpike}, nil
 }
 
 func sample(groupID string, b store.Batch, e *ingest.Event, first bool) store.GroupEvent {

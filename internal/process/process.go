@@ -41,7 +41,7 @@ type Options struct {
 	Spike   tickets.SpikeRule
 	// OnTickets runs in the batch's transaction with the tickets it opened
 	// or raised (notification enqueues its deliveries there).
-	OnTickets func(ctx context.Context, c *store.Conn, events []TicketEvent) error
+	OnTickets func(ctx context.Context, c *store.Conn, events []tickets.Event) error
 	// AfterTickets runs after a transaction in which OnTickets ran has
 	// committed (notification wakes its delivery engine there).
 	AfterTickets func()

@@ -13,6 +13,7 @@ import (
 	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -32,7 +33,7 @@ type env struct {
 	prj   string
 	clock *clock
 	proc  *process.Processor
-	seen  []process.TicketEvent
+	seen  []tickets.Event
 }
 
 func newEnv(t *testing.T, db *store.DB) *env { return newEnvTB(t, db) }
@@ -51,7 +52,7 @@ func newEnvTB(t testing.TB, db *store.DB) *env {
 	}
 	e := &env{t: t, db: db, prj: p.ID, clock: &clock{t: now}}
 	e.proc = process.New(db, process.Options{Now: e.clock.Now, InfoWindow: time.Hour,
-		OnTickets: func(_ context.Context, _ *store.Conn, evs []process.TicketEvent) error {
+		OnTickets: func(_ context.Context, _ *store.Conn, evs []tickets.Event) error {
 			e.seen = append(e.seen, evs...)
 			return nil
 		}})

@@ -1,6 +1,8 @@
-// Package tickets holds the rules of error groups and tickets that do not
-// touch the store: severity from level, the spike rule, and the summary and
-// facts a person reads.
+// Package tickets holds the rules of error groups and tickets: severity
+// (a typed, ordered value) from level, when a ticket is opened (new group,
+// regression) or raised (spike), the event that notification consumes,
+// the summary and facts a person reads, and the changes people make
+// (resolve, ignore, merge).
 package tickets
 
 import (
@@ -11,31 +13,6 @@ import (
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
 )
-
-// Severity of a new ticket from the group's level (CONTRACT 4).
-func Severity(level ingest.Level) string {
-	switch {
-	case level >= ingest.Fatal:
-		return "critical"
-	case level == ingest.Error:
-		return "high"
-	default:
-		return "medium"
-	}
-}
-
-// SeverityRank orders severities, highest first in sorts.
-func SeverityRank(s string) int {
-	switch s {
-	case "critical":
-		return 3
-	case "high":
-		return 2
-	case "medium":
-		return 1
-	}
-	return 0
-}
 
 // SpikeRule decides when a group's rate spikes: its count in the last Window
 // is at least max(Min, Factor × its mean count per Window over the Baseline

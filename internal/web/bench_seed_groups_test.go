@@ -110,7 +110,7 @@ func benchGroups(tb testing.TB, ctx context.Context, db *store.DB, p *benchProje
 		bg := benchGroup{}
 		open := gi%4 != 3
 		for j, at := range times {
-			t := store.Ticket{ID: id.NewAt(id.Ticket, at), ProjectID: p.ProjectID, Severity: tickets.Severity(level), Status: store.TicketResolved,
+			t := store.Ticket{ID: id.NewAt(id.Ticket, at), ProjectID: p.ProjectID, Severity: tickets.SeverityOf(level).String(), Status: store.TicketResolved,
 				Reason: store.ReasonRegression, Title: g.Title, FirstSeen: at.Add(-time.Duration(r.IntN(60)) * time.Second), CreatedAt: at, UpdatedAt: at}
 			if j == 0 {
 				t.Reason = store.ReasonNew

@@ -8,6 +8,7 @@ import (
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // listCap bounds the organizations and projects the home page lists until
@@ -62,8 +63,17 @@ func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpap
 	return nil
 }
 
-// severities in the order pages show them.
-var severities = []string{"critical", "high", "medium"}
+// severities are the severities' names in the order pages show them,
+// highest first.
+var severities = severityNames()
+
+func severityNames() []string {
+	var out []string
+	for _, s := range tickets.Severities() {
+		out = append(out, s.String())
+	}
+	return out
+}
 
 // severityCount is one cell of the overview's open-ticket counts.
 type severityCount struct {

@@ -1,0 +1,85 @@
+package tickets
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Event is what happened to a ticket while a batch was applied: opened for
+// a new group, opened again for a regression, or raised by a spike.
+// Notification consumes it, in the batch's transaction.
+type Event struct {
+	Ticket store.Ticket
+	Group  store.Group
+	// Kind is store.ReasonNew, store.ReasonRegression or store.ReasonSpike.
+	Kind string
+	// Environments are those of the events that caused it (the batch's
+	// events of the group, in order of appearance; events without an
+	// environment add none). Channel filters match them.
+	Environments []string
+}
+
+// Severity is the ticket's severity as an ordered value.
+func (e Event) Severity() Severity {
+	s, _ := ParseSeverity(e.Ticket.Severity)
+	return s
+}
+
+// Open applies the ticket rules to a group that has just taken a batch's
+// events (merged into g, new when isNew): a new group opens a ticket
+// (reason new) and a resolved group regresses, becoming unresolved with a
+// new ticket (reason regression). It returns the ticket for the caller to
+// insert, with g pointing at it, or nil when no ticket opens. firstSeen is
+// the earliest of the events.
+func Open(g *store.Group, isNew bool, firstSeen, now time.Time) *store.Ticket {
+	reason := store.ReasonNew
+	switch {
+	case isNew:
+	case g.Status == store.GroupResolved:
+		g.Status, g.ResolvedAt = store.GroupUnresolved, nil
+		reason = store.ReasonRegression
+	default:
+		return nil
+	}
+	t := &store.Ticket{
+		ID: id.New(id.Ticket), ProjectID: g.ProjectID, GroupID: g.ID, Severity: SeverityOf(ingest.Level(g.Level)).String(),
+		Status: store.TicketOpen, Reason: reason, Title: g.Title, FirstSeen: firstSeen, CreatedAt: now, UpdatedAt: now,
+	}
+	g.TicketID = t.ID
+	return t
+}
+
+// Raise applies the spike rule to a group whose open ticket is g.TicketID:
+// when the group's events in the rule's window up to at (pending of them
+// not counted in the store yet) are a spike against its baseline, the
+// ticket is raised to SpikeSeverity with the reason spike, once per
+// ticket. It returns the event, or nil when nothing is raised.
+func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int, envs []string) (*Event, error) {
+	winStart := at.Truncate(time.Minute).Add(-r.Window + time.Minute)
+	recent, err := c.GroupCountBetween(ctx, g.ID, winStart, at.Add(time.Minute))
+	recent += int64(pending)
+	if err != nil || recent < r.Min {
+		return nil, err
+	}
+	t, err := c.TicketByID(ctx, g.TicketID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil || t.Status != store.TicketOpen || t.Reason == store.ReasonSpike {
+		return nil, err
+	}
+	base, err := c.GroupCountBetween(ctx, g.ID, winStart.Add(-r.Baseline), winStart)
+	if err != nil || !r.Spiking(recent, base) {
+		return nil, err
+	}
+	t.Severity, t.Reason, t.UpdatedAt = SpikeSeverity.String(), store.ReasonSpike, now
+	if err := c.UpdateTicket(ctx, t); err != nil {
+		return nil, err
+	}
+	return &Event{Ticket: t, Group: g, Kind: store.ReasonSpike, Environments: envs}, nil
+}
