@@ -120,34 +120,15 @@ func New(ctx context.Context, opts Options) (*App, error) {
 
 func (a *App) build(ctx context.Context) error {
 	cfg := a.opts.Serve
-	var mailer org.Mailer
 	var sender *mail.Sender
 	if cfg.SMTPURL != "" {
 		m, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
 		if err != nil {
 			return err
 		}
-		mailer, sender = m, m
+		sender = m
 	}
 	now := a.opts.Now
-	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: mailer, Logger: a.log, Now: now})
-	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now})
-	key, err := a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
-		b := make([]byte, 32)
-		_, err := rand.Read(b)
-		return b, err
-	})
-	if err != nil {
-		return err
-	}
-	clientIP := clientip.New(cfg.TrustedPrefixes)
-	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
-		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
-		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP, Now: now,
-	}, key, a.log)
-	if err != nil {
-		return err
-	}
 	a.Metrics = metrics.New()
 	var lead []string
 	if cfg.Has(config.RoleScheduler) {
@@ -166,11 +147,31 @@ func (a *App) build(ctx context.Context) error {
 			a.Auth.ShareLimits(n)
 		}})
 	leads := func() bool { return a.Member.Leads(cluster.SchedulerLease) }
+	// Invitation emails go through the delivery engine (durable, retried),
+	// so notify is built before org.
 	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
 		Mail: sender, Waits: cfg.WebhookRetryWaits, Lease: cfg.DeliveryLease, Logger: a.log, Observe: a.Metrics.ObserveDelivery, Now: now, Leads: leads})
 	keep := store.DefaultRetention
 	keep.Records = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	a.retention = &retention{db: a.DB, keep: keep, leads: leads, now: now, log: a.log, every: time.Hour}
+	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: a.Notify, Logger: a.log, Now: now})
+	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now})
+	key, err := a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
+		b := make([]byte, 32)
+		_, err := rand.Read(b)
+		return b, err
+	})
+	if err != nil {
+		return err
+	}
+	clientIP := clientip.New(cfg.TrustedPrefixes)
+	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
+		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
+		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP, Now: now,
+	}, key, a.log)
+	if err != nil {
+		return err
+	}
 	a.HTTP.UseNotifier(a.Notify)
 	dir := ""
 	if a.DB.Dialect() == store.SQLite {

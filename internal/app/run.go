@@ -182,10 +182,9 @@ func (a *App) Close() error {
 }
 
 // closeAll closes what the services left open: idle webhook connections,
-// invitation emails in flight, the store.
+// the store.
 func (a *App) closeAll() error {
 	a.Notify.Close()
-	a.Orgs.Close()
 	err := a.DB.Close()
 	if err != nil {
 		a.log.Warn("closing the store", "err", err)

@@ -18,6 +18,8 @@ type ChannelView struct {
 	Type                string     `json:"type" enum:"email,webhook"`
 	Email               string     `json:"email,omitempty" doc:"Present for email channels"`
 	URL                 string     `json:"url,omitempty" doc:"Present for webhook channels: whole for admins and owners; viewers and members see scheme://host[:port]/… (chat webhooks carry their secret in the URL)"`
+	Format              string     `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent. errata: the signed JSON bodies of the webhooks; the others: the chat tool's own message (docs/notifications.md). Deliveries keep the format they were queued in."`
+	Filters             Filters    `json:"filters" doc:"Which tickets are sent at once; digests are not filtered"`
 	Enabled             bool       `json:"enabled"`
 	Health              string     `json:"health" enum:"ok,failing" doc:"failing after three deliveries in a row were given up; ok again after the next delivered one"`
 	ConsecutiveFailures int64      `json:"consecutive_failures" doc:"Deliveries given up in a row"`
@@ -26,6 +28,28 @@ type ChannelView struct {
 	PreviousSecretUntil *Timestamp `json:"previous_secret_until" nullable:"true" doc:"Until then, after a rotation, the previous secret also signs (a second v1 entry)"`
 	CreatedAt           Timestamp  `json:"created_at"`
 	UpdatedAt           Timestamp  `json:"updated_at"`
+}
+
+// Filters choose which tickets a channel is sent at once (CONTRACT 7).
+type Filters struct {
+	MinSeverity  string   `json:"min_severity" enum:"critical,high,medium" doc:"The lowest severity sent at once; lower ones wait for the digest"`
+	Environments []string `json:"environments" nullable:"false" maxItems:"50" doc:"Tickets whose events come from one of these environments; empty: every environment"`
+	Services     []string `json:"services" nullable:"false" maxItems:"50" doc:"Tickets of one of these services; empty: every service"`
+}
+
+// FiltersInput sets filters; an absent field keeps its value (the default
+// at creation: high, every environment, every service).
+type FiltersInput struct {
+	MinSeverity  *string   `json:"min_severity,omitempty" enum:"critical,high,medium" doc:"The lowest severity sent at once (default high)"`
+	Environments *[]string `json:"environments,omitempty" maxItems:"50" doc:"Environments sent; empty: all (default)"`
+	Services     *[]string `json:"services,omitempty" maxItems:"50" doc:"Services sent; empty: all (default)"`
+}
+
+func (f *FiltersInput) patch() *notify.FiltersPatch {
+	if f == nil {
+		return nil
+	}
+	return &notify.FiltersPatch{MinSeverity: f.MinSeverity, Environments: f.Environments, Services: f.Services}
 }
 
 // ChannelWithSecret is a channel with its signing secret, shown once.
@@ -39,11 +63,25 @@ type ChannelWithSecret struct {
 func (s *Server) channelView(ctx context.Context, ch store.Channel, plan string) ChannelView {
 	role, _ := org.ParseRole(principal(ctx).Member.Role)
 	v := ChannelView{ID: ch.ID, ProjectID: ch.ProjectID, MemberID: ch.MemberID, Name: ch.Name, Type: ch.Type, Email: ch.Email,
-		URL:     notify.ShownURL(ch.URL, role.AtLeast(org.Admin)),
+		URL: notify.ShownURL(ch.URL, role.AtLeast(org.Admin)), Filters: filtersView(ch.Filters),
 		Enabled: ch.Enabled, Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, LastDeliveryAt: tsPtr(ch.LastDeliveryAt),
 		AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ts(ch.CreatedAt), UpdatedAt: ts(ch.UpdatedAt)}
+	if ch.Type == store.ChannelWebhook {
+		v.Format = ch.Format
+	}
 	if ch.OldSecretUntil != nil && ch.OldSecretUntil.After(s.now()) {
 		v.PreviousSecretUntil = tsPtr(ch.OldSecretUntil)
+	}
+	return v
+}
+
+func filtersView(f store.Filters) Filters {
+	v := Filters{MinSeverity: f.MinSeverity, Environments: f.Environments, Services: f.Services}
+	if v.Environments == nil {
+		v.Environments = []string{}
+	}
+	if v.Services == nil {
+		v.Services = []string{}
 	}
 	return v
 }
@@ -86,15 +124,18 @@ func (s *Server) listChannels(ctx context.Context, in *struct {
 func (s *Server) createChannel(ctx context.Context, in *struct {
 	ProjectPath
 	Body struct {
-		MemberID string `json:"member_id" minLength:"1" doc:"mem_ identifier of the member the channel belongs to"`
-		Name     string `json:"name" minLength:"1" maxLength:"100"`
-		Type     string `json:"type" enum:"email,webhook"`
-		URL      string `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels: the https URL deliveries are POSTed to (spec section 2 rules)"`
-		Email    string `json:"email,omitempty" maxLength:"254" doc:"Email channels: the address (default: the member's)"`
+		MemberID string        `json:"member_id" minLength:"1" doc:"mem_ identifier of the member the channel belongs to"`
+		Name     string        `json:"name" minLength:"1" maxLength:"100"`
+		Type     string        `json:"type" enum:"email,webhook"`
+		URL      string        `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels: the https URL deliveries are POSTed to (spec section 2 rules)"`
+		Email    string        `json:"email,omitempty" maxLength:"254" doc:"Email channels: the address (default: the member's)"`
+		Format   string        `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent (default errata; docs/notifications.md)"`
+		Filters  *FiltersInput `json:"filters,omitempty" doc:"Which tickets are sent at once (default: high and critical, every environment and service)"`
 	}
 }) (*ChannelSecretOutput, error) {
 	b := in.Body
-	ch, err := s.notify.CreateChannel(ctx, in.ProjectID, notify.ChannelInput{MemberID: b.MemberID, Name: b.Name, Type: b.Type, URL: b.URL, Email: b.Email})
+	ch, err := s.notify.CreateChannel(ctx, in.ProjectID, notify.ChannelInput{MemberID: b.MemberID, Name: b.Name, Type: b.Type, URL: b.URL, Email: b.Email,
+		Format: b.Format, Filters: b.Filters.patch()})
 	if err != nil {
 		return nil, err
 	}
@@ -124,14 +165,17 @@ func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutpu
 func (s *Server) updateChannel(ctx context.Context, in *struct {
 	ChannelPath
 	Body struct {
-		Name    *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Enabled *bool   `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries"`
-		URL     *string `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels only; checked by the rules of spec section 2"`
-		Email   *string `json:"email,omitempty" maxLength:"254" doc:"Email channels only"`
+		Name    *string       `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Enabled *bool         `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries"`
+		URL     *string       `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels only; checked by the rules of spec section 2"`
+		Email   *string       `json:"email,omitempty" maxLength:"254" doc:"Email channels only"`
+		Format  *string       `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels only; deliveries already queued keep their format"`
+		Filters *FiltersInput `json:"filters,omitempty" doc:"Fields given replace the channel's; deliveries already queued are not touched"`
 	}
 }) (*ChannelOutput, error) {
 	b := in.Body
-	if _, err := s.notify.UpdateChannel(ctx, in.ChannelID, notify.ChannelPatch{Name: b.Name, Enabled: b.Enabled, URL: b.URL, Email: b.Email}); err != nil {
+	if _, err := s.notify.UpdateChannel(ctx, in.ChannelID, notify.ChannelPatch{Name: b.Name, Enabled: b.Enabled, URL: b.URL, Email: b.Email,
+		Format: b.Format, Filters: b.Filters.patch()}); err != nil {
 		return nil, err
 	}
 	return s.getChannel(ctx, &in.ChannelPath)

@@ -13,7 +13,9 @@ import (
 )
 
 // TestInvitationEmail creates an invitation on a server configured with a
-// real (in-test) SMTP server and follows the emailed link's token to sign up.
+// real (in-test) SMTP server and follows the emailed link's token to sign
+// up. The email is queued with the invitation and sent by the delivery
+// engine (here DeliverDue: API test servers run no engine).
 func TestInvitationEmail(t *testing.T) {
 	smtp := mailtest.Start(t)
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
@@ -24,6 +26,12 @@ func TestInvitationEmail(t *testing.T) {
 		token, acceptURL := r.Str(t, "token"), r.Str(t, "accept_url")
 		if token == "" || !strings.HasPrefix(acceptURL, s.Config.AppURL+"/") {
 			t.Fatalf("token = %q, accept_url = %q, want both (the link under %s)", token, acceptURL, s.Config.AppURL)
+		}
+		if st := r.JSON(t)["email_status"]; st != "pending" {
+			t.Errorf("email_status in the creation answer = %v, want pending", st)
+		}
+		if n := deliverDue(t, s); n != 1 {
+			t.Fatalf("deliveries attempted = %d, want the invitation's email", n)
 		}
 
 		m := smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
@@ -44,6 +52,10 @@ func TestInvitationEmail(t *testing.T) {
 		}
 		if !strings.Contains(html, `href="`+acceptURL+`"`) || !strings.Contains(html, "Acme &amp; Sons") {
 			t.Errorf("HTML part lacks the link or the escaped organization name:\n%s", html)
+		}
+
+		if inv := items(t, s, owner.Token, "/v1/orgs/"+orgID+"/invitations")[0]; inv["email_status"] != "delivered" {
+			t.Errorf("invitation after the email was sent = %v, want email_status delivered", inv)
 		}
 
 		// The link works: its token signs the invitee up as a member.
@@ -72,6 +84,12 @@ func TestInvitationWithoutSMTP(t *testing.T) {
 		if r.Str(t, "token") == "" || r.Str(t, "accept_url") == "" {
 			t.Fatalf("creation answer lacks token or accept_url: %s", r.Body)
 		}
+		if st, ok := r.JSON(t)["email_status"]; !ok || st != nil {
+			t.Errorf("email_status without SMTP = %v (present %v), want null", st, ok)
+		}
+		if n := deliverDue(t, s); n != 0 {
+			t.Errorf("deliveries attempted without SMTP = %d, want none queued", n)
+		}
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: map[string]any{
 			"email": "invitee@example.com", "password": apitest.Password, "name": "Invitee", "invitation_token": r.Str(t, "token"),
 		}}).Expect(t, http.StatusOK, "")
@@ -79,8 +97,8 @@ func TestInvitationWithoutSMTP(t *testing.T) {
 }
 
 // TestInvitationEmailFailure: an SMTP server that refuses the email does not
-// fail the invitation; the email is sent in the background and its failure
-// logged.
+// fail the invitation; the email's attempt fails (a 5xx: given up) and the
+// invitation shows it.
 func TestInvitationEmailFailure(t *testing.T) {
 	refusing := mailtest.Start(t)
 	addr := refusing.Addr()
@@ -89,6 +107,10 @@ func TestInvitationEmailFailure(t *testing.T) {
 		orgID := s.CreateOrg(t, owner.Token, "Acme")
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs/" + orgID + "/invitations", Token: owner.Token,
 			Body: map[string]any{"email": "invitee@example.com"}}).Expect(t, http.StatusCreated, "")
+		deliverDue(t, s)
+		if inv := items(t, s, owner.Token, "/v1/orgs/"+orgID+"/invitations")[0]; inv["email_status"] != "failed" || inv["status"] != "pending" {
+			t.Errorf("invitation after a refused email = %v, want it pending with email_status failed", inv)
+		}
 	}, func(c *config.Serve) { c.SMTPURL = "smtp://" + mailtest.User + ":wrong@" + addr })
 	if n := len(refusing.Messages()); n != 0 {
 		t.Fatalf("%d emails accepted with wrong credentials, want none", n)

@@ -22,7 +22,31 @@ func (s *Server) listInvitations(ctx context.Context, in *struct {
 	page, err := list(s, "invitations:"+in.OrgID, in.ListParams, func(before string, limit int) ([]store.Invitation, error) {
 		return s.db.Read().ListInvitations(ctx, in.OrgID, before, limit)
 	}, func(i store.Invitation) string { return i.ID }, s.invitationView)
-	return &struct{ Body *Page[InvitationView] }{page}, err
+	if err != nil {
+		return nil, err
+	}
+	if err := s.withEmailStatus(ctx, page.Data); err != nil {
+		return nil, err
+	}
+	return &struct{ Body *Page[InvitationView] }{page}, nil
+}
+
+// withEmailStatus fills in the status of the invitations' emails.
+func (s *Server) withEmailStatus(ctx context.Context, invs []InvitationView) error {
+	ids := make([]string, len(invs))
+	for i, v := range invs {
+		ids[i] = v.ID
+	}
+	st, err := s.db.Read().SystemEmailStatus(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range invs {
+		if v, ok := st[invs[i].ID]; ok {
+			invs[i].EmailStatus = &v
+		}
+	}
+	return nil
 }
 
 func (s *Server) createInvitation(ctx context.Context, in *struct {
@@ -40,7 +64,13 @@ func (s *Server) createInvitation(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	return &struct{ Body CreatedInvitation }{CreatedInvitation{s.invitationView(inv.Invitation), inv.Token, inv.AcceptURL}}, nil
+	out := CreatedInvitation{s.invitationView(inv.Invitation), inv.Token, inv.AcceptURL}
+	views := []InvitationView{out.InvitationView}
+	if err := s.withEmailStatus(ctx, views); err != nil {
+		return nil, err
+	}
+	out.InvitationView = views[0]
+	return &struct{ Body CreatedInvitation }{out}, nil
 }
 
 func (s *Server) revokeInvitation(ctx context.Context, in *struct {

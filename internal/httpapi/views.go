@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -57,6 +58,7 @@ type InvitationView struct {
 	Status         string    `json:"status" enum:"pending,accepted,revoked,expired"`
 	ExpiresAt      Timestamp `json:"expires_at"`
 	CreatedAt      Timestamp `json:"created_at"`
+	EmailStatus    *string   `json:"email_status" nullable:"true" enum:"pending,delivered,failed,cancelled" doc:"The invitation email, sent and retried like any email delivery: pending (queued, or waiting for a retry), delivered (the SMTP server took it), failed (given up), cancelled (the invitation ended first). null when no email was queued: no SMTP server is configured (ERRATA_SMTP_URL), and the link is only in the creation answer."`
 }
 
 func (s *Server) invitationView(i store.Invitation) InvitationView {
@@ -90,4 +92,13 @@ type KeyView struct {
 
 func keyView(k store.APIKey) KeyView {
 	return KeyView{ID: k.ID, ProjectID: k.ProjectID, Name: k.Name, CreatedAt: ts(k.CreatedAt), LastUsedAt: tsPtr(k.LastUsedAt), RevokedAt: tsPtr(k.RevokedAt)}
+}
+
+// TransformSchema lists null among email_status's values: huma's enum tag
+// cannot, and a nullable enum without it refuses null.
+func (InvitationView) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if p := s.Properties["email_status"]; p != nil && len(p.Enum) > 0 {
+		p.Enum = append(p.Enum, nil)
+	}
+	return s
 }

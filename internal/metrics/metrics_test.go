@@ -41,7 +41,7 @@ func TestLabelledCountersStartAtZero(t *testing.T) {
 			want = append(want, `errata_ingest_refused_requests_total{reason="`+reason+`",route="`+route+`"} 0`)
 		}
 	}
-	for _, event := range []string{store.EventTicket, store.EventDigest, store.EventTest} {
+	for _, event := range []string{store.EventTicket, store.EventDigest, store.EventTest, store.EventInvitation} {
 		for _, outcome := range []string{store.OutcomeDelivered, store.OutcomeRetry, store.OutcomeFailed} {
 			want = append(want, `errata_delivery_attempts_total{event="`+event+`",outcome="`+outcome+`"} 0`)
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -62,6 +64,9 @@ func (cc *channelCache) get(ctx context.Context, db *store.DB, channelID string,
 // next: delivered, a retry after the jittered wait (or a longer
 // Retry-After, up to 12 h), or given up.
 func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCache) result {
+	if d.ChannelID == "" {
+		return s.attemptSystem(ctx, d)
+	}
 	ci, err := cc.get(ctx, s.db, d.ChannelID, s.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return result{d: d, dropped: true}
@@ -77,13 +82,20 @@ func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCach
 	return s.judge(d, start, s.send(ctx, ci.ch, d))
 }
 
-// send makes the attempt itself.
+// send makes the attempt itself, in the delivery's format (the channel's
+// when it was queued): the errata body as stored, or the stored
+// notification rendered for a chat tool or as an email. The Service-*
+// headers sign the bytes actually sent.
 func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) webhook.Result {
-	if ch.Type == store.ChannelEmail {
+	if ch.Type == store.ChannelEmail || d.Format == store.FormatEmail {
 		return s.sendEmail(ctx, d.Body)
 	}
-	return s.client.Send(ctx, webhook.Request{URL: ch.URL, Event: d.Event, DeliveryID: d.ID, Body: d.Body,
-		Secrets: ch.Secrets(s.opts.Now()), Now: s.opts.Now})
+	r, err := rendered(d)
+	if err != nil {
+		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: "rendering the " + d.Format + " message failed: " + err.Error()}
+	}
+	return s.client.Send(ctx, webhook.Request{URL: ch.URL, Event: d.Event, DeliveryID: d.ID, Body: r.Body, ContentType: r.ContentType,
+		Headers: r.Headers, Secrets: ch.Secrets(s.opts.Now()), Now: s.opts.Now})
 }
 
 // sendEmail sends an email delivery. SMTP 4xx answers and network errors
@@ -93,11 +105,15 @@ func (s *Service) sendEmail(ctx context.Context, body []byte) webhook.Result {
 	if s.opts.Mail == nil {
 		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "smtp", Error: "email is not configured on this server (ERRATA_SMTP_URL is empty)"}
 	}
-	var m emailBody
-	if err := json.Unmarshal(body, &m); err != nil {
+	var b emailBody
+	if err := json.Unmarshal(body, &b); err != nil {
 		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: "stored email is unreadable"}
 	}
-	err := s.opts.Mail.SendMessage(ctx, m.To, mail.Message{Subject: m.Subject, Text: m.Text, HTML: m.HTML, Headers: m.Headers})
+	m, err := b.message()
+	if err != nil {
+		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: err.Error()}
+	}
+	err = s.opts.Mail.SendMessage(ctx, b.To, m)
 	r := webhook.Result{Outcome: webhook.Delivered, Duration: time.Since(start)}
 	if err != nil {
 		r.Outcome, r.ErrorClass, r.Error = webhook.GiveUp, "smtp", err.Error()
@@ -106,6 +122,19 @@ func (s *Service) sendEmail(ctx context.Context, body []byte) webhook.Result {
 		}
 	}
 	return r
+}
+
+// message is the email to send: the stored notification rendered now, or
+// the message rendered when it was queued.
+func (b emailBody) message() (mail.Message, error) {
+	if len(b.Notification) == 0 {
+		return mail.Message{Subject: b.Subject, Text: b.Text, HTML: b.HTML, Headers: b.Headers}, nil
+	}
+	var n notice.Notification
+	if err := json.Unmarshal(b.Notification, &n); err != nil {
+		return mail.Message{}, errors.New("the stored notification is unreadable")
+	}
+	return email.Render(n, b.Unsubscribe)
 }
 
 // judge turns an attempt's result into the attempt record and the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/chat"
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -30,12 +31,17 @@ func NewSecret() string {
 // ChannelInput is what creates a channel.
 type ChannelInput struct {
 	MemberID, Name, Type, URL, Email string
+	// Format is a webhook channel's (chat.Formats); "" is errata.
+	Format string
+	// Filters choose the tickets sent at once; nil takes the defaults.
+	Filters *FiltersPatch
 }
 
 // ChannelPatch changes a channel; nil fields stay.
 type ChannelPatch struct {
-	Name, URL, Email *string
-	Enabled          *bool
+	Name, URL, Email, Format *string
+	Enabled                  *bool
+	Filters                  *FiltersPatch
 }
 
 // CreateChannel checks and adds a channel, in CONTRACT 6's order: fields
@@ -75,6 +81,14 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	default:
 		return store.Channel{}, problem.Newf("validation-failed", "type: want email or webhook, got %q", in.Type)
 	}
+	format, err := checkFormat(in.Type, in.Format)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	filters, err := checkFilters(in.Filters.apply(store.Filters{}))
+	if err != nil {
+		return store.Channel{}, err
+	}
 	o, err := r.OrgByID(ctx, p.OrgID)
 	if err != nil {
 		return store.Channel{}, err
@@ -97,7 +111,7 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	}
 	now := s.now()
 	ch := store.Channel{ID: id.New(id.Channel), ProjectID: projectID, MemberID: in.MemberID, Name: in.Name, Type: in.Type,
-		URL: in.URL, Email: in.Email, Enabled: true, Health: store.HealthOK, CreatedAt: now, UpdatedAt: now}
+		URL: in.URL, Email: in.Email, Format: format, Filters: filters, Enabled: true, Health: store.HealthOK, CreatedAt: now, UpdatedAt: now}
 	if in.Type == store.ChannelWebhook {
 		ch.Secret = NewSecret()
 	}
@@ -153,6 +167,18 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 			return store.Channel{}, err
 		}
 		ch.URL = *in.URL
+	}
+	if in.Format != nil {
+		// Deliveries already queued keep the format they were queued in.
+		if ch.Format, err = checkFormat(ch.Type, *in.Format); err != nil {
+			return store.Channel{}, err
+		}
+	}
+	if in.Filters != nil {
+		// Filters choose what is queued from now on, not what is queued.
+		if ch.Filters, err = checkFilters(in.Filters.apply(ch.Filters)); err != nil {
+			return store.Channel{}, err
+		}
 	}
 	disable := in.Enabled != nil && !*in.Enabled && ch.Enabled
 	if in.Enabled != nil {
@@ -219,6 +245,22 @@ func (s *Service) checkURL(ctx context.Context, raw string) error {
 		return problem.New("invalid-webhook-url", "url: the host name could not be resolved within 5 seconds")
 	}
 	return err
+}
+
+// checkFormat checks a channel's format: one of chat.Formats for a webhook
+// channel ("" is errata); an email channel has none (errata is accepted,
+// as what every channel shows by default).
+func checkFormat(channelType, format string) (string, error) {
+	if format == "" {
+		return chat.Errata, nil
+	}
+	if !chat.Valid(format) {
+		return "", problem.Newf("validation-failed", "format: want one of %s, got %q", strings.Join(chat.Formats(), ", "), format)
+	}
+	if channelType != store.ChannelWebhook && format != chat.Errata {
+		return "", problem.New("validation-failed", "format: only a webhook channel has a format")
+	}
+	return format, nil
 }
 
 func checkEmail(v string) error {

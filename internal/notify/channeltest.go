@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/id"
-	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -52,15 +52,20 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 	if err != nil {
 		return TestResult{}, err
 	}
-	d := store.Delivery{ID: id.New(id.TestDelivery), ChannelID: ch.ID, ProjectID: p.ID, Event: store.EventTest, SubjectID: ch.ID,
-		Series: 1, Attempts: MaxAttempts - 1, CreatedAt: now} // the last attempt: a test is never retried
-	var body any = TestBody{Type: store.EventTest, DeliveryID: d.ID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Channel: ChannelRef{ch.ID, ch.Name}}
-	if ch.Type == store.ChannelEmail {
-		body = emailFor(ch, email.RenderTest(email.Test{Project: p.Name, Channel: ch.Name}, ChannelURL(s.opts.AppURL, ch.ID)))
-	}
-	if d.Body, err = marshal(d.Event, body); err != nil {
+	out := &outgoing{event: store.EventTest, subjectID: ch.ID,
+		errata: func(deliveryID string) any {
+			return TestBody{Type: store.EventTest, DeliveryID: deliveryID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Channel: ChannelRef{ch.ID, ch.Name}}
+		},
+		notification: func() (notice.Notification, error) {
+			return notice.Notification{Project: notice.Ref{ID: p.ID, Name: p.Name},
+				Test: &notice.Test{Channel: notice.Ref{ID: ch.ID, Name: ch.Name}, URL: ChannelURL(s.opts.AppURL, ch.ID)}}, nil
+		}}
+	// The test is sent in the channel's format, like its tickets.
+	d, err := s.delivery(ch, out, id.TestDelivery)
+	if err != nil {
 		return TestResult{}, err
 	}
+	d.Series, d.Attempts, d.CreatedAt = 1, MaxAttempts-1, now // the last attempt: a test is never retried
 	res := s.judge(d, now, s.send(ctx, ch, d))
 	d.Attempts, d.UpdatedAt, d.Status = 1, s.now(), store.DeliveryFailed
 	if res.a.Outcome == store.OutcomeDelivered {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/id"
-	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/view"
 )
@@ -60,7 +60,7 @@ func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Projec
 }
 
 // sendDigest stores a digest and queues it to every enabled channel the
-// plan allows, in c's transaction.
+// plan allows, in c's transaction. Digests are not filtered.
 func (s *Service) sendDigest(ctx context.Context, c *store.Conn, p store.Project, d Digest, now time.Time) error {
 	body, err := marshal(store.EventDigest, d)
 	if err != nil {
@@ -74,43 +74,40 @@ func (s *Service) sendDigest(ctx context.Context, c *store.Conn, p store.Project
 	if err != nil {
 		return err
 	}
-	var mailDigest *email.Digest
+	out := &outgoing{event: store.EventDigest, subjectID: d.ID,
+		errata: func(deliveryID string) any {
+			return DigestBody{Type: store.EventDigest, DeliveryID: deliveryID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Digest: d}
+		},
+		notification: func() (notice.Notification, error) {
+			nd, err := s.noticeDigest(ctx, c, p, d)
+			return notice.Notification{Project: notice.Ref{ID: p.ID, Name: p.Name}, Digest: nd}, err
+		}}
 	for _, ch := range chs {
-		dl := store.Delivery{ID: id.New(id.Delivery), ChannelID: ch.ID, ProjectID: p.ID, Event: store.EventDigest, SubjectID: d.ID}
-		var b any = DigestBody{Type: store.EventDigest, DeliveryID: dl.ID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Digest: d}
-		if ch.Type == store.ChannelEmail {
-			if mailDigest == nil {
-				if mailDigest, err = s.emailDigest(ctx, c, p, d); err != nil {
-					return err
-				}
-			}
-			b = emailFor(ch, email.RenderDigest(*mailDigest, ChannelURL(s.opts.AppURL, ch.ID)))
-		}
-		if err := s.queue(ctx, c, dl, b, now); err != nil {
+		if err := s.queueTo(ctx, c, ch, out, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// emailDigest is a digest as the email shows it, with the project's failing
-// channels (spec section 1).
-func (s *Service) emailDigest(ctx context.Context, c *store.Conn, p store.Project, d Digest) (*email.Digest, error) {
+// noticeDigest is a digest as chat messages and emails show it, with the
+// project's failing channels (spec section 1).
+func (s *Service) noticeDigest(ctx context.Context, c *store.Conn, p store.Project, d Digest) (*notice.Digest, error) {
 	failing, err := c.FailingChannels(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	m := &email.Digest{Project: p.Name, ProjectID: p.ID, Start: time.Time(d.Period.Start), End: time.Time(d.Period.End), Timezone: d.Period.Timezone,
+	m := &notice.Digest{Start: time.Time(d.Period.Start), End: time.Time(d.Period.End), Timezone: d.Period.Timezone,
 		TicketCount: d.TicketCount, URL: s.opts.AppURL + "/projects/" + p.ID}
 	for _, t := range d.Tickets {
-		m.Tickets = append(m.Tickets, email.DigestTicket{Severity: t.Severity, Title: t.Title, URL: t.URL, CreatedAt: time.Time(t.CreatedAt)})
+		m.Tickets = append(m.Tickets, notice.DigestTicket{Severity: t.Severity, Title: t.Title, URL: t.URL, CreatedAt: time.Time(t.CreatedAt)})
 	}
 	if d.Info != nil {
-		m.Info = &email.DigestInfo{EventCount: d.Info.EventCount, WindowCount: d.Info.WindowCount, BusiestStart: time.Time(d.Info.BusiestWindow.Start),
+		m.Info = &notice.DigestInfo{EventCount: d.Info.EventCount, WindowCount: d.Info.WindowCount, BusiestStart: time.Time(d.Info.BusiestWindow.Start),
 			BusiestEnd: time.Time(d.Info.BusiestWindow.End), BusiestCount: d.Info.BusiestWindow.TotalCount, URL: d.Info.URL}
 	}
 	for _, ch := range failing {
-		m.FailingChannels = append(m.FailingChannels, email.FailingChannel{Name: ch.Name, Type: ch.Type, ConsecutiveFailures: ch.ConsecutiveFailures})
+		m.FailingChannels = append(m.FailingChannels, notice.FailingChannel{Name: ch.Name, Type: ch.Type, ConsecutiveFailures: ch.ConsecutiveFailures})
 	}
 	return m, nil
 }

@@ -2,13 +2,8 @@ package notify
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"time"
 
-	"github.com/errata-dev/errata/internal/id"
-	"github.com/errata-dev/errata/internal/mail"
-	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/view"
@@ -18,12 +13,12 @@ import (
 // their List-Unsubscribe there.
 func ChannelURL(appURL, channelID string) string { return appURL + "/channels/" + channelID }
 
-// notifies reports whether a ticket of this severity is sent at once
-// (spec 6.1): critical and high; the rest wait for the digest.
-func notifies(severity string) bool { return severity == "critical" || severity == "high" }
-
 // OnTickets queues the deliveries of tickets opened or raised while a batch
-// was applied, in that batch's transaction (process.Options.OnTickets).
+// was applied, in that batch's transaction (process.Options.OnTickets):
+// one per enabled channel the plan allows whose filters want the ticket
+// (its severity, environments and service). Nothing is rendered here: a
+// chat message or an email is rendered from the stored notification when
+// it is attempted, outside this transaction (SQLite's only writer).
 func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets.Event) error {
 	type target struct {
 		p        store.Project
@@ -33,9 +28,6 @@ func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets
 	byProject := map[string]*target{}
 	now := s.now()
 	for _, ev := range events {
-		if !notifies(ev.Ticket.Severity) {
-			continue
-		}
 		t, ok := byProject[ev.Ticket.ProjectID]
 		if !ok {
 			p, err := c.ProjectByID(ctx, ev.Ticket.ProjectID)
@@ -49,16 +41,24 @@ func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets
 			t = &target{p, o, chs}
 			byProject[p.ID] = t
 		}
-		tv := view.NewTicket(s.opts.AppURL, store.TicketWithGroup{Ticket: ev.Ticket, Group: ev.Group}, now)
+		var tv *view.Ticket
+		o := &outgoing{event: store.EventTicket, subjectID: ev.Ticket.ID,
+			errata: func(deliveryID string) any {
+				return TicketBody{Type: store.EventTicket, DeliveryID: deliveryID, OrganizationID: t.o.ID,
+					Project: ProjectRef{t.p.ID, t.p.Name}, Ticket: *tv, TicketURL: tv.URL}
+			},
+			notification: func() (notice.Notification, error) {
+				return notice.Notification{Project: notice.Ref{ID: t.p.ID, Name: t.p.Name}, Ticket: notice.TicketOf(*tv, tv.URL)}, nil
+			}}
 		for _, ch := range t.channels {
-			d := store.Delivery{ID: id.New(id.Delivery), ChannelID: ch.ID, ProjectID: t.p.ID, Event: store.EventTicket, SubjectID: ev.Ticket.ID}
-			var body any = TicketBody{Type: store.EventTicket, DeliveryID: d.ID, OrganizationID: t.o.ID,
-				Project: ProjectRef{t.p.ID, t.p.Name}, Ticket: tv, TicketURL: tv.URL}
-			if ch.Type == store.ChannelEmail {
-				body = emailFor(ch, email.RenderTicket(email.Ticket{Project: t.p.Name, ProjectID: t.p.ID, TicketID: tv.ID, Severity: tv.Severity,
-					Title: tv.Title, Summary: tv.Summary, URL: tv.URL, Facts: tv.Facts, Reason: ev.Kind}, ChannelURL(s.opts.AppURL, ch.ID)))
+			if !wants(ch, ev) {
+				continue
 			}
-			if err := s.queue(ctx, c, d, body, now); err != nil {
+			if tv == nil {
+				v := view.NewTicket(s.opts.AppURL, store.TicketWithGroup{Ticket: ev.Ticket, Group: ev.Group}, now)
+				tv = &v
+			}
+			if err := s.queueTo(ctx, c, ch, o, now); err != nil {
 				return err
 			}
 		}
@@ -84,30 +84,4 @@ func recipients(ctx context.Context, c *store.Conn, p store.Project) (store.Org,
 		}
 	}
 	return o, out, nil
-}
-
-func emailFor(ch store.Channel, m mail.Message) emailBody {
-	return emailBody{To: ch.Email, Subject: m.Subject, Text: m.Text, HTML: m.HTML, Headers: m.Headers}
-}
-
-// queue stores a delivery due now with its frozen body.
-func (s *Service) queue(ctx context.Context, c *store.Conn, d store.Delivery, body any, now time.Time) error {
-	b, err := marshal(d.Event, body)
-	if err != nil {
-		return err
-	}
-	d.Body, d.Status, d.Series, d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = b, store.DeliveryPending, 1, &now, now, now
-	if err := c.InsertDelivery(ctx, d); err != nil {
-		return err
-	}
-	s.queued.Store(true)
-	return nil
-}
-
-func marshal(event string, body any) ([]byte, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("notify: encode %s body: %w", event, err)
-	}
-	return b, nil
 }

@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"encoding/json"
+
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/errata-dev/errata/internal/view"
@@ -93,12 +95,17 @@ type TestBody struct {
 	Channel        ChannelRef `json:"channel"`
 }
 
-// emailBody is what an email delivery stores: the message rendered when it
-// was queued.
+// emailBody is what an email delivery stores: the recipient, and either
+// the notification (notice.Notification as JSON) with the channel's
+// settings page, rendered when attempted, or a message rendered when it
+// was queued (a system email, or an email queued by an older release).
 type emailBody struct {
-	To      string            `json:"to"`
-	Subject string            `json:"subject"`
-	Text    string            `json:"text"`
-	HTML    string            `json:"html"`
+	To           string          `json:"to"`
+	Notification json.RawMessage `json:"notification,omitempty"`
+	Unsubscribe  string          `json:"unsubscribe,omitempty"`
+
+	Subject string            `json:"subject,omitempty"`
+	Text    string            `json:"text,omitempty"`
+	HTML    string            `json:"html,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 }

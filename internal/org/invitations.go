@@ -3,7 +3,6 @@ package org
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -25,8 +24,21 @@ type NewInvitation struct {
 	AcceptURL string
 }
 
-// Invite creates an invitation to actor's organization and, when SMTP is
-// configured, emails it. Inviting an owner takes an owner.
+// InvitationEmail is what an invitation's email says, to whom.
+type InvitationEmail struct {
+	InvitationID, To string
+	// Inviter and InviterEmail name the member who invited.
+	Inviter, InviterEmail string
+	Org, Role             string
+	// AcceptURL carries the invitation's token.
+	AcceptURL string
+	ExpiresAt time.Time
+}
+
+// Invite creates an invitation to actor's organization and queues its
+// email in the same transaction (Options.Mailer; without SMTP the mailer
+// queues nothing and the link is only in the answer). Inviting an owner
+// takes an owner.
 func (s *Service) Invite(ctx context.Context, actor store.Member, email string, role Role) (NewInvitation, error) {
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Name != "" || !strings.Contains(addr.Address, "@") {
@@ -46,39 +58,28 @@ func (s *Service) Invite(ctx context.Context, actor store.Member, email string, 
 	now := s.clock()
 	inv := store.Invitation{ID: id.New(id.Invitation), OrgID: actor.OrgID, Email: email, Role: role.String(), TokenHash: h,
 		Status: store.InvitationPending, InvitedBy: actor.UserID, ExpiresAt: now.Add(InvitationTTL), CreatedAt: now, UpdatedAt: now}
-	if err := s.db.Write().CreateInvitation(ctx, inv); err != nil {
+	out := NewInvitation{Invitation: inv, Token: tok, AcceptURL: s.appURL + "/invitations/accept?token=" + url.QueryEscape(tok)}
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.CreateInvitation(ctx, inv); err != nil {
+			return err
+		}
+		if s.mailer == nil {
+			return nil
+		}
+		o, err := c.OrgByID(ctx, inv.OrgID)
+		if err != nil {
+			return err
+		}
+		return s.mailer.QueueInvitation(ctx, c, InvitationEmail{InvitationID: inv.ID, To: inv.Email, Inviter: actor.Name,
+			InviterEmail: actor.Email, Org: o.Name, Role: inv.Role, AcceptURL: out.AcceptURL, ExpiresAt: inv.ExpiresAt})
+	})
+	if err != nil {
 		return NewInvitation{}, err
 	}
-	out := NewInvitation{Invitation: inv, Token: tok, AcceptURL: s.appURL + "/invitations/accept?token=" + url.QueryEscape(tok)}
-	s.mailInvitation(actor, out)
+	if s.mailer != nil {
+		s.mailer.Wake()
+	}
 	return out, nil
-}
-
-func (s *Service) mailInvitation(actor store.Member, inv NewInvitation) {
-	if s.mailer == nil {
-		return
-	}
-	o, err := s.db.Read().OrgByID(context.Background(), inv.OrgID)
-	if err != nil {
-		s.log.Error("invitation email not sent", "invitation_id", inv.ID, "err", err)
-		return
-	}
-	subject := fmt.Sprintf("%s invited you to %s on Errata", actor.Name, o.Name)
-	text := fmt.Sprintf("%s (%s) invited you to join %s on Errata as %s.\n\nAccept the invitation:\n%s\n\nThe invitation expires on %s.\n",
-		actor.Name, actor.Email, o.Name, inv.Role, inv.AcceptURL, inv.ExpiresAt.Format("2 January 2006 15:04 MST"))
-	html := fmt.Sprintf(`<p>%s (%s) invited you to join <strong>%s</strong> on Errata as %s.</p><p><a href="%s">Accept the invitation</a></p><p>The invitation expires on %s.</p>`,
-		escape(actor.Name), escape(actor.Email), escape(o.Name), inv.Role, escape(inv.AcceptURL), inv.ExpiresAt.Format("2 January 2006 15:04 MST"))
-	s.mails.Add(1)
-	go func() {
-		defer s.mails.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := s.mailer.Send(ctx, inv.Email, subject, text, html); err != nil {
-			s.log.Error("invitation email failed", "invitation_id", inv.ID, "err", err)
-			return
-		}
-		s.log.Info("invitation emailed", "invitation_id", inv.ID)
-	}()
 }
 
 // Revoke withdraws a pending invitation.
@@ -130,7 +131,3 @@ func (s *Service) AcceptToken(ctx context.Context, user store.User, tokenHash []
 	})
 	return m, err
 }
-
-var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
-
-func escape(s string) string { return htmlEscaper.Replace(s) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/errata-dev/errata/internal/id"
@@ -13,9 +12,13 @@ import (
 	"github.com/errata-dev/errata/internal/store"
 )
 
-// Mailer sends one email. The org service uses it for invitations.
+// Mailer queues the email of an invitation in the transaction that creates
+// the invitation, for a durable sender to deliver and retry (the delivery
+// engine, notify.Service).
 type Mailer interface {
-	Send(ctx context.Context, to, subject, text, html string) error
+	QueueInvitation(ctx context.Context, c *store.Conn, m InvitationEmail) error
+	// Wake tells the sender that an email was queued, after the commit.
+	Wake()
 }
 
 // Service manages organizations, members, invitations and projects.
@@ -24,9 +27,8 @@ type Service struct {
 	now         func() time.Time
 	defaultPlan string
 	appURL      string
-	mailer      Mailer // nil when no SMTP server is configured
+	mailer      Mailer // nil: invitations are not emailed
 	log         *slog.Logger
-	mails       sync.WaitGroup
 }
 
 // Options configure a Service.
@@ -51,9 +53,6 @@ func New(db *store.DB, opts Options) *Service {
 	}
 	return &Service{db: db, now: opts.Now, defaultPlan: opts.DefaultPlan, appURL: opts.AppURL, mailer: opts.Mailer, log: opts.Logger}
 }
-
-// Close waits for invitation emails still being sent.
-func (s *Service) Close() { s.mails.Wait() }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -33,15 +34,29 @@ type Channel struct {
 	Enabled   bool
 	// Secret signs webhook bodies; OldSecret signs them too until
 	// OldSecretUntil, so receivers can roll over.
-	Secret              string
-	OldSecret           string
-	OldSecretUntil      *time.Time
+	Secret         string
+	OldSecret      string
+	OldSecretUntil *time.Time
+	// Format is a webhook channel's message format: errata or a chat
+	// tool's (package chat); an email channel's is "errata" and unused.
+	Format string
+	// Filters choose the tickets sent at once; digests are not filtered.
+	Filters             Filters
 	Health              string
 	ConsecutiveFailures int64
 	LastDeliveryAt      *time.Time
 	LastTestAt          *time.Time
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+}
+
+// Filters choose which tickets a channel is sent at once (CONTRACT 7).
+type Filters struct {
+	// MinSeverity is the lowest severity sent: critical, high or medium.
+	MinSeverity string
+	// Environments and Services list what is sent; empty means all.
+	Environments []string
+	Services     []string
 }
 
 // Secrets returns the secrets that sign at now, newest first.
@@ -54,26 +69,49 @@ func (ch Channel) Secrets(now time.Time) [][]byte {
 }
 
 const channelCols = `id, project_id, member_id, name, type, url, email, enabled, secret, old_secret, old_secret_until,
-	health, consecutive_failures, last_delivery_at, last_test_at, created_at, updated_at`
+	health, consecutive_failures, last_delivery_at, last_test_at, created_at, updated_at, format, min_severity, environments, services`
 
 func scanChannel(s interface{ Scan(...any) error }) (Channel, error) {
 	var ch Channel
 	var osu, ld, lt sql.NullInt64
 	var cr, up int64
+	var envs, svcs string
 	if err := s.Scan(&ch.ID, &ch.ProjectID, &ch.MemberID, &ch.Name, &ch.Type, &ch.URL, &ch.Email, &ch.Enabled, &ch.Secret, &ch.OldSecret, &osu,
-		&ch.Health, &ch.ConsecutiveFailures, &ld, &lt, &cr, &up); err != nil {
+		&ch.Health, &ch.ConsecutiveFailures, &ld, &lt, &cr, &up, &ch.Format, &ch.Filters.MinSeverity, &envs, &svcs); err != nil {
 		return Channel{}, err
 	}
+	_ = json.Unmarshal([]byte(envs), &ch.Filters.Environments)
+	_ = json.Unmarshal([]byte(svcs), &ch.Filters.Services)
 	ch.OldSecretUntil, ch.LastDeliveryAt, ch.LastTestAt = fromNullMS(osu), fromNullMS(ld), fromNullMS(lt)
 	ch.CreatedAt, ch.UpdatedAt = fromMS(cr), fromMS(up)
 	return ch, nil
 }
 
+// Channel defaults: the errata format, and tickets of high severity and
+// above (CONTRACT 7).
+const (
+	DefaultFormat      = "errata"
+	DefaultMinSeverity = "high"
+)
+
+// withDefaults fills what a channel written without them takes.
+func (ch Channel) withDefaults() Channel {
+	if ch.Format == "" {
+		ch.Format = DefaultFormat
+	}
+	if ch.Filters.MinSeverity == "" {
+		ch.Filters.MinSeverity = DefaultMinSeverity
+	}
+	return ch
+}
+
 // CreateChannel inserts ch.
 func (c *Conn) CreateChannel(ctx context.Context, ch Channel) error {
-	_, err := c.exec(ctx, `INSERT INTO channels (`+channelCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	ch = ch.withDefaults()
+	_, err := c.exec(ctx, `INSERT INTO channels (`+channelCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ch.ID, ch.ProjectID, ch.MemberID, ch.Name, ch.Type, ch.URL, ch.Email, ch.Enabled, ch.Secret, ch.OldSecret, nullMS(ch.OldSecretUntil),
-		ch.Health, ch.ConsecutiveFailures, nullMS(ch.LastDeliveryAt), nullMS(ch.LastTestAt), ms(ch.CreatedAt), ms(ch.UpdatedAt))
+		ch.Health, ch.ConsecutiveFailures, nullMS(ch.LastDeliveryAt), nullMS(ch.LastTestAt), ms(ch.CreatedAt), ms(ch.UpdatedAt),
+		ch.Format, ch.Filters.MinSeverity, jsonList(ch.Filters.Environments), jsonList(ch.Filters.Services))
 	if err != nil {
 		return fmt.Errorf("store: create channel: %w", translate(err))
 	}
@@ -128,8 +166,11 @@ func (c *Conn) CountChannels(ctx context.Context, projectID string) (int, error)
 
 // UpdateChannel writes the editable fields and the secrets of ch.
 func (c *Conn) UpdateChannel(ctx context.Context, ch Channel) error {
-	if err := c.execOne(ctx, `UPDATE channels SET name = ?, url = ?, email = ?, enabled = ?, secret = ?, old_secret = ?, old_secret_until = ?, updated_at = ? WHERE id = ?`,
-		ch.Name, ch.URL, ch.Email, ch.Enabled, ch.Secret, ch.OldSecret, nullMS(ch.OldSecretUntil), ms(ch.UpdatedAt), ch.ID); err != nil {
+	ch = ch.withDefaults()
+	if err := c.execOne(ctx, `UPDATE channels SET name = ?, url = ?, email = ?, enabled = ?, secret = ?, old_secret = ?, old_secret_until = ?, updated_at = ?,
+		format = ?, min_severity = ?, environments = ?, services = ? WHERE id = ?`,
+		ch.Name, ch.URL, ch.Email, ch.Enabled, ch.Secret, ch.OldSecret, nullMS(ch.OldSecretUntil), ms(ch.UpdatedAt),
+		ch.Format, ch.Filters.MinSeverity, jsonList(ch.Filters.Environments), jsonList(ch.Filters.Services), ch.ID); err != nil {
 		return fmt.Errorf("store: update channel %s: %w", ch.ID, err)
 	}
 	return nil

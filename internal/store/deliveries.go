@@ -24,10 +24,12 @@ const (
 	OutcomeFailed    = "failed"
 )
 
-// Delivery is one ticket, digest or test on its way to one channel. Body is
-// frozen when it is queued: every attempt sends the same bytes.
+// Delivery is one ticket, digest or test on its way to one channel, or a
+// system email (an invitation) on its way to its recipient. Body is frozen
+// when it is queued; Format says how every attempt makes the request of it.
 type Delivery struct {
-	ID            string
+	ID string
+	// ChannelID is "" for a system email, whose body names its recipient.
 	ChannelID     string
 	ProjectID     string
 	Event         string
@@ -40,7 +42,17 @@ type Delivery struct {
 	LeaseUntil    time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// Format is the channel's format when the delivery was queued (errata
+	// or a chat tool's), or "email"; a later change of the channel's
+	// format does not change it.
+	Format string
 }
+
+// EventInvitation is the event of an invitation's email, a system email.
+const EventInvitation = "invitation"
+
+// FormatEmail is the format of an email delivery.
+const FormatEmail = "email"
 
 // Attempt is one try at a delivery.
 type Attempt struct {
@@ -56,19 +68,21 @@ type Attempt struct {
 	NextRetryAt *time.Time
 }
 
-const deliveryMeta = `id, channel_id, project_id, event, subject_id, status, series, attempts, next_attempt_at, lease_until, created_at, updated_at`
+const deliveryMeta = `id, channel_id, project_id, event, subject_id, status, series, attempts, next_attempt_at, lease_until, created_at, updated_at, format`
 
 func scanDelivery(s interface{ Scan(...any) error }, body bool) (Delivery, error) {
 	var d Delivery
 	var na sql.NullInt64
+	var ch sql.NullString
 	var lu, cr, up int64
-	dest := []any{&d.ID, &d.ChannelID, &d.ProjectID, &d.Event, &d.SubjectID, &d.Status, &d.Series, &d.Attempts, &na, &lu, &cr, &up}
+	dest := []any{&d.ID, &ch, &d.ProjectID, &d.Event, &d.SubjectID, &d.Status, &d.Series, &d.Attempts, &na, &lu, &cr, &up, &d.Format}
 	if body {
 		dest = append(dest, &d.Body)
 	}
 	if err := s.Scan(dest...); err != nil {
 		return Delivery{}, err
 	}
+	d.ChannelID = ch.String
 	d.NextAttemptAt, d.LeaseUntil, d.CreatedAt, d.UpdatedAt = fromNullMS(na), fromMS(lu), fromMS(cr), fromMS(up)
 	return d, nil
 }
@@ -83,9 +97,12 @@ func scanDeliveryBody(s interface{ Scan(...any) error }) (Delivery, error) {
 // InsertDelivery queues d; call it in the transaction that creates what d
 // delivers.
 func (c *Conn) InsertDelivery(ctx context.Context, d Delivery) error {
-	_, err := c.exec(ctx, `INSERT INTO deliveries (`+deliveryMeta+`, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.ChannelID, d.ProjectID, d.Event, d.SubjectID, d.Status, d.Series, d.Attempts, nullMS(d.NextAttemptAt),
-		ms(d.LeaseUntil), ms(d.CreatedAt), ms(d.UpdatedAt), d.Body)
+	if d.Format == "" {
+		d.Format = DefaultFormat
+	}
+	_, err := c.exec(ctx, `INSERT INTO deliveries (`+deliveryMeta+`, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, nullString(d.ChannelID), d.ProjectID, d.Event, d.SubjectID, d.Status, d.Series, d.Attempts, nullMS(d.NextAttemptAt),
+		ms(d.LeaseUntil), ms(d.CreatedAt), ms(d.UpdatedAt), d.Format, d.Body)
 	if err != nil {
 		return fmt.Errorf("store: insert delivery: %w", translate(err))
 	}
@@ -109,9 +126,10 @@ func (c *Conn) DeliveryByID(ctx context.Context, id string) (Delivery, error) {
 const duePending = `status = '` + DeliveryPending + `'`
 
 // ClaimDeliveries leases due pending deliveries until leaseUntil: at most
-// perChannel of any one channel, none of the channels in exclude (those
-// the caller is busy with), and at most limit in all, oldest due first. So
-// a channel with a long backlog cannot crowd out the others.
+// perChannel of any one channel (system emails, which have none, count as
+// one channel, ""), none of the channels in exclude (those the caller is
+// busy with), and at most limit in all, oldest due first. So a channel with
+// a long backlog cannot crowd out the others.
 //
 // It walks the channels that have pending deliveries (a skip scan of the
 // index deliveries_channel_due) and takes the oldest due few of each, so a
@@ -120,19 +138,27 @@ const duePending = `status = '` + DeliveryPending + `'`
 // excluded channel's backlog was read by every claim.
 func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, perChannel, limit int, exclude []string) ([]Delivery, error) {
 	args := []any{ms(leaseUntil), ms(now), ms(now), perChannel}
-	skip := ""
+	skip, system := "", true
+	var excluded []any
 	if len(exclude) > 0 {
 		skip = ` AND ch.id NOT IN (` + tuples(len(exclude), "?") + `)`
 		for _, ch := range exclude {
-			args = append(args, ch)
+			excluded = append(excluded, ch)
+			system = system && ch != ""
 		}
 	}
-	oldest := func(cols string) string {
+	oldest := func(cols, channel string) string {
 		return `SELECT ` + cols + ` FROM deliveries
-			WHERE ` + duePending + ` AND channel_id = ch.id AND next_attempt_at <= ? AND lease_until < ?
+			WHERE ` + duePending + ` AND ` + channel + ` AND next_attempt_at <= ? AND lease_until < ?
 			ORDER BY next_attempt_at LIMIT ?`
 	}
-	chosen := `SELECT d.id FROM ch, deliveries d WHERE ch.id IS NOT NULL AND d.id IN (` + oldest("id") + `)` + skip
+	chosen := `SELECT d.id, d.next_attempt_at FROM ch, deliveries d WHERE ch.id IS NOT NULL AND d.id IN (` +
+		oldest("id", "channel_id = ch.id") + `)` + skip
+	args = append(args, excluded...)
+	// System emails (no channel) are a branch of their own: the walk over
+	// channel ids skips NULL.
+	systemBranch := ` UNION ALL SELECT s.id, s.next_attempt_at FROM (` + oldest("id, next_attempt_at", "channel_id IS NULL") + `) s`
+	systemArgs := []any{ms(now), ms(now), perChannel}
 	lock := ""
 	if c.dialect == Postgres {
 		// Claims of every process are serialised (a transaction-scoped
@@ -145,22 +171,31 @@ func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, p
 		// PostgreSQL would run a correlated IN for every row of d; a
 		// lateral join runs it once per channel. A channel's deliveries
 		// still leased by any process take from its perChannel.
-		chosen = `SELECT d.id FROM ch CROSS JOIN LATERAL (SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at) AS rn FROM (` +
-			oldest("id, next_attempt_at") + `) o) d
-			WHERE ch.id IS NOT NULL AND d.rn <= ? - (SELECT COUNT(*) FROM deliveries x WHERE x.status = '` + DeliveryPending + `'
-				AND x.channel_id = ch.id AND x.lease_until >= ?)` + skip
-		args = append(args[:4:4], append([]any{perChannel, ms(now)}, args[4:]...)...)
+		inFlight := func(channel string) string {
+			return `(SELECT COUNT(*) FROM deliveries x WHERE x.status = '` + DeliveryPending + `' AND ` + channel + ` AND x.lease_until >= ?)`
+		}
+		chosen = `SELECT d.id, d.next_attempt_at FROM ch CROSS JOIN LATERAL (SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at) AS rn FROM (` +
+			oldest("id, next_attempt_at", "channel_id = ch.id") + `) o) d
+			WHERE ch.id IS NOT NULL AND d.rn <= ? - ` + inFlight("x.channel_id = ch.id") + skip
+		args = append(args[:4:4], append([]any{perChannel, ms(now)}, excluded...)...)
+		systemBranch = ` UNION ALL SELECT s.id, s.next_attempt_at FROM (SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at) AS rn FROM (` +
+			oldest("id, next_attempt_at", "channel_id IS NULL") + `) o) s WHERE s.rn <= ? - ` + inFlight("x.channel_id IS NULL")
+		systemArgs = append(systemArgs, perChannel, ms(now))
 		// The lock re-checks that the row is still due and not leased: a
 		// row another claim leased after this statement's snapshot is
 		// skipped, not leased twice.
 		lock = ` AND ` + duePending + ` AND lease_until < ? FOR UPDATE SKIP LOCKED`
+	}
+	if system {
+		chosen += systemBranch
+		args = append(args, systemArgs...)
 	}
 	q := `WITH RECURSIVE ch(id) AS (
 			SELECT MIN(channel_id) FROM deliveries WHERE ` + duePending + `
 			UNION ALL
 			SELECT (SELECT MIN(channel_id) FROM deliveries WHERE ` + duePending + ` AND channel_id > ch.id) FROM ch WHERE ch.id IS NOT NULL)
 		UPDATE deliveries SET lease_until = ?
-		WHERE id IN (SELECT id FROM deliveries WHERE id IN (` + chosen + ` ORDER BY d.next_attempt_at LIMIT ?)` + lock + `)
+		WHERE id IN (SELECT id FROM deliveries WHERE id IN (SELECT u.id FROM (` + chosen + `) u ORDER BY u.next_attempt_at LIMIT ?)` + lock + `)
 		RETURNING ` + deliveryMeta + `, body`
 	args = append(args, limit)
 	if lock != "" {
@@ -181,7 +216,20 @@ func (c *Conn) CancelDelivery(ctx context.Context, d Delivery, now time.Time) er
 	if errors.Is(err, ErrNotFound) {
 		return ErrLeaseLost
 	}
+	if err == nil && d.ChannelID == "" {
+		return c.forgetSystemBody(ctx, d.ID)
+	}
 	return err
+}
+
+// forgetSystemBody empties the body of a system email that has ended: an
+// invitation's carries the token of its link, which is otherwise stored
+// only as a hash, and a system email is never redelivered.
+func (c *Conn) forgetSystemBody(ctx context.Context, id string) error {
+	if _, err := c.exec(ctx, `UPDATE deliveries SET body = ? WHERE id = ? AND channel_id IS NULL`, []byte("{}"), id); err != nil {
+		return fmt.Errorf("store: forget the body of %s: %w", id, err)
+	}
+	return nil
 }
 
 // NextDeliveryDue is when the next pending delivery that nobody holds at
@@ -229,8 +277,11 @@ func (c *Conn) RecordAttempt(ctx context.Context, d Delivery, a Attempt) error {
 	if err := c.insertAttempt(ctx, a); err != nil {
 		return err
 	}
-	if status == DeliveryPending {
+	switch {
+	case status == DeliveryPending:
 		return nil
+	case d.ChannelID == "":
+		return c.forgetSystemBody(ctx, d.ID)
 	}
 	return c.recordHealth(ctx, d.ChannelID, status == DeliveryDelivered, a.At)
 }
@@ -332,4 +383,31 @@ func (c *Conn) ReleaseDeliveryLeases(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("store: release delivery leases: %w", err)
 	}
 	return res.RowsAffected()
+}
+
+// SystemEmailStatus returns the status of the system email about each of
+// subjectIDs (an invitation's email by the invitation's id); a subject with
+// no such email is absent.
+func (c *Conn) SystemEmailStatus(ctx context.Context, subjectIDs []string) (map[string]string, error) {
+	out := make(map[string]string, len(subjectIDs))
+	if len(subjectIDs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(subjectIDs))
+	for i, v := range subjectIDs {
+		args[i] = v
+	}
+	rows, err := c.query(ctx, `SELECT subject_id, status FROM deliveries WHERE channel_id IS NULL AND subject_id IN (`+tuples(len(subjectIDs), "?")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: system email status: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, status string
+		if err := rows.Scan(&id, &status); err != nil {
+			return nil, fmt.Errorf("store: system email status: %w", err)
+		}
+		out[id] = status
+	}
+	return out, rows.Err()
 }

@@ -26,3 +26,17 @@ func (db *DB) ExecForTest(ctx context.Context, q string, args ...any) error {
 	_, err := db.Write().exec(ctx, q, args...)
 	return err
 }
+
+// ExecForTest runs a statement as written (with ? placeholders) on c, for
+// tests that write rows as an older schema had them.
+func (c *Conn) ExecForTest(ctx context.Context, query string, args ...any) error {
+	_, err := c.exec(ctx, query, args...)
+	return err
+}
+
+// SystemEmailBody is the stored body of the system email about subjectID.
+func (c *Conn) SystemEmailBody(ctx context.Context, subjectID string) ([]byte, error) {
+	var b []byte
+	err := c.queryRow(ctx, `SELECT body FROM deliveries WHERE channel_id IS NULL AND subject_id = ?`, subjectID).Scan(&b)
+	return b, err
+}

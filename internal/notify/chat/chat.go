@@ -3,7 +3,7 @@
 // Slack (Block Kit), Microsoft Teams (a Workflows message carrying an
 // Adaptive Card), Discord, Mattermost, Google Chat and ntfy (CONTRACT 7).
 //
-// It is pure: no store and no network. Everything in a Notification is
+// It is pure: no store and no network. Everything in a notice.Notification is
 // treated as untrusted (ticket titles come from ingested events): each
 // format escapes what its markup needs, mentions cannot be triggered, and
 // every field is cut with "…" to the target's limits, counted in the unit
@@ -20,6 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // The webhook channel formats (CONTRACT 7).
@@ -91,7 +93,7 @@ const jsonType = "application/json"
 // Render renders n in format. It fails only for the errata format
 // (ErrErrataFormat), an unknown format, or a notification that is not
 // exactly one of a ticket, a digest and a test; never for length.
-func Render(format string, n Notification) (Rendered, error) {
+func Render(format string, n notice.Notification) (Rendered, error) {
 	r, ok := renderers[format]
 	switch {
 	case format == Errata:

@@ -3,6 +3,8 @@ package chat
 import (
 	"strings"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // Discord: an execute-webhook body, `content` plus one embed. Discord
@@ -67,9 +69,9 @@ func discordEscape(r rune, b *strings.Builder) {
 // colour is a severity's or an event's colour, as an RGB integer.
 func colour(m *message) int {
 	switch {
-	case m.event == EventDigest:
+	case m.event == notice.EventDigest:
 		return 0x2563eb
-	case m.event == EventTest:
+	case m.event == notice.EventTest:
 		return 0x16a34a
 	case m.severity == "critical":
 		return 0xb91c1c
@@ -99,7 +101,7 @@ func buildDiscord(m *message, level int) built {
 	// a digest's tickets while there is room.
 	var d []string
 	room := min(discordDescription, scaled(2000, level))
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		room = min(discordDescription, scaled(3000, level))
 	}
 	if m.summary != "" {
@@ -112,7 +114,7 @@ func buildDiscord(m *message, level int) built {
 	if len(links) > 0 && inUTF16.count(strings.Join(links, " · "))+2 < room-inUTF16.count(strings.Join(d, "")) {
 		d = append(d, strings.Join(links, " · "))
 	}
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		left := room - inUTF16.count(strings.Join(d, "\n\n")) - 2
 		lines := m.ticketLines(scaled(200, level), inUTF16, discordEscape, markdownLink)
 		d = append(d, textList("**New tickets**", lines, m.total, left, inUTF16))
@@ -161,7 +163,7 @@ func textList(heading string, lines []string, total, budget int, u unit) string 
 		shown++
 	}
 	if more := total - shown; more > 0 {
-		out = append(out, "… and "+number(more)+" more")
+		out = append(out, "… and "+notice.Number(more)+" more")
 	}
 	return strings.Join(out, "\n")
 }

@@ -4,15 +4,16 @@ import (
 	"fmt"
 
 	"github.com/errata-dev/errata/internal/notify/chat"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // A channel test in ntfy's format: the body is the message, the rest goes
 // in headers, and the whole is POSTed to the topic's URL with the
 // Service-* headers signed over r.Body.
 func ExampleRender() {
-	n := chat.Notification{
-		Project: chat.Ref{ID: "prj_01", Name: "Shop"},
-		Test:    &chat.Test{Channel: chat.Ref{ID: "chn_01", Name: "phones"}, URL: "https://errata.example.com/channels/chn_01"},
+	n := notice.Notification{
+		Project: notice.Ref{ID: "prj_01", Name: "Shop"},
+		Test:    &notice.Test{Channel: notice.Ref{ID: "chn_01", Name: "phones"}, URL: "https://errata.example.com/channels/chn_01"},
 	}
 	r, err := chat.Render(chat.Ntfy, n)
 	if err != nil {

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"strings"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // Google Chat: an incoming webhook message, a one-line `text` (what
@@ -117,7 +119,7 @@ func buildGoogleChat(m *message, level int) built {
 	esc := func(s string, n int) string { return fit(s, n, inBytes, htmlEscape) }
 	title := m.badged()
 	card := googleChatBody{Header: googleChatHeader{Title: fit(title, scaled(300, level), inBytes, nil)}}
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		card.Header.Subtitle = fit(m.summary, 300, inBytes, nil)
 	} else {
 		card.Header.Subtitle = fit(m.heading, scaled(300, level), inBytes, nil)
@@ -142,7 +144,7 @@ func buildGoogleChat(m *message, level int) built {
 		reserve = 1
 	}
 
-	if m.event != EventDigest && m.summary != "" {
+	if m.event != notice.EventDigest && m.summary != "" {
 		section("", paragraphWidget(esc(m.summary, scaled(8000, level))))
 	}
 	var facts []googleChatWidget
@@ -151,7 +153,7 @@ func buildGoogleChat(m *message, level int) built {
 			Text: esc(f.Value, scaled(500, level)), WrapText: true}})
 	}
 	section("", facts...)
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		lines := m.ticketLines(scaled(300, level), inBytes, htmlEscape, htmlLink)
 		section("New tickets", paragraphWidget(htmlLines(textList("", lines, m.total, scaled(14000, level), inBytes))))
 		if len(m.failing) > 0 {
@@ -165,7 +167,7 @@ func buildGoogleChat(m *message, level int) built {
 	section("", paragraphWidget(esc(m.footer, 300)))
 
 	text := m.heading
-	if m.event == EventTicket {
+	if m.event == notice.EventTicket {
 		text += ": " + m.title
 	}
 	body := encode(googleChatMessage{Text: fit(text, min(googleChatText, scaled(500, level)), inBytes, googleChatTextEscape),

@@ -1,6 +1,10 @@
 package chat
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
+)
 
 // Mattermost: an incoming webhook body in Slack's older shape, `text` plus
 // one attachment. Mattermost counts code points. Current servers take
@@ -79,7 +83,7 @@ func buildMattermost(m *message, level int) built {
 		a.Title = mt.add(esc(title, scaled(1000, level)))
 	}
 	fallback := m.heading
-	if m.event == EventTicket {
+	if m.event == notice.EventTicket {
 		fallback += ": " + m.title
 	}
 	a.Fallback = mt.add(fit(fallback, scaled(500, level), inRunes, mattermostPlain))
@@ -95,7 +99,7 @@ func buildMattermost(m *message, level int) built {
 	if len(links) > 0 {
 		t = append(t, strings.Join(links, " · "))
 	}
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		lines := m.ticketLines(scaled(300, level), inRunes, mattermostEscape, markdownLink)
 		t = append(t, textList("**New tickets**", lines, m.total, scaled(8000, level), inRunes))
 	}

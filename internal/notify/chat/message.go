@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // message is a notification as every format lays it out: what to say, in
@@ -11,13 +13,13 @@ import (
 // cut to a target's limits yet (each renderer does that).
 type message struct {
 	event    string
-	severity string // a ticket's severity word; "" for digests and tests
-	heading  string // why it is sent, one line
-	title    string // one line
-	summary  string // paragraphs
-	facts    []Fact // label (ours) and one-line value
-	items    []item // a digest's tickets
-	total    int    // a digest's ticket count, at least len(items)
+	severity string        // a ticket's severity word; "" for digests and tests
+	heading  string        // why it is sent, one line
+	title    string        // one line
+	summary  string        // paragraphs
+	facts    []notice.Fact // label (ours) and one-line value
+	items    []item        // a digest's tickets
+	total    int           // a digest's ticket count, at least len(items)
 	failing  []string
 	links    []link // the first is the message's main link
 	footer   string
@@ -45,14 +47,14 @@ const (
 	clipItem    = 300 // a digest's ticket title
 )
 
-// Time layouts: ticket times in UTC; digest times in the digest's zone.
+// Time layouts of digests, in the digest's zone (ticket times are
+// notice.TimeLayout, in UTC).
 const (
-	ticketTime  = "2006-01-02 15:04 UTC"
 	periodTime  = "Mon 2 Jan 2006 15:04 MST"
 	createdTime = "Mon 2 Jan 15:04"
 )
 
-func newMessage(n Notification) *message {
+func newMessage(n notice.Notification) *message {
 	project := one(n.Project.Name, clipName)
 	if project == "" {
 		project = "(unnamed project)"
@@ -70,8 +72,8 @@ func newMessage(n Notification) *message {
 	return m
 }
 
-func ticketMessage(t *Ticket, project string) *message {
-	m := &message{event: EventTicket, severity: word(t.Severity), title: one(t.Title, clipTitle),
+func ticketMessage(t *notice.Ticket, project string) *message {
+	m := &message{event: notice.EventTicket, severity: word(t.Severity), title: one(t.Title, clipTitle),
 		summary: paragraphs(clip(t.Summary, clipSummary)), at: t.LastSeen}
 	if m.title == "" {
 		m.title = "(untitled ticket)"
@@ -92,21 +94,9 @@ func ticketMessage(t *Ticket, project string) *message {
 		if name = one(name, clipName); name == "" {
 			name = "Fact"
 		}
-		m.facts = append(m.facts, Fact{Name: name, Value: v})
+		m.facts = append(m.facts, notice.Fact{Name: name, Value: v})
 	}
-	add("Service", t.Service)
-	add("Environment", t.Environment)
-	add("Release", t.Release)
-	if t.EventCount > 0 {
-		add("Events", number(t.EventCount))
-	}
-	if !t.FirstSeen.IsZero() {
-		add("First seen", t.FirstSeen.UTC().Format(ticketTime))
-	}
-	if !t.LastSeen.IsZero() {
-		add("Last seen", t.LastSeen.UTC().Format(ticketTime))
-	}
-	for _, f := range t.Facts {
+	for _, f := range t.Details() {
 		add(f.Name, f.Value)
 	}
 	if u := safeURL(t.URL); u != "" {
@@ -115,28 +105,28 @@ func ticketMessage(t *Ticket, project string) *message {
 	return m
 }
 
-func digestMessage(d *Digest, project string) *message {
+func digestMessage(d *notice.Digest, project string) *message {
 	loc, err := time.LoadLocation(d.Timezone)
 	if err != nil || d.Timezone == "" || d.Timezone == "Local" {
 		loc = time.UTC
 	}
-	m := &message{event: EventDigest, title: "Digest for " + project, total: max(d.TicketCount, len(d.Tickets)), at: d.End,
+	m := &message{event: notice.EventDigest, title: "Digest for " + project, total: max(d.TicketCount, len(d.Tickets)), at: d.End,
 		summary: d.Start.In(loc).Format(periodTime) + " to " + d.End.In(loc).Format(periodTime) + " (" + loc.String() + ")"}
-	m.heading = m.title + ": " + plural(m.total, "new ticket", "new tickets")
+	m.heading = m.title + ": " + notice.Plural(m.total, "new ticket", "new tickets")
 	if n := len(d.FailingChannels); n > 0 {
-		m.heading += ", " + plural(n, "failing channel", "failing channels")
+		m.heading += ", " + notice.Plural(n, "failing channel", "failing channels")
 	}
-	m.facts = append(m.facts, Fact{"New tickets", number(m.total)})
+	m.facts = append(m.facts, notice.Fact{Name: "New tickets", Value: notice.Number(m.total)})
 	if i := d.Info; i != nil {
 		m.facts = append(m.facts,
-			Fact{"INFO events", number(i.EventCount) + " in " + plural(i.WindowCount, "window", "windows")},
-			Fact{"Busiest window", i.BusiestStart.In(loc).Format(periodTime) + " to " + i.BusiestEnd.In(loc).Format(periodTime) +
-				", " + plural(i.BusiestCount, "event", "events")})
+			notice.Fact{Name: "INFO events", Value: notice.Number(i.EventCount) + " in " + notice.Plural(i.WindowCount, "window", "windows")},
+			notice.Fact{Name: "Busiest window", Value: i.BusiestStart.In(loc).Format(periodTime) + " to " + i.BusiestEnd.In(loc).Format(periodTime) +
+				", " + notice.Plural(i.BusiestCount, "event", "events")})
 	} else {
-		m.facts = append(m.facts, Fact{"INFO events", "none in this period"})
+		m.facts = append(m.facts, notice.Fact{Name: "INFO events", Value: "none in this period"})
 	}
 	if n := len(d.FailingChannels); n > 0 {
-		m.facts = append(m.facts, Fact{"Failing channels", number(n)})
+		m.facts = append(m.facts, notice.Fact{Name: "Failing channels", Value: notice.Number(n)})
 	}
 	for _, t := range d.Tickets {
 		title := one(t.Title, clipItem)
@@ -151,7 +141,7 @@ func digestMessage(d *Digest, project string) *message {
 		if kind := word(c.Type); kind != "" {
 			name += " (" + kind + ")"
 		}
-		m.failing = append(m.failing, name+": "+plural(c.ConsecutiveFailures, "failed delivery", "failed deliveries")+" in a row")
+		m.failing = append(m.failing, name+": "+notice.Plural(c.ConsecutiveFailures, "failed delivery", "failed deliveries")+" in a row")
 	}
 	if u := safeURL(d.URL); u != "" {
 		m.links = append(m.links, link{"Open " + project + " in Errata", u})
@@ -164,15 +154,15 @@ func digestMessage(d *Digest, project string) *message {
 	return m
 }
 
-func testMessage(t *Test, project string) *message {
+func testMessage(t *notice.Test, project string) *message {
 	if t == nil {
-		t = &Test{}
+		t = &notice.Test{}
 	}
 	channel := one(t.Channel.Name, clipName)
 	if channel == "" {
 		channel = "(unnamed channel)"
 	}
-	m := &message{event: EventTest, title: "Test notification", heading: "Test notification for " + channel,
+	m := &message{event: notice.EventTest, title: "Test notification", heading: "Test notification for " + channel,
 		summary: "This is a test of the channel " + channel + " of the Errata project " + project +
 			". If you can read it, ticket alerts and digests for this channel reach this chat."}
 	if u := safeURL(t.URL); u != "" {

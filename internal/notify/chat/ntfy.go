@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // ntfy: a plain-text POST to the topic's URL (the channel's URL, e.g.
@@ -29,7 +31,7 @@ const (
 // ntfyPriority is a notification's urgency, 1 to 5: a critical ticket
 // rings through do-not-disturb on phones that allow it.
 func ntfyPriority(m *message) int {
-	if m.event == EventTicket {
+	if m.event == notice.EventTicket {
 		switch m.severity {
 		case "critical":
 			return 5
@@ -44,9 +46,9 @@ func ntfyPriority(m *message) int {
 // words below it.
 func ntfyTags(m *message) string {
 	switch m.event {
-	case EventDigest:
+	case notice.EventDigest:
 		return "memo,digest"
-	case EventTest:
+	case notice.EventTest:
 		return "white_check_mark,test"
 	}
 	switch m.severity {
@@ -103,7 +105,7 @@ func buildNtfy(m *message, level int) built {
 	}
 
 	var parts []string
-	if m.event != EventDigest {
+	if m.event != notice.EventDigest {
 		parts = append(parts, fit(m.heading, scaled(300, level), inBytes, nil))
 	}
 	if m.summary != "" {
@@ -116,7 +118,7 @@ func buildNtfy(m *message, level int) built {
 	if len(facts) > 0 {
 		parts = append(parts, strings.Join(facts, "\n"))
 	}
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		lines := m.ticketLines(scaled(150, level), inBytes, nil, nil)
 		parts = append(parts, textList("New tickets:", lines, m.total, scaled(1500, level), inBytes))
 		if len(m.failing) > 0 {

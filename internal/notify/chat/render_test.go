@@ -9,9 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/errata-dev/errata/internal/view"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 var wordDecoder mime.WordDecoder
@@ -58,7 +57,7 @@ func TestDigestListsWhatFits(t *testing.T) {
 		body := string(r.Body)
 		shown := strings.Count(body, "ticket title")
 		more := regexp.MustCompile(`… and ([0-9,]+) more`).FindStringSubmatch(body)
-		if shown < 10 || more == nil || more[1] != number(250-shown) {
+		if shown < 10 || more == nil || more[1] != notice.Number(250-shown) {
 			t.Errorf("%s lists %d of 250 tickets and says %q more: %.300s", format, shown, more, body)
 		}
 	}
@@ -141,7 +140,7 @@ func TestRenderErrors(t *testing.T) {
 	}
 	both := sampleTicket()
 	both.Test = sampleTest().Test
-	for _, n := range []Notification{{}, both} {
+	for _, n := range []notice.Notification{{}, both} {
 		if _, err := Render(Slack, n); err == nil {
 			t.Errorf("%+v rendered", n)
 		}
@@ -153,7 +152,7 @@ func TestRenderErrors(t *testing.T) {
 func TestSeverity(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		n        Notification
+		n        notice.Notification
 		priority string
 		tags     string
 		colour   string
@@ -178,7 +177,7 @@ func TestSeverity(t *testing.T) {
 	}
 }
 
-func withSeverity(s string) Notification {
+func withSeverity(s string) notice.Notification {
 	n := sampleTicket()
 	n.Ticket.Severity = s
 	return n
@@ -199,38 +198,5 @@ func TestNtfyTitleEncoding(t *testing.T) {
 		if err != nil || got != "critical: "+title {
 			t.Errorf("title %q travels as %q, decodes to %q (%v)", title, r.Headers[NtfyTitle], got, err)
 		}
-	}
-}
-
-// TestTicketOf reads a ticket object as the webhook body carries it, both
-// as built and after a JSON round trip.
-func TestTicketOf(t *testing.T) {
-	t.Parallel()
-	v := view.Ticket{ID: "tkt_01", Severity: "high", Title: "boom", Summary: "boom in api", URL: appURL + "/tickets/tkt_01",
-		Facts: map[string]any{"service": "api", "environment": "prod", "release": "1.0", "level": "error", "reason": "spike",
-			"event_count": int64(1234), "first_seen": "2026-11-22T07:00:00.000Z", "last_seen": "2026-11-22T07:59:00.000Z",
-			"group_id": "grp_1", "fingerprint": "abc", "trace_id": "t1", "exception_type": "ValueError", "sample_message": "boom"}}
-	want := &Ticket{ID: "tkt_01", Severity: "high", Title: "boom", Summary: "boom in api", Reason: "spike", Service: "api",
-		Environment: "prod", Release: "1.0", EventCount: 1234, FirstSeen: time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC),
-		LastSeen: time.Date(2026, 11, 22, 7, 59, 0, 0, time.UTC), URL: appURL + "/tickets/tkt_01",
-		Facts: []Fact{{"Exception", "ValueError"}, {"Level", "error"}, {"Trace ID", "t1"}, {"Sample message", "boom"}}}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var decoded view.Ticket
-	if err := json.Unmarshal(b, &decoded); err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range []view.Ticket{v, decoded} {
-		got := TicketOf(in, "")
-		gb, _ := json.Marshal(got)
-		wb, _ := json.Marshal(want)
-		if string(gb) != string(wb) {
-			t.Errorf("TicketOf:\ngot  %s\nwant %s", gb, wb)
-		}
-	}
-	if got := TicketOf(v, "https://other.example/t"); got.URL != "https://other.example/t" {
-		t.Errorf("ticket_url not taken: %q", got.URL)
 	}
 }

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"strings"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // Slack: an incoming webhook message with a `text` fallback (what
@@ -87,7 +89,7 @@ func buildSlack(m *message, level int) built {
 		}
 	}
 	lead := []string{}
-	if m.event != EventDigest {
+	if m.event != notice.EventDigest {
 		lead = append(lead, "*"+fit(m.heading, scaled(300, level), inBytes, slackEscape)+"*")
 	}
 	if m.summary != "" {
@@ -107,7 +109,7 @@ func buildSlack(m *message, level int) built {
 		blocks = append(blocks, fb)
 	}
 
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		lines := m.ticketLines(scaled(200, level), inBytes, slackEscape, slackURL)
 		// Keep three blocks for the failing channels, the context and room.
 		for _, s := range slackList("*New tickets*", lines, m.total, scaled(5000, level), slackBlocks-len(blocks)-3) {
@@ -124,7 +126,7 @@ func buildSlack(m *message, level int) built {
 	blocks = append(blocks, slackBlock{Type: "context", Elements: []slackText{{"mrkdwn", mt.add(fit(m.footer, 300, inBytes, slackEscape))}}})
 
 	fallback := m.heading
-	if m.event == EventTicket {
+	if m.event == notice.EventTicket {
 		fallback += ": " + m.title
 	}
 	body := encode(slackMessage{Text: fit(fallback, scaled(slackFallback/6, level), inBytes, slackEscape), Blocks: blocks})
@@ -164,7 +166,7 @@ func slackList(heading string, lines []string, total, budget, maxBlocks int) []s
 		if cur != "" {
 			cur += "\n"
 		}
-		cur += "… and " + number(more) + " more"
+		cur += "… and " + notice.Number(more) + " more"
 	}
 	if cur != "" && len(out) < maxBlocks {
 		out = append(out, cur)

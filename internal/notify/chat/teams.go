@@ -1,6 +1,10 @@
 package chat
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
+)
 
 // Microsoft Teams: the message a Workflows flow "when a Teams webhook
 // request is received" posts, one Adaptive Card attachment (the retired
@@ -90,7 +94,7 @@ func buildTeams(m *message, level int) built {
 		r.Size, r.IsSubtle = "Small", true
 		return paragraph(r)
 	}
-	if m.event != EventDigest {
+	if m.event != notice.EventDigest {
 		body = append(body, small(fit(m.heading, scaled(500, level), inBytes, nil)))
 	}
 	title := run(fit(m.title, scaled(teamsTitle, level), inBytes, nil))
@@ -123,7 +127,7 @@ func buildTeams(m *message, level int) built {
 		body = append(body, paragraph(name, run(fit(f.Value, scaled(500, level), inBytes, nil))))
 	}
 
-	if m.event == EventDigest {
+	if m.event == notice.EventDigest {
 		body = append(body, teamsList("New tickets", m.items, m.total, scaled(12000, level), level)...)
 		if len(m.failing) > 0 {
 			items := make([]item, len(m.failing))
@@ -181,7 +185,7 @@ func teamsList(heading string, items []item, total, budget, level int) []teamsBl
 		shown++
 	}
 	if more := total - shown; more > 0 {
-		out = append(out, paragraph(run("… and "+number(more)+" more")))
+		out = append(out, paragraph(run("… and "+notice.Number(more)+" more")))
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/testtool"
 )
 
@@ -37,7 +38,7 @@ func TestTeamsAdaptiveCard(t *testing.T) {
 		Card json.RawMessage `json:"card"`
 	}
 	var cards []entry
-	add := func(name string, n Notification) {
+	add := func(name string, n notice.Notification) {
 		r, err := Render(Teams, n)
 		if err != nil {
 			t.Fatal(err)

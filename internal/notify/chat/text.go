@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -160,30 +159,4 @@ func clip(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-// number formats n with thousands separators: 12,345.
-func number[N int | int64](n N) string {
-	s := strconv.FormatInt(int64(n), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// plural formats n with the singular or plural noun: "1 ticket", "3 tickets".
-func plural[N int | int64](n N, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return number(n) + " " + many
 }

@@ -105,12 +105,3 @@ func TestSafeURL(t *testing.T) {
 		}
 	}
 }
-
-func TestNumber(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := number(n); got != want {
-			t.Errorf("number(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

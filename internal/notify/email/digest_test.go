@@ -6,29 +6,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
-func digest(tickets int) email.Digest {
+func digest(tickets int) notice.Notification {
 	start := time.Date(2026, 5, 10, 7, 0, 0, 0, time.UTC) // 09:00 CEST
-	d := email.Digest{
-		Project: "shop", ProjectID: "prj_1", Start: start, End: start.Add(24 * time.Hour), Timezone: "Europe/Berlin",
+	d := &notice.Digest{
+		Start: start, End: start.Add(24 * time.Hour), Timezone: "Europe/Berlin",
 		TicketCount: tickets, URL: "https://errata.example/projects/prj_1",
-		Info: &email.DigestInfo{EventCount: 123456, WindowCount: 96, BusiestStart: start.Add(2 * time.Hour),
+		Info: &notice.DigestInfo{EventCount: 123456, WindowCount: 96, BusiestStart: start.Add(2 * time.Hour),
 			BusiestEnd: start.Add(2*time.Hour + 15*time.Minute), BusiestCount: 5000,
 			URL: "https://errata.example/projects/prj_1/summaries?from=2026-05-10T07:00:00Z&to=2026-05-11T07:00:00Z"},
-		FailingChannels: []email.FailingChannel{{Name: "ops <hook>", Type: "webhook", ConsecutiveFailures: 3}},
+		FailingChannels: []notice.FailingChannel{{Name: "ops <hook>", Type: "webhook", ConsecutiveFailures: 3}},
 	}
 	for i := range min(tickets, 100) {
-		d.Tickets = append(d.Tickets, email.DigestTicket{Severity: "high", Title: fmt.Sprintf("boom #%03d", i),
+		d.Tickets = append(d.Tickets, notice.DigestTicket{Severity: "high", Title: fmt.Sprintf("boom #%03d", i),
 			URL: fmt.Sprintf("https://errata.example/tickets/tkt_%03d", i), CreatedAt: start.Add(time.Duration(i) * time.Minute)})
 	}
-	return d
+	return notice.Notification{Project: notice.Ref{ID: "prj_1", Name: "shop"}, Digest: d}
 }
 
 func TestRenderDigest(t *testing.T) {
 	t.Parallel()
-	m := email.RenderDigest(digest(3), unsubscribe)
+	m := mustRender(t, digest(3), unsubscribe)
 	if want := "[digest] shop: 3 new tickets, 1 failing channel"; m.Subject != want {
 		t.Errorf("Subject = %q, want %q", m.Subject, want)
 	}
@@ -49,13 +49,14 @@ func TestRenderDigest(t *testing.T) {
 
 func TestRenderDigestCapsTickets(t *testing.T) {
 	t.Parallel()
-	d := digest(100)
+	n := digest(100)
+	d := n.Digest
 	d.TicketCount = 150
 	// A caller passing more than 100 still shows 100.
 	for i := 100; i < 120; i++ {
-		d.Tickets = append(d.Tickets, email.DigestTicket{Severity: "medium", Title: fmt.Sprintf("boom #%03d", i)})
+		d.Tickets = append(d.Tickets, notice.DigestTicket{Severity: "medium", Title: fmt.Sprintf("boom #%03d", i)})
 	}
-	m := email.RenderDigest(d, unsubscribe)
+	m := mustRender(t, n, unsubscribe)
 	for part, s := range map[string]string{"text": m.Text, "html": m.HTML} {
 		contains(t, part, s, "Tickets: 150", "boom #099", "and 50 more")
 		lacks(t, part, s, "boom #100")
@@ -70,9 +71,9 @@ func TestRenderDigestCapsTickets(t *testing.T) {
 
 func TestRenderDigestEmpty(t *testing.T) {
 	t.Parallel()
-	d := digest(0)
-	d.Info, d.FailingChannels = nil, nil
-	m := email.RenderDigest(d, unsubscribe)
+	n := digest(0)
+	n.Digest.Info, n.Digest.FailingChannels = nil, nil
+	m := mustRender(t, n, unsubscribe)
 	if want := "[digest] shop: 0 new tickets"; m.Subject != want {
 		t.Errorf("Subject = %q, want %q", m.Subject, want)
 	}
@@ -92,9 +93,9 @@ func TestRenderDigestZones(t *testing.T) {
 		{"", "Sun 10 May 2026 07:00 UTC", "Sun 10 May 07:00"},          // unknown zones fall back to UTC
 		{"Mars/Base", "Sun 10 May 2026 07:00 UTC", "Sun 10 May 07:00"}, // and say so
 	} {
-		d := digest(1)
-		d.Timezone = tt.zone
-		m := email.RenderDigest(d, unsubscribe)
+		n := digest(1)
+		n.Digest.Timezone = tt.zone
+		m := mustRender(t, n, unsubscribe)
 		contains(t, tt.zone+" text", m.Text, tt.start, tt.created)
 		contains(t, tt.zone+" html", m.HTML, strings.ReplaceAll(tt.start, "+", "&#43;"), tt.created)
 	}

@@ -1,6 +1,7 @@
-// Package email renders Errata's notification emails: a ticket alert, a
-// digest and a channel test, each as a mail.Message with a plain-text part
-// and an HTML alternative.
+// Package email renders Errata's emails, each as a mail.Message with a
+// plain-text part and an HTML alternative: the notifications (a ticket
+// alert, a digest and a channel test, from the model of package notice)
+// and the system emails (an invitation).
 //
 // Everything in the inputs is treated as untrusted (ticket titles, messages
 // and facts come from ingested events): the HTML part is built with
@@ -10,79 +11,37 @@
 package email
 
 import (
-	"time"
+	"errors"
 
 	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
-
-// Ticket is a ticket alert (spec 6.1, sent for critical and high tickets).
-type Ticket struct {
-	Project, ProjectID string
-	TicketID           string
-	Severity           string
-	Title              string
-	Summary            string
-	// URL is the ticket's dashboard address.
-	URL   string
-	Facts map[string]any
-	// Reason is why the alert is sent: new, regression or spike.
-	Reason string
-}
-
-// Digest is a project's digest for the period [Start, End).
-type Digest struct {
-	Project, ProjectID string
-	Start, End         time.Time
-	// Timezone is the schedule's IANA zone; every time is shown in it.
-	Timezone string
-	// TicketCount is the number of the period's tickets, which may be more
-	// than Tickets holds.
-	TicketCount int
-	// Tickets are shown in the order given (severity, then newest), at most
-	// maxTickets of them.
-	Tickets         []DigestTicket
-	Info            *DigestInfo // nil when the period has no INFO summaries
-	FailingChannels []FailingChannel
-	// URL is the project's dashboard address.
-	URL string
-}
-
-// DigestTicket is one line of a digest's ticket list.
-type DigestTicket struct {
-	Severity, Title, URL string
-	CreatedAt            time.Time
-}
-
-// DigestInfo sums up the period's INFO summaries.
-type DigestInfo struct {
-	EventCount, WindowCount  int64
-	BusiestStart, BusiestEnd time.Time
-	BusiestCount             int64
-	// URL is the dashboard address of the period's summaries.
-	URL string
-}
-
-// FailingChannel is a channel of the project whose health is failing.
-type FailingChannel struct {
-	Name, Type          string
-	ConsecutiveFailures int64
-}
-
-// Test is a channel test.
-type Test struct {
-	Project, Channel string
-}
 
 // maxTickets is the most tickets a digest lists (spec 6.2).
 const maxTickets = 100
 
-// RenderTicket renders a ticket alert. Its subject reads
+// Render renders a notification as an email: a ticket alert, a digest or
+// a channel test. unsubscribeURL, the channel's settings page, becomes the
+// List-Unsubscribe header and the footer link. It fails only for a
+// notification that is not exactly one of the three.
+func Render(n notice.Notification, unsubscribeURL string) (mail.Message, error) {
+	switch n.Event() {
+	case notice.EventTicket:
+		return renderTicket(n.Project.Name, n.Ticket, unsubscribeURL), nil
+	case notice.EventDigest:
+		return renderDigest(n.Project.Name, n.Digest, unsubscribeURL), nil
+	case notice.EventTest:
+		return renderTest(n.Project.Name, n.Test, unsubscribeURL), nil
+	}
+	return mail.Message{}, errors.New("email: a notification is exactly one of a ticket, a digest and a test")
+}
+
+// renderTicket renders a ticket alert. Its subject reads
 // "[critical] <project>: <title>", with " (spike)" or " (regression)" after
-// the title when that is the reason. unsubscribeURL, the channel's settings
-// page, becomes the List-Unsubscribe header and the footer link.
-func RenderTicket(t Ticket, unsubscribeURL string) mail.Message {
-	v := ticketView{page: newPage(t.Project, unsubscribeURL), Severity: word(t.Severity), Color: severityColor(t.Severity),
-		Title: line(t.Title), Summary: multiline(t.Summary), URL: httpURL(t.URL), Reason: reason(t.Reason), Facts: facts(t.Facts)}
+// the title when that is the reason.
+func renderTicket(project string, t *notice.Ticket, unsubscribeURL string) mail.Message {
+	v := ticketView{page: newPage(project, unsubscribeURL), Severity: word(t.Severity), Color: severityColor(t.Severity),
+		Title: line(t.Title), Summary: multiline(t.Summary), URL: httpURL(t.URL), Reason: reason(t.Reason), Facts: facts(t.Details())}
 	v.Heading = v.heading()
 	tail := ""
 	if v.Reason != "" {
@@ -92,22 +51,22 @@ func RenderTicket(t Ticket, unsubscribeURL string) mail.Message {
 	return render(ticketTemplates, v, unsubscribeURL)
 }
 
-// RenderDigest renders a digest: the period in its zone, the tickets (at
+// renderDigest renders a digest: the period in its zone, the tickets (at
 // most 100, then "and N more"), the INFO figures and the project's failing
 // channels.
-func RenderDigest(d Digest, unsubscribeURL string) mail.Message {
-	v := newDigestView(d, newPage(d.Project, unsubscribeURL))
-	tail := plural(v.TicketCount, "new ticket", "new tickets")
+func renderDigest(project string, d *notice.Digest, unsubscribeURL string) mail.Message {
+	v := newDigestView(d, newPage(project, unsubscribeURL))
+	tail := notice.Plural(v.TicketCount, "new ticket", "new tickets")
 	if n := len(d.FailingChannels); n > 0 {
-		tail += ", " + plural(n, "failing channel", "failing channels")
+		tail += ", " + notice.Plural(n, "failing channel", "failing channels")
 	}
-	v.Subject = subject("[digest] ", d.Project, ": "+tail)
+	v.Subject = subject("[digest] ", project, ": "+tail)
 	return render(digestTemplates, v, unsubscribeURL)
 }
 
-// RenderTest renders a channel test.
-func RenderTest(t Test, unsubscribeURL string) mail.Message {
-	v := testView{page: newPage(t.Project, unsubscribeURL), Channel: line(t.Channel)}
-	v.Subject = subject("[test] "+cut(v.Project, maxProject)+": test notification for ", t.Channel, "")
+// renderTest renders a channel test.
+func renderTest(project string, t *notice.Test, unsubscribeURL string) mail.Message {
+	v := testView{page: newPage(project, unsubscribeURL), Channel: line(t.Channel.Name)}
+	v.Subject = subject("[test] "+cut(v.Project, maxProject)+": test notification for ", t.Channel.Name, "")
 	return render(testTemplates, v, unsubscribeURL)
 }

@@ -24,9 +24,10 @@ type templates struct {
 // The templates are parsed once, from files inside the binary: a parse
 // failure is a build defect, caught by the tests.
 var (
-	ticketTemplates = parse("ticket")
-	digestTemplates = parse("digest")
-	testTemplates   = parse("test")
+	ticketTemplates     = parse("ticket")
+	digestTemplates     = parse("digest")
+	testTemplates       = parse("test")
+	invitationTemplates = parse("invitation")
 )
 
 func parse(name string) templates {
@@ -40,13 +41,18 @@ func parse(name string) templates {
 type page struct {
 	Subject string
 	Project string
+	// Why says, in the footer, why the email arrives at this address.
+	Why string
 	// Unsubscribe is the channel's settings page, or "" when the address
 	// given was not a usable http(s) URL.
 	Unsubscribe string
 }
 
+// newPage is the page of a notification of a channel of project.
 func newPage(project, unsubscribeURL string) page {
-	return page{Project: line(project), Unsubscribe: httpURL(unsubscribeURL)}
+	p := page{Project: line(project), Unsubscribe: httpURL(unsubscribeURL)}
+	p.Why = "You receive this email because a notification channel of the Errata project " + p.Project + " sends to this address."
+	return p
 }
 
 // render executes both templates on v. Should one fail (a defect the tests

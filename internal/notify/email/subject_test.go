@@ -9,7 +9,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/mail/mailtest"
-	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 func TestSubjectIsOneShortLine(t *testing.T) {
@@ -32,8 +32,8 @@ func TestSubjectIsOneShortLine(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tk := ticket()
-			tk.Title, tk.Reason = tt.title, tt.reason
-			s := email.RenderTicket(tk, unsubscribe).Subject
+			tk.Ticket.Title, tk.Ticket.Reason = tt.title, tt.reason
+			s := mustRender(t, tk, unsubscribe).Subject
 			if strings.ContainsAny(s, "\r\n\x00\u2028\u2029\u0085\u202e") {
 				t.Errorf("Subject %q has a line break or control character", s)
 			}
@@ -46,8 +46,8 @@ func TestSubjectIsOneShortLine(t *testing.T) {
 		})
 	}
 	for name, m := range map[string]mail.Message{
-		"digest": email.RenderDigest(email.Digest{Project: "p\r\nBcc: x@example.com" + long, Timezone: "UTC"}, unsubscribe),
-		"test":   email.RenderTest(email.Test{Project: "p", Channel: "c\r\nBcc: x@example.com" + long}, unsubscribe),
+		"digest": mustRender(t, notice.Notification{Project: notice.Ref{Name: "p\r\nBcc: x@example.com" + long}, Digest: &notice.Digest{Timezone: "UTC"}}, unsubscribe),
+		"test":   mustRender(t, testNote("p", "c\r\nBcc: x@example.com"+long), unsubscribe),
 	} {
 		if strings.ContainsAny(m.Subject, "\r\n") || utf8.RuneCountInString(m.Subject) > 200 {
 			t.Errorf("%s Subject = %q, want one line of at most 200 runes", name, m.Subject)
@@ -65,9 +65,9 @@ func TestHeaderInjectionOverSMTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk := ticket()
-	tk.Title = "boom\r\nBcc: evil@example.com\r\nX-Injected: yes\r\n\r\n<h1>fake body</h1>"
-	tk.Project = "shop\nX-Project-Injected: yes"
-	if err := s.SendMessage(context.Background(), "ada@example.com", email.RenderTicket(tk, unsubscribe)); err != nil {
+	tk.Ticket.Title = "boom\r\nBcc: evil@example.com\r\nX-Injected: yes\r\n\r\n<h1>fake body</h1>"
+	tk.Project.Name = "shop\nX-Project-Injected: yes"
+	if err := s.SendMessage(context.Background(), "ada@example.com", mustRender(t, tk, unsubscribe)); err != nil {
 		t.Fatalf("SendMessage: %v", err)
 	}
 	got := srv.Wait(t, 10*time.Second, mailtest.To("ada@example.com"))

@@ -6,11 +6,12 @@ import (
 
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 func TestRenderTest(t *testing.T) {
 	t.Parallel()
-	m := email.RenderTest(email.Test{Project: "shop", Channel: "Ada's <inbox>"}, unsubscribe)
+	m := mustRender(t, testNote("shop", "Ada's <inbox>"), unsubscribe)
 	if want := "[test] shop: test notification for Ada's <inbox>"; m.Subject != want {
 		t.Errorf("Subject = %q, want %q", m.Subject, want)
 	}
@@ -24,9 +25,9 @@ func TestEveryMessage(t *testing.T) {
 	t.Parallel()
 	render := func(u string) map[string]mail.Message {
 		return map[string]mail.Message{
-			"ticket": email.RenderTicket(ticket(), u),
-			"digest": email.RenderDigest(digest(3), u),
-			"test":   email.RenderTest(email.Test{Project: "shop", Channel: "me"}, u),
+			"ticket": mustRender(t, ticket(), u),
+			"digest": mustRender(t, digest(3), u),
+			"test":   mustRender(t, testNote("shop", "me"), u),
 		}
 	}
 	for name, m := range render(unsubscribe) {
@@ -50,5 +51,17 @@ func TestEveryMessage(t *testing.T) {
 			lacks(t, name, m.HTML, "unsubscribe</a>")
 			lacks(t, name, m.Text, "unsubscribe:")
 		}
+	}
+}
+
+// testNote is a channel test of channel in project.
+func testNote(project, channel string) notice.Notification {
+	return notice.Notification{Project: notice.Ref{ID: "prj_1", Name: project}, Test: &notice.Test{Channel: notice.Ref{ID: "chn_1", Name: channel}}}
+}
+
+func TestRenderRefusesAnEmptyNotification(t *testing.T) {
+	t.Parallel()
+	if _, err := email.Render(notice.Notification{Project: notice.Ref{Name: "shop"}}, unsubscribe); err == nil {
+		t.Error("Render of a notification that is none of ticket, digest and test: no error")
 	}
 }

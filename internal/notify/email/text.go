@@ -1,7 +1,6 @@
 package email
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,30 +60,4 @@ func reason(r string) string {
 		return r
 	}
 	return ""
-}
-
-// plural formats n with the singular or plural noun: "1 ticket", "3 tickets".
-func plural[N int | int64](n N, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return number(n) + " " + many
-}
-
-// number formats n with thousands separators: 12,345.
-func number[N int | int64](n N) string {
-	s := strconv.FormatInt(int64(n), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -4,28 +4,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 const unsubscribe = "https://errata.example/channels/chn_0123456789abcdef"
 
-func ticket() email.Ticket {
-	return email.Ticket{
-		Project: "shop", ProjectID: "prj_1", TicketID: "tkt_1", Severity: "critical",
-		Title:   "TypeError: cart is undefined",
+func ticket() notice.Notification {
+	return notice.Notification{Project: notice.Ref{ID: "prj_1", Name: "shop"}, Ticket: &notice.Ticket{
+		ID: "tkt_1", Severity: "critical", Title: "TypeError: cart is undefined",
 		Summary: "checkout raised TypeError 1,234 times since 09:12.\nIt started with release 2.4.1.",
-		URL:     "https://errata.example/tickets/tkt_1",
-		Facts: map[string]any{
-			"service": "checkout", "environment": "production", "release": "2.4.1", "event_count": float64(1234),
-			"reason": "new", "sample_message": "cart is undefined", "custom": []any{"a", 1.5}, "nothing": nil,
-		},
-		Reason: "new",
+		URL:     "https://errata.example/tickets/tkt_1", Reason: "new",
+		Service: "checkout", Environment: "production", Release: "2.4.1", EventCount: 1234,
+		Facts: []notice.Fact{{Name: "Sample message", Value: "cart is undefined"}, {Name: "Custom", Value: `["a",1.5]`}, {Name: "Nothing", Value: ""}},
+	}}
+}
+
+// mustRender renders n as an email.
+func mustRender(t *testing.T, n notice.Notification, unsubscribeURL string) mail.Message {
+	t.Helper()
+	m, err := email.Render(n, unsubscribeURL)
+	if err != nil {
+		t.Fatalf("Render: %v", err)
 	}
+	return m
 }
 
 func TestRenderTicket(t *testing.T) {
 	t.Parallel()
-	m := email.RenderTicket(ticket(), unsubscribe)
+	m := mustRender(t, ticket(), unsubscribe)
 	if want := "[critical] shop: TypeError: cart is undefined"; m.Subject != want {
 		t.Errorf("Subject = %q, want %q", m.Subject, want)
 	}
@@ -35,12 +43,12 @@ func TestRenderTicket(t *testing.T) {
 	both := []string{
 		"New critical ticket in shop", "TypeError: cart is undefined", "1,234 times since 09:12.",
 		"It started with release 2.4.1.", "https://errata.example/tickets/tkt_1", unsubscribe,
-		"service", "checkout", "event_count", "1234", "sample_message", "production",
+		"Service", "checkout", "Events", "1,234", "Sample message", "production",
 	}
-	contains(t, "text", m.Text, append(both, "It started with release 2.4.1.\n", `custom: ["a",1.5]`)...)
+	contains(t, "text", m.Text, append(both, "It started with release 2.4.1.\n", `Custom: ["a",1.5]`)...)
 	contains(t, "html", m.HTML, append(both, `href="https://errata.example/tickets/tkt_1"`, `href="`+unsubscribe+`"`, "[&#34;a&#34;,1.5]")...)
-	lacks(t, "text", m.Text, "nothing")
-	if i, j := strings.Index(m.Text, "service:"), strings.Index(m.Text, "custom:"); i < 0 || j < i {
+	lacks(t, "text", m.Text, "Nothing")
+	if i, j := strings.Index(m.Text, "Service:"), strings.Index(m.Text, "Custom:"); i < 0 || j < i {
 		t.Errorf("facts out of order: service at %d, custom at %d, want known facts first", i, j)
 	}
 }
@@ -55,8 +63,8 @@ func TestRenderTicketReason(t *testing.T) {
 		{"<b>odd</b>", "[critical] shop: TypeError: cart is undefined", "New critical ticket in shop"},
 	} {
 		tk := ticket()
-		tk.Reason = tt.reason
-		m := email.RenderTicket(tk, unsubscribe)
+		tk.Ticket.Reason = tt.reason
+		m := mustRender(t, tk, unsubscribe)
 		if m.Subject != tt.subject {
 			t.Errorf("reason %q: Subject = %q, want %q", tt.reason, m.Subject, tt.subject)
 		}
@@ -69,13 +77,14 @@ func TestRenderTicketReason(t *testing.T) {
 // ticket carries it.
 func TestRenderTicketEscapes(t *testing.T) {
 	t.Parallel()
-	tk := ticket()
-	tk.Project = `<img src=x onerror=alert(1)>`
+	n := ticket()
+	tk := n.Ticket
+	n.Project.Name = `<img src=x onerror=alert(1)>`
 	tk.Title = `<script>alert("title")</script>`
 	tk.Summary = `</p><script>alert("summary")</script>`
-	tk.Facts = map[string]any{"<b>key</b>": `<a href="javascript:alert(1)">x</a>`, "sample_message": "<iframe src=//evil.example>"}
+	tk.Facts = []notice.Fact{{Name: "<b>key</b>", Value: `<a href="javascript:alert(1)">x</a>`}, {Name: "Sample message", Value: "<iframe src=//evil.example>"}}
 	tk.URL = "javascript:alert(1)"
-	m := email.RenderTicket(tk, unsubscribe)
+	m := mustRender(t, n, unsubscribe)
 	lacks(t, "html", m.HTML, "<script", "<img", "<iframe", "<b>key", `<a href="javascript`, `href="javascript`)
 	contains(t, "html", m.HTML, "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;", "&lt;iframe")
 	contains(t, "text", m.Text, `<script>alert("title")</script>`) // plain text shows it as written

@@ -1,12 +1,10 @@
 package email
 
 import (
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
 // ticketView is a Ticket as its templates show it: one-line, cut fields.
@@ -29,53 +27,16 @@ func (v ticketView) heading() string {
 	return "New " + v.Severity + " ticket in " + v.Project
 }
 
-// factOrder puts the facts a person acts on first; others follow by name.
-var factOrder = []string{"reason", "service", "environment", "release", "level", "event_count",
-	"first_seen", "last_seen", "sample_message", "trace_id", "group_id"}
-
-// facts returns the ticket's facts as name and value lines, skipping nulls.
-func facts(m map[string]any) []fact {
-	names := make([]string, 0, len(m))
-	for k, v := range m {
-		if v != nil {
-			names = append(names, k)
+// facts returns the ticket's facts (notice.Ticket.Details) as name and
+// value lines.
+func facts(list []notice.Fact) []fact {
+	out := make([]fact, 0, len(list))
+	for _, f := range list {
+		if v := cut(line(f.Value), maxFact); v != "" {
+			out = append(out, fact{Name: cut(line(f.Name), 60), Value: v})
 		}
-	}
-	rank := func(k string) int {
-		if i := slices.Index(factOrder, k); i >= 0 {
-			return i
-		}
-		return len(factOrder)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
-	out := make([]fact, 0, len(names))
-	for _, k := range names {
-		out = append(out, fact{Name: cut(line(k), 60), Value: cut(line(factValue(m[k])), maxFact)})
 	}
 	return out
-}
-
-func factValue(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case time.Time:
-		return v.UTC().Format(time.RFC3339)
-	case fmt.Stringer, bool, int, int64, int32, uint, uint64, uint32:
-		return fmt.Sprint(v)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // severityColor is the badge colour of a severity; unknown ones are grey.
@@ -126,7 +87,7 @@ const (
 	createdLayout = "Mon 2 Jan 15:04"
 )
 
-func newDigestView(d Digest, p page) digestView {
+func newDigestView(d *notice.Digest, p page) digestView {
 	loc, err := time.LoadLocation(d.Timezone)
 	if err != nil || d.Timezone == "" || d.Timezone == "Local" {
 		loc = time.UTC
@@ -140,13 +101,13 @@ func newDigestView(d Digest, p page) digestView {
 	}
 	v.More = v.TicketCount - len(shown)
 	if i := d.Info; i != nil {
-		v.Info = &infoView{Events: number(i.EventCount), Windows: plural(i.WindowCount, "window", "windows"),
+		v.Info = &infoView{Events: notice.Number(i.EventCount), Windows: notice.Plural(i.WindowCount, "window", "windows"),
 			BusiestStart: i.BusiestStart.In(loc).Format(periodLayout), BusiestEnd: i.BusiestEnd.In(loc).Format(periodLayout),
-			BusiestCount: plural(i.BusiestCount, "event", "events"), URL: httpURL(i.URL)}
+			BusiestCount: notice.Plural(i.BusiestCount, "event", "events"), URL: httpURL(i.URL)}
 	}
 	for _, c := range d.FailingChannels {
 		v.Failing = append(v.Failing, failingView{Name: cut(line(c.Name), 100), Type: word(c.Type),
-			Failures: plural(c.ConsecutiveFailures, "failed delivery", "failed deliveries") + " in a row"})
+			Failures: notice.Plural(c.ConsecutiveFailures, "failed delivery", "failed deliveries") + " in a row"})
 	}
 	return v
 }

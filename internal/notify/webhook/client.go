@@ -10,10 +10,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -75,8 +77,14 @@ type Request struct {
 	URL        string   // checked again (without DNS) before sending
 	Event      string   // Service-Event: ticket, digest or test
 	DeliveryID string   // Service-Delivery-Id: dlv_… or tst_…, the same on every retry
-	Body       []byte   // frozen JSON body, identical on every retry
+	Body       []byte   // the body sent, which Service-Signature signs
 	Secrets    [][]byte // signing secrets, new first during a rotation
+	// ContentType is the body's type; "" means application/json.
+	ContentType string
+	// Headers are further headers a chat tool reads (ntfy's X-Title…).
+	// They cannot replace Content-Type, User-Agent, Host, the length or
+	// any Service-* header, and must be one line each.
+	Headers map[string]string
 	// Now is called once per Send: the signature's timestamp and the
 	// reference for a Retry-After date. nil means time.Now.
 	Now func() time.Time
@@ -143,6 +151,9 @@ func (c *Client) send(parent context.Context, r Request) Result {
 	if _, err := parseTarget(r.URL); err != nil {
 		return failed(GiveUp, ClassInvalidURL, err.Error())
 	}
+	if err := checkHeaders(r); err != nil {
+		return failed(GiveUp, ClassInvalidRequest, err.Error())
+	}
 	now := time.Now()
 	if r.Now != nil {
 		now = r.Now()
@@ -173,13 +184,19 @@ func (c *Client) send(parent context.Context, r Request) Result {
 	if err != nil {
 		return failed(GiveUp, ClassInvalidURL, "webhook URL is not a valid URL")
 	}
-	req.Header = http.Header{
-		"Content-Type":        {"application/json"},
-		"User-Agent":          {UserAgent},
-		"Service-Event":       {r.Event},
-		"Service-Delivery-Id": {r.DeliveryID},
-		"Service-Signature":   {Sign(now.Unix(), r.Body, r.Secrets...)},
+	req.Header = make(http.Header, 5+len(r.Headers))
+	for k, v := range r.Headers {
+		req.Header.Set(k, v)
 	}
+	contentType := r.ContentType
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set("Service-Event", r.Event)
+	req.Header.Set("Service-Delivery-Id", r.DeliveryID)
+	req.Header.Set("Service-Signature", Sign(now.Unix(), r.Body, r.Secrets...))
 	resp, err := c.transport.RoundTrip(req)
 	if err != nil {
 		return c.failure(parent, ctx, err)
@@ -234,4 +251,26 @@ func (rt *responseTimer) stop() {
 	rt.mu.Lock()
 	rt.done = true
 	rt.mu.Unlock()
+}
+
+// reservedHeaders are the headers a Request's Headers cannot set: the
+// transport's and the signed delivery's own.
+var reservedHeaders = []string{"content-type", "content-length", "transfer-encoding", "connection", "host", "user-agent"}
+
+// checkHeaders refuses extra headers that would replace a reserved one or
+// could split the request.
+func checkHeaders(r Request) error {
+	if strings.ContainsAny(r.ContentType, "\r\n\x00") {
+		return errors.New("content type is not one line")
+	}
+	for k, v := range r.Headers {
+		lk := strings.ToLower(k)
+		if k == "" || strings.HasPrefix(lk, "service-") || slices.Contains(reservedHeaders, lk) {
+			return fmt.Errorf("header %q cannot be set by a format", k)
+		}
+		if strings.ContainsAny(k, "\r\n\x00: \t") || strings.ContainsAny(v, "\r\n\x00") {
+			return fmt.Errorf("header %q is not one line", k)
+		}
+	}
+	return nil
 }

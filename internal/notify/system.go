@@ -1,0 +1,65 @@
+package notify
+
+import (
+	"context"
+	"errors"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/email"
+	"github.com/errata-dev/errata/internal/notify/webhook"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// System emails (an invitation's) go through the delivery engine like a
+// channel's: queued in the transaction that makes their subject, attempted
+// at least once, retried after an SMTP 4xx. They have no channel (their
+// body names the recipient) and no project; they count towards no channel's
+// health and are not in any delivery log. Their status is shown with their
+// subject (SystemEmailStatus), and their body, which may carry a secret
+// such as an invitation's token, is emptied once they end.
+
+// QueueInvitation queues the email of an invitation in c's transaction
+// (org.Mailer). Without SMTP (Options.Mail nil) it queues nothing, as
+// before: the invitation's link is then only in the answer that created it.
+func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.InvitationEmail) error {
+	if s.opts.Mail == nil {
+		return nil
+	}
+	msg := email.RenderInvitation(email.Invitation{Inviter: m.Inviter, InviterEmail: m.InviterEmail, Org: m.Org, Role: m.Role,
+		AcceptURL: m.AcceptURL, ExpiresAt: m.ExpiresAt})
+	body, err := marshal(store.EventInvitation, emailBody{To: m.To, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventInvitation, SubjectID: m.InvitationID, Format: store.FormatEmail, Body: body,
+		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+	return c.InsertDelivery(ctx, d)
+}
+
+// attemptSystem attempts a system email. An invitation's email is
+// cancelled once the invitation is no longer pending (accepted, revoked,
+// expired or gone): its link would not work.
+func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) result {
+	if d.Event == store.EventInvitation {
+		inv, err := s.db.Read().InvitationByID(ctx, d.SubjectID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return result{d: d, cancel: true}
+		case err != nil:
+			return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the invitation failed"})
+		case inv.StatusAt(s.now()) != store.InvitationPending:
+			return result{d: d, cancel: true}
+		}
+	}
+	start := s.now()
+	return s.judge(d, start, s.sendEmail(ctx, d.Body))
+}
+
+// SystemEmailStatus returns the status of the email about each of
+// subjectIDs (an invitation's by its id: pending, delivered, failed or
+// cancelled); a subject without one is absent.
+func (s *Service) SystemEmailStatus(ctx context.Context, subjectIDs []string) (map[string]string, error) {
+	return s.db.Read().SystemEmailStatus(ctx, subjectIDs)
+}
