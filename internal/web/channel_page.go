@@ -14,6 +14,7 @@ import (
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/view"
 )
 
 // deliveryPageSize is how many deliveries the log shows a page.
@@ -55,6 +56,16 @@ type channelPageData struct {
 	SecretOverlap string
 	// Notice reports what an action did; Alert why it did not.
 	Notice, Alert string
+	// Edit is the edit form (admins): the channel's settings, or what was
+	// submitted with the problem found in it.
+	Edit       *channelForm
+	Formats    []formatChoice
+	Severities []severityChoice
+	// Previews are what each format would send for PreviewTicket, the
+	// project's most recent ticket or, when PreviewSample, a sample one.
+	Previews      []notify.Preview
+	PreviewTicket view.Ticket
+	PreviewSample bool
 }
 
 // channelShow is a channel's page: facts, health, and the delivery log
@@ -126,6 +137,16 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 	role, _ := org.ParseRole(p.Member.Role)
 	data.Channel = newChannelView(ch, o.Plan, role, d.now())
 	data.CanTest, data.CanAdmin = role.AtLeast(org.MemberRole), role.AtLeast(org.Admin)
+	if data.CanAdmin {
+		if data.Edit == nil {
+			f := editForm(data.Channel)
+			data.Edit = &f
+		}
+		data.Formats, data.Severities = formatChoices, severityChoices
+	}
+	if data.Previews, data.PreviewTicket, data.PreviewSample, err = d.notify.TicketPreviews(ctx, ch); err != nil {
+		return err
+	}
 	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"}, crumb{ch.Name, "/channels/" + ch.ID})
 	d.render(w, r, status, "channel", p, frame{Title: ch.Name + " · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
 	return nil

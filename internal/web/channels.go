@@ -23,6 +23,7 @@ func (d *Dashboard) channelRoutes(mux *http.ServeMux) {
 	d.post(mux, "/projects/{project_id}/channels", d.channelCreate)
 	d.get(mux, "/channels/{channel_id}", d.channelShow)
 	d.post(mux, "/channels/{channel_id}/test", d.channelTest)
+	d.post(mux, "/channels/{channel_id}/edit", d.channelEdit)
 	d.post(mux, "/channels/{channel_id}/rotate-secret", d.channelRotate)
 	d.post(mux, "/channels/{channel_id}/enable", d.channelEnable(true))
 	d.post(mux, "/channels/{channel_id}/disable", d.channelEnable(false))
@@ -47,15 +48,19 @@ type channelView struct {
 	PreviousSecretUntil time.Time
 	AllowedByPlan       bool
 	CreatedAt           time.Time
+	// Format is a webhook channel's; "" for an email channel.
+	Format  string
+	Filters store.Filters
 }
 
 // newChannelView is what httpapi's channelView shows, at now, to a member
 // of role: a webhook's URL whole only to admins and owners.
 func newChannelView(ch store.Channel, plan string, role org.Role, now time.Time) channelView {
 	v := channelView{ID: ch.ID, ProjectID: ch.ProjectID, Name: ch.Name, Type: ch.Type, Target: notify.ShownURL(ch.URL, role.AtLeast(org.Admin)), Enabled: ch.Enabled,
-		Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ch.CreatedAt}
+		Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ch.CreatedAt,
+		Format: ch.Format, Filters: ch.Filters}
 	if ch.Type == store.ChannelEmail {
-		v.Target = ch.Email
+		v.Target, v.Format = ch.Email, ""
 	}
 	if ch.LastDeliveryAt != nil {
 		v.LastDeliveryAt = *ch.LastDeliveryAt
@@ -69,13 +74,53 @@ func newChannelView(ch store.Channel, plan string, role org.Role, now time.Time)
 // channelPageSize is how many channels the list shows a page.
 const channelPageSize = 50
 
-// channelForm is one of the two creation forms as submitted, with the
-// problem the service found in it.
+// channelForm is one of the two creation forms as submitted, or the
+// channel page's edit form, with the problem the service found in it.
 type channelForm struct {
 	Type, Name, URL, Email string
-	// Field names the input Error is about (name, url or email); "" for
-	// the whole form (plan limits).
+	Format, MinSeverity    string
+	// Environments and Services are as typed: comma-separated.
+	Environments, Services string
+	// Field names the input Error is about (name, url, email, format,
+	// min_severity, environments or services); "" for the whole form
+	// (plan limits).
 	Field, Error string
+}
+
+// readChannelForm reads a submitted channel form.
+func readChannelForm(r *http.Request) channelForm {
+	f := r.PostForm
+	return channelForm{Type: f.Get("type"), Name: f.Get("name"), URL: strings.TrimSpace(f.Get("url")), Email: strings.TrimSpace(f.Get("email")),
+		Format: f.Get("format"), MinSeverity: f.Get("min_severity"), Environments: f.Get("environments"), Services: f.Get("services")}
+}
+
+// filters is the form's filters as a patch: every field, as typed.
+func (f channelForm) filters() *notify.FiltersPatch {
+	envs, svcs := splitList(f.Environments), splitList(f.Services)
+	p := &notify.FiltersPatch{Environments: &envs, Services: &svcs}
+	if f.MinSeverity != "" {
+		p.MinSeverity = &f.MinSeverity
+	}
+	return p
+}
+
+// splitList reads a comma- or line-separated list, without blanks.
+func splitList(v string) []string {
+	out := []string{}
+	for _, s := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// failed records a problem's detail in the form, naming the field it is
+// about by its "field: …" prefix.
+func (f *channelForm) failed(detail string) {
+	f.Error = detail
+	f.Field = problemField(detail, "name", "url", "email", "format", "filters.min_severity", "filters.environments", "filters.services")
+	f.Field = strings.TrimPrefix(f.Field, "filters.")
 }
 
 // channelListData fills channels.html.
@@ -93,6 +138,9 @@ type channelListData struct {
 	MyEmail string
 	Form    channelForm
 	Deleted bool
+	// Formats and Severities are the choices the forms offer.
+	Formats    []formatChoice
+	Severities []severityChoice
 }
 
 // channelList lists a project's channels (GET /v1/projects/{id}/channels).
@@ -119,7 +167,8 @@ func (d *Dashboard) renderChannelList(w http.ResponseWriter, r *http.Request, p 
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data := channelListData{Project: prj, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), Webhooks: notify.AllowedByPlan(o.Plan, store.ChannelWebhook),
-		CanCreate: role.AtLeast(org.Admin), MyEmail: p.Member.Email, Form: form, Deleted: r.URL.Query().Get("deleted") == "1"}
+		CanCreate: role.AtLeast(org.Admin), MyEmail: p.Member.Email, Form: form, Deleted: r.URL.Query().Get("deleted") == "1",
+		Formats: formatChoices, Severities: severityChoices}
 	if len(rows) > channelPageSize {
 		rows = rows[:channelPageSize]
 		data.Next = "/projects/" + prj.ID + "/channels?before=" + url.QueryEscape(rows[len(rows)-1].ID)
@@ -151,8 +200,7 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 	if err := r.ParseForm(); err != nil {
 		return problem.New("malformed-body", "the form could not be read")
 	}
-	form := channelForm{Type: r.PostForm.Get("type"), Name: r.PostForm.Get("name"),
-		URL: strings.TrimSpace(r.PostForm.Get("url")), Email: strings.TrimSpace(r.PostForm.Get("email"))}
+	form := readChannelForm(r)
 	ctx, projectID := r.Context(), r.PathValue("project_id")
 	// Everything the answer shows is read first: once the channel exists,
 	// its secret must reach the page.
@@ -160,13 +208,11 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 	if err != nil {
 		return err
 	}
-	ch, err := d.notify.CreateChannel(ctx, projectID, notify.ChannelInput{MemberID: p.Member.ID, Name: form.Name, Type: form.Type, URL: form.URL, Email: form.Email})
+	ch, err := d.notify.CreateChannel(ctx, projectID, notify.ChannelInput{MemberID: p.Member.ID, Name: form.Name, Type: form.Type, URL: form.URL, Email: form.Email,
+		Format: form.Format, Filters: form.filters()})
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Status != http.StatusNotFound {
-		form.Field, form.Error = problemField(pr.Detail, "name", "url", "email", "type"), pr.Detail
-		if form.Field == "type" {
-			form.Field = ""
-		}
+		form.failed(pr.Detail)
 		return d.renderChannelList(w, r, p, pr.Status, "", form)
 	}
 	if err != nil {

@@ -66,6 +66,17 @@ func chanMakeCA() error {
 type chanRecv struct {
 	URL  string
 	hits atomic.Int64
+
+	mu          sync.Mutex
+	contentType string // of the last request
+	body        []byte
+}
+
+// last returns the content type and body of the last request.
+func (rc *chanRecv) last() (string, []byte) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.contentType, rc.body
 }
 
 // chanReceiver starts a receiver and fails the test unless the system
@@ -75,7 +86,10 @@ func chanReceiver(t *testing.T, status int) *chanRecv {
 	chanInstallCA(t)
 	rc := &chanRecv{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.contentType, rc.body = r.Header.Get("Content-Type"), b
+		rc.mu.Unlock()
 		rc.hits.Add(1)
 		w.WriteHeader(status)
 	}))

@@ -385,6 +385,12 @@ func (c *chromeTab) fill(id, value string) {
 	c.run("fill #"+id, chromedp.WaitVisible(chromedp.ID(id)), chromedp.SendKeys(chromedp.ID(id), value))
 }
 
+// replace clears the field with id and types value into it.
+func (c *chromeTab) replace(id, value string) {
+	c.t.Helper()
+	c.run("replace #"+id, chromedp.WaitVisible(chromedp.ID(id)), chromedp.Clear(chromedp.ID(id)), chromedp.SendKeys(chromedp.ID(id), value))
+}
+
 // postActions lists the paths the page's submit buttons post to (a button's
 // formmethod and formaction win over its form's), the header's sign-out
 // aside: the changes the page offers.

@@ -7,6 +7,7 @@ package web_test
 // SQLite.
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -172,7 +173,8 @@ func chromeJourney(t *testing.T, s *apitest.Server, rc *chanRecv) {
 }
 
 // chromeChannel adds a webhook channel to rc on the project's channels tab,
-// sends a test and rotates the secret (cancelling the confirmation first).
+// previews and edits it, sends a test and rotates the secret (cancelling
+// the confirmation first).
 func chromeChannel(c *chromeTab, prj string, rc *chanRecv) {
 	t := c.t
 	t.Helper()
@@ -195,10 +197,20 @@ func chromeChannel(c *chromeTab, prj string, rc *chanRecv) {
 	}
 	c.shot("channel")
 
+	chromePreviewAndEdit(c, channel)
+
 	chromeGo(c, `form[action="`+channel+`/test"] button`, http.StatusOK, channel)
 	c.expectText("#test-h", "Test delivered")
 	if n := rc.hits.Load(); n != 1 {
 		t.Errorf("the receiver got %d requests after Send a test, want 1", n)
+	}
+	// The test went in the format chosen: Slack's text and blocks.
+	var slack struct {
+		Text   string           `json:"text"`
+		Blocks []map[string]any `json:"blocks"`
+	}
+	if ct, body := rc.last(); ct != "application/json" || json.Unmarshal(body, &slack) != nil || slack.Text == "" || len(slack.Blocks) == 0 {
+		t.Errorf("the test arrived as %s %s, want a Slack message", ct, body)
 	}
 	c.shot("channel-tested")
 
@@ -220,4 +232,52 @@ func chromeChannel(c *chromeTab, prj string, rc *chanRecv) {
 		t.Errorf("secret after rotation = %q (before %q), want a new whsec_…", rotated, secret)
 	}
 	c.shot("channel-rotated")
+}
+
+// chromePreviewAndEdit reads the channel page's previews of the project's
+// ticket, then renames the channel, makes it a Slack channel taking medium
+// tickets of production, and checks the page and the preview follow.
+func chromePreviewAndEdit(c *chromeTab, channel string) {
+	t := c.t
+	t.Helper()
+	c.expectText("main table.facts", "Errata JSON", "high tickets and above") // the creation form's defaults
+	c.expectText("#preview-h", "Preview")
+	c.expectText("main", "the project's most recent ticket", "payment gateway timeout")
+	if n := c.count("details.preview"); n != 7 {
+		t.Errorf("%d format previews, want 7", n)
+	}
+	if c.count("#preview-errata[open]") != 1 || c.count("#preview-slack[open]") != 0 {
+		t.Error("the open preview is not the channel's format, errata")
+	}
+	c.expectText("#preview-errata pre", `"type": "ticket"`, "payment gateway timeout")
+	c.run("open the Teams preview", chromedp.Click(chromedp.CSS("#preview-teams summary"), chromedp.NodeVisible))
+	c.expectText("#preview-teams pre", "application/vnd.microsoft.card.adaptive", "payment gateway timeout")
+	c.run("open the ntfy preview", chromedp.Click(chromedp.CSS("#preview-ntfy summary"), chromedp.NodeVisible))
+	c.expectText("#preview-ntfy", "X-Title: high: payment gateway timeout", "X-Priority: 4")
+	c.shot("channel-preview")
+
+	c.replace("ch-name", "ops chat")
+	c.run("choose Slack and medium", chromedp.SetValue(chromedp.ID("ch-format"), "slack"), chromedp.SetValue(chromedp.ID("ch-min-severity"), "medium"))
+	c.replace("ch-environments", "prod, eu-prod")
+	chromeGo(c, `form[action="`+channel+`/edit"] button[type="submit"]`, http.StatusOK, channel)
+	c.expectText("main .notice", "Channel updated.")
+	c.expectText("h1", "ops chat")
+	c.expectText("main table.facts", "Slack", "medium tickets and above", "prod, eu-prod")
+	if c.count("#preview-slack[open]") != 1 || c.count("#preview-errata[open]") != 0 {
+		t.Error("after the edit, the open preview is not Slack's")
+	}
+	c.expectText("#preview-slack pre", `"blocks"`, "payment gateway timeout")
+
+	// A refused change shows the form again with the field named.
+	c.replace("ch-environments", strings.Repeat("e", 65))
+	st, loc := c.click(`form[action="` + channel + `/edit"] button[type="submit"]`)
+	if st != http.StatusUnprocessableEntity || loc != channel+"/edit" {
+		t.Fatalf("a too long environment: status %d at %q, want 422", st, loc)
+	}
+	c.expectText("#ch-environments-err", "filters.environments")
+	c.shot("channel-edit-refused")
+	if st := c.open(channel); st != http.StatusOK {
+		t.Fatalf("channel page: status %d", st)
+	}
+	c.expectText("main table.facts", "prod, eu-prod")
 }
