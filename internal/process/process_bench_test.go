@@ -78,10 +78,11 @@ func BenchmarkProcess(b *testing.B) {
 // BenchmarkProcessTickets measures processing when batches keep opening
 // tickets that are notified: 1,000-event batches whose errors (1%) mostly
 // start new groups (100,000 templates), in a project with two email
-// channels and an errata webhook. Every new critical or high ticket queues
-// three deliveries in the processing transaction, whose cost (building
-// and rendering the bodies) holds SQLite's only writer. One worker drains
-// the queue. It reports processed events and opened tickets per second.
+// channels and an errata webhook (and, in the chat=3 runs, Slack, Teams
+// and ntfy webhooks too). Every new critical or high ticket queues a
+// delivery per channel in the processing transaction, whose cost (building
+// the bodies) holds SQLite's only writer. One worker drains the queue. It
+// reports processed events and opened tickets per second.
 //
 //	go test -run '^$' -bench ProcessTickets -benchtime 400x ./internal/process/
 func BenchmarkProcessTickets(b *testing.B) {
@@ -91,64 +92,79 @@ func BenchmarkProcessTickets(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, d := range storetest.Dialects {
-		b.Run(fmt.Sprintf("db=%s", d), func(b *testing.B) {
-			db := storetest.Open(b, d)
-			e := newEnvTB(b, db)
-			ctx := context.Background()
-			addBenchChannels(b, db, e.prj)
-			n := notify.New(db, notify.Options{AppURL: "https://errata.example"})
-			// Queue b.N distinct batches, so that every one brings new groups.
-			for i := 0; i < b.N; i += 16 {
-				var group []store.Batch
-				for j := i; j < min(i+16, b.N); j++ {
-					batch := g.Batch(j)
-					body, _ := loadgen.EncodeBatch(nil, &batch)
-					events, err := ingest.Decode(body, time.Now())
-					if err != nil {
-						b.Fatal(err)
-					}
-					p, _ := ingest.EncodePayload(events)
-					group = append(group, store.Batch{ProjectID: e.prj, ReceivedAt: time.Now(), EventCount: len(events), Payload: p})
-				}
-				if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertBatches(ctx, group) }); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ResetTimer()
-			// One worker: the cost measured is the transaction's, and two
-			// workers creating the same new groups on PostgreSQL lose races
-			// that a benchmark cannot wait out (the batch's lease).
-			p := process.New(db, process.Options{OnTickets: n.OnTickets, AfterTickets: n.AfterCommit})
-			if err := p.Drain(ctx); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			pending, err := db.Read().CountPendingDeliveries(ctx)
-			if err != nil || pending == 0 {
-				b.Fatalf("pending deliveries = %d, %v; want the tickets' deliveries", pending, err)
-			}
-			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "events/s")
-			b.ReportMetric(float64(pending)/3/b.Elapsed().Seconds(), "tickets/s")
-		})
+	for _, run := range []struct {
+		name  string
+		chats []string
+	}{{"", nil}, {",chat=3", []string{"slack", "teams", "ntfy"}}} {
+		for _, d := range storetest.Dialects {
+			benchTickets(b, g, d, run.name, run.chats)
+		}
 	}
 }
 
-// addBenchChannels gives a project two email channels and an errata webhook.
-func addBenchChannels(b *testing.B, db *store.DB, projectID string) {
+func benchTickets(b *testing.B, g *loadgen.Generator, d store.Dialect, name string, chats []string) {
+	b.Run(fmt.Sprintf("db=%s%s", d, name), func(b *testing.B) {
+		db := storetest.Open(b, d)
+		e := newEnvTB(b, db)
+		ctx := context.Background()
+		channels := addBenchChannels(b, db, e.prj, chats)
+		n := notify.New(db, notify.Options{AppURL: "https://errata.example"})
+		// Queue b.N distinct batches, so that every one brings new groups.
+		for i := 0; i < b.N; i += 16 {
+			var group []store.Batch
+			for j := i; j < min(i+16, b.N); j++ {
+				batch := g.Batch(j)
+				body, _ := loadgen.EncodeBatch(nil, &batch)
+				events, err := ingest.Decode(body, time.Now())
+				if err != nil {
+					b.Fatal(err)
+				}
+				p, _ := ingest.EncodePayload(events)
+				group = append(group, store.Batch{ProjectID: e.prj, ReceivedAt: time.Now(), EventCount: len(events), Payload: p})
+			}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertBatches(ctx, group) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ResetTimer()
+		// One worker: the cost measured is the transaction's, and two
+		// workers creating the same new groups on PostgreSQL lose races
+		// that a benchmark cannot wait out (the batch's lease).
+		p := process.New(db, process.Options{OnTickets: n.OnTickets, AfterTickets: n.AfterCommit})
+		if err := p.Drain(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		pending, err := db.Read().CountPendingDeliveries(ctx)
+		if err != nil || pending == 0 {
+			b.Fatalf("pending deliveries = %d, %v; want the tickets' deliveries", pending, err)
+		}
+		b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "events/s")
+		b.ReportMetric(float64(pending)/float64(channels)/b.Elapsed().Seconds(), "tickets/s")
+	})
+}
+
+// addBenchChannels gives a project two email channels, an errata webhook
+// and a webhook in each of the chat formats; it returns how many.
+func addBenchChannels(b *testing.B, db *store.DB, projectID string, chats []string) int {
 	b.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	m := store.Member{ID: id.New(id.Member), UserID: id.New(id.User), Role: "owner", CreatedAt: now}
-	for i, ch := range []store.Channel{
+	chs := []store.Channel{
 		{Type: store.ChannelEmail, Email: "ops@example.com"},
 		{Type: store.ChannelEmail, Email: "dev@example.com"},
 		{Type: store.ChannelWebhook, URL: "https://hooks.example.com/errata", Secret: notify.NewSecret()},
-	} {
+	}
+	for _, f := range chats {
+		chs = append(chs, store.Channel{Type: store.ChannelWebhook, URL: "https://hooks.example.com/" + f, Secret: notify.NewSecret(), Format: f})
+	}
+	for i, ch := range chs {
 		ch.ID, ch.ProjectID, ch.MemberID, ch.Name, ch.Enabled, ch.Health = id.New(id.Channel), projectID, m.ID, fmt.Sprintf("bench %d", i), true, store.HealthOK
 		ch.CreatedAt, ch.UpdatedAt = now, now
 		if err := db.Write().CreateChannel(ctx, ch); err != nil {
 			b.Fatal(err)
 		}
 	}
+	return len(chs)
 }

@@ -13,7 +13,7 @@ import (
 type membersData struct {
 	Org         store.Org
 	Members     []memberRow
-	Invitations []store.Invitation // pending ones
+	Invitations []invitationRow // pending ones
 	// CanManage shows role changes, removals, revocations and the invite
 	// form (admins); Roles are the roles the caller may hand out.
 	CanManage bool
@@ -24,6 +24,13 @@ type membersData struct {
 	InviteEmail, InviteRole, InviteError string
 	// Created is the invitation just made: its link is shown this once.
 	Created *org.NewInvitation
+}
+
+// invitationRow is a pending invitation with the status of its email
+// ("" when none was queued: no SMTP server).
+type invitationRow struct {
+	store.Invitation
+	EmailStatus string
 }
 
 // memberRow is one member with the actions offered on it.
@@ -74,10 +81,19 @@ func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, p *httpa
 		data.Members = append(data.Members, memberRow{Member: m, Self: self, CanChange: mayTouch, CanRemove: mayTouch || self})
 	}
 	now := d.now()
+	var ids []string
 	for _, i := range invs {
 		if i.StatusAt(now) == store.InvitationPending {
-			data.Invitations = append(data.Invitations, i)
+			data.Invitations = append(data.Invitations, invitationRow{Invitation: i})
+			ids = append(ids, i.ID)
 		}
+	}
+	emails, err := c.SystemEmailStatus(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range data.Invitations {
+		data.Invitations[i].EmailStatus = emails[data.Invitations[i].ID]
 	}
 	crumbs := append(orgCrumbs(o), crumb{"Members", "/orgs/" + o.ID + "/members"})
 	d.render(w, r, status, "members", p, frame{Title: "Members · " + o.Name, Crumbs: crumbs, OrgID: o.ID, Data: data})
