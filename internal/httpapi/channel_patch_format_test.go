@@ -50,6 +50,12 @@ func TestPatchFormatAndFilters(t *testing.T) {
 		if body := verified(t, got[0], "ticket", secret); !strings.Contains(body["ticket"].(map[string]any)["title"].(string), "queued before the patch") {
 			t.Errorf("queued delivery body = %v", body)
 		}
+		if log := deliveries(t, s, w.Viewer.Token, hookID); len(log) != 1 || log[0]["format"] != "errata" {
+			t.Errorf("delivery log after the patch = %v, want the delivery with format errata", log)
+		}
+		if log := deliveries(t, s, w.Viewer.Token, mailID); len(log) != 1 || log[0]["format"] != "email" {
+			t.Errorf("email channel's delivery log = %v, want format email", log)
+		}
 
 		// After the patch: high tickets are filtered out, the test goes in
 		// the new format.
