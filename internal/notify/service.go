@@ -1,8 +1,10 @@
 // Package notify tells people about tickets: a project's channels (signed
-// webhooks and email), a durable delivery engine with retries and channel
-// health, and scheduled digests. Deliveries are enqueued in the transaction
-// that creates what they deliver, so none is lost; the engine attempts them
-// at least once.
+// webhooks, in Errata's JSON or a chat tool's format, and email), each with
+// filters choosing the tickets it is sent, a durable delivery engine with
+// retries and channel health, scheduled digests, and system emails (an
+// invitation's). Deliveries are enqueued in the transaction that creates
+// what they deliver, so none is lost; the engine attempts them at least
+// once, rendering chat messages and emails from the stored notification.
 package notify
 
 import (
