@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -205,7 +206,10 @@ func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, p
 	if err != nil {
 		return nil, fmt.Errorf("store: claim deliveries: %w", err)
 	}
-	return collect(rows, scanDeliveryBody)
+	ds, err := collect(rows, scanDeliveryBody)
+	// RETURNING keeps no order: hand them over oldest due first.
+	slices.SortStableFunc(ds, func(a, b Delivery) int { return a.NextAttemptAt.Compare(*b.NextAttemptAt) })
+	return ds, err
 }
 
 // CancelDelivery cancels one leased delivery (its channel was disabled or

@@ -104,7 +104,7 @@ func TestSystemEmailDeliveries(t *testing.T) {
 func TestDeliveryFormatMigration(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		if err := db.MigrateDownTo(ctx, 12); err != nil {
+		if err := db.MigrateDownTo(ctx, 13); err != nil {
 			t.Fatal(err)
 		}
 		p := seedProject(t, db.Write())
