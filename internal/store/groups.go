@@ -201,31 +201,6 @@ type GroupFilter struct {
 	Status, Service, Environment string
 }
 
-// ListGroups lists a project's groups, newest first, without those merged
-// into another.
-func (c *Conn) ListGroups(ctx context.Context, projectID string, f GroupFilter, before string, limit int) ([]Group, error) {
-	q := `SELECT ` + groupCols + ` FROM error_groups WHERE project_id = ? AND merged_into IS NULL AND (? = '' OR id < ?)`
-	args := []any{projectID, before, before}
-	if f.Status != "" {
-		q += ` AND status = ?`
-		args = append(args, f.Status)
-	}
-	if f.Service != "" {
-		q += ` AND service = ?`
-		args = append(args, f.Service)
-	}
-	if f.Environment != "" {
-		q += ` AND environments LIKE ?`
-		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
-	}
-	q += ` ORDER BY id DESC LIMIT ?`
-	rows, err := c.query(ctx, likeClause(c.dialect, q), append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list groups: %w", err)
-	}
-	return collect(rows, scanGroup)
-}
-
 func mustJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

@@ -115,29 +115,6 @@ type TicketWithGroup struct {
 	Group Group
 }
 
-// ListTickets lists a project's tickets with their groups, newest first.
-func (c *Conn) ListTickets(ctx context.Context, projectID string, f TicketFilter, before string, limit int) ([]TicketWithGroup, error) {
-	q := `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen, t.created_at, t.updated_at, t.resolved_at, ` +
-		prefixCols("g.", groupCols) + ` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.project_id = ? AND (? = '' OR t.id < ?)`
-	args := []any{projectID, before, before}
-	for _, w := range []struct{ col, v string }{{"t.status", f.Status}, {"t.severity", f.Severity}, {"g.service", f.Service}} {
-		if w.v != "" {
-			q += ` AND ` + w.col + ` = ?`
-			args = append(args, w.v)
-		}
-	}
-	if f.Environment != "" {
-		q += ` AND g.environments LIKE ?`
-		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
-	}
-	q += ` ORDER BY t.id DESC LIMIT ?`
-	rows, err := c.query(ctx, likeClause(c.dialect, q), append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list tickets: %w", err)
-	}
-	return collect(rows, scanTicketWithGroup)
-}
-
 // TicketWithGroupByID returns one ticket with its group.
 func (c *Conn) TicketWithGroupByID(ctx context.Context, id string) (TicketWithGroup, error) {
 	t, err := scanTicketWithGroup(c.queryRow(ctx, `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen,
