@@ -61,22 +61,25 @@ func TestChartBarsAreProportional(t *testing.T) {
 			t.Errorf("bar %+v: height %v ending at %v, want %v ending at %v", tc.bar, tc.bar.H, tc.bar.Y+tc.bar.H, tc.h, tc.base)
 		}
 	}
-	slot := (chartW - chartLeft - chartRight) / 4
-	if got, want := errs.Bars[2].X, round1(chartLeft+3*slot+slot*0.1); got != want {
+	if want := chartLeftFor("max 1,000"); c.Left != want || want <= chartMinLeft {
+		t.Errorf("left margin %v, want %v (the width of max 1,000)", c.Left, want)
+	}
+	slot := (chartW - c.Left - chartRight) / 4
+	if got, want := errs.Bars[2].X, round1(c.Left+3*slot+slot*0.1); got != want {
 		t.Errorf("fourth bar at x = %v, want %v", got, want)
 	}
-	if info.Bars[1].X != round1(chartLeft+slot+slot*0.1) || info.Bars[1].W != round1(slot*0.8) {
+	if info.Bars[1].X != round1(c.Left+slot+slot*0.1) || info.Bars[1].W != round1(slot*0.8) {
 		t.Errorf("second INFO bar at x = %v width %v", info.Bars[1].X, info.Bars[1].W)
 	}
-	if errs.Bars[2].Title != "1000 errors, 22 Nov 03:00–04:00 UTC" || info.Bars[0].Title != "100 INFO events, 22 Nov 00:00–01:00 UTC" {
+	if errs.Bars[2].Title != "1,000 errors and warnings, 22 Nov 03:00–04:00 UTC" || info.Bars[0].Title != "100 INFO events, 22 Nov 00:00–01:00 UTC" {
 		t.Errorf("titles %q, %q", errs.Bars[2].Title, info.Bars[0].Title)
 	}
-	if !strings.Contains(c.Label, "Errors: 1505 in total, at most 1000 in one hour") || !strings.Contains(c.Label, "INFO: 150 in total") {
+	if !strings.Contains(c.Label, "Errors and warnings: 1,505 in total, at most 1,000 in one hour") || !strings.Contains(c.Label, "INFO: 150 in total") {
 		t.Errorf("label = %q", c.Label)
 	}
 	out := renderChart(t, c)
-	for _, want := range []string{`role="img"`, `aria-label="Bar chart, Test: 4 hours.`, `max 1000`, `max 100<`, `<title>5 errors, 22 Nov 01:00–02:00 UTC</title>`,
-		`class="bar-err"`, `class="bar-info"`, `<th scope="row">22 Nov 03:00–04:00 UTC</th><td>1000</td><td>0</td>`, `>00:00</text>`} {
+	for _, want := range []string{`role="img"`, `aria-label="Bar chart, Test: 4 hours.`, `max 1,000`, `max 100<`, `<title>5 errors and warnings, 22 Nov 01:00–02:00 UTC</title>`, `>Errors and warnings</text>`,
+		`class="bar-err"`, `class="bar-info"`, `<th scope="row">22 Nov 03:00–04:00 UTC</th><td>1,000</td><td>0</td>`, `>00:00</text>`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("chart lacks %q:\n%s", want, out)
 		}
@@ -89,6 +92,41 @@ func TestChartBarsAreProportional(t *testing.T) {
 	}
 }
 
+// TestChartFitsLargeMaximums: the left margin grows with the widest
+// "max N" label, so that the label, drawn right-aligned against the plot,
+// starts inside the picture for any N, with thousands separators.
+func TestChartFitsLargeMaximums(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		errs, info int64
+		label      string
+	}{
+		{3, 4, "max 4"},
+		{1_234_567, 12, "max 1,234,567"},
+		{5, 98_765_432_109, "max 98,765,432,109"},
+		{9_223_372_036_854_775_807, 0, "max 9,223,372,036,854,775,807"},
+	} {
+		c := newChart("c", "Big", "hour", chartBuckets([]int64{tc.errs, 1}, []int64{tc.info, 0}))
+		out := renderChart(t, c)
+		if !strings.Contains(out, ">"+tc.label+"</text>") {
+			t.Errorf("%d/%d: chart lacks the label %q:\n%s", tc.errs, tc.info, tc.label, out)
+		}
+		// The label ends at Label0 (text-anchor="end") and is at most
+		// chartCharW a character wide: it must start at x >= 0.
+		if start := c.Label0 - float64(len(tc.label))*chartCharW; start < 0 {
+			t.Errorf("%q: starts at x = %v, outside the picture (left margin %v)", tc.label, start, c.Left)
+		}
+		if c.Left >= c.Right-100 {
+			t.Errorf("%q: the plot is %v units wide", tc.label, c.Right-c.Left)
+		}
+		for _, b := range c.Panels[0].Bars {
+			if b.X < c.Left {
+				t.Errorf("%q: a bar at x = %v starts in the margin (%v)", tc.label, b.X, c.Left)
+			}
+		}
+	}
+}
+
 func TestChartWithoutEventsDrawsNoBars(t *testing.T) {
 	t.Parallel()
 	c := newChart("c", "Empty", "hour", chartBuckets(make([]int64, 24), make([]int64, 24)))
@@ -96,7 +134,7 @@ func TestChartWithoutEventsDrawsNoBars(t *testing.T) {
 	if strings.Contains(out, "<rect") {
 		t.Errorf("an empty chart draws bars:\n%s", out)
 	}
-	for _, want := range []string{"No errors in this period", "No INFO events in this period", "max 0"} {
+	for _, want := range []string{"No errors or warnings in this period", "No INFO events in this period", "max 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("empty chart lacks %q", want)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +36,8 @@ type groupListData struct {
 	Project  store.Project
 	Filter   store.GroupFilter
 	Statuses []string
+	Sorts    []sortOption
+	Sort     *sortLinks
 	Groups   []store.Group
 	// Next is the address of the following page, "" on the last one.
 	Next string
@@ -44,8 +45,9 @@ type groupListData struct {
 	CanMerge bool
 }
 
-// groupList lists a project's error groups, newest first, with the filters
-// of GET /v1/projects/{project_id}/groups and its signed cursors.
+// groupList lists a project's error groups, newest first or in the order
+// ?sort= names, with the filters of GET /v1/projects/{project_id}/groups
+// and signed cursors.
 func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
@@ -55,43 +57,36 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi
 	if f.Status != "" && !validGroupStatus(f.Status) {
 		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
 	}
+	order, err := parseSort(q.Get("sort"))
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
 		return err
 	}
 	scope := httpapi.GroupListScope(prj.ID, f)
-	before, err := d.api.DecodeCursor(scope, q.Get("cursor"))
+	after, err := d.pageKeyset(scope, order, q.Get("cursor"))
 	if err != nil {
 		return err
 	}
-	rows, err := d.db.Read().ListGroups(ctx, prj.ID, f, before, groupPage+1)
+	rows, err := d.db.Read().ListGroupsBy(ctx, prj.ID, f, order, after, groupPage+1)
 	if err != nil {
 		return err
 	}
 	role, _ := org.ParseRole(p.Member.Role)
-	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
+	lq := newListQuery("/projects/"+prj.ID+"/groups", order, "status", f.Status, "service", f.Service, "environment", f.Environment)
+	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Sorts: sortOptions(order, "Newest"),
+		Sort: newSortLinks(lq, order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
 	if len(rows) > groupPage {
+		last := rows[groupPage-1]
 		data.Groups = rows[:groupPage]
-		data.Next = nextPage("/projects/"+prj.ID+"/groups", map[string]string{"status": f.Status, "service": f.Service,
-			"environment": f.Environment}, d.api.EncodeCursor(scope, data.Groups[groupPage-1].ID))
+		data.Next = lq.with("cursor", d.pageCursor(scope, order, last, last.ID))
 	}
 	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
 	d.render(w, r, http.StatusOK, "groups", p, frame{Title: "Error groups · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
 	return nil
-}
-
-// nextPage is the address of a list's following page: its filters (the
-// empty ones left out) and the cursor.
-func nextPage(path string, filters map[string]string, cursor string) string {
-	v := url.Values{}
-	for k, s := range filters {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	v.Set("cursor", cursor)
-	return path + "?" + v.Encode()
 }
 
 func validGroupStatus(s string) bool { return slices.Contains(groupStatuses, s) }

@@ -145,7 +145,7 @@ func TestTicketPageShowsSampleEvents(t *testing.T) {
 		b.signIn(w.Viewer.Email)
 		b.get("/tickets/"+g["ticket_id"].(string)).expect(t, http.StatusOK, `href="/groups/`+g["id"].(string)+`"`,
 			"<h2>Sample events</h2>", "card declined for order 42", `<pre class="frame-app">github.com/acme/shop/pay.Charge`,
-			`<summary>2 library frames</summary>`, `<th scope="row">release</th><td>v1.2.3</td>`)
+			`<summary>2 library frames</summary>`, `<th scope="row">Release</th><td>v1.2.3</td>`)
 	})
 }
 

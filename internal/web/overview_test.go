@@ -80,7 +80,7 @@ func TestOverviewChartsSummaryAndFailingChannels(t *testing.T) {
 			"1 failing channel", `<a href="/channels/`+failing+`">Ops &lt;pager&gt;</a>`, "3 failed deliveries in a row",
 			"<strong>1</strong> critical", "<strong>1</strong> high",
 			`role="img"`, "Latest INFO summary", "<strong>4</strong> info events and 1 debug events",
-			"user &lt;int&gt; signed in", `<td class="num">3</td>`, `href="/projects/`+w.ProjectID+`/summaries"`, `href="/summaries/ism_`)
+			"user &lt;int&gt; signed in", `<small class="sample"><span class="sr-only">Sample: </span>user `, `<td class="num">3</td>`, `href="/projects/`+w.ProjectID+`/summaries"`, `href="/summaries/ism_`)
 		if strings.Contains(page.Body, "Fine hook") {
 			t.Errorf("a healthy channel is called out as failing")
 		}
@@ -94,8 +94,9 @@ func TestOverviewChartsSummaryAndFailingChannels(t *testing.T) {
 		// only: debug events are not charted), not the other project's.
 		for _, chart := range []string{"chart-24h", "chart-14d"} {
 			fig := insightFigure(t, page.Body, chart)
-			for _, want := range []string{">3 errors</span>", ">4 INFO events</span>", "max 3", "max 4", "Errors: 3 in total", "INFO: 4 in total",
-				`<svg class="chart"`, `<title>3 errors, `, `<title>4 INFO events, `, "<details", `<th scope="col">Errors</th>`} {
+			for _, want := range []string{">3 errors and warnings</span>", ">4 INFO events</span>", "max 3", "max 4", "Errors and warnings: 3 in total",
+				"INFO: 4 in total", `<svg class="chart"`, `<title>3 errors and warnings, `, `<title>4 INFO events, `, "<details",
+				`<th scope="col">Errors and warnings</th>`} {
 				if !strings.Contains(fig, want) {
 					t.Errorf("%s lacks %q: %s", chart, want, fig)
 				}
@@ -132,7 +133,7 @@ func TestOverviewEmptyStateShowsSnippets(t *testing.T) {
 		}
 		// An INFO event alone is enough to leave the empty state.
 		insightIngest(t, s, w.Owner.Token, w.ProjectID, "api", insightEvent("info", "started"))
-		page = b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<svg class="chart"`, "No errors in this period", ">1 INFO event</span>")
+		page = b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<svg class="chart"`, "No errors or warnings in this period", ">1 INFO event</span>")
 		if strings.Contains(page.Body, "Nothing received yet") {
 			t.Errorf("a project with an INFO summary still shows the empty state")
 		}

@@ -19,7 +19,14 @@ const listCap = 100
 type orgProjects struct {
 	Org      store.Org
 	Role     string
-	Projects []store.Project
+	Projects []homeProject
+}
+
+// homeProject is a project as the home page lists it: its open tickets by
+// severity and its last event.
+type homeProject struct {
+	store.Project
+	store.ProjectActivity
 }
 
 // homeProjectCap bounds the projects the home page lists, over all the
@@ -33,7 +40,9 @@ type homeData struct {
 	Name, Error string
 }
 
-// home lists the caller's organizations and their projects in two queries.
+// home lists the caller's organizations and their projects, with each
+// project's open tickets and last event, in three queries whatever their
+// number.
 func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	return d.renderHome(w, r, p, http.StatusOK, homeData{})
 }
@@ -49,9 +58,13 @@ func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpap
 	if err != nil {
 		return err
 	}
-	byOrg := map[string][]store.Project{}
+	activity, err := c.ProjectActivityOfUser(ctx, p.User.ID, homeProjectCap)
+	if err != nil {
+		return err
+	}
+	byOrg := map[string][]homeProject{}
 	for _, prj := range projects {
-		byOrg[prj.OrgID] = append(byOrg[prj.OrgID], prj)
+		byOrg[prj.OrgID] = append(byOrg[prj.OrgID], homeProject{prj, activity[prj.ID]})
 	}
 	data.Orgs = make([]orgProjects, 0, len(ms))
 	orgs := make([]store.Org, 0, len(ms)) // the switcher's, without another query
@@ -75,6 +88,12 @@ func severityNames() []string {
 	return out
 }
 
+func init() {
+	funcs["severityCounts"] = func(a store.ProjectActivity) []severityCount {
+		return []severityCount{{"critical", a.Critical}, {"high", a.High}, {"medium", a.Medium}}
+	}
+}
+
 // severityCount is one cell of the overview's open-ticket counts.
 type severityCount struct {
 	Severity string
@@ -86,7 +105,8 @@ type projectData struct {
 	Project store.Project
 	Open    []severityCount
 	Total   int64
-	Latest  []store.TicketWithGroup
+	// Latest are the latest tickets, their headers without sort links.
+	Latest ticketTable
 	// Failing are the project's failing channels, called out first.
 	Failing []store.Channel
 	// Day and Fortnight are the events charts: the last 24 hours per hour,
@@ -128,7 +148,7 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.P
 		data.Open = append(data.Open, severityCount{s, counts[s]})
 		data.Total += counts[s]
 	}
-	if data.Latest, err = c.ListTickets(ctx, prj.ID, store.TicketFilter{}, "", latestCount); err != nil {
+	if data.Latest.Rows, err = c.ListTickets(ctx, prj.ID, store.TicketFilter{}, "", latestCount); err != nil {
 		return err
 	}
 	if data.Failing, err = c.FailingChannels(ctx, prj.ID); err != nil {
@@ -145,7 +165,7 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.P
 		}
 		data.Summary = &v
 	}
-	if len(data.Latest) == 0 && data.Summary == nil {
+	if len(data.Latest.Rows) == 0 && data.Summary == nil {
 		groups, err := c.ListGroups(ctx, prj.ID, store.GroupFilter{}, "", 1)
 		if err != nil {
 			return err

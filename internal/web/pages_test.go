@@ -32,7 +32,7 @@ func TestPagesForAViewer(t *testing.T) {
 		b.get("/projects/"+w.ProjectID+"/tickets?severity=urgent").expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		b.get("/projects/"+w.ProjectID+"/tickets?service=nope").expect(t, http.StatusOK, "No tickets.")
 
-		tp := b.get("/tickets/"+ticketID).expect(t, http.StatusOK, "card declined", "critical", "open", `<th scope="row">service</th>`,
+		tp := b.get("/tickets/"+ticketID).expect(t, http.StatusOK, "card declined", "critical", "open", `<th scope="row">Service</th>`,
 			"checkout", `<time datetime="`)
 		if strings.Contains(tp.Body, "/resolve") {
 			t.Errorf("a viewer is offered the resolve button")

@@ -104,6 +104,11 @@ type errorData struct {
 	StatusText string
 	Code       string
 	Detail     string
+	// SignedOut offers the sign-in form as the way back (a 404 for a
+	// visitor without a session); Project, when set, links back to the
+	// project the address was under.
+	SignedOut bool
+	Project   *store.Project
 }
 
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, code, detail string) {

@@ -33,7 +33,7 @@ func TestSummariesFromADigestLink(t *testing.T) {
 			`<strong>1</strong> window,`, `<strong>3</strong> info events`, "had 3 info and 1 debug events",
 			`<span class="service">checkout</span> 3`, `<span class="service">billing</span> 1`,
 			"order &lt;int&gt; shipped", `<td class="num">2</td>`, "invoice &lt;int&gt; sent",
-			`<svg class="chart"`, ">1 error</span>", ">3 INFO events</span>", `<label for="s-from">`,
+			`<svg class="chart"`, ">1 error or warning</span>", ">3 INFO events</span>", `<label for="s-from">`,
 			`value="`+hour.Add(-2*time.Hour).Format("2006-01-02T15:04:05")+`"`, `aria-current="page">INFO summaries`)
 		if n := strings.Count(insightFigure(t, page.Body, "chart-range"), `<tr><th scope="row">`); n != 3 {
 			t.Errorf("the chart of a 3-hour range has %d rows", n)

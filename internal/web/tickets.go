@@ -20,14 +20,23 @@ type ticketListData struct {
 	Project    store.Project
 	Filter     store.TicketFilter
 	Severities []string
-	Tickets    []store.TicketWithGroup
+	Sorts      []sortOption
+	Table      ticketTable
 	// Next is the address of the following page, "" on the last one.
 	Next string
 }
 
-// ticketList lists a project's tickets, newest first, with the filters of
-// GET /v1/projects/{project_id}/tickets and its signed cursors: a cursor
-// altered, or taken from another list or filter, is the API's 422.
+// ticketTable is the ticket table (parts/tickets.html): its rows and, on
+// the ticket list, the headers that sort it.
+type ticketTable struct {
+	Rows []store.TicketWithGroup
+	Sort *sortLinks
+}
+
+// ticketList lists a project's tickets, newest first or in the order
+// ?sort= names, with the filters of GET /v1/projects/{project_id}/tickets
+// and signed cursors: a cursor altered, or taken from another list, filter
+// or order, is the API's 422.
 func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
@@ -40,25 +49,31 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpap
 	case f.Severity != "" && !slices.Contains(severities, f.Severity):
 		return problem.New("validation-failed", "severity must be critical, high or medium")
 	}
+	order, err := parseSort(q.Get("sort"))
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
 		return err
 	}
 	scope := httpapi.TicketListScope(prj.ID, f)
-	before, err := d.api.DecodeCursor(scope, q.Get("cursor"))
+	after, err := d.pageKeyset(scope, order, q.Get("cursor"))
 	if err != nil {
 		return err
 	}
-	rows, err := d.db.Read().ListTickets(ctx, prj.ID, f, before, ticketPage+1)
+	rows, err := d.db.Read().ListTicketsBy(ctx, prj.ID, f, order, after, ticketPage+1)
 	if err != nil {
 		return err
 	}
-	data := ticketListData{Project: prj, Filter: f, Severities: severities, Tickets: rows}
+	lq := newListQuery("/projects/"+prj.ID+"/tickets", order, "status", f.Status, "severity", f.Severity, "service", f.Service, "environment", f.Environment)
+	data := ticketListData{Project: prj, Filter: f, Severities: severities, Sorts: sortOptions(order, "Newest"),
+		Table: ticketTable{Rows: rows, Sort: newSortLinks(lq, order, "Opened")}}
 	if len(rows) > ticketPage {
-		data.Tickets = rows[:ticketPage]
-		data.Next = nextPage("/projects/"+prj.ID+"/tickets", map[string]string{"status": f.Status, "severity": f.Severity,
-			"service": f.Service, "environment": f.Environment}, d.api.EncodeCursor(scope, data.Tickets[ticketPage-1].ID))
+		last := rows[ticketPage-1]
+		data.Table.Rows = rows[:ticketPage]
+		data.Next = lq.with("cursor", d.pageCursor(scope, order, last.Group, last.ID))
 	}
 	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
 	d.render(w, r, http.StatusOK, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
@@ -69,7 +84,10 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpap
 type ticketData struct {
 	Ticket  store.Ticket
 	Summary string
-	Facts   map[string]any
+	// Facts are the API's facts with readable labels and values.
+	Facts []fact
+	// Sample is a real message under a title made of placeholders.
+	Sample string
 	// CanChange shows the resolve and reopen buttons: members and up.
 	CanChange bool
 	// Events are the latest sample events of the ticket's group.
@@ -97,7 +115,7 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group, d.now()),
-		Facts: tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat), CanChange: role.AtLeast(org.MemberRole), Events: events}
+		Facts: readableFacts(tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat)), Sample: sampleOf(tg.Title, tg.Group.SampleMessage), CanChange: role.AtLeast(org.MemberRole), Events: events}
 	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
 }

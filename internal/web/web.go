@@ -106,7 +106,3 @@ func (d *Dashboard) get(mux *http.ServeMux, pattern string, h pageFunc) {
 func (d *Dashboard) post(mux *http.ServeMux, pattern string, h pageFunc) {
 	mux.Handle("POST "+pattern, secure(d.sameOrigin(d.page(h))))
 }
-
-func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
-	d.renderError(w, r, nil, http.StatusNotFound, "not-found", "There is no page at this address.")
-}
