@@ -218,22 +218,39 @@ var ErrLeaseLost = errors.New("store: batch lease lost")
 //
 // On PostgreSQL, several workers of several processes claim from one
 // queue: claims are serialised (an advisory lock held to the end of c's
-// transaction, when there is one), concurrent workers skip each other's
-// rows (FOR UPDATE SKIP LOCKED), and the batches of projects that no worker
-// holds come first, so that workers spread over projects instead of
-// queueing for the same error groups' row locks.
+// transaction, when there is one) and concurrent workers skip each other's
+// rows (FOR UPDATE SKIP LOCKED). A claim takes the batches of one project
+// only, the oldest project that no worker holds first; and a project is
+// held by at most MaxProjectClaims claims at once, cluster-wide. A
+// project's batches are applied one claim at a time anyway (they update
+// the same error groups, under the project's lock), so a claim more than
+// one applying and one preparing only waits, and took CPU from the one
+// applying: a second worker process made a one-project load 20–35 % slower
+// (docs/performance.md, "Scaling out"). Workers without an eligible project
+// find nothing and wait for the next wake-up.
+// MaxProjectClaims is how many claims may hold one project's batches at
+// once across the installation (PostgreSQL): one applying, one preparing.
+const MaxProjectClaims = 2
+
 func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n int) ([]Batch, error) {
 	lock, order, args := "", "id", []any{ms(leaseUntil), ms(now)}
+	where := ""
 	if c.dialect == Postgres {
 		if err := c.claimLock(ctx, lockBatchClaims); err != nil {
 			return nil, err
 		}
 		lock = " FOR UPDATE SKIP LOCKED"
-		order = `EXISTS (SELECT 1 FROM ingest_batches x WHERE x.lease_until >= ? AND x.project_id = b.project_id), id`
-		args = append(args, ms(now))
+		// Held: leased by a claim. A batch waiting out the backoff after a
+		// failure has a lease too, but as many failures as attempts.
+		held := `SELECT x.project_id FROM ingest_batches x WHERE x.lease_until >= ? AND x.attempts > x.failures`
+		where = ` AND project_id = (SELECT b.project_id FROM ingest_batches b
+			WHERE b.lease_until < ? AND b.failed_at IS NULL
+				AND b.project_id NOT IN (` + held + ` GROUP BY x.project_id HAVING COUNT(DISTINCT x.lease_until) >= ?)
+			ORDER BY b.project_id IN (` + held + `), b.id LIMIT 1)`
+		args = append(args, ms(now), ms(now), MaxProjectClaims, ms(now))
 	}
 	rows, err := c.query(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM ingest_batches b WHERE lease_until < ? AND failed_at IS NULL ORDER BY `+order+` LIMIT ?`+lock+`)
+		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? AND failed_at IS NULL`+where+` ORDER BY `+order+` LIMIT ?`+lock+`)
 		RETURNING id, project_id, received_at, event_count, lease_until, attempts, failures`, append(args, n)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim batches: %w", err)
