@@ -325,3 +325,38 @@ func TestStalledManagementBody(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryShareProtectsOtherProjects: one project whose requests hold
+// the memory budget (stalled bodies that declared 5 MiB each) gets at most
+// half of it; another project's batch is still accepted at once.
+func TestMemoryShareProtectsOtherProjects(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		otherPrj := s.CreateProject(t, w.Owner.Token, w.OrgID, "other")
+		_, otherKey := s.CreateKey(t, w.Owner.Token, otherPrj)
+		host := strings.TrimPrefix(s.URL, "http://")
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for range 4 { // 20 MiB declared against a 16 MiB budget
+			c, err := net.Dial("tcp", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+			if _, err := io.WriteString(c, "POST /v1/ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+w.Key+
+				"\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{\"events\":["); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(200 * time.Millisecond) // the stalled bodies reserve what they declared
+		r := s.Do(ingestReq(otherKey, batchOf("api", ev("other project still ingests", "error")), nil))
+		if r.Status != http.StatusAccepted {
+			t.Fatalf("another project's batch while one project's bodies stall = %d %s, want 202", r.Status, r.Body)
+		}
+	}, func(c *config.Serve) { c.IngestMemory = 16 << 20 })
+}

@@ -55,13 +55,14 @@ func (b *Body) Reserve(ctx context.Context, n int64) (string, *problem.Problem) 
 // reserving every buffer in the memory budget before it is allocated. A
 // refusal returns the metrics reason and the problem: 413
 // payload-too-large, 400 malformed-body, or 503 overloaded when the budget
-// stays spent. The caller must Release the body.
-func (in *Intake) ReadBody(ctx context.Context, r *http.Request, gzipped bool) (*Body, string, *problem.Problem) {
+// stays spent. Its buffers count to project's share of the budget. The
+// caller must Release the body.
+func (in *Intake) ReadBody(ctx context.Context, r *http.Request, project string, gzipped bool) (*Body, string, *problem.Problem) {
 	tooLarge := problem.New("payload-too-large", "the body is over 5 MiB; send fewer events per batch")
 	if r.ContentLength > MaxWireBytes {
 		return nil, metrics.RefusedTooLarge, tooLarge
 	}
-	body := &Body{res: in.Memory.Reserve()}
+	body := &Body{res: in.Memory.ReserveFor(project)}
 	wire, err := body.readAll(ctx, r.Body, r.ContentLength, MaxWireBytes)
 	if err == nil && gzipped {
 		var zr *gzip.Reader

@@ -40,7 +40,7 @@ func FuzzReadBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := httptest.NewRequest(http.MethodPost, "/v1/ingest", bytes.NewReader(data))
 		in := &intake.Intake{Memory: intake.NewBudget(256<<20, time.Second)}
-		body, reason, pr := in.ReadBody(r.Context(), r, true)
+		body, reason, pr := in.ReadBody(r.Context(), r, "", true)
 		want := stdlibInflate(data)
 		if pr != nil {
 			if pr.Status != http.StatusBadRequest && pr.Status != http.StatusRequestEntityTooLarge {

@@ -38,6 +38,10 @@ type Budget struct {
 	conns   int64
 	debt    int64
 	hasDebt atomic.Bool
+	// projects is what each project's reservations hold (ReserveFor): one
+	// project may hold at most half the budget, so that one project's
+	// bombs leave the other half to everyone else.
+	projects map[string]int64
 }
 
 // ConnCost is what one open connection is charged: about what a connection
@@ -49,8 +53,11 @@ const ConnCost = 20 << 10
 // NewBudget returns a budget of size bytes; a request waits at most wait
 // for room, in all.
 func NewBudget(size int64, wait time.Duration) *Budget {
-	return &Budget{sem: semaphore.NewWeighted(size), size: size, wait: wait}
+	return &Budget{sem: semaphore.NewWeighted(size), size: size, wait: wait, projects: map[string]int64{}}
 }
+
+// projectShare is the most one project's reservations hold together.
+func (b *Budget) projectShare() int64 { return b.size / 2 }
 
 // Size is the whole budget in bytes.
 func (b *Budget) Size() int64 { return b.size }
@@ -62,13 +69,21 @@ func (b *Budget) Size() int64 { return b.size }
 // refused for memory is refused within that wait (CONTRACT 7: "waits up to
 // 1 s, then gets 503 overloaded").
 type Reservation struct {
-	budget *Budget
-	held   int64
-	waited time.Duration
+	budget  *Budget
+	project string
+	held    int64
+	waited  time.Duration
 }
 
-// Reserve starts an empty reservation on b.
+// Reserve starts an empty reservation on b for a request whose project is
+// not known yet (its key is in the body).
 func (b *Budget) Reserve() *Reservation { return &Reservation{budget: b} }
+
+// ReserveFor starts an empty reservation on b for a request of project:
+// together, a project's reservations hold at most half the budget.
+func (b *Budget) ReserveFor(project string) *Reservation {
+	return &Reservation{budget: b, project: project}
+}
 
 // Held is the bytes the reservation holds.
 func (r *Reservation) Held() int64 { return r.held }
@@ -76,11 +91,20 @@ func (r *Reservation) Held() int64 { return r.held }
 // Grow adds n bytes to the reservation, waiting for room no longer than
 // what is left of the budget's wait; it returns ErrMemoryBusy past that,
 // or ctx's error when ctx ends first. Like Acquire, it takes at most the
-// whole budget.
+// whole budget (a project's reservation at most its share).
 func (r *Reservation) Grow(ctx context.Context, n int64) error {
-	n = min(n, r.budget.size-r.held)
+	limit := r.budget.size
+	if r.project != "" {
+		limit = r.budget.projectShare()
+	}
+	n = min(n, limit-r.held)
 	if n <= 0 {
 		return nil
+	}
+	if r.project != "" {
+		if err := r.waitForShare(ctx, n); err != nil {
+			return err
+		}
 	}
 	if r.budget.sem.TryAcquire(n) {
 		r.held += n
@@ -88,6 +112,7 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	}
 	left := r.budget.wait - r.waited
 	if left <= 0 {
+		r.unshare(n)
 		return ErrMemoryBusy
 	}
 	start := time.Now()
@@ -96,6 +121,7 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	err := r.budget.sem.Acquire(wctx, n)
 	r.waited += time.Since(start)
 	if err != nil {
+		r.unshare(n)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -105,11 +131,58 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	return nil
 }
 
+// shareTick is how often a request over its project's share looks again.
+const shareTick = 10 * time.Millisecond
+
+// waitForShare counts n more bytes to the reservation's project, waiting
+// (within what is left of the budget's wait) while that would take the
+// project past its share.
+func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
+	b := r.budget
+	for {
+		b.mu.Lock()
+		if b.projects[r.project]+n <= b.projectShare() {
+			b.projects[r.project] += n
+			b.mu.Unlock()
+			return nil
+		}
+		b.mu.Unlock()
+		left := b.wait - r.waited
+		if left <= 0 {
+			return ErrMemoryBusy
+		}
+		d := min(shareTick, left)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		r.waited += d
+	}
+}
+
+// unshare takes back n bytes counted to the project by waitForShare when
+// the semaphore then refused them.
+func (r *Reservation) unshare(n int64) {
+	if r.project == "" {
+		return
+	}
+	b := r.budget
+	b.mu.Lock()
+	if b.projects[r.project] -= n; b.projects[r.project] <= 0 {
+		delete(b.projects, r.project)
+	}
+	b.mu.Unlock()
+}
+
 // Shrink gives back n of the bytes held (all of them at most).
 func (r *Reservation) Shrink(n int64) {
 	n = min(n, r.held)
 	if n > 0 {
 		r.held -= n
+		r.unshare(n)
 		r.budget.release(n)
 	}
 }

@@ -106,3 +106,51 @@ func TestConnectionDebt(t *testing.T) {
 		t.Fatalf("in use = %d after a connection closed owing its charge", got)
 	}
 }
+
+// TestProjectShare: one project's reservations together hold at most half
+// the budget (a request past it waits, then is refused), so another
+// project always finds the other half; reservations whose project is not
+// known yet are not limited that way.
+func TestProjectShare(t *testing.T) {
+	ctx := context.Background()
+	b := NewBudget(100, 30*time.Millisecond)
+	a1, a2 := b.ReserveFor("prj_a"), b.ReserveFor("prj_a")
+	if err := a1.Grow(ctx, 40); err != nil {
+		t.Fatal(err)
+	}
+	if err := a2.Grow(ctx, 20); !errors.Is(err, ErrMemoryBusy) {
+		t.Fatalf("a project's second reservation past half the budget = %v, want ErrMemoryBusy", err)
+	}
+	if a2.waited < b.wait {
+		t.Errorf("the refused reservation waited %s, want the budget's %s", a2.waited, b.wait)
+	}
+	if err := a2.Grow(ctx, 0); err != nil || a2.Held() != 0 {
+		t.Fatalf("refused reservation holds %d", a2.Held())
+	}
+	other := b.ReserveFor("prj_b")
+	if err := other.Grow(ctx, 50); err != nil {
+		t.Fatalf("another project's half: %v", err)
+	}
+	// One reservation asking for more than the share takes the share.
+	a3 := b.ReserveFor("prj_c")
+	if err := a3.Grow(ctx, 500); err == nil {
+		t.Fatalf("a third project got %d with the budget spent", a3.Held())
+	}
+	a1.Release()
+	other.Release()
+	if err := a3.Grow(ctx, 500); err != nil || a3.Held() != 50 {
+		t.Fatalf("a reservation asking for more than the share = %v, held %d; want the share, 50", err, a3.Held())
+	}
+	unknown := b.Reserve()
+	if err := unknown.Grow(ctx, 50); err != nil {
+		t.Fatalf("a reservation of no project yet: %v", err)
+	}
+	a3.Release()
+	unknown.Release()
+	if got := inUse(b); got != 0 {
+		t.Fatalf("in use after every release = %d", got)
+	}
+	if len(b.projects) != 0 {
+		t.Fatalf("projects still counted: %v", b.projects)
+	}
+}

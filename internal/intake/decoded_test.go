@@ -50,7 +50,7 @@ func TestReadDecoded(t *testing.T) {
 				r.ContentLength = -1
 			}
 			in := &intake.Intake{Memory: intake.NewBudget(64<<20, time.Second)}
-			body, reason, pr := in.ReadDecoded(r.Context(), r, lim, tt.dec)
+			body, reason, pr := in.ReadDecoded(r.Context(), r, "", lim, tt.dec)
 			if tt.status != 0 {
 				if pr == nil {
 					body.Release()
@@ -91,7 +91,7 @@ func TestReadDecodedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
-	if b, reason, pr := in.ReadDecoded(ctx, r, lim, big); pr == nil || pr.Status != 503 || reason != metrics.RefusedMemory {
+	if b, reason, pr := in.ReadDecoded(ctx, r, "", lim, big); pr == nil || pr.Status != 503 || reason != metrics.RefusedMemory {
 		if pr == nil {
 			b.Release()
 		}
@@ -102,7 +102,7 @@ func TestReadDecodedMemory(t *testing.T) {
 	held.Release()
 
 	r = httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
-	b, _, pr := in.ReadDecoded(ctx, r, lim, big)
+	b, _, pr := in.ReadDecoded(ctx, r, "", lim, big)
 	if pr != nil {
 		t.Fatalf("decoding with the budget free: %d %s", pr.Status, pr.Detail)
 	}

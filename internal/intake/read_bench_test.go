@@ -40,7 +40,7 @@ func BenchmarkReadBody(b *testing.B) {
 					if tc.chunked {
 						r.ContentLength = -1
 					}
-					body, _, pr := in.ReadBody(context.Background(), r, tc.gzipped)
+					body, _, pr := in.ReadBody(context.Background(), r, "", tc.gzipped)
 					if pr != nil {
 						b.Fatal(pr)
 					}

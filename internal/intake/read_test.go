@@ -80,7 +80,7 @@ func TestBodyReservationCoversItsBuffers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &Intake{Memory: NewBudget(256<<20, time.Second)}
-			body, reason, pr := in.ReadBody(context.Background(), request(tc.body, tc.chunked), tc.gzipped)
+			body, reason, pr := in.ReadBody(context.Background(), request(tc.body, tc.chunked), "", tc.gzipped)
 			if pr != nil {
 				t.Fatalf("refused: %s %v", reason, pr)
 			}
@@ -142,7 +142,7 @@ func TestGzipRefusals(t *testing.T) {
 				defer other.Release()
 			}
 			before := inUse(in.Memory)
-			body, reason, pr := in.ReadBody(context.Background(), request(tc.body, false), true)
+			body, reason, pr := in.ReadBody(context.Background(), request(tc.body, false), "", true)
 			if pr == nil {
 				body.Release()
 				t.Fatalf("read %d bytes, want a %d refusal", len(body.Bytes), tc.status)
@@ -167,7 +167,7 @@ func TestStalledBodyHoldsLittle(t *testing.T) {
 	r.ContentLength = -1
 	done := make(chan int)
 	go func() {
-		_, _, p := in.ReadBody(context.Background(), r, false)
+		_, _, p := in.ReadBody(context.Background(), r, "", false)
 		done <- p.Status
 	}()
 	if _, err := pw.Write([]byte("{")); err != nil { // returns once read: the buffer is taken

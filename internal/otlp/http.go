@@ -85,7 +85,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	received := in.Received()
-	body, reason, pr := in.ReadBody(r.Context(), r, gzipped)
+	body, reason, pr := in.ReadBody(r.Context(), r, p.ID, gzipped)
 	if pr == nil {
 		defer body.Release()
 		// pdata's decoded records take several times the protobuf's bytes.

@@ -102,7 +102,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if mem := sentry.DecoderMemory(encoding); mem > 0 {
 		dec = &intake.Decoding{Memory: mem, Open: func(body io.Reader) (io.ReadCloser, error) { return sentry.Decompressor(encoding, body) }}
 	}
-	body, reason, pr := in.ReadDecoded(ctx, r, limits, dec)
+	body, reason, pr := in.ReadDecoded(ctx, r, p.ID, limits, dec)
 	if pr != nil {
 		in.Refuse(Route, reason)
 		h.fail(w, r, pr)
