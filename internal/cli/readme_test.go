@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,7 +42,16 @@ func TestReadmeQuickStart(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bash, "-c", script)
 	cmd.Dir = t.TempDir()
 	cmd.Env = childEnv([]string{"HOME=" + t.TempDir()})
+	// The script starts a server and a receiver in the background: they run
+	// in the script's process group, which is killed when it ends (or times
+	// out), so that none keeps the output pipe open after the script.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	if err != nil {
 		t.Fatalf("the README's quick start failed: %v\n--- script ---\n%s\n--- output ---\n%s", err, script, out)
 	}
