@@ -1,10 +1,17 @@
 package loadgen
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // EncodeBatch appends the POST /v1/ingest body of b to dst and returns it
 // with the summed encoded size of its events (their share of the body).
-func EncodeBatch(dst []byte, b *Batch) ([]byte, int) {
+func EncodeBatch(dst []byte, b *Batch) ([]byte, int) { return encodeBatch(dst, b, nil) }
+
+// encodeBatch is EncodeBatch, noting where each timestamp went in stamps
+// unless it is nil.
+func encodeBatch(dst []byte, b *Batch, stamps *[]stamp) ([]byte, int) {
 	dst = append(dst, `{"service":`...)
 	dst = appendString(dst, b.Service)
 	dst = append(dst, `,"environment":`...)
@@ -18,7 +25,7 @@ func EncodeBatch(dst []byte, b *Batch) ([]byte, int) {
 			dst = append(dst, ',')
 		}
 		n := len(dst)
-		dst = appendEvent(dst, &b.Events[i], nil)
+		dst = appendEvent(dst, &b.Events[i], nil, stamps)
 		size += len(dst) - n
 	}
 	return append(dst, "]}"...), size
@@ -28,11 +35,15 @@ func EncodeBatch(dst []byte, b *Batch) ([]byte, int) {
 // per line, with the batch's service, environment and release merged into
 // each, as log shippers send them. It returns the summed size of the lines
 // without their newlines.
-func EncodeJSONL(dst []byte, b *Batch) ([]byte, int) {
+func EncodeJSONL(dst []byte, b *Batch) ([]byte, int) { return encodeJSONL(dst, b, nil) }
+
+// encodeJSONL is EncodeJSONL, noting where each timestamp went in stamps
+// unless it is nil.
+func encodeJSONL(dst []byte, b *Batch, stamps *[]stamp) ([]byte, int) {
 	size := 0
 	for i := range b.Events {
 		n := len(dst)
-		dst = appendEvent(dst, &b.Events[i], b)
+		dst = appendEvent(dst, &b.Events[i], b, stamps)
 		size += len(dst) - n
 		dst = append(dst, '\n')
 	}
@@ -40,8 +51,9 @@ func EncodeJSONL(dst []byte, b *Batch) ([]byte, int) {
 }
 
 // appendEvent appends ev as a JSON object; with merge set, the batch-level
-// fields come first.
-func appendEvent(dst []byte, ev *Event, merge *Batch) []byte {
+// fields come first. An empty timestamp is left out (the server stamps the
+// time of receipt); with stamps set, where the timestamp went is noted.
+func appendEvent(dst []byte, ev *Event, merge *Batch, stamps *[]stamp) []byte {
 	dst = append(dst, '{')
 	if merge != nil {
 		dst = append(dst, `"service":`...)
@@ -52,9 +64,12 @@ func appendEvent(dst []byte, ev *Event, merge *Batch) []byte {
 		dst = appendString(dst, merge.Release)
 		dst = append(dst, ',')
 	}
-	dst = append(dst, `"timestamp":`...)
-	dst = appendString(dst, ev.Timestamp)
-	dst = append(dst, `,"level":`...)
+	if ev.Timestamp != "" {
+		dst = append(dst, `"timestamp":`...)
+		dst = appendStampField(dst, ev.Timestamp, ev.ago, stamps)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"level":`...)
 	dst = appendString(dst, ev.Level)
 	dst = append(dst, `,"message":`...)
 	dst = appendString(dst, ev.Message)
@@ -85,6 +100,16 @@ func appendEvent(dst []byte, ev *Event, merge *Batch) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
+}
+
+// appendStampField appends the timestamp ts as a JSON string, noting in
+// stamps (unless nil) where it went when it has the fixed width that can
+// be written again in place.
+func appendStampField(dst []byte, ts string, ago time.Duration, stamps *[]stamp) []byte {
+	if stamps != nil && len(ts) == stampLen {
+		*stamps = append(*stamps, stamp{at: len(dst) + 1, ago: ago})
+	}
+	return appendString(dst, ts)
 }
 
 // appendString appends s as a JSON string. Runs of bytes that need no

@@ -15,22 +15,38 @@ var sentryPlatforms = [numLangs]string{langGo: "go", langJava: "java", langPytho
 // context and user, and, for events with a stack trace, an exception whose
 // frames are the template's call stack. SDKs send one event per envelope:
 // with --target sentry batches hold one event. It returns the envelope
-// with the summed size of the event payloads.
+// with the summed size of the event payloads. Events without a timestamp
+// leave it out, and the envelope its sent_at.
 func (g *Generator) EncodeEnvelope(dst []byte, b *Batch) ([]byte, int) {
-	first := &b.Events[0]
+	return g.encodeEnvelope(dst, b, nil)
+}
+
+// encodeEnvelope is EncodeEnvelope, noting where each timestamp (sent_at
+// among them) went in stamps unless it is nil.
+func (g *Generator) encodeEnvelope(dst []byte, b *Batch, stamps *[]stamp) ([]byte, int) {
 	dst = append(dst, `{"event_id":"`...)
 	dst = appendEventID(dst, b.Index, 0)
-	dst = append(dst, `","sent_at":`...)
-	dst = appendString(dst, first.Timestamp)
+	dst = append(dst, '"')
+	if b.Events[0].Timestamp != "" {
+		dst = append(dst, `,"sent_at":`...)
+		dst = appendStampField(dst, string(appendStamp(nil, b.At)), 0, stamps)
+	}
 	dst = append(dst, `,"sdk":{"name":"errata.loadgen","version":"1"}}`+"\n"...)
 	size := 0
 	var payload []byte
+	var inPayload []stamp
 	for j := range b.Events {
-		payload = g.appendSentryEvent(payload[:0], b, j)
+		inPayload = inPayload[:0]
+		payload = g.appendSentryEvent(payload[:0], b, j, &inPayload)
 		size += len(payload)
 		dst = append(dst, `{"type":"event","content_type":"application/json","length":`...)
 		dst = strconv.AppendInt(dst, int64(len(payload)), 10)
 		dst = append(dst, "}\n"...)
+		if stamps != nil {
+			for _, s := range inPayload {
+				*stamps = append(*stamps, stamp{at: len(dst) + s.at, ago: s.ago})
+			}
+		}
 		dst = append(dst, payload...)
 		dst = append(dst, '\n')
 	}
@@ -45,14 +61,18 @@ func appendEventID(dst []byte, i, j int) []byte {
 	return append(dst, id...)
 }
 
-// appendSentryEvent appends event j of b as a Sentry event payload.
-func (g *Generator) appendSentryEvent(dst []byte, b *Batch, j int) []byte {
+// appendSentryEvent appends event j of b as a Sentry event payload,
+// noting where its timestamp went in stamps.
+func (g *Generator) appendSentryEvent(dst []byte, b *Batch, j int, stamps *[]stamp) []byte {
 	ev := &b.Events[j]
 	t := &g.templates[ev.Template]
 	dst = append(dst, `{"event_id":"`...)
 	dst = appendEventID(dst, b.Index, j)
-	dst = append(dst, `","timestamp":`...)
-	dst = appendString(dst, ev.Timestamp)
+	dst = append(dst, '"')
+	if ev.Timestamp != "" {
+		dst = append(dst, `,"timestamp":`...)
+		dst = appendStampField(dst, ev.Timestamp, ev.ago, stamps)
+	}
 	level := ev.Level
 	if level == "warn" {
 		level = "warning" // Sentry's name

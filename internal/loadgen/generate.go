@@ -23,8 +23,10 @@ type Options struct {
 	Templates  int     // distinct message templates
 	ErrorRatio float64 // share of events at level error or fatal
 	StackRatio float64 // share of events carrying a stack trace
-	// Start is the timestamp of the first event; the zero value means the
-	// time NewGenerator is called. Fix it for byte-identical output.
+	// Start is the time Batch stamps every batch at (its last event; the
+	// others in the second or two before); the zero value means the time
+	// NewGenerator is called. Fix it for byte-identical output. A run
+	// stamps each batch at the time it sends it instead (BatchAt).
 	Start time.Time
 }
 
@@ -59,8 +61,11 @@ type Attr struct {
 
 // Event is one generated event, in the shape of the spec's events[] item.
 type Event struct {
-	Message    string
-	Level      string
+	Message string
+	Level   string
+	// Timestamp is in the fixed-width form 2006-01-02T15:04:05.000Z, so
+	// that a prebuilt body can be stamped again in place; "" leaves the
+	// field out and the server stamps the time of receipt.
 	Timestamp  string
 	StackTrace string
 	TraceID    string
@@ -69,6 +74,8 @@ type Event struct {
 	// Template is the index of the template Message was made from. It is
 	// not sent; tests and reports use it to know the true number of groups.
 	Template int
+	// ago is how long before the batch's time the event happened.
+	ago time.Duration
 }
 
 // Batch is one request's worth of events from one service.
@@ -77,7 +84,9 @@ type Batch struct {
 	Service     string
 	Environment string
 	Release     string
-	Events      []Event
+	// At is the time of the batch's last event: when it is sent.
+	At     time.Time
+	Events []Event
 }
 
 // Generator builds batches. It is safe for concurrent use: it holds only
@@ -148,24 +157,39 @@ func NewGenerator(o Options) (*Generator, error) {
 // Options returns the options the generator was built with.
 func (g *Generator) Options() Options { return g.opts }
 
-// Batch returns batch i. The same generator options and i give the same batch.
-func (g *Generator) Batch(i int) Batch {
+// Batch returns batch i stamped at the generator's Start. The same
+// generator options and i give the same batch.
+func (g *Generator) Batch(i int) Batch { return g.BatchAt(i, g.opts.Start) }
+
+// BatchAt returns batch i stamped as collected up to at: its last event
+// happened at at, the others a few milliseconds apart before it (a second
+// or so for 1,000 events), as a client sends what it gathered. Everything
+// but the timestamps depends only on the options and i.
+func (g *Generator) BatchAt(i int, at time.Time) Batch {
 	r := rand.New(rand.NewPCG(g.opts.Seed, uint64(i)+1<<32))
 	s := r.IntN(len(g.services))
 	svc := g.services[s]
-	b := Batch{Index: i, Service: svc.name, Environment: svc.env, Release: svc.release,
+	b := Batch{Index: i, Service: svc.name, Environment: svc.env, Release: svc.release, At: at,
 		Events: make([]Event, g.opts.BatchSize)}
-	// Batches are spread one second apart, events a few ms apart within one.
-	ts := g.opts.Start.Add(time.Duration(i) * time.Second)
+	// Events a few ms apart: each event's offset from the first is drawn
+	// with it, and turned into how long before at it happened once the
+	// batch's span is known.
+	var span time.Duration
 	for j := range b.Events {
-		ts = ts.Add(time.Duration(r.IntN(2000)) * time.Microsecond)
-		b.Events[j] = g.event(r, s, ts)
+		span += time.Duration(r.IntN(2000)) * time.Microsecond
+		b.Events[j] = g.event(r, s)
+		b.Events[j].ago = span
+	}
+	for j := range b.Events {
+		ev := &b.Events[j]
+		ev.ago = span - ev.ago
+		ev.Timestamp = string(appendStamp(make([]byte, 0, stampLen), at.Add(-ev.ago)))
 	}
 	return b
 }
 
-func (g *Generator) event(r *rand.Rand, s int, ts time.Time) Event {
-	ev := Event{Timestamp: ts.UTC().Format("2006-01-02T15:04:05.000Z")}
+func (g *Generator) event(r *rand.Rand, s int) Event {
+	var ev Event
 	isErr := r.Float64() < g.opts.ErrorRatio
 	switch {
 	case isErr && r.IntN(20) == 0:

@@ -57,6 +57,7 @@ func TestRunJSONL(t *testing.T) {
 		}
 		for _, ev := range batch.Events {
 			ev["service"], ev["environment"], ev["release"] = batch.Service, batch.Environment, batch.Release
+			delete(ev, "timestamp") // stamped when sent: TestRunStampsSendTime checks them
 			line, _ := json.Marshal(ev)
 			want = append(want, string(line))
 		}
@@ -73,9 +74,10 @@ func TestRunJSONL(t *testing.T) {
 			if err := json.Unmarshal([]byte(line), &ev); err != nil {
 				t.Fatalf("line %q: %v", line, err)
 			}
-			if ev["service"] == "" || ev["message"] == "" || ev["level"] == nil {
-				t.Errorf("line lacks service, message or level: %s", line)
+			if ev["service"] == "" || ev["message"] == "" || ev["level"] == nil || ev["timestamp"] == nil {
+				t.Errorf("line lacks service, message, level or timestamp: %s", line)
 			}
+			delete(ev, "timestamp")
 			norm, _ := json.Marshal(ev)
 			got = append(got, string(norm))
 		}

@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -17,6 +16,10 @@ type Report struct {
 	Concurrency int    `json:"concurrency"`
 	BatchSize   int    `json:"batch_size"`
 	Seed        uint64 `json:"seed"`
+	// Distinct is the prebuilt batches sent in turn; 0 when every batch
+	// was generated.
+	Distinct int    `json:"distinct"`
+	Preset   string `json:"preset,omitempty"`
 
 	ElapsedSeconds  float64 `json:"elapsed_seconds"`
 	BatchesAccepted int64   `json:"batches_accepted"`
@@ -28,8 +31,13 @@ type Report struct {
 	// (for JSONL, one line without its newline).
 	MeanEventBytes float64 `json:"mean_event_bytes"`
 
-	Latency  Latency  `json:"latency_ms"`
+	Latency Latency `json:"latency_ms"`
+	// Senders is each sender's own share and latency, in sender order.
+	Senders  []Sender `json:"senders"`
 	Refusals Refusals `json:"refusals"`
+	// RateLimit is what the run learned of the server's rate limit and
+	// how long it held requests back to keep to it.
+	RateLimit RateLimit `json:"rate_limit"`
 	// Retries counts resends after 429 and 503 answers and network errors;
 	// Abandoned the batches given up on when retries or time ran out;
 	// Dropped the batches refused with another status, not resent.
@@ -42,6 +50,16 @@ type Report struct {
 	BytesUncompressed int64 `json:"bytes_uncompressed"`
 
 	Drain *Drain `json:"drain,omitempty"`
+	// Counts is the count check (with a token): nil without one.
+	Counts *Counts `json:"counts,omitempty"`
+}
+
+// Sender is one sender's part of a run: a sender is one connection
+// sending a batch at a time, as one busy client.
+type Sender struct {
+	BatchesAccepted int64   `json:"batches_accepted"`
+	EventsAccepted  int64   `json:"events_accepted"`
+	Latency         Latency `json:"latency_ms"`
 }
 
 // Latency summarises the round trips of accepted requests, in milliseconds,
@@ -75,11 +93,14 @@ type Drain struct {
 func newReport(c *Config, g *Generator, stats []*workerStats, elapsed time.Duration) *Report {
 	o := g.Options()
 	r := &Report{Target: c.Target, URL: c.URL, Gzip: c.Gzip, Concurrency: c.Concurrency,
-		BatchSize: o.BatchSize, Seed: o.Seed, ElapsedSeconds: elapsed.Seconds()}
+		BatchSize: o.BatchSize, Seed: o.Seed, Distinct: c.Distinct, Preset: c.Preset, ElapsedSeconds: elapsed.Seconds(),
+		Senders: make([]Sender, len(stats))}
 	var lat []time.Duration
 	var eventBytes int64
-	for _, st := range stats {
+	for i, st := range stats {
 		lat = append(lat, st.latencies...)
+		slices.Sort(st.latencies)
+		r.Senders[i] = Sender{BatchesAccepted: st.batchesAccepted, EventsAccepted: st.eventsAccepted, Latency: latencyOf(st.latencies)}
 		r.BatchesAccepted += st.batchesAccepted
 		r.EventsAccepted += st.eventsAccepted
 		r.EventsGenerated += st.eventsGenerated
@@ -126,61 +147,6 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// WriteText writes the report as plain text, one metric per line.
-func (r *Report) WriteText(w io.Writer) error {
-	lines := [][2]string{
-		{"target", r.Target},
-		{"url", r.URL},
-		{"gzip", strconv.FormatBool(r.Gzip)},
-		{"concurrency", strconv.Itoa(r.Concurrency)},
-		{"batch_size", strconv.Itoa(r.BatchSize)},
-		{"seed", strconv.FormatUint(r.Seed, 10)},
-		{"elapsed", fmt.Sprintf("%.2fs", r.ElapsedSeconds)},
-		{"batches_accepted", i64(r.BatchesAccepted)},
-		{"events_accepted", i64(r.EventsAccepted)},
-		{"accepted_events_per_s", fmt.Sprintf("%.1f", r.EventsPerSecond)},
-		{"events_generated", i64(r.EventsGenerated)},
-		{"mean_event_bytes", fmt.Sprintf("%.1f", r.MeanEventBytes)},
-		{"latency_samples", strconv.Itoa(r.Latency.Samples)},
-		{"latency_p50", fmt.Sprintf("%.2fms", r.Latency.P50)},
-		{"latency_p99", fmt.Sprintf("%.2fms", r.Latency.P99)},
-		{"latency_max", fmt.Sprintf("%.2fms", r.Latency.Max)},
-		{"refused_429", i64(r.Refusals.Status429)},
-		{"refused_503", i64(r.Refusals.Status503)},
-		{"refused_other", i64(r.Refusals.Other)},
-	}
-	codes := make([]string, 0, len(r.Refusals.ByStatus))
-	for code := range r.Refusals.ByStatus {
-		if code != "429" && code != "503" {
-			codes = append(codes, code)
-		}
-	}
-	slices.Sort(codes)
-	for _, code := range codes {
-		lines = append(lines, [2]string{"refused_" + code, i64(r.Refusals.ByStatus[code])})
-	}
-	lines = append(lines,
-		[2]string{"retries", i64(r.Retries)},
-		[2]string{"abandoned_batches", i64(r.Abandoned)},
-		[2]string{"dropped_batches", i64(r.Dropped)},
-		[2]string{"transport_errors", i64(r.TransportErrors)},
-		[2]string{"bytes_sent", i64(r.BytesSent)},
-		[2]string{"bytes_uncompressed", i64(r.BytesUncompressed)})
-	if d := r.Drain; d != nil {
-		lines = append(lines,
-			[2]string{"drained", strconv.FormatBool(d.Drained)},
-			[2]string{"drain_wait", fmt.Sprintf("%.2fs", d.Seconds)},
-			[2]string{"last_backlog_events", fmt.Sprintf("%.0f", d.LastBacklog)},
-			[2]string{"end_to_end_events_per_s", fmt.Sprintf("%.1f", d.EndToEndEventsPerSecond)})
-	}
-	for _, l := range lines {
-		if _, err := fmt.Fprintf(w, "%-24s %s\n", l[0], l[1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // WriteJSON writes the report as one indented JSON object.
 func (r *Report) WriteJSON(w io.Writer) error {

@@ -59,12 +59,25 @@ type Config struct {
 	// batch. Both keep a run bounded against a stuck or refusing target.
 	Timeout    time.Duration
 	MaxRetries int
+	// IgnoreRateLimit sends without keeping to the rate limit the
+	// server's RateLimit-* headers advertise (for a server whose limit
+	// was raised for a benchmark); 429 answers are still resent after
+	// their Retry-After.
+	IgnoreRateLimit bool
 	// WaitDrain polls <URL>/metrics after sending until the ingest backlog
 	// is empty or DrainTimeout passes; DrainPoll is the polling interval.
 	WaitDrain    bool
 	DrainTimeout time.Duration
 	DrainPoll    time.Duration
-	Client       *http.Client // default: a client with Timeout
+	// Token (a session token of a member of Project) turns on the count
+	// check: the project's counts are read before the run and after the
+	// drain, and what the run added must be the events accepted. It
+	// implies WaitDrain.
+	Token   string
+	Project string
+	// Preset names the preset the settings came from, for the report.
+	Preset string
+	Client *http.Client // default: a client with Timeout
 
 	sentryEndpoint string // the sentry target's envelope URL, from the DSN
 
@@ -100,6 +113,14 @@ func (c *Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("--target must be errata, jsonl or sentry, got %q", c.Target)
+	}
+	switch {
+	case (c.Token == "") != (c.Project == ""):
+		return errors.New("--token and --project go together: the count check reads the project with the token")
+	case c.Token != "" && c.Target == TargetJSONL:
+		return errors.New("--token works with --target errata or sentry only")
+	case c.Token != "":
+		c.WaitDrain = true
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -171,6 +192,18 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 	if c.Distinct > 0 {
 		pre = prebuild(&c, g, c.Distinct)
 	}
+	var pace *pacer
+	if !c.IgnoreRateLimit {
+		pace = newPacer()
+	}
+	var before *Counts
+	if c.Token != "" {
+		n, err := readCounts(ctx, &c)
+		if err != nil {
+			return nil, err
+		}
+		before = &n
+	}
 	start := time.Now()
 	next := make(chan int)
 	go func() {
@@ -193,10 +226,9 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 		st := newWorkerStats()
 		stats[w] = st
 		wg.Go(func() {
-			s := sender{c: &c, endpoint: endpoint, st: st, ctx: ctx, dispatch: dispatch, fail: cancel, pre: pre}
-			var buf []byte
+			s := sender{c: &c, g: g, endpoint: endpoint, st: st, ctx: ctx, dispatch: dispatch, fail: cancel, pre: pre, pace: pace}
 			for i := range next {
-				buf = s.batch(g, i, buf)
+				s.batch(i)
 			}
 		})
 	}
@@ -204,6 +236,7 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 	end := time.Now()
 
 	rep := newReport(&c, g, stats, end.Sub(start))
+	rep.RateLimit = pace.report()
 	err := context.Cause(dispatch)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = nil // the duration ran out: the normal end
@@ -212,6 +245,9 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 		d, derr := waitDrain(ctx, &c, start, rep.EventsAccepted)
 		rep.Drain = d
 		err = derr
+	}
+	if err == nil && before != nil {
+		rep.Counts, err = checkCounts(ctx, &c, *before, rep.EventsAccepted)
 	}
 	return rep, err
 }

@@ -33,8 +33,11 @@ type target struct {
 	status   map[int]int            // answers other than 2xx
 	headers  []http.Header          // of every request
 	bodies   [][]byte               // decoded bodies answered 2xx
+	received []time.Time            // when each of bodies arrived
+	delay    time.Duration          // before each ingest answer
 	backlog  func(poll int) float64 // GET /metrics; nil for 404
 	polls    int
+	api      http.Handler // GET /v1/projects/…; nil for 404
 }
 
 func newTarget(t *testing.T, key string, answer func(n int) int) (*target, *httptest.Server) {
@@ -58,11 +61,21 @@ func (tg *target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "# HELP %s x\n# TYPE %s gauge\n%s_total 99\n%s %g\n", BacklogMetric, BacklogMetric, BacklogMetric, BacklogMetric, tg.backlog(poll))
 		return
 	}
+	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/projects/") {
+		if tg.api == nil {
+			http.NotFound(w, r)
+			return
+		}
+		tg.api.ServeHTTP(w, r)
+		return
+	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		tg.t.Errorf("read body: %v", err)
 		return
 	}
+	received := time.Now()
+	time.Sleep(tg.delay)
 	body := raw
 	if r.Header.Get("Content-Encoding") == "gzip" {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
@@ -91,6 +104,7 @@ func (tg *target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case 0:
 		tg.accepted[sum]++
 		tg.bodies = append(tg.bodies, body)
+		tg.received = append(tg.received, received)
 		var b struct{ Events []json.RawMessage }
 		_ = json.Unmarshal(body, &b)
 		w.WriteHeader(http.StatusAccepted)
@@ -186,11 +200,20 @@ func TestRunRetriesAfter429(t *testing.T) {
 					t.Errorf("headers %v", h)
 				}
 			}
+			var batches, samples int64
+			for _, snd := range rep.Senders {
+				batches += snd.BatchesAccepted
+				samples += int64(snd.Latency.Samples)
+			}
+			if len(rep.Senders) != 3 || batches != 12 || samples != 12 {
+				t.Errorf("%d senders with %d batches and %d latency samples, want 3 with 12", len(rep.Senders), batches, samples)
+			}
 			var text bytes.Buffer
 			if err := rep.WriteText(&text); err != nil {
 				t.Fatal(err)
 			}
-			for _, line := range []string{"events_accepted          240\n", fmt.Sprintf("refused_429              %d\n", tg.status[429]), "mean_event_bytes"} {
+			for _, line := range []string{"events_accepted          240\n", fmt.Sprintf("refused_429              %d\n", tg.status[429]), "mean_event_bytes",
+				"sender_1 ", "sender_3 ", "rate_limit_paced         true\n", "note: the server refused"} {
 				if !strings.Contains(text.String(), line) {
 					t.Errorf("summary lacks %q:\n%s", line, text.String())
 				}
@@ -214,6 +237,13 @@ func TestRunWaitsRetryAfter(t *testing.T) {
 	}
 	if rep.Refusals.Status503 != 1 || rep.Retries != 1 || rep.EventsAccepted != 10 || len(tg.accepted) != 2 {
 		t.Errorf("report %+v, want one 503 resent and 10 events accepted", rep)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "note: the server refused 1 requests as overloaded (503)") {
+		t.Errorf("the summary does not explain the 503:\n%s", text.String())
 	}
 }
 
@@ -285,7 +315,8 @@ func TestRunWaitDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Report
-	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.Drain == nil || back.EventsAccepted != 40 {
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.Drain == nil || back.EventsAccepted != 40 ||
+		len(back.Senders) != 2 || back.Senders[0].BatchesAccepted+back.Senders[1].BatchesAccepted != 4 || !back.RateLimit.Paced {
 		t.Errorf("JSON summary %s: %v", out.String(), err)
 	}
 

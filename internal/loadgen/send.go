@@ -36,6 +36,7 @@ func newWorkerStats() *workerStats { return &workerStats{status: map[int]int64{}
 // sender sends one worker's batches.
 type sender struct {
 	c        *Config
+	g        *Generator
 	endpoint string
 	st       *workerStats
 	ctx      context.Context // requests: ends only on interruption
@@ -44,39 +45,68 @@ type sender struct {
 	zw       *gzip.Writer
 	zbuf     bytes.Buffer
 	pre      *prebuilt // nil: generate every batch
+	pace     *pacer    // nil: --ignore-rate-limit
+	buf      []byte    // the batch being sent, reused
 }
 
-// batch generates, encodes and sends batch i, resending it while the target
-// asks to wait. buf is reused across calls and returned.
-func (s *sender) batch(g *Generator, i int, buf []byte) []byte {
+// batch generates (or takes a prebuilt one and stamps it), encodes and
+// sends batch i, resending it while the target asks to wait. It waits for
+// the rate limit first; when the run ends during that wait, the batch is
+// not made.
+func (s *sender) batch(i int) {
+	if !s.admit() {
+		return
+	}
 	if s.pre != nil {
 		e := s.pre.get(i)
+		if len(e.stamps) > 0 {
+			s.buf = append(s.buf[:0], e.body...)
+			restamp(s.buf, e.stamps, time.Now())
+			e.body = s.buf
+		}
 		s.st.eventsGenerated += int64(e.events)
 		s.st.eventBytes += int64(e.size)
 		s.resend(e)
-		return buf
+		return
 	}
-	b := g.Batch(i)
+	b := s.g.BatchAt(i, time.Now())
 	var size int
-	buf, size = s.c.encode(g, buf[:0], &b)
+	s.buf, size = s.c.encode(s.g, s.buf[:0], &b, nil)
 	s.st.eventsGenerated += int64(len(b.Events))
 	s.st.eventBytes += int64(size)
-	body := buf
+	body := s.buf
 	if s.c.Gzip {
-		body = s.compress(buf)
+		body = s.compress(s.buf)
 	}
-	s.resend(readyBatch{body: body, raw: len(buf), events: len(b.Events)})
-	return buf
+	s.resend(readyBatch{body: body, raw: len(s.buf), events: len(b.Events)})
 }
 
-// resend sends one readyBatch batch, resending it while the target asks to wait.
+// admit waits until the server's rate limit has a token for one more
+// request. It is false when the run ended first.
+func (s *sender) admit() bool {
+	if s.pace == nil {
+		return true
+	}
+	wait := s.pace.reserve()
+	if wait <= 0 {
+		return true
+	}
+	if s.c.sleep(s.dispatch, wait) != nil {
+		s.pace.cancel()
+		return false
+	}
+	return true
+}
+
+// resend sends one readyBatch, resending it while the target asks to
+// wait. The first attempt was admitted by the caller.
 func (s *sender) resend(e readyBatch) {
 	for attempt := 0; ; attempt++ {
 		wait, retry := s.send(e.body, e.raw, e.events)
 		if !retry {
 			return
 		}
-		if attempt >= s.c.MaxRetries || s.c.sleep(s.dispatch, wait) != nil {
+		if attempt >= s.c.MaxRetries || s.c.sleep(s.dispatch, wait) != nil || !s.admit() {
 			s.st.abandoned++
 			return
 		}
@@ -100,6 +130,9 @@ func (s *sender) compress(raw []byte) []byte {
 func (s *sender) send(body []byte, rawLen, events int) (time.Duration, bool) {
 	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
 	if err != nil {
+		if s.pace != nil {
+			s.pace.cancel()
+		}
 		s.fail(fmt.Errorf("loadgen: build request: %w", err))
 		return 0, false
 	}
@@ -123,9 +156,16 @@ func (s *sender) send(body []byte, rawLen, events int) (time.Duration, bool) {
 	}
 	s.st.bytesSent += int64(len(body))
 	s.st.bytesRaw += int64(rawLen)
+	var ps pass
+	if s.pace != nil {
+		ps = s.pace.send()
+	}
 	t0 := time.Now()
 	resp, err := s.c.Client.Do(req)
 	if err != nil {
+		if s.pace != nil {
+			s.pace.observe(ps, nil, false)
+		}
 		s.st.transportErrors++
 		return transportBackoff, s.ctx.Err() == nil
 	}
@@ -133,6 +173,9 @@ func (s *sender) send(body []byte, rawLen, events int) (time.Duration, bool) {
 	_ = resp.Body.Close()
 	lat := time.Since(t0)
 	code := resp.StatusCode
+	if s.pace != nil {
+		s.pace.observe(ps, resp.Header, code >= 200 && code < 300)
+	}
 	switch {
 	case code >= 200 && code < 300:
 		s.st.latencies = append(s.st.latencies, lat)

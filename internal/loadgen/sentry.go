@@ -36,13 +36,14 @@ func (c *Config) useDSN() error {
 }
 
 // encode appends batch b in the target's body format to dst and returns it
-// with the events' encoded size.
-func (c *Config) encode(g *Generator, dst []byte, b *Batch) ([]byte, int) {
+// with the events' encoded size, noting where the timestamps went in
+// stamps unless it is nil.
+func (c *Config) encode(g *Generator, dst []byte, b *Batch, stamps *[]stamp) ([]byte, int) {
 	switch c.Target {
 	case TargetJSONL:
-		return EncodeJSONL(dst, b)
+		return encodeJSONL(dst, b, stamps)
 	case TargetSentry:
-		return g.EncodeEnvelope(dst, b)
+		return g.encodeEnvelope(dst, b, stamps)
 	}
-	return EncodeBatch(dst, b)
+	return encodeBatch(dst, b, stamps)
 }
