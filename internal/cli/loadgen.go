@@ -27,12 +27,14 @@ type loadgenCmd struct {
 	Header       []string      `sep:"none" placeholder:"'NAME: VALUE'" help:"Extra request header, repeatable (e.g. for --target jsonl)."`
 	ContentType  string        `name:"content-type" help:"Content-Type for --target jsonl (default application/x-ndjson)."`
 	Gzip         bool          `help:"Send gzip-compressed bodies."`
-	Concurrency  int           `help:"Requests in flight (default 8; with --attack grpc-bomb 100, gzip-bomb 50)."`
+	Preset       string        `enum:",busy-senders" default:"" help:"A named load; flags given as well override it. busy-senders: 4 senders over keep-alive connections, each with one 1,000-event batch (about 540 bytes an event, plain JSON) in flight at a time, from 16 batches built up front (--concurrency 4 --batch-size 1000 --distinct 16)."`
+	Concurrency  int           `help:"Senders: requests in flight, one each (default 8; with --attack grpc-bomb 100, gzip-bomb 50)."`
 	Duration     time.Duration `help:"How long to send (default 30s; ignored when --batches is set). With --attack: 30s for the bombs, 90s for the connection attacks, which end earlier once the server has closed every connection."`
 	Batches      int           `help:"Send this many batches, then stop."`
-	Rate         float64       `placeholder:"N" help:"Cap on batches per second; 0 for unlimited."`
+	Rate         float64       `placeholder:"N" help:"Cap on batches per second; 0 for no cap of its own (the server's rate limit still holds unless --ignore-rate-limit)."`
+	IgnoreRate   bool          `name:"ignore-rate-limit" help:"Do not keep to the rate limit the server advertises (RateLimit-* headers): for a server whose limit was raised for a benchmark. 429 answers are still resent after their Retry-After."`
 	Distinct     int           `placeholder:"N" help:"Generate only N distinct batches up front and send them in turn (keeps the generator's CPU out of the measurement); 0 generates every batch."`
-	BatchSize    int           `name:"batch-size" default:"1000" help:"Events per batch (1 to 1000); --target sentry sends one event per envelope, as SDKs do."`
+	BatchSize    int           `name:"batch-size" placeholder:"N" help:"Events per batch, 1 to 1000 (default 1000); --target sentry sends one event per envelope, as SDKs do."`
 	Services     int           `default:"5" help:"Distinct services."`
 	Templates    int           `default:"200" help:"Distinct message templates (what grouping should find)."`
 	ErrorRatio   float64       `name:"error-ratio" default:"0.01" help:"Share of events at level error or fatal."`
@@ -41,7 +43,9 @@ type loadgenCmd struct {
 	Timeout      time.Duration `default:"30s" help:"Timeout of one request."`
 	MaxRetries   int           `name:"max-retries" default:"10" help:"Resends of one batch after 429/503 (honouring Retry-After) or a network error."`
 	WaitDrain    bool          `name:"wait-drain" help:"After sending, poll <url>/metrics until errata_ingest_backlog_events is 0 and report end-to-end events/s."`
-	DrainTimeout time.Duration `name:"drain-timeout" default:"5m" help:"Longest wait for --wait-drain."`
+	DrainTimeout time.Duration `name:"drain-timeout" default:"5m" help:"Longest wait for --wait-drain (and for the count check)."`
+	Token        string        `env:"ERRATA_LOADGEN_TOKEN" help:"Session token (POST /v1/auth/sign-in/email) of a member of --project: turns on the count check (and --wait-drain): after the drain, the groups' event_count + the INFO summaries' event_count + debug_count the run added must be the events accepted."`
+	Project      string        `placeholder:"prj_…" help:"The key's project, for the count check with --token."`
 	JSON         bool          `name:"json" help:"Print the summary as JSON."`
 
 	Attack      string `enum:",slow-body,grpc-preface,grpc-bomb,gzip-bomb" default:"" help:"Send a hostile load instead, to loopback only: slow-body (stalled ingest and sign-in bodies), grpc-preface (gRPC connections that stop after the HTTP/2 preface or handshake), grpc-bomb (OTLP/gRPC exports of 19 MiB gzipped to 19 KiB; with a bogus key unless --key), gzip-bomb (gzip bodies inflating past 20 MiB to --path, with --key)."`
@@ -53,11 +57,34 @@ type loadgenCmd struct {
 	ServerPID   int    `name:"server-pid" placeholder:"PID" help:"With --attack: read the server's memory and open files from /proc/PID (else scrape process_resident_memory_bytes from <url>/metrics)."`
 }
 
+// Help is the text --help shows under the command's one-line summary.
+func (c *loadgenCmd) Help() string {
+	return `The load is real: every event is written into the project of the key
+(--key or --dsn) and makes error groups, tickets, INFO summaries and
+notifications to the project's channels, as an application's would. At
+load rates nearly every group gets 50 events within 5 minutes, so its
+ticket is raised to critical as a spike (ERRATA_SPIKE_MIN) and notified
+again. Send to a project made for it (create a project named loadgen,
+with a key and no channels), never to one people watch.
+
+Events carry the time they are sent. The run keeps to the rate limit the
+server advertises in its answers (100 requests/s per project by default);
+raise ERRATA_INGEST_RATE_LIMIT and ERRATA_INGEST_RATE_BURST (for --target
+sentry, ERRATA_SENTRY_RATE_LIMIT and _BURST) on the server to measure it
+rather than its limit.`
+}
+
 func (c *loadgenCmd) Run(e *env) error {
 	if c.Attack != "" {
 		return c.attack(e)
 	}
+	if c.Preset == "busy-senders" {
+		c.Concurrency = cmp.Or(c.Concurrency, 4)
+		c.BatchSize = cmp.Or(c.BatchSize, 1000)
+		c.Distinct = cmp.Or(c.Distinct, 16)
+	}
 	c.Concurrency = cmp.Or(c.Concurrency, 8)
+	c.BatchSize = cmp.Or(c.BatchSize, 1000)
 	c.Duration = cmp.Or(c.Duration, 30*time.Second)
 	o := loadgen.DefaultOptions()
 	o.Seed, o.BatchSize, o.Services, o.Templates = c.Seed, c.BatchSize, c.Services, c.Templates
@@ -80,11 +107,14 @@ func (c *loadgenCmd) Run(e *env) error {
 	cfg := loadgen.Config{
 		Target: c.Target, URL: c.URL, Key: c.Key, DSN: c.DSN, SentryAuth: c.SentryAuth, Header: h, ContentType: c.ContentType,
 		Gzip: c.Gzip, Concurrency: c.Concurrency, Duration: c.Duration, Batches: c.Batches,
-		Rate: c.Rate, Distinct: c.Distinct, Timeout: c.Timeout, MaxRetries: c.MaxRetries,
-		WaitDrain: c.WaitDrain, DrainTimeout: c.DrainTimeout,
+		Rate: c.Rate, Distinct: c.Distinct, Timeout: c.Timeout, MaxRetries: c.MaxRetries, IgnoreRateLimit: c.IgnoreRate,
+		WaitDrain: c.WaitDrain, DrainTimeout: c.DrainTimeout, Token: c.Token, Project: c.Project, Preset: c.Preset,
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
+	}
+	if cfg.Target != loadgen.TargetJSONL {
+		e.log.Info("loadgen writes real events into the key's project: groups, tickets and notifications to its channels; use a project made for it", "url", cfg.URL)
 	}
 	rep, runErr := loadgen.Run(e.ctx, cfg, g)
 	if rep != nil {
