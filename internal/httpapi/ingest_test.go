@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -80,6 +81,38 @@ func TestIngestAcceptsAndQueuesDurably(t *testing.T) {
 		m := string(s.Do(apitest.Request{Method: "GET", Path: "/metrics"}).Body)
 		if !strings.Contains(m, `errata_ingest_accepted_events_total{route="ingest"} 3`) {
 			t.Errorf("metrics do not count 3 accepted events:\n%s", grepLines(m, "errata_ingest"))
+		}
+	})
+}
+
+// TestIngestStoresPayloadsCompressed: the queue holds a batch compressed
+// (ingest.CompressPayload), and what the worker decodes is what was sent.
+func TestIngestStoresPayloadsCompressed(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		_, prj, _, key := ingestWorld(t, s)
+		var b strings.Builder
+		b.WriteString(`{"service":"checkout","events":[`)
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"message":"GET /api/orders/%d answered 200 in 35ms","level":"info","attributes":{"region":"eu-west-1","http.method":"GET"}}`, i)
+		}
+		b.WriteString(`]}`)
+		s.Do(ingestReq(key, b.String(), nil)).Expect(t, http.StatusAccepted, "")
+		batches, err := s.App.DB.Read().ListBatches(context.Background(), prj)
+		if err != nil || len(batches) != 1 {
+			t.Fatalf("queued batches = %d, %v; want 1", len(batches), err)
+		}
+		if n := len(batches[0].Payload); n > b.Len()/3 {
+			t.Errorf("stored payload is %d bytes for a %d-byte body of repetitive events: want it compressed to under a third", n, b.Len())
+		}
+		events, err := ingest.DecodePayload(batches[0].Payload)
+		if err != nil || len(events) != 1000 {
+			t.Fatalf("decoded %d events, %v; want 1000", len(events), err)
+		}
+		if events[999].Message != "GET /api/orders/999 answered 200 in 35ms" || events[999].Service != "checkout" {
+			t.Errorf("event 999 = %+v", events[999])
 		}
 	})
 }

@@ -6,10 +6,21 @@ import (
 	"fmt"
 	"slices"
 	"unsafe"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // payloadV1 starts every payload written by EncodePayload.
 const payloadV1 = 0xE1
+
+// payloadS2 starts a payload written by CompressPayload: the rest is an S2
+// block of a payloadV1 payload.
+const payloadS2 = 0xE2
+
+// maxPayloadBytes bounds what a compressed payload may claim to decompress
+// to: a batch holds at most one request's decoded body (20 MiB) and its
+// length prefixes.
+const maxPayloadBytes = 64 << 20
 
 // EncodePayload writes events in the queue's compact binary form: a version
 // byte, the event count, then per event its level, its timestamp and its
@@ -47,12 +58,41 @@ func AppendPayload(dst []byte, events []Event) []byte {
 	return b
 }
 
+// CompressPayload appends to dst the payload p (as AppendPayload wrote it)
+// compressed with S2, a Snappy extension that compresses at several hundred
+// megabytes a second per core and decompresses faster still. The queue's
+// payloads are about a quarter of their size this way, and writing them is
+// what a durable commit spends most of its time on (docs/decisions.md). dst
+// must not overlap p.
+func CompressPayload(dst, p []byte) []byte {
+	n := s2.MaxEncodedLen(len(p))
+	if n < 0 {
+		panic("ingest: payload too large to compress")
+	}
+	dst = slices.Grow(dst, 1+n)
+	dst = append(dst, payloadS2)
+	enc := s2.Encode(dst[len(dst):len(dst)+n], p)
+	return dst[:len(dst)+len(enc)]
+}
+
 var errPayload = errors.New("ingest: corrupt payload")
 
-// DecodePayload reads what EncodePayload wrote. The events' strings and
-// attributes alias b, without a copy: b must not change afterwards (payloads
-// read from the store are fresh buffers that nothing else holds).
+// DecodePayload reads what EncodePayload or CompressPayload wrote. The
+// events' strings and attributes alias b (or, for a compressed payload, a
+// buffer of their own), without a copy: b must not change afterwards
+// (payloads read from the store are fresh buffers that nothing else holds).
 func DecodePayload(b []byte) ([]Event, error) {
+	if len(b) > 0 && b[0] == payloadS2 {
+		n, err := s2.DecodedLen(b[1:])
+		if err != nil || n > maxPayloadBytes {
+			return nil, fmt.Errorf("%w: bad compressed block", errPayload)
+		}
+		raw, err := s2.Decode(make([]byte, n), b[1:])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errPayload, err)
+		}
+		b = raw
+	}
 	if len(b) == 0 || b[0] != payloadV1 {
 		return nil, fmt.Errorf("%w: unknown version", errPayload)
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -55,4 +56,39 @@ func BenchmarkPayload(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
 	})
+}
+
+func TestCompressedPayloadRoundTrip(t *testing.T) {
+	in := make([]Event, 200)
+	for i := range in {
+		in[i] = Event{Service: "checkout", Environment: "production", Level: Level(i % 5), Timestamp: 1_763_798_400_000 + int64(i),
+			Message: "GET /api/orders/12345 answered 200", Attributes: json.RawMessage(`{"region":"eu-west-1"}`)}
+	}
+	plain := AppendPayload(nil, in)
+	b := CompressPayload([]byte("keep"), plain)
+	if string(b[:4]) != "keep" {
+		t.Fatalf("CompressPayload overwrote dst's prefix: %q", b[:4])
+	}
+	b = b[4:]
+	if len(b) >= len(plain)/2 {
+		t.Errorf("compressed payload is %d bytes of %d: want under half for repetitive events", len(b), len(plain))
+	}
+	got, err := DecodePayload(b)
+	if err != nil {
+		t.Fatalf("DecodePayload: %v", err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatal("compressed round trip differs")
+	}
+	for cut := 0; cut < len(b); cut += 7 {
+		if _, err := DecodePayload(b[:cut]); err == nil {
+			t.Fatalf("DecodePayload of %d of %d compressed bytes succeeded, want an error", cut, len(b))
+		}
+	}
+	// A block that claims to decompress to more than any batch can hold is
+	// refused before anything is allocated.
+	huge := append([]byte{payloadS2}, binary.AppendUvarint(nil, 1<<40)...)
+	if _, err := DecodePayload(huge); err == nil {
+		t.Fatal("DecodePayload accepted a block claiming 1 TiB")
+	}
 }

@@ -123,8 +123,25 @@ var payloadPool sync.Pool
 // maxPooledPayload keeps the occasional huge payload out of the pool.
 const maxPooledPayload = 8 << 20
 
+func getPayloadBuf() *[]byte {
+	if buf, _ := payloadPool.Get().(*[]byte); buf != nil {
+		return buf
+	}
+	return new([]byte)
+}
+
+// putPayloadBuf gives b, the buffer last held in buf, back to the pool.
+func putPayloadBuf(buf *[]byte, b []byte) {
+	if cap(b) <= maxPooledPayload {
+		*buf = b
+		payloadPool.Put(buf)
+	}
+}
+
 // Commit makes the events durable as one queued batch per 1,000 events,
-// all in one commit, and counts them. Whatever the transport, U+0000 in
+// all in one commit, and counts them. Each batch's payload is compressed
+// (ingest.CompressPayload) here, in the request's goroutine, so that the
+// one commit writer only writes. Whatever the transport, U+0000 in
 // any string becomes U+FFFD first, and a timestamp more than five minutes
 // ahead of received becomes received, the sent value kept in the attribute
 // original_timestamp (CONTRACT 7).
@@ -133,22 +150,19 @@ func (in *Intake) Commit(ctx context.Context, route string, p store.Project, rec
 	ingest.ClampFuture(events, received)
 	batches := make([]store.Batch, 0, (len(events)+ingest.MaxEvents-1)/ingest.MaxEvents)
 	bufs := make([]*[]byte, 0, cap(batches))
+	plain := getPayloadBuf()
 	defer func() {
+		putPayloadBuf(plain, *plain)
 		for i, buf := range bufs {
-			if payload := batches[i].Payload; cap(payload) <= maxPooledPayload {
-				*buf = payload
-				payloadPool.Put(buf)
-			}
+			putPayloadBuf(buf, batches[i].Payload)
 		}
 	}()
 	for rest := events; len(rest) > 0; {
 		n := min(len(rest), ingest.MaxEvents)
-		buf, _ := payloadPool.Get().(*[]byte)
-		if buf == nil {
-			buf = new([]byte)
-		}
+		*plain = ingest.AppendPayload((*plain)[:0], rest[:n])
+		buf := getPayloadBuf()
 		bufs = append(bufs, buf)
-		batches = append(batches, store.Batch{ProjectID: p.ID, ReceivedAt: received, EventCount: n, Payload: ingest.AppendPayload((*buf)[:0], rest[:n])})
+		batches = append(batches, store.Batch{ProjectID: p.ID, ReceivedAt: received, EventCount: n, Payload: ingest.CompressPayload((*buf)[:0], *plain)})
 		rest = rest[n:]
 	}
 	if err := in.Committer.Enqueue(ctx, batches...); err != nil {
