@@ -44,8 +44,9 @@ func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
 	}
 	defer body.Release()
 	// Decoding holds the events' strings (at most the body's size) and
-	// committing the queue payload (about as much) besides the body.
-	if reason, pr := body.Reserve(r.Context(), 2*int64(len(body.Bytes))); pr != nil {
+	// committing the queue payload (about as much) and its compressed copy
+	// (at most about as much again) besides the body.
+	if reason, pr := body.Reserve(r.Context(), 3*int64(len(body.Bytes))); pr != nil {
 		fail(reason, pr)
 		return
 	}

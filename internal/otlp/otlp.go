@@ -40,8 +40,9 @@ type failure struct {
 
 // decodeFactor is what the budget reserves for decoding an OTLP request,
 // in multiples of its decompressed bytes: pdata's records and the mapped
-// events take several times the protobuf's size.
-const decodeFactor = 3
+// events take several times the protobuf's size, and the queue payload and
+// its compressed copy about one each.
+const decodeFactor = 4
 
 // classify turns an error of the intake into a failure through the one
 // mapping from errors to problems (problem.From). Internal errors are

@@ -41,8 +41,9 @@ var limits = intake.Limits{Wire: sentry.MaxBodyBytes, Decoded: sentry.MaxDecoded
 
 // mapFactor is what mapping holds besides the body, in multiples of the
 // bytes of the event and log items it reads: the decoded events, their
-// rendered stacks and attributes, and the queue payload.
-const mapFactor = 3
+// rendered stacks and attributes, and the queue payload and its compressed
+// copy.
+const mapFactor = 4
 
 // Handler serves one of the two endpoints.
 type Handler struct {
