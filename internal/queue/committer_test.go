@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-func seedProject(t *testing.T, db *store.DB) string {
+func seedProject(t testing.TB, db *store.DB) string {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now()
