@@ -1,6 +1,10 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -35,4 +39,27 @@ func benchServer(b *testing.B, d store.Dialect) (s *apitest.Server, projectID, k
 	projectID = s.CreateProject(b, owner.Token, s.CreateOrg(b, owner.Token, "Bench"), "bench")
 	_, key = s.CreateKey(b, owner.Token, projectID)
 	return s, projectID, key
+}
+
+// postBatch posts one ingest body and reads the answer, which must be 202.
+func postBatch(client *http.Client, url, key string, body []byte, gzipped bool) error {
+	req, err := http.NewRequest("POST", url+"/v1/ingest", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	if gzipped {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("status %d", res.StatusCode)
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 
@@ -41,21 +40,8 @@ func BenchmarkIngest(b *testing.B) {
 				b.RunParallel(func(pb *testing.PB) {
 					i := 0
 					for pb.Next() {
-						req, _ := http.NewRequest("POST", s.URL+"/v1/ingest", bytes.NewReader(bodies[i%len(bodies)]))
-						req.Header.Set("Authorization", "Bearer "+key)
-						req.Header.Set("Content-Type", "application/json")
-						if gzipped {
-							req.Header.Set("Content-Encoding", "gzip")
-						}
-						res, err := client.Do(req)
-						if err != nil {
+						if err := postBatch(client, s.URL, key, bodies[i%len(bodies)], gzipped); err != nil {
 							b.Error(err)
-							return
-						}
-						_, _ = io.Copy(io.Discard, res.Body)
-						res.Body.Close()
-						if res.StatusCode != http.StatusAccepted {
-							b.Errorf("status %d", res.StatusCode)
 							return
 						}
 						i++

@@ -1,9 +1,7 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -45,18 +43,8 @@ func BenchmarkIngestSenders(b *testing.B) {
 								return
 							}
 							start := time.Now()
-							req, _ := http.NewRequest("POST", s.URL+"/v1/ingest", bytes.NewReader(bodies[i%len(bodies)]))
-							req.Header.Set("Authorization", "Bearer "+key)
-							req.Header.Set("Content-Type", "application/json")
-							res, err := client.Do(req)
-							if err != nil {
+							if err := postBatch(client, s.URL, key, bodies[i%len(bodies)], false); err != nil {
 								b.Error(err)
-								return
-							}
-							_, _ = io.Copy(io.Discard, res.Body)
-							res.Body.Close()
-							if res.StatusCode != http.StatusAccepted {
-								b.Errorf("status %d", res.StatusCode)
 								return
 							}
 							lat[i] = time.Since(start)
