@@ -42,7 +42,17 @@ func BenchmarkProcess(b *testing.B) {
 		payloads = append(payloads, p)
 	}
 	for _, d := range storetest.Dialects {
-		b.Run(fmt.Sprintf("db=%s", d), func(b *testing.B) {
+		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+			benchProcess(b, d, workers, payloads)
+		}
+	}
+}
+
+// benchProcess queues b.N batches of payloads and drains them with workers
+// goroutines.
+func benchProcess(b *testing.B, d store.Dialect, workers int, payloads [][]byte) {
+	{
+		b.Run(fmt.Sprintf("db=%s/workers=%d", d, workers), func(b *testing.B) {
 			db := storetest.Open(b, d)
 			e := newEnvTB(b, db)
 			ctx := context.Background()
@@ -58,8 +68,7 @@ func BenchmarkProcess(b *testing.B) {
 			}
 			b.ResetTimer()
 			var wg sync.WaitGroup
-			workers := runtime.GOMAXPROCS(0) // as Processor.Start runs them
-			p := process.New(db, process.Options{})
+			p := process.New(db, process.Options{Workers: workers})
 			for w := 0; w < workers; w++ {
 				wg.Add(1)
 				go func() {

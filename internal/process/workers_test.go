@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/process"
@@ -51,6 +52,77 @@ func TestOneGroupCountedExactlyUnderContention(t *testing.T) {
 		wg.Wait()
 		if g := e.groups(); len(g) != 1 || g[0].EventCount != 1+2*batches {
 			t.Fatalf("groups = %+v, want one group counting %d events", g, 1+2*batches)
+		}
+	})
+}
+
+// TestHelpersJoinOnlyABacklog: a claim that takes a full ClaimBatches marks
+// a backlog (the helper workers join in); a claim that takes less, or
+// nothing, ends it, so that one worker alone takes the arrivals in larger
+// claims.
+func TestHelpersJoinOnlyABacklog(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		for i := 0; i < 5; i++ {
+			e.queue(errEvent("queued", ingest.Error))
+		}
+		p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 2})
+		for i, want := range []struct{ did, backlog bool }{{true, true}, {true, true}, {true, false}, {false, false}} {
+			did, err := p.ProcessOne(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if did != want.did || p.Backlogged() != want.backlog {
+				t.Fatalf("claim %d: did %v, backlog %v; want %v, %v", i+1, did, p.Backlogged(), want.did, want.backlog)
+			}
+		}
+		if g := e.groups(); len(g) != 1 || g[0].EventCount != 5 {
+			t.Fatalf("groups = %+v, want one counting 5", g)
+		}
+	})
+}
+
+// TestStartedWorkersDrainABacklog: with helpers waiting for a backlog, a
+// started Processor still processes everything, a backlog and a lone batch
+// alike.
+func TestStartedWorkersDrainABacklog(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		for i := 0; i < 40; i++ {
+			e.queue(errEvent("queued", ingest.Error))
+		}
+		var mu sync.Mutex
+		processed := 0
+		drained, done := make(chan struct{}), make(chan struct{})
+		p := process.New(db, process.Options{Now: e.clock.Now, Workers: 3, ClaimBatches: 4, Idle: 10 * time.Millisecond,
+			Observe: func(events int, _ time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				processed += events
+				switch processed {
+				case 40:
+					close(drained)
+				case 41:
+					close(done)
+				}
+			}})
+		p.Start()
+		defer p.Stop()
+		select {
+		case <-drained:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the backlog was not drained in 30 s")
+		}
+		e.queue(errEvent("queued", ingest.Error))
+		p.Wake()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("a lone batch after the backlog was not processed in 30 s")
+		}
+		if g := e.groups(); len(g) != 1 || g[0].EventCount != 41 {
+			t.Fatalf("groups = %+v, want one counting 41", g)
 		}
 	})
 }
