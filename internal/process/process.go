@@ -58,10 +58,10 @@ type Options struct {
 
 // Processor is the queue consumer service.
 type Processor struct {
-	db     *store.DB
-	opts   Options
-	wake   chan struct{}
-	hot    hotGroups
+	db   *store.DB
+	opts Options
+	wake chan struct{}
+	hot  hotGroups
 	// backlog is set while the latest claim took a full ClaimBatches: the
 	// queue holds more than one worker takes at once, and the helper
 	// workers (all but the first) join in, woken through help. Without a
@@ -74,7 +74,7 @@ type Processor struct {
 	// 178,000-193,000 with one; docs/performance.md).
 	backlog atomic.Bool
 	help    chan struct{}
-	legacy legacyGroups
+	legacy  legacyGroups
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -149,13 +149,7 @@ func (p *Processor) Stop() {
 func (p *Processor) work(ctx context.Context, helper bool) {
 	for ctx.Err() == nil {
 		if helper && !p.backlog.Load() {
-			t := time.NewTimer(p.opts.Idle)
-			select {
-			case <-ctx.Done():
-			case <-p.help:
-			case <-t.C:
-			}
-			t.Stop()
+			p.idle(ctx, p.help)
 			continue
 		}
 		did, err := p.ProcessOne(context.WithoutCancel(ctx))
@@ -166,13 +160,18 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 			p.Wake() // more may be waiting: let the next idle worker look too
 			continue
 		}
-		t := time.NewTimer(p.opts.Idle)
-		select {
-		case <-ctx.Done():
-		case <-p.wake:
-		case <-t.C:
-		}
-		t.Stop()
+		p.idle(ctx, p.wake)
+	}
+}
+
+// idle waits up to Idle for a signal on ch or the end of ctx.
+func (p *Processor) idle(ctx context.Context, ch <-chan struct{}) {
+	t := time.NewTimer(p.opts.Idle)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-ch:
+	case <-t.C:
 	}
 }
 
