@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
@@ -45,8 +46,9 @@ func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
 	defer body.Release()
 	// Decoding holds the events' strings (at most the body's size) and
 	// committing the queue payload (about as much) and its compressed copy
-	// (at most about as much again) besides the body.
-	if reason, pr := body.Reserve(r.Context(), 3*int64(len(body.Bytes))); pr != nil {
+	// besides the body.
+	n := len(body.Bytes)
+	if reason, pr := body.Reserve(r.Context(), int64(2*n+ingest.CompressBound(n))); pr != nil {
 		fail(reason, pr)
 		return
 	}

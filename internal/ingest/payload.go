@@ -17,10 +17,17 @@ const payloadV1 = 0xE1
 // block of a payloadV1 payload.
 const payloadS2 = 0xE2
 
-// maxPayloadBytes bounds what a compressed payload may claim to decompress
-// to: a batch holds at most one request's decoded body (20 MiB) and its
-// length prefixes.
-const maxPayloadBytes = 64 << 20
+// MaxPayloadBytes caps one queued batch's payload before compression.
+// Intake splits a batch whose payload would be larger into smaller batches
+// (a thousand events at the largest limits, with every U+0000 widened to
+// U+FFFD, could reach about 290 MiB), so DecodePayload can refuse a
+// compressed block that claims more as corrupt without refusing anything
+// that was accepted.
+const MaxPayloadBytes = 64 << 20
+
+// CompressBound is the most bytes CompressPayload takes for a payload of n
+// bytes (the capacity it grows dst by): what a memory budget reserves.
+func CompressBound(n int) int { return 1 + s2.MaxEncodedLen(n) }
 
 // EncodePayload writes events in the queue's compact binary form: a version
 // byte, the event count, then per event its level, its timestamp and its
@@ -69,7 +76,7 @@ func CompressPayload(dst, p []byte) []byte {
 	if n < 0 {
 		panic("ingest: payload too large to compress")
 	}
-	dst = slices.Grow(dst, 1+n)
+	dst = slices.Grow(dst, CompressBound(len(p)))
 	dst = append(dst, payloadS2)
 	enc := s2.Encode(dst[len(dst):len(dst)+n], p)
 	return dst[:len(dst)+len(enc)]
@@ -84,7 +91,7 @@ var errPayload = errors.New("ingest: corrupt payload")
 func DecodePayload(b []byte) ([]Event, error) {
 	if len(b) > 0 && b[0] == payloadS2 {
 		n, err := s2.DecodedLen(b[1:])
-		if err != nil || n > maxPayloadBytes {
+		if err != nil || n > MaxPayloadBytes {
 			return nil, fmt.Errorf("%w: bad compressed block", errPayload)
 		}
 		raw, err := s2.Decode(make([]byte, n), b[1:])

@@ -158,8 +158,7 @@ func (in *Intake) Commit(ctx context.Context, route string, p store.Project, rec
 		}
 	}()
 	for rest := events; len(rest) > 0; {
-		n := min(len(rest), ingest.MaxEvents)
-		*plain = ingest.AppendPayload((*plain)[:0], rest[:n])
+		n := fillPayload(plain, rest, ingest.MaxPayloadBytes)
 		buf := getPayloadBuf()
 		bufs = append(bufs, buf)
 		batches = append(batches, store.Batch{ProjectID: p.ID, ReceivedAt: received, EventCount: n, Payload: ingest.CompressPayload((*buf)[:0], *plain)})
@@ -186,6 +185,20 @@ func (in *Intake) Commit(ctx context.Context, route string, p store.Project, rec
 	in.Metrics.AcceptedBatches.WithLabelValues(route).Add(float64(len(batches)))
 	in.Metrics.AcceptedEvents.WithLabelValues(route).Add(float64(len(events)))
 	return nil
+}
+
+// fillPayload encodes into *plain the payload of the most events of rest, up to
+// ingest.MaxEvents, that fits in max bytes (at least one event), and
+// returns how many it took.
+func fillPayload(plain *[]byte, rest []ingest.Event, max int) int {
+	n := min(len(rest), ingest.MaxEvents)
+	for {
+		*plain = ingest.AppendPayload((*plain)[:0], rest[:n])
+		if len(*plain) <= max || n == 1 {
+			return n
+		}
+		n = (n + 1) / 2
+	}
 }
 
 // Refuse counts a refused ingestion request by route and reason.

@@ -133,7 +133,7 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	}
 	// The message's size is known now: keep what decoding it needs, and
 	// decode nothing that the budget has no room for.
-	need := int64(len(msg.b)) * (1 + decodeFactor)
+	need := int64(len(msg.b)) + decodeReserve(len(msg.b))
 	if need < res.Held() {
 		res.Shrink(res.Held() - need)
 	} else if err := res.Grow(ctx, need-res.Held()); err != nil {

@@ -89,7 +89,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if pr == nil {
 		defer body.Release()
 		// pdata's decoded records take several times the protobuf's bytes.
-		reason, pr = body.Reserve(r.Context(), decodeFactor*int64(len(body.Bytes)))
+		reason, pr = body.Reserve(r.Context(), decodeReserve(len(body.Bytes)))
 	}
 	if pr != nil {
 		in.Refuse(RouteHTTP, reason)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
@@ -39,10 +40,14 @@ type failure struct {
 }
 
 // decodeFactor is what the budget reserves for decoding an OTLP request,
-// in multiples of its decompressed bytes: pdata's records and the mapped
-// events take several times the protobuf's size, and the queue payload and
-// its compressed copy about one each.
-const decodeFactor = 4
+// in multiples of its decompressed bytes, besides the compressed copy of
+// the queue payload (decodeReserve): pdata's records, the mapped events and
+// the queue payload take several times the protobuf's size.
+const decodeFactor = 3
+
+// decodeReserve is what the budget reserves for decoding n decompressed
+// bytes of an OTLP request.
+func decodeReserve(n int) int64 { return int64(decodeFactor*n + ingest.CompressBound(n)) }
 
 // classify turns an error of the intake into a failure through the one
 // mapping from errors to problems (problem.From). Internal errors are

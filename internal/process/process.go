@@ -160,6 +160,13 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 			p.Wake() // more may be waiting: let the next idle worker look too
 			continue
 		}
+		if helper {
+			// Only the first worker takes the wake-ups of commits: a
+			// helper that took one would go back to waiting for a backlog
+			// and leave the new batch to the first worker's timer.
+			p.idle(ctx, p.help)
+			continue
+		}
 		p.idle(ctx, p.wake)
 	}
 }

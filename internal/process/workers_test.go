@@ -126,3 +126,37 @@ func TestStartedWorkersDrainABacklog(t *testing.T) {
 		}
 	})
 }
+
+// TestHelpersLeaveWakeUpsToTheFirstWorker: after a backlog, a batch
+// committed and announced with Wake is processed at once, not when a
+// worker's idle timer ends (a helper must not take the wake-up).
+func TestHelpersLeaveWakeUpsToTheFirstWorker(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		processed := make(chan int, 100)
+		p := process.New(db, process.Options{Now: e.clock.Now, Workers: 2, ClaimBatches: 1, Idle: time.Minute,
+			Observe: func(events int, _ time.Duration) { processed <- events }})
+		for i := 0; i < 4; i++ {
+			e.queue(errEvent("queued", ingest.Error))
+		}
+		p.Start()
+		defer p.Stop()
+		for i := 0; i < 4; i++ {
+			select {
+			case <-processed:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the backlog of 4 batches was not drained")
+			}
+		}
+		for round := 0; round < 5; round++ {
+			time.Sleep(20 * time.Millisecond) // let both workers go idle
+			e.queue(errEvent("queued", ingest.Error))
+			p.Wake()
+			select {
+			case <-processed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: a batch announced with Wake waited for the idle timer", round)
+			}
+		}
+	})
+}

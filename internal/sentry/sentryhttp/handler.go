@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
@@ -41,9 +42,9 @@ var limits = intake.Limits{Wire: sentry.MaxBodyBytes, Decoded: sentry.MaxDecoded
 
 // mapFactor is what mapping holds besides the body, in multiples of the
 // bytes of the event and log items it reads: the decoded events, their
-// rendered stacks and attributes, and the queue payload and its compressed
-// copy.
-const mapFactor = 4
+// rendered stacks and attributes, and the queue payload; the payload's
+// compressed copy is reserved besides (ingest.CompressBound).
+const mapFactor = 3
 
 // Handler serves one of the two endpoints.
 type Handler struct {
@@ -125,7 +126,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, reason, status, err.Error())
 		return
 	}
-	if reason, pr := body.Reserve(ctx, mapFactor*mappedBytes(env)); pr != nil {
+	mapped := mappedBytes(env)
+	if reason, pr := body.Reserve(ctx, mapFactor*mapped+int64(ingest.CompressBound(int(mapped)))); pr != nil {
 		in.Refuse(Route, reason)
 		h.fail(w, r, pr)
 		return
