@@ -168,6 +168,7 @@ func (a *App) build(ctx context.Context) error {
 	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
 		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
 		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP, Now: now,
+		ReadTimeout: cfg.ReadTimeout,
 	}, key, a.log)
 	if err != nil {
 		return err

@@ -136,6 +136,7 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	exact := o.Metadata["exactErrors"] == true
 	o.Metadata = map[string]any{"access": a}
 	o.MaxBodyBytes = maxBody
+	o.BodyReadTimeout = s.readBody
 	o.Security = []map[string][]string{} // public: security [] says so rather than leaving it unsaid
 	if !a.Public {
 		o.Security = []map[string][]string{{schemeSession: {}}}

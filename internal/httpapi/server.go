@@ -42,6 +42,10 @@ type Config struct {
 	ClientIP *clientip.Resolver
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// ReadTimeout bounds the reading of a management request's body
+	// (ERRATA_READ_TIMEOUT; default 60 s): huma would otherwise set its own
+	// 5 s deadline over the server's.
+	ReadTimeout time.Duration
 }
 
 // Server holds the HTTP layer's dependencies; handlers are its methods.
@@ -60,6 +64,7 @@ type Server struct {
 	cursors  *cursorCodec
 	cop      *http.CrossOriginProtection
 	exempt   map[string]bool // paths with their own rate limits
+	readBody time.Duration   // Config.ReadTimeout
 	prefixes []string        // path prefixes with their own rate limits
 	intake   *intake.Intake
 	notify   *notify.Service
@@ -88,6 +93,10 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	}
 	if cfg.Now != nil {
 		s.now = cfg.Now
+	}
+	s.readBody = cfg.ReadTimeout
+	if s.readBody <= 0 {
+		s.readBody = time.Minute
 	}
 	if err := s.cop.AddTrustedOrigin(origin(cfg.AppURL)); err != nil {
 		return nil, err
