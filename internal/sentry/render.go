@@ -211,7 +211,8 @@ func trimFrames(frames []frame) []frame {
 }
 
 // oneLine makes a name safe to place on one line of a trace: control
-// characters become spaces and it is cut to max bytes.
+// characters become spaces (U+0000 becomes U+FFFD, as in every stored
+// string, CONTRACT 7) and it is cut to max bytes.
 func oneLine(s string, max int) string {
 	if len(s) > max {
 		s = cutUTF8(s, max)
@@ -219,7 +220,10 @@ func oneLine(s string, max int) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] == 0x7f {
 			return strings.Map(func(r rune) rune {
-				if r < 0x20 || r == 0x7f {
+				switch {
+				case r == 0:
+					return '\uFFFD'
+				case r < 0x20 || r == 0x7f:
 					return ' '
 				}
 				return r

@@ -151,6 +151,21 @@ func TestSentryNUL(t *testing.T) {
 		if bytes.Contains(r.Body, []byte(`\u0000`)) || !bytes.Contains(r.Body, []byte("r\uFFFD1")) || !bytes.Contains(r.Body, []byte("v\uFFFD")) {
 			t.Errorf("sample events keep NUL or lose the strings: %s", r.Body)
 		}
+		// In an exception's frames too: the rendered stack trace keeps
+		// U+FFFD where U+0000 was, like every other string.
+		exc := `{"platform":"python","exception":{"values":[{"type":"Key\u0000Error","value":"v\u0000al","stacktrace":{"frames":[{"filename":"app/b\u0000.py","function":"g\u0000","lineno":1,"in_app":true}]}}]}}`
+		w.send(t, withKey(w.envelopePath, w.key), envelope("{}", "event", exc)).expect(t, http.StatusOK)
+		for title, g := range w.groups(t) {
+			if !strings.Contains(title, "Key\uFFFDError") {
+				continue
+			}
+			r := s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + g["id"].(string) + "/events", Token: w.token}).Expect(t, http.StatusOK, "")
+			if !bytes.Contains(r.Body, []byte("app/b\uFFFD.py")) || !bytes.Contains(r.Body, []byte("in g\uFFFD")) {
+				t.Errorf("the stack trace does not keep U+FFFD for U+0000 in frames: %s", r.Body)
+			}
+			return
+		}
+		t.Fatalf("no group for the exception with U+0000 in its type; groups %q", keys(w.groups(t)))
 	})
 }
 
