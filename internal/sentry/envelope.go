@@ -66,8 +66,8 @@ type itemHeaderJSON struct {
 }
 
 // ParseEnvelope frames an envelope. A body whose first line is not a JSON
-// object is ErrMalformed (400); an event or log item larger than MaxItemBytes
-// is ErrItemTooLarge (413). Any other fault drops one item: it is listed in
+// object is ErrMalformed (400); an item of any type larger than
+// MaxItemBytes is ErrItemTooLarge (413, CONTRACT 7: "1 MiB per item"). Any other fault drops one item: it is listed in
 // Malformed and the items around it are kept.
 //
 // Beyond the specification it accepts blank lines between items and "\r\n"
@@ -98,7 +98,7 @@ func ParseEnvelope(body []byte) (*Envelope, error) {
 			env.Malformed = append(env.Malformed, Malformed{Item: index, Type: it.Type, Reason: why})
 			continue
 		}
-		if (it.Type == TypeEvent || it.Type == TypeLog) && len(it.Payload) > MaxItemBytes {
+		if len(it.Payload) > MaxItemBytes {
 			return nil, fmt.Errorf("%w: item %d (%s) is %d bytes, more than %d", ErrItemTooLarge, index, it.Type, len(it.Payload), MaxItemBytes)
 		}
 		env.Items = append(env.Items, it)

@@ -91,12 +91,14 @@ func TestParseEnvelopeLimits(t *testing.T) {
 	if _, err := ParseEnvelope([]byte("{}\n{\"type\":\"log\"}\n" + big)); !errors.Is(err, ErrItemTooLarge) {
 		t.Errorf("a log item of %d bytes: err %v, want ErrItemTooLarge", len(big), err)
 	}
-	env, err := ParseEnvelope([]byte("{}\n{\"type\":\"attachment\"}\n" + big))
-	if err != nil || len(env.Items) != 1 {
-		t.Errorf("an attachment of %d bytes (dropped anyway): %v, %d items", len(big), err, len(env.Items))
+	if _, err := ParseEnvelope([]byte("{}\n{\"type\":\"attachment\"}\n" + big)); !errors.Is(err, ErrItemTooLarge) {
+		t.Errorf("an attachment of %d bytes: err %v, want ErrItemTooLarge (1 MiB per item, whatever its type)", len(big), err)
+	}
+	if env, err := ParseEnvelope([]byte("{}\n{\"type\":\"attachment\"}\n" + big[1:])); err != nil || len(env.Items) != 1 {
+		t.Errorf("an attachment of exactly %d bytes: %v, want it accepted", MaxItemBytes, err)
 	}
 	many := "{}\n" + strings.Repeat("{\"type\":\"session\"}\n{}\n", MaxItems+5)
-	env, err = ParseEnvelope([]byte(many))
+	env, err := ParseEnvelope([]byte(many))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ const (
 	MaxBodyBytes = 20 << 20
 	// MaxDecodedBytes caps a request body after decompression.
 	MaxDecodedBytes = 100 << 20
-	// MaxItemBytes caps the payload of one event or log item, and the body
+	// MaxItemBytes caps the payload of one item, of any type, and the body
 	// of a store request after its legacy base64 and zlib encoding is undone.
 	MaxItemBytes = 1 << 20
 	// MaxItems caps the items read from one envelope; SDKs send a handful.
@@ -45,7 +45,7 @@ var (
 	// ErrMalformed: the body is not an envelope (or not an event, for the
 	// store endpoint); 400.
 	ErrMalformed = errors.New("sentry: malformed request body")
-	// ErrItemTooLarge: an event or log item is larger than MaxItemBytes; 413.
+	// ErrItemTooLarge: an item is larger than MaxItemBytes; 413.
 	ErrItemTooLarge = errors.New("sentry: item too large")
 	// ErrUnsupportedEncoding: a Content-Encoding Errata cannot decode; 415.
 	ErrUnsupportedEncoding = errors.New("sentry: unsupported content encoding")

@@ -37,7 +37,11 @@ func TestSentryLimits(t *testing.T) {
 			t.Errorf("413 detail %q does not name the item", d)
 		}
 		// An attachment of 2 MiB is dropped, and its event kept.
-		a = w.send(t, path, envelope(`{"event_id":"5a1b2c3d4e5f60718293a4b5c6d7e8f9"}`, "attachment", strings.Repeat("a", 2<<20), "event", `{"message":"with a big attachment"}`)).
+		// 1 MiB per item, whatever its type (CONTRACT 7): an attachment over
+		// it refuses the envelope, one of exactly 1 MiB does not.
+		w.send(t, path, envelope(`{"event_id":"5a1b2c3d4e5f60718293a4b5c6d7e8f9"}`, "attachment", strings.Repeat("a", 1<<20+1), "event", `{"message":"with a too big attachment"}`)).
+			expect(t, http.StatusRequestEntityTooLarge)
+		a = w.send(t, path, envelope(`{"event_id":"5a1b2c3d4e5f60718293a4b5c6d7e8f9"}`, "attachment", strings.Repeat("a", 1<<20), "event", `{"message":"with a big attachment"}`)).
 			expect(t, http.StatusOK)
 		if a.json(t)["id"] != "5a1b2c3d4e5f60718293a4b5c6d7e8f9" {
 			t.Errorf("answer %s, want the envelope's event id", a.body)
@@ -59,10 +63,14 @@ func TestSentryLimits(t *testing.T) {
 		w.send(t, path, eventEnvelope("", "m"), "Content-Encoding", "compress").expect(t, http.StatusUnsupportedMediaType)
 		w.send(t, path, []byte("not gzip"), "Content-Encoding", "gzip").expect(t, http.StatusBadRequest)
 
-		if _, ok := w.groups(t)["with a big attachment"]; !ok {
-			t.Error("the event beside a large attachment was not kept")
+		groups := w.groups(t)
+		if _, ok := groups["with a big attachment"]; !ok {
+			t.Error("the event beside a 1 MiB attachment was not kept")
 		}
-		for reason, want := range map[string]string{"payload_too_large": "6", "unsupported_encoding": "1", "malformed_body": "1"} {
+		if _, ok := groups["with a too big attachment"]; ok {
+			t.Error("the event of a refused envelope was kept")
+		}
+		for reason, want := range map[string]string{"payload_too_large": "7", "unsupported_encoding": "1", "malformed_body": "1"} {
 			if got := w.metric(t, `errata_ingest_refused_requests_total{reason="`+reason+`",route="sentry"}`); got != want {
 				t.Errorf("refused %s counted %s, want %s", reason, got, want)
 			}
