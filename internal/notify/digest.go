@@ -18,10 +18,12 @@ const (
 )
 
 // SummariesURL is the dashboard's page of a project's INFO summaries in
-// [start, end) (CONTRACT 6).
+// [start, end) (CONTRACT 6). The times are written as they are
+// (2026-11-22T08:00:00.000Z): a query may hold ':' unescaped (RFC 3986), and
+// the contract's and webhooks.md's form has them so.
 func SummariesURL(appURL, projectID string, start, end time.Time) string {
-	return appURL + "/projects/" + projectID + "/summaries?from=" + url.QueryEscape(start.UTC().Format(view.TimeFormat)) +
-		"&to=" + url.QueryEscape(end.UTC().Format(view.TimeFormat))
+	return appURL + "/projects/" + url.PathEscape(projectID) + "/summaries?from=" + start.UTC().Format(view.TimeFormat) +
+		"&to=" + end.UTC().Format(view.TimeFormat)
 }
 
 // buildDigest gathers what [start, end) brought; ok is false when nothing.

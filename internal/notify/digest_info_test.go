@@ -58,7 +58,7 @@ func TestDigestSumsThePeriodsInfoSummaries(t *testing.T) {
 		if got := strings.Join(in.SummaryIDs, ","); got != latest+","+busiest+","+first {
 			t.Fatalf("summary_ids = %s, want newest first", got)
 		}
-		want := "https://errata.example/projects/" + r.proj.ID + "/summaries?from=2026-11-22T08%3A00%3A00.000Z&to=2026-11-22T11%3A00%3A00.000Z"
+		want := "https://errata.example/projects/" + r.proj.ID + "/summaries?from=2026-11-22T08:00:00.000Z&to=2026-11-22T11:00:00.000Z"
 		if in.URL != want {
 			t.Fatalf("url = %s, want %s", in.URL, want)
 		}

@@ -44,7 +44,7 @@ func sampleDigest() notice.Notification {
 			{Severity: "medium", Title: "slow query on orders (1.2 s)", URL: appURL + "/tickets/tkt_03", CreatedAt: t0.Add(-9 * time.Hour)},
 		},
 		Info: &notice.DigestInfo{EventCount: 120345, WindowCount: 24, BusiestStart: t0.Add(-6 * time.Hour), BusiestEnd: t0.Add(-5 * time.Hour),
-			BusiestCount: 20001, URL: appURL + "/projects/prj_01/summaries?from=2026-11-21T08%3A00%3A00.000Z&to=2026-11-22T08%3A00%3A00.000Z"},
+			BusiestCount: 20001, URL: appURL + "/projects/prj_01/summaries?from=2026-11-21T08:00:00.000Z&to=2026-11-22T08:00:00.000Z"},
 		FailingChannels: []notice.FailingChannel{{Name: "Ops pager", Type: "webhook", ConsecutiveFailures: 3}},
 		URL:             appURL + "/projects/prj_01",
 	}}
