@@ -73,6 +73,8 @@ func (dec *Decoder) Decode(body []byte, receivedAt time.Time) ([]Event, error) {
 		}
 		if st.has&fTimestamp == 0 {
 			ev.Timestamp = ts
+		} else if ev.Timestamp > ts+MaxFuture.Milliseconds() {
+			ev.SentTimestamp = st.timestamp
 		}
 		if ev.Level == 0 {
 			ev.Level = Info

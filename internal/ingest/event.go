@@ -139,4 +139,8 @@ type Event struct {
 	TraceID     string          `json:"trace_id,omitempty"`
 	SpanID      string          `json:"span_id,omitempty"`
 	Attributes  json.RawMessage `json:"attributes,omitempty"` // a compact JSON object, secrets redacted
+	// SentTimestamp is the timestamp as the sender wrote it, kept by the
+	// decoders only when it lies more than MaxFuture ahead of the receipt,
+	// for ClampFuture's original_timestamp. It is not part of the payload.
+	SentTimestamp string `json:"-"`
 }

@@ -15,9 +15,15 @@ const MaxFuture = 5 * time.Minute
 // it was sent.
 const OriginalTimestampKey = "original_timestamp"
 
+// maxSentTimestamp bounds a timestamp kept as sent: RFC 3339 allows a
+// fraction of any length, and the attribute must stay small.
+const maxSentTimestamp = 64
+
 // ClampFuture replaces, in place, every timestamp more than MaxFuture ahead
-// of received with received, keeping the sent value (RFC 3339 with
-// milliseconds, UTC) in the attribute original_timestamp (CONTRACT 7).
+// of received with received, keeping the sent value in the attribute
+// original_timestamp (CONTRACT 7): as the sender wrote it when a decoder
+// kept it (SentTimestamp), else (OTLP's nanoseconds) in RFC 3339 with
+// milliseconds, UTC.
 func ClampFuture(events []Event, received time.Time) {
 	limit := received.Add(MaxFuture).UnixMilli()
 	for i := range events {
@@ -25,7 +31,10 @@ func ClampFuture(events []Event, received time.Time) {
 		if e.Timestamp <= limit {
 			continue
 		}
-		sent := time.UnixMilli(e.Timestamp).UTC().Format("2006-01-02T15:04:05.000Z")
+		sent := e.SentTimestamp
+		if sent == "" || len(sent) > maxSentTimestamp {
+			sent = time.UnixMilli(e.Timestamp).UTC().Format("2006-01-02T15:04:05.000Z")
+		}
 		e.Timestamp = received.UnixMilli()
 		e.Attributes = appendAttribute(e.Attributes, OriginalTimestampKey, sent)
 	}

@@ -69,6 +69,7 @@ func mapLogRecord(rec *logRecord, m *mapping) ingest.Event {
 		TraceID:   limitRunes(clean(rec.TraceID), ingest.MaxTraceIDLen),
 		SpanID:    limitRunes(clean(rec.SpanID), ingest.MaxSpanIDLen),
 	}
+	ev.SentTimestamp = sentIfFuture(rec.Timestamp, ev.Timestamp, m.received)
 	var a attrs
 	// Sorted, as SDKs send attributes in no particular order; the template
 	// first, so that the attribute limits never leave out what INFO

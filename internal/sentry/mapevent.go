@@ -36,6 +36,7 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 		Level:       ingest.Error, // Sentry's default level
 		Timestamp:   eventTime(se.Timestamp, m.received),
 	}
+	ev.SentTimestamp = sentIfFuture(se.Timestamp, ev.Timestamp, m.received)
 	if ev.Service == "" {
 		ev.Service = "unknown_service"
 	}
@@ -249,6 +250,21 @@ func paramText(raw json.RawMessage) string {
 // eventTime reads an event timestamp, RFC 3339 (a time zone optional, UTC
 // assumed, as Sentry does) or seconds since the epoch, as Unix milliseconds;
 // a missing or unreadable one is the time of receipt.
+// sentIfFuture is a timestamp as sent (a string's text, or a number as
+// written) when it lies more than ingest.MaxFuture ahead of received, for
+// original_timestamp; else "".
+func sentIfFuture(raw json.RawMessage, ms, received int64) string {
+	if ms <= received+ingest.MaxFuture.Milliseconds() {
+		return ""
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) > 0 && t[0] == '"' {
+		s, _ := jsonString(t)
+		return clean(s)
+	}
+	return string(t)
+}
+
 func eventTime(raw json.RawMessage, received int64) int64 {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {

@@ -299,3 +299,19 @@ func TestMapRedactsWithTheConfiguredKeys(t *testing.T) {
 		t.Errorf("without Options.Redact, the default names only: %s", got)
 	}
 }
+
+// TestSentIfFuture: a Sentry timestamp more than five minutes ahead is kept
+// as the SDK wrote it (a string's text or a number's literal) for
+// original_timestamp; one within five minutes is not kept.
+func TestSentIfFuture(t *testing.T) {
+	received := int64(1_795_000_000_000)
+	for raw, want := range map[string]string{
+		`1795003600.5`:                  "1795003600.5",
+		`"2026-11-19T10:00:00.5+02:00"`: "2026-11-19T10:00:00.5+02:00",
+		`1795000060`:                    "",
+	} {
+		if got := sentIfFuture([]byte(raw), eventTime([]byte(raw), received), received); got != want {
+			t.Errorf("sentIfFuture(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
