@@ -15,6 +15,7 @@ import (
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/secret"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // SessionTTL is a session's lifetime; every use extends it to this again.
@@ -123,6 +124,9 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 	if err := checkPassword(in.Password); err != nil {
 		return Signed{}, err
 	}
+	if err := text.Check("name", in.Name); err != nil {
+		return Signed{}, err
+	}
 	hash, err := s.hasher.Hash(ctx, in.Password)
 	if err != nil {
 		return Signed{}, err
@@ -172,6 +176,9 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 	if err := checkPassword(password); err != nil {
 		return store.User{}, err
 	}
+	if err := text.Check("name", name); err != nil {
+		return store.User{}, err
+	}
 	hash, err := s.hasher.Hash(ctx, password)
 	if err != nil {
 		return store.User{}, err
@@ -194,6 +201,9 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 // right, so N concurrent wrong attempts count as N: no burst of parallel
 // guesses gets past the limit (CONTRACT 7).
 func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
+	if err := text.Check("email", email); err != nil { // a NUL would reach the database
+		return Signed{}, err
+	}
 	email = strings.ToLower(strings.TrimSpace(email))
 	r, giveBackEmail := s.failuresByEmail.Reserve(email)
 	if !r.Allowed {

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // routes is the route table: every operation, its credential and its minimum
@@ -163,12 +164,19 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	huma.Register(s.api, o, h)
 }
 
-// answered makes a handler's error a problem through the one mapping
-// before huma sees it: huma writes the headers only of errors that carry
-// them (Retry-After of a 503 unavailable, of a 429).
+// answered refuses an input holding a control character (text.Walk: every
+// path, query and body string of every operation, 422 naming the field,
+// after huma's own 400 and 422 checks and before the handler; CONTRACT 8)
+// and makes a handler's error a problem through the one mapping before
+// huma sees it: huma writes the headers only of errors that carry them
+// (Retry-After of a 503 unavailable, of a 429).
 func answered[I, O any](h func(context.Context, *I) (*O, error)) func(context.Context, *I) (*O, error) {
 	return func(ctx context.Context, in *I) (*O, error) {
-		out, err := h(ctx, in)
+		err := text.Walk(in)
+		var out *O
+		if err == nil {
+			out, err = h(ctx, in)
+		}
 		if err != nil {
 			return nil, toProblem(ctx, http.StatusInternalServerError, "", []error{err})
 		}

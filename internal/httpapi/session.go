@@ -12,7 +12,7 @@ import (
 type SignUpInput struct {
 	Body struct {
 		Email           string `json:"email" maxLength:"254" doc:"Email address; also the sign-in name"`
-		Password        string `json:"password" minLength:"8" maxLength:"256" doc:"8 to 256 characters"`
+		Password        string `json:"password" minLength:"8" maxLength:"256" text:"secret" doc:"8 to 256 characters"`
 		Name            string `json:"name" maxLength:"100" doc:"Display name"`
 		InvitationToken string `json:"invitation_token,omitempty" doc:"Needed unless this is the first user or sign-up is open; accepts the invitation"`
 	}
@@ -22,7 +22,7 @@ type SignUpInput struct {
 type SignInInput struct {
 	Body struct {
 		Email    string `json:"email" maxLength:"254"`
-		Password string `json:"password" maxLength:"256"`
+		Password string `json:"password" maxLength:"256" text:"secret"`
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // SecretPrefix starts every signing secret (CONTRACT 5).
@@ -52,6 +53,9 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	r := s.db.Read()
 	p, err := r.ProjectByID(ctx, projectID)
 	if err != nil {
+		return store.Channel{}, err
+	}
+	if err := checkText(in.MemberID, in.Name, in.URL, in.Email, in.Format); err != nil {
 		return store.Channel{}, err
 	}
 	in.Name = strings.TrimSpace(in.Name)
@@ -140,6 +144,9 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 	if err != nil {
 		return store.Channel{}, err
 	}
+	if err := checkText("", deref(in.Name), deref(in.URL), deref(in.Email), deref(in.Format)); err != nil {
+		return store.Channel{}, err
+	}
 	if in.Name != nil {
 		name := strings.TrimSpace(*in.Name)
 		if name == "" || len([]rune(name)) > 100 {
@@ -217,6 +224,26 @@ func (s *Service) RotateSecret(ctx context.Context, channelID string) (store.Cha
 	until := now.Add(RotationOverlap)
 	ch.OldSecret, ch.OldSecretUntil, ch.Secret, ch.UpdatedAt = ch.Secret, &until, NewSecret(), now
 	return ch, s.db.Write().UpdateChannel(ctx, ch)
+}
+
+// checkText applies the control rule (text.Check) to a channel's strings
+// before anything else looks at them: the API's decoder has checked them
+// already, the dashboard's forms have not (a NUL in member_id would reach
+// PostgreSQL, a C1 control in a URL the webhook).
+func checkText(memberID, name, url, email, format string) error {
+	for _, f := range [...]struct{ field, v string }{{"member_id", memberID}, {"name", name}, {"url", url}, {"email", email}, {"format", format}} {
+		if err := text.Check(f.field, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // AllowedByPlan reports whether the organization's plan lets the channel

@@ -2,11 +2,13 @@ package notify
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 	"github.com/errata-dev/errata/internal/tickets"
 )
 
@@ -69,15 +71,23 @@ func severityChoice() string {
 }
 
 // checkValues checks a filter's list: at most MaxFilterValues values, each
-// as events carry them (1 to maxLen bytes).
+// trimmed of surrounding spaces (" production" would never match an event)
+// and then as events carry them: 1 to maxLen bytes of UTF-8 text without a
+// control character (CONTRACT 8; 422 naming the value, as
+// filters.environments[0]).
 func checkValues(field string, vs []string, maxLen int) ([]string, error) {
 	if len(vs) > MaxFilterValues {
 		return nil, problem.Newf("validation-failed", "%s: at most %d values, got %d", field, MaxFilterValues, len(vs))
 	}
 	out := make([]string, 0, len(vs))
-	for _, v := range vs {
+	for i, v := range vs {
+		at := field + "[" + strconv.Itoa(i) + "]"
+		if err := text.Check(at, v); err != nil {
+			return nil, err
+		}
+		v = strings.TrimSpace(v)
 		if v == "" || len(v) > maxLen {
-			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d bytes, got %q", field, maxLen, v)
+			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d bytes, not blank, got %q", at, maxLen, vs[i])
 		}
 		if !slices.Contains(out, v) {
 			out = append(out, v)

@@ -228,7 +228,7 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 // "field: …" prefix, or "".
 func problemField(detail string, fields ...string) string {
 	for _, f := range fields {
-		if strings.HasPrefix(detail, f+":") {
+		if strings.HasPrefix(detail, f+":") || strings.HasPrefix(detail, f+"[") { // filters.environments[2]: …
 			return f
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -28,10 +29,13 @@ func (d *Dashboard) mergeGroups(w http.ResponseWriter, r *http.Request, p *httpa
 	ctx := r.Context()
 	projectID := r.PathValue("project_id")
 	var target store.Group
-	for _, id := range ids {
-		g, err := d.db.Read().GroupByID(ctx, id)
+	for _, gid := range ids {
+		if !id.Valid(id.Group, gid) {
+			return problem.Newf("validation-failed", "%q is not an error group of this project.", gid)
+		}
+		g, err := d.db.Read().GroupByID(ctx, gid)
 		if err != nil || g.ProjectID != projectID {
-			return problem.Newf("validation-failed", "%s is not an error group of this project.", id)
+			return problem.Newf("validation-failed", "%q is not an error group of this project.", gid)
 		}
 		if target.ID == "" || g.EventCount > target.EventCount || (g.EventCount == target.EventCount && g.ID < target.ID) {
 			target = g

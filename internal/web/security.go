@@ -1,13 +1,16 @@
 package web
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // ContentSecurityPolicy allows only this origin's scripts, styles and images
@@ -71,12 +74,34 @@ func (d *Dashboard) page(h pageFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := d.api.Authenticate(r)
 		if err == nil {
+			err = queryText(r)
+		}
+		if err == nil {
 			err = h(w, r, p)
 		}
 		if err != nil {
 			d.fail(w, r, p, err)
 		}
 	})
+}
+
+// queryText applies the control rule (text.Check) to every parameter of
+// the address, as the API's decoder does to its query strings: the
+// dashboard's list filters reach the same store queries (a NUL would reach
+// PostgreSQL). A refusal is the error page's 422 naming the parameter.
+func queryText(r *http.Request) error {
+	q := r.URL.Query()
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if err := text.Check("query parameter", k); err != nil {
+			return err
+		}
+		for _, v := range q[k] {
+			if err := text.Check(k, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // authorize checks p's access to the resource id of kind scope exactly as the

@@ -45,8 +45,11 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
 	sg, err := d.auth.SignIn(r.Context(), email, r.PostForm.Get("password"), httpapi.RemoteIP(r.Context()))
 	var pr *problem.Problem
-	if errors.As(err, &pr) && (pr.Status == http.StatusUnauthorized || pr.Status == http.StatusTooManyRequests) {
+	if errors.As(err, &pr) && (pr.Status == http.StatusUnauthorized || pr.Status == http.StatusTooManyRequests || pr.Status == http.StatusUnprocessableEntity) {
 		msg := "The email address or the password is wrong."
+		if pr.Status == http.StatusUnprocessableEntity {
+			msg = sentence(pr.Detail)
+		}
 		if pr.Status == http.StatusTooManyRequests {
 			msg = "Too many failed attempts; wait a minute and try again."
 			for k, vs := range pr.GetHeaders() {
