@@ -1,10 +1,16 @@
 package httpapi_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // TestMergeGroups: a member merges groups a person sees as one problem:
@@ -88,5 +94,90 @@ func TestMergeGroups(t *testing.T) {
 		if got := getJSON(t, s, w.Owner.Token, "/v1/groups/"+id(keep)); got["event_count"] != float64(9) {
 			t.Errorf("keep after merging a and an event of b = %v events, want 9", got["event_count"])
 		}
+	})
+}
+
+// TestMergeForeignGroupIsUnknown: a group of another organization (or of
+// another project) is answered exactly as an id that names nothing, in
+// any position, and is never locked: a merge naming it does not wait for
+// a transaction holding it (which would tell it exists).
+func TestMergeForeignGroupIsUnknown(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		feed(t, s, w.Key, batchOf("api", fpEv("a", "error"), fpEv("b", "error")))
+		a := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure a")["id"].(string)
+		b := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure b")["id"].(string)
+		_, outsiderKey := s.CreateKey(t, w.Outsider.Token, w.OtherProjectID)
+		feed(t, s, outsiderKey, batchOf("api", fpEv("theirs", "error")))
+		foreign := groupByTitle(t, s, w.Outsider.Token, w.OtherProjectID, "failure theirs")["id"].(string)
+		sibling := s.CreateProject(t, w.Owner.Token, w.OrgID, "sibling")
+		_, siblingKey := s.CreateKey(t, w.Owner.Token, sibling)
+		feed(t, s, siblingKey, batchOf("api", fpEv("next door", "error")))
+		nextDoor := groupByTitle(t, s, w.Owner.Token, sibling, "failure next door")["id"].(string)
+		missing := "grp_0" + strings.Repeat("z", 25)
+
+		// answer is the merge's status, code and detail with the named id
+		// replaced by <id>.
+		answer := func(ids ...string) string {
+			r := s.Do(apitest.Request{Method: "POST", Path: "/v1/groups/" + a + "/merge", Token: w.Member.Token, Body: map[string]any{"group_ids": ids}})
+			var p struct{ Type, Detail string }
+			_ = json.Unmarshal(r.Body, &p)
+			for _, id := range []string{foreign, nextDoor, missing} {
+				p.Detail = strings.ReplaceAll(p.Detail, id, "<id>")
+			}
+			return fmt.Sprintf("%d %s %s", r.Status, p.Type, p.Detail)
+		}
+		for _, shape := range []func(id string) []string{
+			func(id string) []string { return []string{id} },
+			func(id string) []string { return []string{b, id} },
+			func(id string) []string { return []string{id, b} },
+			func(id string) []string { return []string{id, a} },
+		} {
+			want := answer(shape(missing)...)
+			if !strings.HasPrefix(want, "422 ") || !strings.Contains(want, "<id>") {
+				t.Fatalf("merging an unknown id answers %s, want a 422 naming it", want)
+			}
+			for name, id := range map[string]string{"another organization's": foreign, "another project's": nextDoor} {
+				if got := answer(shape(id)...); got != want {
+					t.Errorf("merging %s group answers\n%s\nwant as for an unknown id\n%s", name, got, want)
+				}
+			}
+		}
+		if got := getJSON(t, s, w.Outsider.Token, "/v1/groups/"+foreign); got["merged_into"] != nil || got["event_count"] != float64(1) {
+			t.Errorf("the other organization's group changed: %v", got)
+		}
+
+		if s.App.DB.Dialect() != store.Postgres {
+			return // SQLite has one writer: a held transaction holds every row alike
+		}
+		// The other organization holds its group in a transaction; the
+		// merge naming it answers at once instead of waiting for the lock.
+		locked, release := make(chan struct{}), make(chan struct{})
+		go func() {
+			_ = s.App.DB.Tx(context.Background(), func(c *store.Conn) error {
+				if _, err := c.LockGroup(context.Background(), foreign); err != nil {
+					t.Errorf("lock the other organization's group: %v", err)
+				}
+				close(locked)
+				<-release
+				return nil
+			})
+		}()
+		<-locked
+		done := make(chan string, 1)
+		go func() { done <- answer(b, foreign) }()
+		select {
+		case got := <-done:
+			if want := answer(b, missing); got != want {
+				t.Errorf("while the group is locked, merging it answers %s, want %s", got, want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("a merge naming another organization's locked group waited for its lock")
+			close(release)
+			<-done
+			return
+		}
+		close(release)
 	})
 }

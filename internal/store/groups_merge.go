@@ -30,6 +30,18 @@ func (c *Conn) MoveGroupData(ctx context.Context, fromID, toID string) error {
 	return nil
 }
 
+// LockProjectGroup returns the group id of project projectID, locked until
+// the end of the transaction (see forUpdate); a group of another project is
+// ErrNotFound exactly as an id that names nothing, from the same indexed
+// read, and is not locked.
+func (c *Conn) LockProjectGroup(ctx context.Context, projectID, id string) (Group, error) {
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ? AND project_id = ?`+forUpdate(c.dialect), id, projectID))
+	if err != nil {
+		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(err))
+	}
+	return g, nil
+}
+
 // HasGroupsBelowVersion reports whether any group was made by a fingerprint
 // version older than v (and still takes events).
 func (c *Conn) HasGroupsBelowVersion(ctx context.Context, v int) (bool, error) {

@@ -2,9 +2,11 @@ package tickets
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"time"
 
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -17,50 +19,46 @@ const MaxMerge = 100
 // to the target, events that still compute their fingerprints go to the
 // target from now on, and their open tickets are resolved with the reason
 // `merged`, without a notification. Every group must be of the target's
-// project and not merged already. It returns the target as it is after.
+// project and not merged already. A group of another project, or of
+// another organization, is answered exactly as an id that names nothing
+// (CONTRACT 8): both are looked up by the same query within the target's
+// project, and neither is locked. It returns the target as it is after.
 func (s *Service) MergeGroups(ctx context.Context, targetID string, ids []string) (store.Group, error) {
 	if len(ids) == 0 || len(ids) > MaxMerge {
 		return store.Group{}, problem.Newf("validation-failed", "group_ids: name 1 to %d groups to merge", MaxMerge)
 	}
 	var out store.Group
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
-		// Lock every group in one order, as processing does, so that a
-		// merge and a batch cannot deadlock on each other.
-		order := append([]string{targetID}, ids...)
-		sort.Strings(order)
-		locked := map[string]store.Group{}
-		for _, id := range order {
-			if _, ok := locked[id]; ok {
-				continue
-			}
-			g, err := c.LockGroup(ctx, id)
-			if err != nil && id != targetID {
-				return problem.Newf("validation-failed", "group_ids: %s is not a group of this project", id)
-			}
-			if err != nil {
-				return err
-			}
-			locked[id] = g
+		head, err := c.GroupByID(ctx, targetID) // its project never changes
+		if err != nil {
+			return err
 		}
-		target := locked[targetID]
+		locked, err := lockMerged(ctx, c, head.ProjectID, targetID, ids)
+		if err != nil {
+			return err
+		}
+		target, ok := locked[targetID]
+		if !ok {
+			return store.ErrNotFound
+		}
 		if target.MergedInto != "" {
 			return problem.Newf("conflict", "the group was merged into %s: merge into that one", target.MergedInto)
 		}
 		now := s.clock()
 		done := map[string]bool{}
-		for i, id := range ids {
-			m := locked[id]
+		for i, gid := range ids {
+			m, found := locked[gid]
 			switch {
-			case id == targetID:
+			case gid == targetID:
 				return problem.Newf("validation-failed", "group_ids[%d]: a group cannot be merged into itself", i)
-			case m.ProjectID != target.ProjectID:
-				return problem.Newf("validation-failed", "group_ids[%d]: %s is not a group of this project", i, id)
+			case !found:
+				return problem.Newf("validation-failed", "group_ids[%d]: %q is not a group of this project", i, gid)
 			case m.MergedInto != "":
-				return problem.Newf("validation-failed", "group_ids[%d]: %s was already merged into %s", i, id, m.MergedInto)
-			case done[id]:
+				return problem.Newf("validation-failed", "group_ids[%d]: %s was already merged into %s", i, gid, m.MergedInto)
+			case done[gid]:
 				continue
 			}
-			done[id] = true
+			done[gid] = true
 			if err := c.MoveGroupData(ctx, m.ID, target.ID); err != nil {
 				return err
 			}
@@ -74,6 +72,31 @@ func (s *Service) MergeGroups(ctx context.Context, targetID string, ids []string
 		return c.UpdateGroup(ctx, target)
 	})
 	return out, err
+}
+
+// lockMerged locks the target and the groups of ids that are groups of
+// projectID, in the order of their ids, as processing does, so that a merge
+// and a batch cannot deadlock on each other. Ids that name no group of the
+// project are left out of the answer; those that are not group ids at all
+// never reach the database.
+func lockMerged(ctx context.Context, c *store.Conn, projectID, targetID string, ids []string) (map[string]store.Group, error) {
+	order := append([]string{targetID}, ids...)
+	sort.Strings(order)
+	locked := map[string]store.Group{}
+	for i, gid := range order {
+		if (i > 0 && gid == order[i-1]) || !id.Valid(id.Group, gid) {
+			continue
+		}
+		g, err := c.LockProjectGroup(ctx, projectID, gid)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		locked[gid] = g
+	}
+	return locked, nil
 }
 
 // resolveMerged marks m merged into targetID: no events of its own left,
