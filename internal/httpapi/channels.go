@@ -11,23 +11,59 @@ import (
 // ChannelView is a channel (spec section 2, CONTRACT 5). Its signing secret
 // is never shown again after creation or rotation.
 type ChannelView struct {
-	ID                  string     `json:"id" doc:"chn_ identifier"`
-	ProjectID           string     `json:"project_id"`
-	MemberID            string     `json:"member_id" doc:"Member the channel belongs to"`
-	Name                string     `json:"name"`
-	Type                string     `json:"type" enum:"email,webhook"`
-	Email               string     `json:"email,omitempty" doc:"Present for email channels"`
-	URL                 string     `json:"url,omitempty" doc:"Present for webhook channels: whole for admins and owners; viewers and members see scheme://host[:port]/… (chat webhooks carry their secret in the URL)"`
-	Format              string     `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent. errata: the signed JSON bodies of the webhooks; the others: the chat tool's own message (docs/notifications.md). Deliveries keep the format they were queued in."`
-	Filters             Filters    `json:"filters" doc:"Which tickets are sent at once; digests are not filtered"`
-	Enabled             bool       `json:"enabled"`
-	Health              string     `json:"health" enum:"ok,failing" doc:"failing after three deliveries in a row were given up; ok again after the next delivered one"`
-	ConsecutiveFailures int64      `json:"consecutive_failures" doc:"Deliveries given up in a row"`
-	LastDeliveryAt      *Timestamp `json:"last_delivery_at" nullable:"true" doc:"When a delivery to this channel last ended, delivered or given up"`
-	AllowedByPlan       bool       `json:"allowed_by_plan" doc:"false for a webhook channel kept after a downgrade to a plan without webhooks: it receives nothing"`
-	PreviousSecretUntil *Timestamp `json:"previous_secret_until" nullable:"true" doc:"Until then, after a rotation, the previous secret also signs (a second v1 entry)"`
-	CreatedAt           Timestamp  `json:"created_at"`
-	UpdatedAt           Timestamp  `json:"updated_at"`
+	ID                  string          `json:"id" doc:"chn_ identifier"`
+	ProjectID           string          `json:"project_id"`
+	MemberID            string          `json:"member_id" doc:"Member the channel belongs to"`
+	Name                string          `json:"name"`
+	Type                string          `json:"type" enum:"email,webhook"`
+	Email               string          `json:"email,omitempty" doc:"Present for email channels"`
+	URL                 string          `json:"url,omitempty" doc:"Present for webhook channels: whole for admins and owners; viewers and members see scheme://host[:port]/… (chat webhooks carry their secret in the URL)"`
+	Format              string          `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent. errata: the signed JSON bodies of the webhooks; the others: the chat tool's own message (docs/notifications.md). Deliveries keep the format they were queued in."`
+	Filters             Filters         `json:"filters" doc:"Which tickets are sent at once; digests are not filtered"`
+	Enabled             bool            `json:"enabled"`
+	Health              string          `json:"health" enum:"ok,failing" doc:"failing after three deliveries in a row were given up; ok again after the next delivered one"`
+	ConsecutiveFailures int64           `json:"consecutive_failures" doc:"Deliveries given up in a row"`
+	LastDeliveryAt      *Timestamp      `json:"last_delivery_at" nullable:"true" doc:"When a delivery to this channel last ended, delivered or given up"`
+	AllowedByPlan       bool            `json:"allowed_by_plan" doc:"false for a webhook channel kept after a downgrade to a plan without webhooks: it receives nothing"`
+	PreviousSecretUntil *Timestamp      `json:"previous_secret_until" nullable:"true" doc:"Until then, after a rotation, the previous secret also signs (a second v1 entry)"`
+	CreatedAt           Timestamp       `json:"created_at"`
+	UpdatedAt           Timestamp       `json:"updated_at"`
+	FilterWarnings      []FilterWarning `json:"filter_warnings" nullable:"false" doc:"Filter values no event of the project has had in the last 30 days: filters match exactly, so such a value takes no ticket (environment Production when the events say production); empty when every value was seen"`
+}
+
+// FilterWarning is a channel filter value no event of the project has had
+// in the last 30 days (CONTRACT 8).
+type FilterWarning struct {
+	Filter  string `json:"filter" enum:"environments,services"`
+	Value   string `json:"value"`
+	Message string `json:"message" doc:"Why, naming the values the events carried that differ only by case or spaces, when there are"`
+}
+
+// warnedView is channelView with the channel's filter warnings.
+func (s *Server) warnedView(ctx context.Context, ch store.Channel, plan string) (ChannelView, error) {
+	views := []ChannelView{s.channelView(ctx, ch, plan)}
+	err := s.warn(ctx, ch.ProjectID, views)
+	return views[0], err
+}
+
+// warn fills in the filter warnings of views, channels of projectID, with
+// one read per kind of filter for them all.
+func (s *Server) warn(ctx context.Context, projectID string, views []ChannelView) error {
+	fs := make([]store.Filters, len(views))
+	for i, v := range views {
+		fs[i] = store.Filters{Environments: v.Filters.Environments, Services: v.Filters.Services}
+	}
+	ws, err := s.notify.FilterWarnings(ctx, projectID, fs)
+	if err != nil {
+		return err
+	}
+	for i := range views {
+		views[i].FilterWarnings = make([]FilterWarning, len(ws[i]))
+		for j, w := range ws[i] {
+			views[i].FilterWarnings[j] = FilterWarning{Filter: w.Filter, Value: w.Value, Message: w.Message}
+		}
+	}
+	return nil
 }
 
 // Filters choose which tickets a channel is sent at once (CONTRACT 7).
@@ -118,6 +154,9 @@ func (s *Server) listChannels(ctx context.Context, in *struct {
 	page, err := list(s, "channels:"+in.ProjectID, in.ListParams, func(before string, limit int) ([]store.Channel, error) {
 		return s.db.Read().ListChannels(ctx, in.ProjectID, before, limit)
 	}, func(ch store.Channel) string { return ch.ID }, func(ch store.Channel) ChannelView { return s.channelView(ctx, ch, plan) })
+	if err == nil {
+		err = s.warn(ctx, in.ProjectID, page.Data)
+	}
 	return &struct{ Body *Page[ChannelView] }{page}, err
 }
 
@@ -147,7 +186,11 @@ func (s *Server) withSecret(ctx context.Context, ch store.Channel) (*ChannelSecr
 	if err != nil {
 		return nil, err
 	}
-	return &ChannelSecretOutput{ChannelWithSecret{s.channelView(ctx, ch, plan), ch.Secret}}, nil
+	v, err := s.warnedView(ctx, ch, plan)
+	if err != nil {
+		return nil, err
+	}
+	return &ChannelSecretOutput{ChannelWithSecret{v, ch.Secret}}, nil
 }
 
 func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutput, error) {
@@ -159,7 +202,11 @@ func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutpu
 	if err != nil {
 		return nil, err
 	}
-	return &ChannelOutput{s.channelView(ctx, ch, plan)}, nil
+	v, err := s.warnedView(ctx, ch, plan)
+	if err != nil {
+		return nil, err
+	}
+	return &ChannelOutput{v}, nil
 }
 
 func (s *Server) updateChannel(ctx context.Context, in *struct {

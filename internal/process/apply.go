@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"time"
 
@@ -58,6 +59,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 			return nil, err
 		}
 	}
+	if err := touchValues(ctx, c, pr.values); err != nil {
+		return nil, err
+	}
 	// Last: every batch of a window updates the same summary row, so its
 	// lock is taken as late, and held as briefly, as possible.
 	for _, d := range pr.info {
@@ -66,6 +70,36 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		}
 	}
 	return out, nil
+}
+
+// touchValues records the environments and services the batches' events
+// carried (store.TouchProjectValues), project by project in a fixed order.
+func touchValues(ctx context.Context, c *store.Conn, values map[valueKind]map[string]time.Time) error {
+	kinds := make([]valueKind, 0, len(values))
+	for k := range values {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if kinds[i].project != kinds[j].project {
+			return kinds[i].project < kinds[j].project
+		}
+		return kinds[i].kind < kinds[j].kind
+	})
+	for _, k := range kinds {
+		var at time.Time
+		vs := make([]string, 0, len(values[k]))
+		for v, t := range values[k] {
+			vs = append(vs, v)
+			if t.After(at) {
+				at = t
+			}
+		}
+		sort.Strings(vs)
+		if err := c.TouchProjectValues(ctx, k.project, k.kind, vs, at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyGroup applies one group's figures and returns the group as written;

@@ -54,13 +54,45 @@ type prepared struct {
 	// legacy holds the keys of groups made by an older fingerprint
 	// version that the batches' events match (nil when none exist).
 	legacy map[store.GroupKey]bool
+	// values are the environments and services the events carried, by
+	// project and kind (store.TouchProjectValues), each with the latest
+	// receipt time; at most maxValuesPerApply a project and kind.
+	values map[valueKind]map[string]time.Time
+}
+
+// valueKind is one kind of value (store.ValueEnvironment, ValueService) of
+// one project.
+type valueKind struct{ project, kind string }
+
+// maxValuesPerApply bounds the values of one kind one transaction records
+// for a project: batches of made-up environments cost no more than this.
+const maxValuesPerApply = 100
+
+// see records that an event of b carried v, of kind.
+func (p *prepared) see(b store.Batch, kind, v string) {
+	if v == "" {
+		return
+	}
+	k := valueKind{b.ProjectID, kind}
+	vs := p.values[k]
+	if vs == nil {
+		vs = map[string]time.Time{}
+		p.values[k] = vs
+	}
+	if at, ok := vs[v]; ok || len(vs) >= maxValuesPerApply {
+		if ok && b.ReceivedAt.After(at) {
+			vs[v] = b.ReceivedAt
+		}
+		return
+	}
+	vs[v] = b.ReceivedAt
 }
 
 // prepare decodes and aggregates batches. old finds the groups made by
 // older fingerprint versions (nil: there are none).
 func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
-		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}}
+		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{}}
 	decoded := make([][]ingest.Event, len(batches))
 	for i, b := range batches {
 		events, err := ingest.DecodePayload(b.Payload)
@@ -114,6 +146,14 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	minute := b.ReceivedAt.Truncate(time.Minute).UnixMilli()
 	for i := range events {
 		e := &events[i]
+		// Events of a batch mostly share both: a comparison, not a map
+		// look-up, per event.
+		if i == 0 || e.Environment != events[i-1].Environment {
+			p.see(b, store.ValueEnvironment, e.Environment)
+		}
+		if i == 0 || e.Service != events[i-1].Service {
+			p.see(b, store.ValueService, e.Service)
+		}
 		if e.Level <= ingest.Info {
 			if info == nil {
 				info = &store.InfoDelta{ProjectID: b.ProjectID, WindowStart: start, WindowEnd: start.Add(p.window), Services: map[string]int64{}}

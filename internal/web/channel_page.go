@@ -136,6 +136,11 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data.Channel = newChannelView(ch, o.Plan, role, d.now())
+	ws, err := d.notify.FilterWarnings(ctx, ch.ProjectID, []store.Filters{ch.Filters})
+	if err != nil {
+		return err
+	}
+	data.Channel.FilterWarnings = ws[0]
 	data.CanTest, data.CanAdmin = role.AtLeast(org.MemberRole), role.AtLeast(org.Admin)
 	if data.CanAdmin {
 		if data.Edit == nil {

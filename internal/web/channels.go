@@ -51,6 +51,9 @@ type channelView struct {
 	// Format is a webhook channel's; "" for an email channel.
 	Format  string
 	Filters store.Filters
+	// FilterWarnings are the filter values no event of the project has
+	// had in the last 30 days (the channel page fills them).
+	FilterWarnings []notify.FilterWarning
 }
 
 // newChannelView is what httpapi's channelView shows, at now, to a member
