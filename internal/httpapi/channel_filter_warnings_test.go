@@ -94,7 +94,7 @@ func TestChannelFilterWarnings(t *testing.T) {
 			envs []string
 			want string
 		}{
-			{[]string{"production", " \t"}, "filters.environments[1]: "},
+			{[]string{"production", " \t"}, "filters.environments: each value must be 1 to 64 bytes, not blank"},
 			{[]string{"pro\x00duction"}, "filters.environments[0]: must not contain control characters"},
 			{[]string{"production", "qa\u0085"}, "filters.environments[1]: must not contain control characters"},
 		} {

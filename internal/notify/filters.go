@@ -72,9 +72,9 @@ func severityChoice() string {
 
 // checkValues checks a filter's list: at most MaxFilterValues values, each
 // trimmed of surrounding spaces (" production" would never match an event)
-// and then as events carry them: 1 to maxLen bytes of UTF-8 text without a
-// control character (CONTRACT 8; 422 naming the value, as
-// filters.environments[0]).
+// and then as events carry them: 1 to maxLen bytes (422 naming the list, as
+// before) of UTF-8 text without a control character (CONTRACT 8; 422
+// naming the value, as filters.environments[0]).
 func checkValues(field string, vs []string, maxLen int) ([]string, error) {
 	if len(vs) > MaxFilterValues {
 		return nil, problem.Newf("validation-failed", "%s: at most %d values, got %d", field, MaxFilterValues, len(vs))
@@ -87,7 +87,7 @@ func checkValues(field string, vs []string, maxLen int) ([]string, error) {
 		}
 		v = strings.TrimSpace(v)
 		if v == "" || len(v) > maxLen {
-			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d bytes, not blank, got %q", at, maxLen, vs[i])
+			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d bytes, not blank, got %q", field, maxLen, vs[i])
 		}
 		if !slices.Contains(out, v) {
 			out = append(out, v)
