@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
-	"github.com/errata-dev/errata/internal/store"
 )
 
 // warnings maps a channel's filter_warnings by "filter value" to their
@@ -35,6 +35,7 @@ func TestChannelFilterWarnings(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
+		documentsFilterWarnings(t, s)
 		prod := batchOf("checkout", fpEv("boom", "error"), ev("started", "info"))
 		prod["environment"] = "production"
 		feed(t, s, w.Key, prod)
@@ -119,30 +120,37 @@ func TestChannelFilterWarnings(t *testing.T) {
 	})
 }
 
-// TestOpenAPIDocumentsFilterWarnings: the served document shows
+// documentsFilterWarnings checks that the served document shows
 // filter_warnings on the channel, required, with its three fields.
-func TestOpenAPIDocumentsFilterWarnings(t *testing.T) {
-	t.Parallel()
-	s := apitest.Start(t, store.SQLite)
-	c := loadContract(t, s)
-	ch := c.doc.Components.Schemas["ChannelView"]
-	if ch == nil {
-		t.Fatalf("no ChannelView schema")
+func documentsFilterWarnings(t *testing.T, s *apitest.Server) {
+	t.Helper()
+	type schema struct {
+		Type       any               `json:"type"`
+		Required   []string          `json:"required"`
+		Properties map[string]schema `json:"properties"`
+		Items      *schema           `json:"items"`
+		Ref        string            `json:"$ref"`
+		Enum       []string          `json:"enum"`
 	}
-	fw := ch.Value.Properties["filter_warnings"]
-	if fw == nil || !fw.Value.Type.Is("array") || fw.Value.Items == nil {
-		t.Fatalf("ChannelView.filter_warnings = %v, want an array", fw)
+	var doc struct {
+		Components struct{ Schemas map[string]schema } `json:"components"`
 	}
-	if !slices.Contains(ch.Value.Required, "filter_warnings") {
-		t.Errorf("filter_warnings is not required: %v", ch.Value.Required)
+	r := s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusOK, "")
+	if err := json.Unmarshal(r.Body, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
 	}
-	item := fw.Value.Items.Value
+	ch := doc.Components.Schemas["ChannelView"]
+	fw, ok := ch.Properties["filter_warnings"]
+	if !ok || fw.Items == nil || !slices.Contains(ch.Required, "filter_warnings") {
+		t.Fatalf("ChannelView.filter_warnings = %+v (required %v), want a required array", fw, ch.Required)
+	}
+	item := doc.Components.Schemas[strings.TrimPrefix(fw.Items.Ref, "#/components/schemas/")]
 	for _, p := range []string{"filter", "value", "message"} {
-		if item.Properties[p] == nil || !slices.Contains(item.Required, p) {
-			t.Errorf("a filter warning lacks the required %s: %v", p, item.Properties)
+		if _, ok := item.Properties[p]; !ok || !slices.Contains(item.Required, p) {
+			t.Errorf("a filter warning (%s) lacks the required %s: %+v", fw.Items.Ref, p, item)
 		}
 	}
-	if enum := item.Properties["filter"].Value.Enum; len(enum) != 2 {
+	if enum := item.Properties["filter"].Enum; !slices.Equal(enum, []string{"environments", "services"}) {
 		t.Errorf("filter enum = %v, want environments and services", enum)
 	}
 }

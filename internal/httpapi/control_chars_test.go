@@ -188,118 +188,122 @@ func controlFixtures(t *testing.T, s *apitest.Server, w procWorld) placeholders 
 		"{summary}": seedSummary(t, s, w.Owner.Token, w.ProjectID), "{channel}": ch["id"].(string), "{email}": newEmail("new")}
 }
 
-// TestControlCharactersAreRefused sends U+0000, U+0007, U+001B, U+007F and
-// U+0085 in each string field of each management operation and expects 422
-// validation-failed naming the field; nothing is changed.
-func TestControlCharactersAreRefused(t *testing.T) {
+// TestControlCharacters runs the control rule's cases on one server per
+// database (each starts a world, which costs more than the cases).
+func TestControlCharacters(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
 		p := controlFixtures(t, s, w)
-		c := loadContract(t, s)
-		tried := 0
-		for _, o := range c.operations() {
-			ins := stringInputs(o.op)
-			if len(ins) == 0 || !strings.HasPrefix(o.path, "/v1/") || o.path == "/v1/ingest" || o.path == "/v1/logs" {
-				continue
+		t.Run("every field of every operation is refused", func(t *testing.T) { refusedEverywhere(t, s, w, p) })
+		t.Run("check order", func(t *testing.T) { checkOrder(t, s, w) })
+		t.Run("passwords take any character", func(t *testing.T) { passwordsExempt(t, s, w) })
+		t.Run("tab and newline are text", func(t *testing.T) { tabAndNewline(t, s, w) })
+	})
+}
+
+// refusedEverywhere sends U+0000, U+0007, U+001B, U+007F and U+0085 in each
+// string field of each management operation the served document lists and
+// expects 422 validation-failed naming the field; nothing is changed.
+func refusedEverywhere(t *testing.T, s *apitest.Server, w procWorld, p placeholders) {
+	r := s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusOK, "")
+	doc, err := openapi3.NewLoader().LoadFromData(r.Body)
+	if err != nil {
+		t.Fatalf("load openapi.json: %v", err)
+	}
+	c := &contract{s: s, doc: doc}
+	tried := 0
+	for _, o := range c.operations() {
+		ins := stringInputs(o.op)
+		if len(ins) == 0 || !strings.HasPrefix(o.path, "/v1/") || o.path == "/v1/ingest" || o.path == "/v1/logs" {
+			continue
+		}
+		row, ok := controlRows[o.op.OperationID]
+		if !ok {
+			t.Errorf("%s (%s) takes strings but has no row in controlRows", o.op.OperationID, o)
+			continue
+		}
+		token := w.Owner.Token
+		if row.public {
+			token = ""
+		}
+		for _, in := range ins {
+			if in.path[len(in.path)-1] == "password" {
+				continue // exempt: passwordsExempt
 			}
-			row, ok := controlRows[o.op.OperationID]
-			if !ok {
-				t.Errorf("%s (%s) takes strings but has no row in controlRows", o.op.OperationID, o)
-				continue
-			}
-			token := w.Owner.Token
-			if row.public {
-				token = ""
-			}
-			for _, in := range ins {
-				if in.path[len(in.path)-1] == "password" {
-					continue // exempt: TestPasswordsTakeAnyCharacter
+			for _, ch := range controlChars {
+				path, body, field := inject(row, p.fill(row.body), in, ch)
+				r := s.Do(apitest.Request{Method: row.method, Path: p.fill(path), Token: token, Body: body})
+				tried++
+				if r.Status != http.StatusUnprocessableEntity {
+					t.Errorf("%s %s with %q: status %d, want 422; body: %s", o.op.OperationID, field, ch, r.Status, r.Body)
+					continue
 				}
-				for _, ch := range controlChars {
-					path, body, field := inject(row, p.fill(row.body), in, ch)
-					r := s.Do(apitest.Request{Method: row.method, Path: p.fill(path), Token: token, Body: body})
-					tried++
-					if r.Status != http.StatusUnprocessableEntity {
-						t.Errorf("%s %s with %q: status %d, want 422; body: %s", o.op.OperationID, field, ch, r.Status, r.Body)
-						continue
-					}
-					r.Expect(t, http.StatusUnprocessableEntity, "validation-failed")
-					detail := r.Str(t, "detail")
-					want := field + ": must not contain control characters"
-					if (in.free && detail != want) || !strings.HasPrefix(detail, field+": ") {
-						t.Errorf("%s %s with %q: detail %q, want %q", o.op.OperationID, field, ch, detail, want)
-					}
+				r.Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+				detail := r.Str(t, "detail")
+				want := field + ": must not contain control characters"
+				if (in.free && detail != want) || !strings.HasPrefix(detail, field+": ") {
+					t.Errorf("%s %s with %q: detail %q, want %q", o.op.OperationID, field, ch, detail, want)
 				}
 			}
 		}
-		if tried < 250 {
-			t.Errorf("%d requests tried; the document lists fewer string inputs than expected", tried)
-		}
-		// Nothing was changed by a refused request.
-		if o := getJSON(t, s, w.Owner.Token, "/v1/orgs/"+w.OrgID); o["name"] != "Acme" {
-			t.Errorf("organization after refused renames = %v", o["name"])
-		}
-		if n := len(items(t, s, w.Owner.Token, "/v1/orgs?limit=100")); n != 1 {
-			t.Errorf("organizations after refused creations = %d, want 1", n)
-		}
-	})
+	}
+	if tried < 250 {
+		t.Errorf("%d requests tried; the document lists fewer string inputs than expected", tried)
+	}
+	// Nothing was changed by a refused request.
+	if o := getJSON(t, s, w.Owner.Token, "/v1/orgs/"+w.OrgID); o["name"] != "Acme" {
+		t.Errorf("organization after refused renames = %v", o["name"])
+	}
+	if n := len(items(t, s, w.Owner.Token, "/v1/orgs?limit=100")); n != 1 {
+		t.Errorf("organizations after refused creations = %d, want 1", n)
+	}
 }
 
-// TestPasswordsTakeAnyCharacter: a password is only ever hashed, never
-// stored or shown, so it is exempt from the control rule (refusing one at
-// sign-in would lock out whoever chose it).
-func TestPasswordsTakeAnyCharacter(t *testing.T) {
-	t.Parallel()
-	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
-		const pw = "bell\a nul\x00 nel\u0085 end"
-		body := map[string]any{"email": "ada@example.com", "password": pw, "name": "Ada"}
-		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: body}).Expect(t, http.StatusOK, "")
-		in := map[string]any{"email": "ada@example.com", "password": pw}
-		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: in}).Expect(t, http.StatusOK, "")
-		in["password"] = "bell nul nel end"
-		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: in}).Expect(t, http.StatusUnauthorized, "invalid-credentials")
-	})
+// passwordsExempt: a password is only ever hashed, never stored or shown,
+// so it is exempt from the control rule (refusing one at sign-in would lock
+// out whoever chose it).
+func passwordsExempt(t *testing.T, s *apitest.Server, w procWorld) {
+	const pw = "bell\a nul\x00 nel\u0085 end"
+	_, token := s.Invite(t, w.Owner.Token, w.OrgID, "ada@example.com", "viewer")
+	body := map[string]any{"email": "ada@example.com", "password": pw, "name": "Ada", "invitation_token": token}
+	s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: body}).Expect(t, http.StatusOK, "")
+	in := map[string]any{"email": "ada@example.com", "password": pw}
+	s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: in}).Expect(t, http.StatusOK, "")
+	in["password"] = "bell nul nel end"
+	s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: in}).Expect(t, http.StatusUnauthorized, "invalid-credentials")
 }
 
-// TestControlCharacterCheckOrder: the control rule is a 422, so the checks
-// before it win (CONTRACT 6: 401 → 404 → 403 → 400 → 422), and a path
-// identifier with a control character names nothing (404).
-func TestControlCharacterCheckOrder(t *testing.T) {
-	t.Parallel()
-	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
-		w := s.NewWorld(t)
-		path := "/v1/projects/" + w.ProjectID + "/keys"
-		bad := `{"name":"c\u0000i"}`
-		send(s, "POST", path, "", bad).Expect(t, http.StatusUnauthorized, "unauthorized")
-		send(s, "POST", path, w.Outsider.Token, bad).Expect(t, http.StatusNotFound, "not-found")
-		send(s, "POST", path, w.Viewer.Token, bad).Expect(t, http.StatusForbidden, "forbidden")
-		send(s, "POST", path, w.Owner.Token, `{"name":"c\u0000i",`).Expect(t, http.StatusBadRequest, "malformed-body")
-		send(s, "POST", path, w.Owner.Token, bad).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
-		for _, p := range []string{"/v1/projects/" + w.ProjectID + "%00/keys", "/v1/orgs/%00", "/v1/groups/grp_%07/events", "/v1/channels/chn_" + zeros + "%C2%85"} {
-			send(s, "GET", p, w.Owner.Token, "").Expect(t, http.StatusNotFound, "not-found")
-		}
-	})
+// checkOrder: the control rule is a 422, so the checks before it win
+// (CONTRACT 6: 401 → 404 → 403 → 400 → 422), and a path identifier with a
+// control character names nothing (404).
+func checkOrder(t *testing.T, s *apitest.Server, w procWorld) {
+	path := "/v1/projects/" + w.ProjectID + "/keys"
+	bad := `{"name":"c\u0000i"}`
+	send(s, "POST", path, "", bad).Expect(t, http.StatusUnauthorized, "unauthorized")
+	send(s, "POST", path, w.Outsider.Token, bad).Expect(t, http.StatusNotFound, "not-found")
+	send(s, "POST", path, w.Viewer.Token, bad).Expect(t, http.StatusForbidden, "forbidden")
+	send(s, "POST", path, w.Owner.Token, `{"name":"c\u0000i",`).Expect(t, http.StatusBadRequest, "malformed-body")
+	send(s, "POST", path, w.Owner.Token, bad).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+	for _, p := range []string{"/v1/projects/" + w.ProjectID + "%00/keys", "/v1/orgs/%00", "/v1/groups/grp_%07/events", "/v1/channels/chn_" + zeros + "%C2%85"} {
+		send(s, "GET", p, w.Owner.Token, "").Expect(t, http.StatusNotFound, "not-found")
+	}
 }
 
-// TestTabAndNewlineAreText: tab and newline are the two control characters
-// text may hold; names keep them as sent (after trimming the ends).
-func TestTabAndNewlineAreText(t *testing.T) {
-	t.Parallel()
-	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
-		w := s.NewWorld(t)
-		const name = "Acme\tEU\nWest"
-		check := func(what string, r *apitest.Response, status int) {
-			t.Helper()
-			if got := r.Expect(t, status, "").Str(t, "name"); got != name {
-				t.Errorf("%s name = %q, want %q", what, got, name)
-			}
+// tabAndNewline: tab and newline are the two control characters text may
+// hold; names keep them as sent (after trimming the ends).
+func tabAndNewline(t *testing.T, s *apitest.Server, w procWorld) {
+	const name = "Acme\tEU\nWest"
+	check := func(what string, r *apitest.Response, status int) {
+		t.Helper()
+		if got := r.Expect(t, status, "").Str(t, "name"); got != name {
+			t.Errorf("%s name = %q, want %q", what, got, name)
 		}
-		check("organization", s.Do(apitest.Request{Method: "PATCH", Path: "/v1/orgs/" + w.OrgID, Token: w.Owner.Token, Body: map[string]any{"name": name}}), http.StatusOK)
-		check("project", s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs/" + w.OrgID + "/projects", Token: w.Owner.Token, Body: map[string]any{"name": name}}), http.StatusCreated)
-		check("key", s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/keys", Token: w.Owner.Token, Body: map[string]any{"name": name}}), http.StatusCreated)
-		check("channel", s.Do(apitest.Request{Method: "POST", Path: channelsPath(w.ProjectID), Token: w.Owner.Token, Body: emailChannel(w.Owner.MemberID, name)}), http.StatusCreated)
-		groups := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups?environment=" + url.QueryEscape("a\tb\nc"), Token: w.Owner.Token})
-		groups.Expect(t, http.StatusOK, "")
-	})
+	}
+	check("project", s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs/" + w.OrgID + "/projects", Token: w.Owner.Token, Body: map[string]any{"name": name}}), http.StatusCreated)
+	check("key", s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/keys", Token: w.Owner.Token, Body: map[string]any{"name": name}}), http.StatusCreated)
+	check("channel", s.Do(apitest.Request{Method: "POST", Path: channelsPath(w.ProjectID), Token: w.Owner.Token, Body: emailChannel(w.Owner.MemberID, name)}), http.StatusCreated)
+	check("organization", s.Do(apitest.Request{Method: "PATCH", Path: "/v1/orgs/" + w.OrgID, Token: w.Owner.Token, Body: map[string]any{"name": name}}), http.StatusOK)
+	groups := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups?environment=" + url.QueryEscape("a\tb\nc"), Token: w.Owner.Token})
+	groups.Expect(t, http.StatusOK, "")
 }
