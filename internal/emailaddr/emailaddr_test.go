@@ -103,3 +103,12 @@ func TestNormalizeIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNormalize measures one address as sign-up and invitations see it.
+func BenchmarkNormalize(b *testing.B) {
+	for range b.N {
+		if _, err := emailaddr.Normalize(" Jose\u0301.Garcia+alerts@B\u00dcCHER.Example "); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
