@@ -215,6 +215,7 @@ func TestConfirmationEmailFlood(t *testing.T) {
 func TestDigestNowFlood(t *testing.T) {
 	t.Parallel()
 	eachWithSMTP(t, func(t *testing.T, s *apitest.Server, smtp *mailtest.Server) {
+		s.Clock.Set(time.Now()) // the waits below are exact
 		w := s.NewWorld(t)
 		newMail(t, s, w, w.ProjectID, "mine") // the admin's own address: confirmed
 		path := s.URL + "/v1/projects/" + w.ProjectID + "/digests"

@@ -47,6 +47,12 @@ func (r *refusals) post(t *testing.T, url, token string, body any) int {
 	return st
 }
 
+// rawStatus posts body and returns the status, from any goroutine.
+func rawStatus(t *testing.T, url, token string, body any) int {
+	st, _ := rawPost(t, url, token, body)
+	return st
+}
+
 // check fails unless every refusal says when to retry, within max, and
 // carries the RateLimit-* headers.
 func (r *refusals) check(t *testing.T, max time.Duration) {
@@ -78,19 +84,9 @@ func TestInvitationFlood(t *testing.T) {
 		owner := s.SignUp(t, "owner@example.com")
 		orgID := s.CreateOrg(t, owner.Token, "Acme")
 		path := "/v1/orgs/" + orgID + "/invitations"
-		n := 0
-		invite := func(r *refusals) int {
-			n++
-			return r.post(t, s.URL+path, owner.Token, map[string]any{"email": fmt.Sprintf("victim%d@example.net", n)})
-		}
 		var r refusals
-		var mu sync.Mutex
-		statuses := together(30, func(int) int {
-			mu.Lock()
-			n++
-			body := map[string]any{"email": fmt.Sprintf("victim%d@example.net", n)}
-			mu.Unlock()
-			return r.post(t, s.URL+path, owner.Token, body)
+		statuses := together(30, func(i int) int {
+			return r.post(t, s.URL+path, owner.Token, map[string]any{"email": fmt.Sprintf("victim%d@example.net", i)})
 		})
 		if c := count(statuses); c[http.StatusCreated] != 20 || c[http.StatusTooManyRequests] != 10 {
 			t.Fatalf("30 invitations at once: %v, want 20 created and 10 refused", c)
@@ -112,15 +108,16 @@ func TestInvitationFlood(t *testing.T) {
 		// Each hour 20 more, up to 100 a day; then the day is full.
 		for hour := 1; hour < 5; hour++ {
 			s.Clock.Advance(time.Hour)
-			for i := range 20 {
-				if st := invite(&refusals{}); st != http.StatusCreated {
-					t.Fatalf("hour %d, invitation %d: %d, want 201", hour, i+1, st)
-				}
+			statuses := together(20, func(i int) int {
+				return rawStatus(t, s.URL+path, owner.Token, map[string]any{"email": fmt.Sprintf("h%d-%d@example.net", hour, i)})
+			})
+			if c := count(statuses); c[http.StatusCreated] != 20 {
+				t.Fatalf("hour %d: %v, want 20 created", hour, c)
 			}
 		}
 		s.Clock.Advance(time.Hour)
 		var day refusals
-		if st := invite(&day); st != http.StatusTooManyRequests {
+		if st := day.post(t, s.URL+path, owner.Token, map[string]any{"email": "late@example.net"}); st != http.StatusTooManyRequests {
 			t.Fatalf("the 101st invitation of the day: %d, want 429", st)
 		}
 		day.check(t, 24*time.Hour)
