@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -97,15 +97,6 @@ type SignUpInput struct {
 	Email, Password, Name, InvitationToken string
 }
 
-// NormalizeEmail checks an address and lower-cases it.
-func NormalizeEmail(email string) (string, error) {
-	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Name != "" || addr.Address != strings.TrimSpace(email) {
-		return "", problem.Newf("validation-failed", "email: %q is not an email address", email)
-	}
-	return strings.ToLower(addr.Address), nil
-}
-
 func checkPassword(pw string) error {
 	if n := utf8.RuneCountInString(pw); n < 8 || n > 256 {
 		return problem.New("validation-failed", "password: must be 8 to 256 characters")
@@ -117,7 +108,7 @@ func checkPassword(pw string) error {
 // later ones need an invitation token unless sign-up is open. With a token,
 // the invitation is accepted in the same transaction.
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
-	email, err := NormalizeEmail(in.Email)
+	email, err := emailaddr.Normalize(in.Email)
 	if err != nil {
 		return Signed{}, err
 	}
@@ -169,7 +160,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 
 // CreateUser makes a user without a session (errata user create).
 func (s *Service) CreateUser(ctx context.Context, email, password, name string) (store.User, error) {
-	email, err := NormalizeEmail(email)
+	email, err := emailaddr.Normalize(email)
 	if err != nil {
 		return store.User{}, err
 	}
@@ -192,62 +183,6 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 		return store.User{}, err
 	}
 	return u, nil
-}
-
-// SignIn checks an email and password and opens a session. Failures answer
-// the same for an unknown address and a wrong password, take the same time,
-// and are rate limited per address and per client IP. The limiters' tokens
-// are reserved before the password is checked and given back when it is
-// right, so N concurrent wrong attempts count as N: no burst of parallel
-// guesses gets past the limit (CONTRACT 7).
-func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
-	if err := text.Check("email", email); err != nil { // a NUL would reach the database
-		return Signed{}, err
-	}
-	email = strings.ToLower(strings.TrimSpace(email))
-	r, giveBackEmail := s.failuresByEmail.Reserve(email)
-	if !r.Allowed {
-		return Signed{}, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
-	}
-	r, giveBackIP := s.failuresByIP.Reserve(clientIP)
-	if !r.Allowed {
-		giveBackEmail()
-		return Signed{}, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
-	}
-	giveBack := func() { giveBackEmail(); giveBackIP() }
-	u, err := s.db.Read().UserByEmail(ctx, email)
-	hash := u.PasswordHash
-	if errors.Is(err, store.ErrNotFound) {
-		hash = s.dummyHash
-	} else if err != nil {
-		giveBack()
-		return Signed{}, err
-	}
-	ok, verr := s.hasher.Verify(ctx, hash, password)
-	if verr != nil {
-		giveBack()
-		return Signed{}, verr
-	}
-	if err != nil || !ok {
-		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
-	}
-	giveBack()
-	var out Signed
-	err = s.db.Tx(ctx, func(c *store.Conn) error {
-		out, err = s.newSession(ctx, c, u)
-		return err
-	})
-	return out, err
-}
-
-func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User) (Signed, error) {
-	tok := secret.NewToken()
-	now := s.clock()
-	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now}
-	if err := c.CreateSession(ctx, sess); err != nil {
-		return Signed{}, err
-	}
-	return Signed{Token: tok, User: u, Session: sess}, nil
 }
 
 // SignOut ends a session.

@@ -191,9 +191,16 @@ func TestUserCreate(t *testing.T) {
 			if l := lines(short.stderr); short.code != 2 || len(l) != 1 || !strings.Contains(l[0], "password") {
 				t.Fatalf("short password: code %d, stderr %q; want 2 and one line naming the password", short.code, short.stderr)
 			}
-			bad := errata(t, dir, env, "user", "create", "--email", "not-an-address", "--password", "long enough")
-			if l := lines(bad.stderr); bad.code != 2 || len(l) != 1 || !strings.Contains(l[0], "email") {
-				t.Fatalf("bad email: code %d, stderr %q; want 2 and one line naming the email", bad.code, bad.stderr)
+			for _, addr := range []string{"not-an-address", "a\u200b@example.com", "\u0430lice@example.com", "\uff41@example.com"} {
+				bad := errata(t, dir, env, "user", "create", "--email", addr, "--password", "long enough")
+				if l := lines(bad.stderr); bad.code != 2 || len(l) != 1 || !strings.Contains(l[0], "email") {
+					t.Fatalf("bad email %q: code %d, stderr %q; want 2 and one line naming the email", addr, bad.code, bad.stderr)
+				}
+			}
+			// Another spelling of the same address is the same account.
+			same := errata(t, dir, env, "user", "create", "--email", " A@EXAMPLE.com", "--password", "another one")
+			if same.code == 0 || !strings.Contains(same.stderr, "already exists") {
+				t.Fatalf("the same address spelt otherwise: code %d, stderr %q; want it to exist already", same.code, same.stderr)
 			}
 
 			s := startServe(t, dir, env...)

@@ -26,6 +26,8 @@ type ChannelView struct {
 	LastDeliveryAt      *Timestamp      `json:"last_delivery_at" nullable:"true" doc:"When a delivery to this channel last ended, delivered or given up"`
 	AllowedByPlan       bool            `json:"allowed_by_plan" doc:"false for a webhook channel kept after a downgrade to a plan without webhooks: it receives nothing"`
 	PreviousSecretUntil *Timestamp      `json:"previous_secret_until" nullable:"true" doc:"Until then, after a rotation, the previous secret also signs (a second v1 entry)"`
+	Confirmation        string          `json:"confirmation" enum:"pending,confirmed" doc:"pending: an email channel whose address is not the email of a member of the organization sends nothing (no ticket, digest or test) until the owner of the address opens the link of the confirmation email; confirmed: at once for a member's address, and for every webhook channel. Changing the address makes it pending again."`
+	UnsubscribedAt      *Timestamp      `json:"unsubscribed_at" nullable:"true" doc:"When the owner of the address stopped the channel with the one-click unsubscribe link of one of its emails; the channel is then disabled until an admin enables it again, which asks for a new confirmation unless the address is a member's"`
 	CreatedAt           Timestamp       `json:"created_at"`
 	UpdatedAt           Timestamp       `json:"updated_at"`
 	FilterWarnings      []FilterWarning `json:"filter_warnings" nullable:"false" doc:"Filter values no event of the project has had in the last 30 days: filters match exactly, so such a value takes no ticket (environment Production when the events say production); empty when every value was seen"`
@@ -101,7 +103,8 @@ func (s *Server) channelView(ctx context.Context, ch store.Channel, plan string)
 	v := ChannelView{ID: ch.ID, ProjectID: ch.ProjectID, MemberID: ch.MemberID, Name: ch.Name, Type: ch.Type, Email: ch.Email,
 		URL: notify.ShownURL(ch.URL, role.AtLeast(org.Admin)), Filters: filtersView(ch.Filters),
 		Enabled: ch.Enabled, Health: ch.Health, ConsecutiveFailures: ch.ConsecutiveFailures, LastDeliveryAt: tsPtr(ch.LastDeliveryAt),
-		AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), CreatedAt: ts(ch.CreatedAt), UpdatedAt: ts(ch.UpdatedAt)}
+		AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), Confirmation: ch.Confirmation, UnsubscribedAt: tsPtr(ch.UnsubscribedAt),
+		CreatedAt: ts(ch.CreatedAt), UpdatedAt: ts(ch.UpdatedAt)}
 	if ch.Type == store.ChannelWebhook {
 		v.Format = ch.Format
 	}
@@ -167,7 +170,7 @@ func (s *Server) createChannel(ctx context.Context, in *struct {
 		Name     string        `json:"name" minLength:"1" maxLength:"100"`
 		Type     string        `json:"type" enum:"email,webhook"`
 		URL      string        `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels: the https URL deliveries are POSTed to (spec section 2 rules)"`
-		Email    string        `json:"email,omitempty" maxLength:"254" doc:"Email channels: the address (default: the member's)"`
+		Email    string        `json:"email,omitempty" maxLength:"254" doc:"Email channels: the address (default: the member's), normalised (docs/decisions.md). Not a member's address: the channel is pending until the address confirms through the link emailed to it (at most 20 such emails per organization an hour, 100 a day: 429)."`
 		Format   string        `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent (default errata; docs/notifications.md)"`
 		Filters  *FiltersInput `json:"filters,omitempty" doc:"Which tickets are sent at once (default: high and critical, every environment and service)"`
 	}
@@ -213,9 +216,9 @@ func (s *Server) updateChannel(ctx context.Context, in *struct {
 	ChannelPath
 	Body struct {
 		Name    *string       `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Enabled *bool         `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries"`
+		Enabled *bool         `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries. Enabling a channel its recipient unsubscribed from asks the address to confirm again, unless it is a member's."`
 		URL     *string       `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels only; checked by the rules of spec section 2"`
-		Email   *string       `json:"email,omitempty" maxLength:"254" doc:"Email channels only"`
+		Email   *string       `json:"email,omitempty" maxLength:"254" doc:"Email channels only; a new address that is not a member's makes the channel pending until it confirms"`
 		Format  *string       `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels only; deliveries already queued keep their format"`
 		Filters *FiltersInput `json:"filters,omitempty" doc:"Fields given replace the channel's; deliveries already queued are not touched"`
 	}
@@ -238,6 +241,13 @@ func (s *Server) rotateSecret(ctx context.Context, in *ChannelPath) (*ChannelSec
 		return nil, err
 	}
 	return s.withSecret(ctx, ch)
+}
+
+func (s *Server) resendConfirmation(ctx context.Context, in *ChannelPath) (*ChannelOutput, error) {
+	if _, err := s.notify.ResendConfirmation(ctx, in.ChannelID); err != nil {
+		return nil, err
+	}
+	return s.getChannel(ctx, in)
 }
 
 // TestOutcome answers a channel test (CONTRACT 5).

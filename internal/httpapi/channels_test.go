@@ -70,18 +70,21 @@ func TestCreateEmailChannel(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := s.NewWorld(t)
 		for _, c := range []struct {
-			name  string
-			body  map[string]any
-			email string
+			name         string
+			body         map[string]any
+			email        string
+			confirmation string
 		}{
-			{"member's address by default", emailChannel(w.Member.MemberID, "mine"), "member@example.com"},
-			{"another member's address", emailChannel(w.Viewer.MemberID, "viewer's"), "viewer@example.com"},
-			{"an address of its own", map[string]any{"member_id": w.Member.MemberID, "name": "alerts", "type": "email", "email": "alerts@example.com"}, "alerts@example.com"},
-			{"a URL is ignored", map[string]any{"member_id": w.Owner.MemberID, "name": "u", "type": "email", "url": "https://hooks.example.com/x"}, "owner@example.com"},
+			{"member's address by default", emailChannel(w.Member.MemberID, "mine"), "member@example.com", "confirmed"},
+			{"another member's address", emailChannel(w.Viewer.MemberID, "viewer's"), "viewer@example.com", "confirmed"},
+			{"a member's address as typed", map[string]any{"member_id": w.Member.MemberID, "name": "typed", "type": "email", "email": " Viewer@EXAMPLE.com"}, "viewer@example.com", "confirmed"},
+			{"an address of its own", map[string]any{"member_id": w.Member.MemberID, "name": "alerts", "type": "email", "email": "alerts@example.com"}, "alerts@example.com", "pending"},
+			{"a URL is ignored", map[string]any{"member_id": w.Owner.MemberID, "name": "u", "type": "email", "url": "https://hooks.example.com/x"}, "owner@example.com", "confirmed"},
 		} {
 			ch := createChannel(t, s, w.Admin.Token, w.ProjectID, c.body)
-			if ch["type"] != "email" || ch["email"] != c.email || ch["member_id"] != c.body["member_id"] || ch["enabled"] != true {
-				t.Errorf("%s: channel = %v, want an enabled email channel to %s", c.name, ch, c.email)
+			if ch["type"] != "email" || ch["email"] != c.email || ch["member_id"] != c.body["member_id"] || ch["enabled"] != true ||
+				ch["confirmation"] != c.confirmation || ch["unsubscribed_at"] != nil {
+				t.Errorf("%s: channel = %v, want an enabled email channel to %s, %s", c.name, ch, c.email, c.confirmation)
 			}
 			for _, f := range []string{"signing_secret", "url"} {
 				if v, has := ch[f]; has {

@@ -194,7 +194,7 @@ func TestDigests(t *testing.T) {
 		}
 
 		// An empty period: still sent on demand.
-		empty := sendDigest(t, s, w.Admin.Token, w.ProjectID)
+		empty := sendDigestAgain(t, s, w.Admin.Token, w.ProjectID)
 		if p := empty["period"].(map[string]any); p["start"] != period["end"] {
 			t.Errorf("second period starts %v, want the first's end %v", p["start"], period["end"])
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/notify"
 )
 
 func TestNULIsStoredAsReplacementCharacter(t *testing.T) {
@@ -264,29 +265,31 @@ func TestRedactKeysSetting(t *testing.T) {
 	}, withRedactKeys("SSN", "card-number"))
 }
 
-// TestConcurrentOnDemandDigestsCoverConsecutivePeriods: two POST …/digests
-// at once (through two api processes, say) send two digests whose periods
-// follow each other, never the same period twice.
+// TestConcurrentOnDemandDigestsCoverConsecutivePeriods: POST …/digests
+// fired together (through several api processes, say) send one digest
+// every 10 minutes (CONTRACT 8; the others are 429), whose periods follow
+// each other, never the same period twice.
 func TestConcurrentOnDemandDigestsCoverConsecutivePeriods(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := s.NewWorld(t)
 		path := "/v1/projects/" + w.ProjectID + "/digests"
 		for round := 0; round < 3; round++ {
-			statuses := together(2, func(int) int {
+			statuses := together(4, func(int) int {
 				st, _ := rawPost(t, s.URL+path, w.Admin.Token, map[string]any{})
 				return st
 			})
-			if c := count(statuses); c[http.StatusCreated] != 2 {
-				t.Fatalf("round %d: answers %v, want two 201", round, statuses)
+			if c := count(statuses); c[http.StatusCreated] != 1 || c[http.StatusTooManyRequests] != 3 {
+				t.Fatalf("round %d: answers %v, want one 201 and three 429", round, statuses)
 			}
+			s.Clock.Advance(notify.DigestNowLimit.Span)
 		}
 		var periods [][2]string
 		for _, d := range items(t, s, w.Admin.Token, path+"?limit=100") {
 			p := d["period"].(map[string]any)
 			periods = append(periods, [2]string{p["start"].(string), p["end"].(string)})
 		}
-		if len(periods) != 6 {
-			t.Fatalf("digests = %d, want 6", len(periods))
+		if len(periods) != 3 {
+			t.Fatalf("digests = %d, want 3", len(periods))
 		}
 		// Newest first: each period starts where the one before it ended.
 		for i := 0; i+1 < len(periods); i++ {

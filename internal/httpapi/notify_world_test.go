@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/notify"
 )
 
 // secretRe is a signing secret: whsec_ and 32 bytes in base64 (CONTRACT 5).
@@ -77,6 +78,18 @@ func deliveries(t *testing.T, s *apitest.Server, token, channelID string) []map[
 func sendDigest(t *testing.T, s *apitest.Server, token, projectID string) map[string]any {
 	t.Helper()
 	return s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + projectID + "/digests", Token: token}).Expect(t, http.StatusCreated, "").JSON(t)
+}
+
+// sendDigestAgain sends the digest now again, as if the 10 minutes since
+// the last one sent on demand had passed (CONTRACT 8): the server's clock
+// cannot move on instead, webhook receivers check signatures' times
+// against theirs.
+func sendDigestAgain(t *testing.T, s *apitest.Server, token, projectID string) map[string]any {
+	t.Helper()
+	if err := s.App.DB.Write().ForgetQuota(context.Background(), notify.QuotaDigestNow, projectID); err != nil {
+		t.Fatal(err)
+	}
+	return sendDigest(t, s, token, projectID)
 }
 
 // attemptsOf returns a delivery's attempts.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -254,6 +255,12 @@ func notifyFlow(t *testing.T, c *contract, owner, viewer, prj, memberID string) 
 	do("PATCH", "/v1/channels/"+hookID, owner, map[string]any{"name": "ops hook"}, http.StatusOK, "")
 	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"enabled": false}, http.StatusOK, "")
 	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"enabled": true, "email": "alerts@example.com"}, http.StatusOK, "")
+	// Not a member's address: pending, so no test; a new confirmation
+	// email can be asked for (none goes out here: no SMTP server).
+	do("POST", "/v1/channels/"+mail+"/test", owner, nil, http.StatusConflict, "channel-pending-confirmation")
+	do("POST", "/v1/channels/"+mail+"/confirmation", owner, nil, http.StatusOK, "")
+	do("POST", "/v1/channels/"+hookID+"/confirmation", owner, nil, http.StatusConflict, "conflict")
+	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"email": "owner@example.com"}, http.StatusOK, "") // a member's: confirmed
 	do("PATCH", "/v1/channels/"+hookID, owner, map[string]any{"url": "https://127.0.0.1:80/x"}, http.StatusUnprocessableEntity, "invalid-webhook-url")
 	do("POST", "/v1/channels/"+mail+"/rotate-secret", owner, nil, http.StatusConflict, "conflict")
 
@@ -275,6 +282,10 @@ func notifyFlow(t *testing.T, c *contract, owner, viewer, prj, memberID string) 
 	do("GET", settings, viewer, nil, http.StatusOK, "")
 	digests := "/v1/projects/" + prj + "/digests"
 	do("POST", digests, owner, nil, http.StatusCreated, "") // the processing flow's tickets and INFO summary, or nothing
+	do("POST", digests, owner, nil, http.StatusTooManyRequests, "rate-limited")
+	if err := c.s.App.DB.Write().ForgetQuota(context.Background(), notify.QuotaDigestNow, prj); err != nil { // 10 minutes later
+		t.Fatal(err)
+	}
 	do("POST", digests, owner, nil, http.StatusCreated, "") // info null
 	do("GET", digests, viewer, nil, http.StatusOK, "")
 	do("GET", digests+"?limit=1", viewer, nil, http.StatusOK, "")

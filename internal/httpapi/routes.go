@@ -20,7 +20,9 @@ func (s *Server) routes() {
 
 	// Identity (CONTRACT 2).
 	register(s, withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409), public, s.signUp)
-	register(s, withErrs(post("/v1/auth/sign-in/email", "sign-in", "Sign in", "Auth", http.StatusOK), 401), public, s.signIn)
+	register(s, describe(withErrs(post("/v1/auth/sign-in/email", "sign-in", "Sign in", "Auth", http.StatusOK), 401),
+		"Failed sign-ins are rate limited per address and per client (429 rate-limited). A successful sign-in takes one of the account's 30 an hour "+
+			"(429 rate-limited with Retry-After past them; sign-up is not counted), and a user holds at most 100 sessions: a new one ends the oldest."), public, s.signIn)
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
 
@@ -38,7 +40,9 @@ func (s *Server) routes() {
 
 	// Invitations.
 	register(s, get("/v1/orgs/{org_id}/invitations", "list-invitations", "List invitations", "Invitations"), in("org_id", org.Viewer), s.listInvitations)
-	register(s, withErrs(post("/v1/orgs/{org_id}/invitations", "create-invitation", "Invite someone", "Invitations", http.StatusCreated), 409), in("org_id", org.Admin), s.createInvitation)
+	register(s, describe(withErrs(post("/v1/orgs/{org_id}/invitations", "create-invitation", "Invite someone", "Invitations", http.StatusCreated), 409),
+		"An organization sends at most 20 invitations an hour and 100 a day, whoever sends them: past either, 429 rate-limited with Retry-After "+
+			"and nothing is created. The email is normalised (docs/decisions.md); look-alike addresses are 422 naming email."), in("org_id", org.Admin), s.createInvitation)
 	register(s, withErrs(del("/v1/invitations/{invitation_id}", "revoke-invitation", "Revoke an invitation", "Invitations"), 409), in("invitation_id", org.Admin), s.revokeInvitation)
 	register(s, withErrs(post("/v1/invitations/accept", "accept-invitation", "Accept an invitation", "Invitations", http.StatusOK), 409), signedIn, s.acceptInvitation)
 
@@ -78,7 +82,13 @@ func (s *Server) routes() {
 	register(s, del("/v1/channels/{channel_id}", "delete-channel", "Delete a channel", "Channels"), in("channel_id", org.Admin), s.deleteChannel)
 	register(s, withErrs(post("/v1/channels/{channel_id}/rotate-secret", "rotate-channel-secret", "Rotate a webhook channel's signing secret", "Channels", http.StatusOK), 409),
 		in("channel_id", org.Admin), s.rotateSecret)
-	register(s, post("/v1/channels/{channel_id}/test", "test-channel", "Send a test delivery and wait for its outcome", "Channels", http.StatusOK), in("channel_id", org.MemberRole), s.testChannel)
+	register(s, describe(withErrs(post("/v1/channels/{channel_id}/test", "test-channel", "Send a test delivery and wait for its outcome", "Channels", http.StatusOK), 409),
+		"An email channel waiting for its address's confirmation is 409 channel-pending-confirmation, and one its recipient unsubscribed "+
+			"from 409 channel-unsubscribed: nothing is sent to them, a test neither."), in("channel_id", org.MemberRole), s.testChannel)
+	register(s, describe(withErrs(post("/v1/channels/{channel_id}/confirmation", "resend-channel-confirmation", "Send an email channel's confirmation email again",
+		"Channels", http.StatusOK), 409), "A new link replaces the previous one. At most once per channel per 10 minutes, and 20 confirmation emails per "+
+		"organization an hour and 100 a day (429 rate-limited with Retry-After). A channel that is not waiting for a confirmation is 409 conflict."),
+		in("channel_id", org.Admin), s.resendConfirmation)
 	register(s, get("/v1/channels/{channel_id}/deliveries", "list-deliveries", "List a channel's deliveries with their attempts", "Channels"), in("channel_id", org.Viewer), s.listDeliveries)
 	register(s, withErrs(post("/v1/deliveries/{delivery_id}/redeliver", "redeliver", "Deliver again under the same identifier", "Channels", http.StatusAccepted), 409),
 		in("delivery_id", org.Admin), s.redeliver)
@@ -88,8 +98,8 @@ func (s *Server) routes() {
 	register(s, op(http.MethodPut, "/v1/projects/{project_id}/notification-settings", "put-notification-settings", "Set the digest schedule", "Notifications", http.StatusOK),
 		in("project_id", org.Admin), s.putSettings)
 	register(s, get("/v1/projects/{project_id}/digests", "list-digests", "List the digests sent", "Notifications"), in("project_id", org.Viewer), s.listDigests)
-	register(s, post("/v1/projects/{project_id}/digests", "send-digest", "Send the digest of the period since the last one now", "Notifications", http.StatusCreated),
-		in("project_id", org.Admin), s.sendDigest)
+	register(s, describe(post("/v1/projects/{project_id}/digests", "send-digest", "Send the digest of the period since the last one now", "Notifications", http.StatusCreated),
+		"At most once per project per 10 minutes: 429 rate-limited with Retry-After, nothing sent."), in("project_id", org.Admin), s.sendDigest)
 }
 
 func op(method, path, id, summary, tag string, status int) huma.Operation {
@@ -110,6 +120,12 @@ func patch(path, id, summary, tag string) huma.Operation {
 
 func del(path, id, summary, tag string) huma.Operation {
 	return op(http.MethodDelete, path, id, summary, tag, http.StatusNoContent)
+}
+
+// describe sets an operation's description.
+func describe(o huma.Operation, text string) huma.Operation {
+	o.Description = text
+	return o
 }
 
 // withErrs documents further problem statuses of an operation.

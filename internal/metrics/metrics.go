@@ -60,8 +60,8 @@ var (
 	routes  = [...]string{RouteIngest, RouteOTLPHTTP, RouteOTLPGRPC, RouteSentry}
 	reasons = [...]string{RefusedUnauthorized, RefusedRateLimited, RefusedBacklog, RefusedProjectBacklog, RefusedDisk, RefusedMemory,
 		RefusedUnavailable, RefusedMediaType, RefusedEncoding, RefusedTooLarge, RefusedMalformed, RefusedInvalid, RefusedShutdown, RefusedInternal}
-	deliveryEvents   = [...]string{"ticket", "digest", "test", "invitation"} // store.Event*
-	deliveryOutcomes = [...]string{"delivered", "retry", "failed"}           // store.Outcome*
+	deliveryEvents   = [...]string{"ticket", "digest", "test", "invitation", "confirmation"} // store.Event*
+	deliveryOutcomes = [...]string{"delivered", "retry", "failed"}                           // store.Outcome*
 )
 
 // Metrics are the collectors the rest of the code updates.
@@ -122,7 +122,7 @@ func New() *Metrics {
 		Name: "errata_process_batches_set_aside_total", Help: "Queued batches set aside (failed) after their processing failed five times; errata queue failed lists them.",
 	})
 	m.Deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "errata_delivery_attempts_total", Help: "Webhook and email delivery attempts, by event (ticket, digest, test, invitation) and outcome (delivered, retry, failed).",
+		Name: "errata_delivery_attempts_total", Help: "Webhook and email delivery attempts, by event (ticket, digest, test, invitation, confirmation) and outcome (delivered, retry, failed).",
 	}, []string{"event", "outcome"})
 	m.DeliverySeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "errata_delivery_attempt_seconds", Help: "Duration of one delivery attempt.",

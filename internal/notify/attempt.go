@@ -75,7 +75,7 @@ func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCach
 		// The store is unwell: count it as a failed attempt, retried.
 		return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the channel failed"})
 	}
-	if !ci.ch.Enabled || !ci.allowed {
+	if !ci.ch.Sends() || !ci.allowed { // disabled, pending confirmation or unsubscribed
 		return result{d: d, cancel: true}
 	}
 	start := s.now()
@@ -88,7 +88,7 @@ func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCach
 // headers sign the bytes actually sent.
 func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) webhook.Result {
 	if ch.Type == store.ChannelEmail || d.Format == store.FormatEmail {
-		return s.sendEmail(ctx, d.Body)
+		return s.sendEmail(ctx, d.Body, ch.ID)
 	}
 	r, err := rendered(d)
 	if err != nil {
@@ -98,9 +98,12 @@ func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) 
 		Headers: r.Headers, Secrets: ch.Secrets(s.opts.Now()), Now: s.opts.Now})
 }
 
-// sendEmail sends an email delivery. SMTP 4xx answers and network errors
-// are retried like a 5xx HTTP answer; SMTP 5xx answers give up (CONTRACT 6).
-func (s *Service) sendEmail(ctx context.Context, body []byte) webhook.Result {
+// sendEmail sends an email delivery: of channel channelID, with the links
+// (one-click unsubscribe, the channel's page) made now for the address it
+// goes to, or a system email ("") as stored. SMTP 4xx answers and network
+// errors are retried like a 5xx HTTP answer; SMTP 5xx answers give up
+// (CONTRACT 6).
+func (s *Service) sendEmail(ctx context.Context, body []byte, channelID string) webhook.Result {
 	start := time.Now()
 	if s.opts.Mail == nil {
 		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "smtp", Error: "email is not configured on this server (ERRATA_SMTP_URL is empty)"}
@@ -109,7 +112,14 @@ func (s *Service) sendEmail(ctx context.Context, body []byte) webhook.Result {
 	if err := json.Unmarshal(body, &b); err != nil {
 		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: "stored email is unreadable"}
 	}
-	m, err := b.message()
+	var links email.Links
+	if channelID != "" {
+		var err error
+		if links, err = s.links(ctx, channelID, b.To); err != nil {
+			return webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the unsubscribe key failed"}
+		}
+	}
+	m, err := b.message(links)
 	if err != nil {
 		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: err.Error()}
 	}
@@ -124,9 +134,9 @@ func (s *Service) sendEmail(ctx context.Context, body []byte) webhook.Result {
 	return r
 }
 
-// message is the email to send: the stored notification rendered now, or
-// the message rendered when it was queued.
-func (b emailBody) message() (mail.Message, error) {
+// message is the email to send: the stored notification rendered now with
+// links, or the message rendered when it was queued.
+func (b emailBody) message(links email.Links) (mail.Message, error) {
 	if len(b.Notification) == 0 {
 		return mail.Message{Subject: b.Subject, Text: b.Text, HTML: b.HTML, Headers: b.Headers}, nil
 	}
@@ -134,7 +144,7 @@ func (b emailBody) message() (mail.Message, error) {
 	if err := json.Unmarshal(b.Notification, &n); err != nil {
 		return mail.Message{}, errors.New("the stored notification is unreadable")
 	}
-	return email.Render(n, b.Unsubscribe)
+	return email.Render(n, links)
 }
 
 // judge turns an attempt's result into the attempt record and the

@@ -5,11 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"net/mail"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify/chat"
 	"github.com/errata-dev/errata/internal/notify/webhook"
@@ -48,7 +48,9 @@ type ChannelPatch struct {
 // CreateChannel checks and adds a channel, in CONTRACT 6's order: fields
 // (422), the plan (403), then the webhook URL (422 invalid-webhook-url,
 // the only check that looks up DNS). A webhook channel's secret is in the
-// result, to be shown once.
+// result, to be shown once. An email channel to an address that is no
+// member's is created pending, with its confirmation email (429 past the
+// confirmation limits).
 func (s *Service) CreateChannel(ctx context.Context, projectID string, in ChannelInput) (store.Channel, error) {
 	r := s.db.Read()
 	p, err := r.ProjectByID(ctx, projectID)
@@ -68,22 +70,8 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	} else if err != nil {
 		return store.Channel{}, err
 	}
-	switch in.Type {
-	case store.ChannelWebhook:
-		if in.URL == "" {
-			return store.Channel{}, problem.New("validation-failed", "url: required for a webhook channel")
-		}
-		in.Email = ""
-	case store.ChannelEmail:
-		if in.Email == "" {
-			in.Email = m.Email
-		}
-		if err := checkEmail(in.Email); err != nil {
-			return store.Channel{}, err
-		}
-		in.URL = ""
-	default:
-		return store.Channel{}, problem.Newf("validation-failed", "type: want email or webhook, got %q", in.Type)
+	if err := in.checkTarget(m); err != nil {
+		return store.Channel{}, err
 	}
 	format, err := checkFormat(in.Type, in.Format)
 	if err != nil {
@@ -119,6 +107,10 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	if in.Type == store.ChannelWebhook {
 		ch.Secret = NewSecret()
 	}
+	cf, err := s.confirmationFor(ctx, &ch, p.OrgID)
+	if err != nil {
+		return store.Channel{}, err
+	}
 	// Counted again under the project's lock: concurrent creations must
 	// not all pass the count above and exceed the plan together.
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
@@ -132,13 +124,69 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 		if n >= limits.ChannelsPerProject {
 			return problem.Newf("plan-limit-reached", "the %s plan allows %d channels per project", o.Plan, limits.ChannelsPerProject)
 		}
-		return c.CreateChannel(ctx, ch)
+		if err := c.CreateChannel(ctx, ch); err != nil || cf == nil {
+			return err
+		}
+		return s.queueConfirmation(ctx, c, ch.ID, *cf)
 	})
-	return ch, err
+	if err != nil {
+		return store.Channel{}, err
+	}
+	s.AfterCommit()
+	return ch, nil
+}
+
+// checkTarget checks the channel's type and its target for it: a webhook's
+// URL (its rules are checked last, they look up DNS), an email channel's
+// address (m's by default), normalised.
+func (in *ChannelInput) checkTarget(m store.Member) error {
+	switch in.Type {
+	case store.ChannelWebhook:
+		if in.URL == "" {
+			return problem.New("validation-failed", "url: required for a webhook channel")
+		}
+		in.Email = ""
+	case store.ChannelEmail:
+		if in.Email == "" {
+			in.Email = m.Email
+		}
+		var err error
+		if in.Email, err = emailaddr.Normalize(in.Email); err != nil {
+			return err
+		}
+		in.URL = ""
+	default:
+		return problem.Newf("validation-failed", "type: want email or webhook, got %q", in.Type)
+	}
+	return nil
+}
+
+// confirmationFor decides whether the email channel ch, with its address
+// as it is about to be saved, must wait for a confirmation: not for the
+// verified email of a member of orgID (ch is confirmed), else it is made
+// pending and the confirmation to queue is returned. Webhook channels need
+// none.
+func (s *Service) confirmationFor(ctx context.Context, ch *store.Channel, orgID string) (*confirmation, error) {
+	ch.Confirmation = store.ConfirmationConfirmed
+	if ch.Type != store.ChannelEmail {
+		return nil, nil
+	}
+	member, err := org.VerifiedMemberEmail(ctx, s.db.Read(), orgID, ch.Email)
+	if err != nil || member {
+		return nil, err
+	}
+	ch.Confirmation = store.ConfirmationPending
+	cf, err := s.prepareConfirmation(ctx, *ch)
+	if err != nil {
+		return nil, err
+	}
+	return &cf, nil
 }
 
 // UpdateChannel applies a patch. Disabling a channel cancels its pending
-// deliveries.
+// deliveries. A new email address cancels them too and, unless it is a
+// member's, makes the channel wait for a new confirmation; so does enabling
+// a channel its recipient unsubscribed from (CONTRACT 8).
 func (s *Service) UpdateChannel(ctx context.Context, channelID string, in ChannelPatch) (store.Channel, error) {
 	ch, err := s.db.Read().ChannelByID(ctx, channelID)
 	if err != nil {
@@ -154,26 +202,9 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 		}
 		ch.Name = name
 	}
-	if in.Email != nil {
-		if ch.Type != store.ChannelEmail {
-			return store.Channel{}, problem.New("validation-failed", "email: only an email channel has an address")
-		}
-		if err := checkEmail(*in.Email); err != nil {
-			return store.Channel{}, err
-		}
-		ch.Email = *in.Email
-	}
-	if in.URL != nil {
-		if ch.Type != store.ChannelWebhook {
-			return store.Channel{}, problem.New("validation-failed", "url: only a webhook channel has a URL")
-		}
-		if *in.URL == "" {
-			return store.Channel{}, problem.New("validation-failed", "url: must not be empty")
-		}
-		if err := s.checkURL(ctx, *in.URL); err != nil {
-			return store.Channel{}, err
-		}
-		ch.URL = *in.URL
+	moved, err := s.patchTarget(ctx, &ch, in)
+	if err != nil {
+		return store.Channel{}, err
 	}
 	if in.Format != nil {
 		// Deliveries already queued keep the format they were queued in.
@@ -188,21 +219,73 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 		}
 	}
 	disable := in.Enabled != nil && !*in.Enabled && ch.Enabled
+	// A new address, or an unsubscribed channel enabled again, is confirmed
+	// anew (unless it is a member's).
+	reconfirm := moved || (in.Enabled != nil && *in.Enabled && ch.UnsubscribedAt != nil)
 	if in.Enabled != nil {
 		ch.Enabled = *in.Enabled
+	}
+	var cf *confirmation
+	if reconfirm {
+		p, err := s.db.Read().ProjectByID(ctx, ch.ProjectID)
+		if err != nil {
+			return store.Channel{}, err
+		}
+		if cf, err = s.confirmationFor(ctx, &ch, p.OrgID); err != nil {
+			return store.Channel{}, err
+		}
 	}
 	ch.UpdatedAt = s.now()
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
 		if err := c.UpdateChannel(ctx, ch); err != nil {
 			return err
 		}
-		if disable {
-			_, err := c.CancelDeliveries(ctx, ch.ID, ch.UpdatedAt)
-			return err
+		if disable || moved { // what is queued was for the old address
+			if _, err := c.CancelDeliveries(ctx, ch.ID, ch.UpdatedAt); err != nil {
+				return err
+			}
+		}
+		switch {
+		case cf != nil:
+			return s.queueConfirmation(ctx, c, ch.ID, *cf)
+		case reconfirm:
+			return c.SetChannelConfirmed(ctx, ch.ID, ch.UpdatedAt)
 		}
 		return nil
 	})
-	return ch, err
+	if err != nil {
+		return store.Channel{}, err
+	}
+	s.AfterCommit()
+	return ch, nil
+}
+
+// patchTarget applies a patch's new address or URL to ch; moved reports a
+// new email address.
+func (s *Service) patchTarget(ctx context.Context, ch *store.Channel, in ChannelPatch) (moved bool, err error) {
+	if in.Email != nil {
+		if ch.Type != store.ChannelEmail {
+			return false, problem.New("validation-failed", "email: only an email channel has an address")
+		}
+		addr, err := emailaddr.Normalize(*in.Email)
+		if err != nil {
+			return false, err
+		}
+		moved, ch.Email = addr != ch.Email, addr
+	}
+	if in.URL != nil {
+		if ch.Type != store.ChannelWebhook {
+			return false, problem.New("validation-failed", "url: only a webhook channel has a URL")
+		}
+		if *in.URL == "" {
+			return false, problem.New("validation-failed", "url: must not be empty")
+		}
+		if err := s.checkURL(ctx, *in.URL); err != nil {
+			return false, err
+		}
+		ch.URL = *in.URL
+	}
+	return moved, nil
 }
 
 // DeleteChannel deletes a channel; its deliveries go with it.
@@ -288,14 +371,6 @@ func checkFormat(channelType, format string) (string, error) {
 		return "", problem.New("validation-failed", "format: only a webhook channel has a format")
 	}
 	return format, nil
-}
-
-func checkEmail(v string) error {
-	a, err := mail.ParseAddress(v)
-	if err != nil || a.Address != v || len(v) > 254 {
-		return problem.Newf("validation-failed", "email: %q is not an email address", v)
-	}
-	return nil
 }
 
 // Redeliver starts a new series of attempts of a delivery that has ended,

@@ -24,7 +24,8 @@ type TestResult struct {
 // TestChannel sends one test delivery to a channel and waits for its single
 // attempt: not retried, recorded in the delivery log, and counted towards
 // the channel's health like any delivery. A channel can be tested once a
-// minute.
+// minute. A channel whose recipient has not confirmed, or unsubscribed, is
+// not sent a test either (409).
 func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult, error) {
 	r := s.db.Read()
 	ch, err := r.ChannelByID(ctx, channelID)
@@ -41,6 +42,9 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 	}
 	if !AllowedByPlan(o.Plan, ch.Type) {
 		return TestResult{}, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
+	}
+	if err := checkSends(ch); err != nil {
+		return TestResult{}, err
 	}
 	now := s.now()
 	last, err := s.db.Write().ClaimChannelTest(ctx, ch.ID, now, TestInterval)
@@ -75,4 +79,19 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 		return TestResult{}, err
 	}
 	return TestResult{ID: d.ID, Delivered: d.Status == store.DeliveryDelivered, HTTPStatus: res.a.HTTPStatus, Error: res.a.Error, Duration: res.a.Duration}, nil
+}
+
+// checkSends refuses a test of a channel that its recipient has not
+// confirmed (CONTRACT 8) or has unsubscribed from: a test is an email too.
+// A disabled channel may be tested: its owner is trying it out.
+func checkSends(ch store.Channel) error {
+	switch {
+	case ch.Confirmation == store.ConfirmationPending:
+		return problem.Newf("channel-pending-confirmation", "%s has not confirmed that it wants this channel's emails: nothing is sent to it, "+
+			"a test neither, until the link of the confirmation email is opened (an admin can send that email again)", ch.Email)
+	case ch.UnsubscribedAt != nil:
+		return problem.Newf("channel-unsubscribed", "%s unsubscribed from this channel on %s: nothing is sent to it until an admin enables "+
+			"the channel again, which asks the address to confirm again unless it is a member's", ch.Email, ch.UnsubscribedAt.UTC().Format(time.RFC3339))
+	}
+	return nil
 }

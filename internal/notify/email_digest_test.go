@@ -34,8 +34,11 @@ func TestEmailChannelsGoThroughTheSameEngine(t *testing.T) {
 		if !strings.Contains(m.Header.Get("Subject"), "TypeError") || m.Parts["text/plain"] == "" || m.Parts["text/html"] == "" {
 			t.Fatalf("ticket email: subject %q, parts %v", m.Header.Get("Subject"), keys(m.Parts))
 		}
-		if got := m.Header.Get("List-Unsubscribe"); !strings.Contains(got, "https://errata.example/channels/"+ch.ID) {
-			t.Fatalf("List-Unsubscribe = %q", got)
+		if got := m.Header.Get("List-Unsubscribe"); !strings.HasPrefix(got, "<https://errata.example/email/unsubscribe?channel="+ch.ID+"&token=") {
+			t.Fatalf("List-Unsubscribe = %q, want the channel's one-click link", got)
+		}
+		if got := m.Header.Get("List-Unsubscribe-Post"); got != "List-Unsubscribe=One-Click" {
+			t.Fatalf("List-Unsubscribe-Post = %q", got)
 		}
 		if d := r.deliveries(t, ch)[0]; d.Status != store.DeliveryDelivered {
 			t.Fatalf("email delivery %s", d.Status)
@@ -60,7 +63,7 @@ func TestEmailWithoutSMTPFailsWithAClearReason(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		r := newRig(t, db, notify.Options{})
 		res, err := func() (notify.TestResult, error) {
-			ch, err := r.svc.CreateChannel(context.Background(), r.proj.ID, notify.ChannelInput{MemberID: r.mem.ID, Name: "m", Type: "email", Email: "ops@example.com"})
+			ch, err := r.svc.CreateChannel(context.Background(), r.proj.ID, notify.ChannelInput{MemberID: r.mem.ID, Name: "m", Type: "email", Email: "Ada@Example.com"})
 			if err != nil {
 				return notify.TestResult{}, err
 			}

@@ -9,8 +9,8 @@ import (
 	"github.com/errata-dev/errata/internal/view"
 )
 
-// ChannelURL is a channel's settings page in the dashboard; emails point
-// their List-Unsubscribe there.
+// ChannelURL is a channel's settings page in the dashboard; emails link
+// to it in their footer (their List-Unsubscribe is the one-click link).
 func ChannelURL(appURL, channelID string) string { return appURL + "/channels/" + channelID }
 
 // OnTickets queues the deliveries of tickets opened or raised while a batch
@@ -66,8 +66,9 @@ func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets
 	return nil
 }
 
-// recipients are a project's enabled channels that its organization's plan
-// allows (after a downgrade, webhook channels are kept but receive nothing).
+// recipients are a project's channels that send (enabled, confirmed, not
+// unsubscribed) and that its organization's plan allows (after a
+// downgrade, webhook channels are kept but receive nothing).
 func recipients(ctx context.Context, c *store.Conn, p store.Project) (store.Org, []store.Channel, error) {
 	o, err := c.OrgByID(ctx, p.OrgID)
 	if err != nil {
@@ -79,7 +80,7 @@ func recipients(ctx context.Context, c *store.Conn, p store.Project) (store.Org,
 	}
 	out := chs[:0]
 	for _, ch := range chs {
-		if AllowedByPlan(o.Plan, ch.Type) {
+		if ch.Sends() && AllowedByPlan(o.Plan, ch.Type) {
 			out = append(out, ch)
 		}
 	}

@@ -51,7 +51,7 @@ func (s *Service) delivery(ch store.Channel, o *outgoing, idPrefix string) (stor
 		var n json.RawMessage
 		if n, err = o.encode(); err == nil {
 			d.Format = store.FormatEmail
-			d.Body, err = marshal(o.event, emailBody{To: ch.Email, Notification: n, Unsubscribe: ChannelURL(s.opts.AppURL, ch.ID)})
+			d.Body, err = marshal(o.event, emailBody{To: ch.Email, Notification: n})
 		}
 	case ch.Format == "" || ch.Format == chat.Errata:
 		d.Format = chat.Errata

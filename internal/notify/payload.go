@@ -96,13 +96,16 @@ type TestBody struct {
 }
 
 // emailBody is what an email delivery stores: the recipient, and either
-// the notification (notice.Notification as JSON) with the channel's
-// settings page, rendered when attempted, or a message rendered when it
-// was queued (a system email, or an email queued by an older release).
+// the notification (notice.Notification as JSON), rendered when attempted
+// with the links of its channel and recipient, or a message rendered when
+// it was queued (a system email). (Bodies of older releases also have an
+// "unsubscribe" member, no longer read: the links are made at each attempt.)
 type emailBody struct {
 	To           string          `json:"to"`
 	Notification json.RawMessage `json:"notification,omitempty"`
-	Unsubscribe  string          `json:"unsubscribe,omitempty"`
+	// ConfirmHash is a confirmation email's token hash: the email is
+	// cancelled once the channel no longer waits for that token.
+	ConfirmHash []byte `json:"confirm_hash,omitempty"`
 
 	Subject string            `json:"subject,omitempty"`
 	Text    string            `json:"text,omitempty"`

@@ -51,7 +51,9 @@ func (s *Service) TicketPreviews(ctx context.Context, ch store.Channel) (preview
 	}
 	n := notice.Notification{Project: notice.Ref{ID: p.ID, Name: p.Name}, Ticket: notice.TicketOf(ticket, ticket.URL)}
 	if ch.Type == store.ChannelEmail {
-		m, err := email.Render(n, ChannelURL(s.opts.AppURL, ch.ID))
+		// No unsubscribe link: a preview is shown to viewers, who cannot stop
+		// the channel, and a real link would let them.
+		m, err := email.Render(n, email.Links{Channel: ChannelURL(s.opts.AppURL, ch.ID)})
 		if err != nil {
 			return nil, ticket, sample, err
 		}

@@ -10,6 +10,7 @@ package notify
 import (
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -74,6 +75,10 @@ type Service struct {
 
 	schedWake chan struct{}
 	stopSched func()
+
+	// keyMu guards key, the unsubscribe key once read (unsubscribeKey).
+	keyMu sync.Mutex
+	key   []byte
 }
 
 // New returns the service.

@@ -69,8 +69,18 @@ func (s *Service) PutNotificationSettings(ctx context.Context, projectID string,
 	return s.settingsOf(out), nil
 }
 
+// DigestNowLimit bounds "send the digest now" (CONTRACT 8): once per
+// project per 10 minutes, counted in the database. Scheduled digests are
+// not counted.
+var DigestNowLimit = store.Window{Span: 10 * time.Minute, Max: 1}
+
+// QuotaDigestNow names the quota of DigestNowLimit in the store, whose
+// subject is the project.
+const QuotaDigestNow = "digests-now"
+
 // SendDigest sends the digest of the period since the last one now, even
 // when the period brought nothing, and starts the next period at its end.
+// Past DigestNowLimit it is 429 and nothing is sent.
 func (s *Service) SendDigest(ctx context.Context, projectID string) (Digest, error) {
 	now := s.now()
 	var d Digest
@@ -78,6 +88,14 @@ func (s *Service) SendDigest(ctx context.Context, projectID string) (Digest, err
 		p, err := c.ProjectByID(ctx, projectID)
 		if err != nil {
 			return err
+		}
+		ok, wait, err := c.TakeQuota(ctx, QuotaDigestNow, projectID, now, DigestNowLimit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return problem.Newf("rate-limited", "this project's digest was sent on demand less than %d minutes ago; retry in %d seconds",
+				int(DigestNowLimit.Span.Minutes()), seconds(wait)).RetryAfter(wait)
 		}
 		st, err := c.LockNotificationSettings(ctx, projectID, now)
 		if err != nil {

@@ -40,8 +40,19 @@ func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.Invi
 
 // attemptSystem attempts a system email. An invitation's email is
 // cancelled once the invitation is no longer pending (accepted, revoked,
-// expired or gone): its link would not work.
+// expired or gone), and a channel's confirmation once the channel no longer
+// waits for its link (confirmed, its address changed, another link sent,
+// unsubscribed or deleted): its link would not work.
 func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) result {
+	if d.Event == store.EventConfirmation {
+		live, err := s.confirmationLive(ctx, d)
+		if err != nil {
+			return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the channel failed"})
+		}
+		if !live {
+			return result{d: d, cancel: true}
+		}
+	}
 	if d.Event == store.EventInvitation {
 		inv, err := s.db.Read().InvitationByID(ctx, d.SubjectID)
 		switch {
@@ -54,7 +65,7 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) result {
 		}
 	}
 	start := s.now()
-	return s.judge(d, start, s.sendEmail(ctx, d.Body))
+	return s.judge(d, start, s.sendEmail(ctx, d.Body, ""))
 }
 
 // SystemEmailStatus returns the status of the email about each of

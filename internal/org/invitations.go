@@ -3,11 +3,11 @@ package org
 import (
 	"context"
 	"errors"
-	"net/mail"
+	"math"
 	"net/url"
-	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/secret"
@@ -16,6 +16,14 @@ import (
 
 // InvitationTTL is how long an invitation can be accepted.
 const InvitationTTL = 7 * 24 * time.Hour
+
+// InvitationLimits bound the invitations an organization sends, each an
+// email with text its members chose to an address they chose (CONTRACT 8):
+// at most 20 an hour and 100 a day, counted in the database.
+var InvitationLimits = []store.Window{{Span: time.Hour, Max: 20}, {Span: 24 * time.Hour, Max: 100}}
+
+// quotaInvitations names the quota of InvitationLimits.
+const quotaInvitations = "invitations"
 
 // NewInvitation is a created invitation with its token, shown only once.
 type NewInvitation struct {
@@ -38,13 +46,12 @@ type InvitationEmail struct {
 // Invite creates an invitation to actor's organization and queues its
 // email in the same transaction (Options.Mailer; without SMTP the mailer
 // queues nothing and the link is only in the answer). Inviting an owner
-// takes an owner.
+// takes an owner. Past InvitationLimits it is 429 and nothing is created.
 func (s *Service) Invite(ctx context.Context, actor store.Member, email string, role Role) (NewInvitation, error) {
-	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Name != "" || !strings.Contains(addr.Address, "@") {
-		return NewInvitation{}, problem.Newf("validation-failed", "email: %q is not an email address", email)
+	email, err := emailaddr.Normalize(email)
+	if err != nil {
+		return NewInvitation{}, err
 	}
-	email = strings.ToLower(addr.Address)
 	if role == Owner && actor.Role != Owner.String() {
 		return NewInvitation{}, problem.New("forbidden", "only an owner can invite an owner")
 	}
@@ -60,6 +67,14 @@ func (s *Service) Invite(ctx context.Context, actor store.Member, email string, 
 		Status: store.InvitationPending, InvitedBy: actor.UserID, ExpiresAt: now.Add(InvitationTTL), CreatedAt: now, UpdatedAt: now}
 	out := NewInvitation{Invitation: inv, Token: tok, AcceptURL: s.appURL + "/invitations/accept?token=" + url.QueryEscape(tok)}
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		ok, wait, err := c.TakeQuota(ctx, quotaInvitations, actor.OrgID, now, InvitationLimits...)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return problem.Newf("rate-limited", "an organization can send at most %d invitations an hour and %d a day; retry in %d seconds",
+				InvitationLimits[0].Max, InvitationLimits[1].Max, int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
+		}
 		if err := c.CreateInvitation(ctx, inv); err != nil {
 			return err
 		}

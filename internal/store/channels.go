@@ -16,6 +16,11 @@ const (
 	HealthOK      = "ok"
 	HealthFailing = "failing"
 
+	// An email channel to an address that is not a member's own is
+	// pending until its recipient opens the confirmation link (CONTRACT 8).
+	ConfirmationPending   = "pending"
+	ConfirmationConfirmed = "confirmed"
+
 	// FailingAfter is how many deliveries given up in a row mark a channel
 	// failing (spec section 3).
 	FailingAfter = 3
@@ -48,6 +53,17 @@ type Channel struct {
 	LastTestAt          *time.Time
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	// Confirmation is pending or confirmed (every webhook channel is).
+	Confirmation string
+	// UnsubscribedAt is when the recipient stopped the channel with an
+	// email's one-click unsubscribe link; nil otherwise.
+	UnsubscribedAt *time.Time
+}
+
+// Sends reports whether deliveries to the channel are made: it is enabled,
+// confirmed and its recipient has not unsubscribed.
+func (ch Channel) Sends() bool {
+	return ch.Enabled && ch.Confirmation != ConfirmationPending && ch.UnsubscribedAt == nil
 }
 
 // Filters choose which tickets a channel is sent at once (CONTRACT 7).
@@ -69,17 +85,20 @@ func (ch Channel) Secrets(now time.Time) [][]byte {
 }
 
 const channelCols = `id, project_id, member_id, name, type, url, email, enabled, secret, old_secret, old_secret_until,
-	health, consecutive_failures, last_delivery_at, last_test_at, created_at, updated_at, format, min_severity, environments, services`
+	health, consecutive_failures, last_delivery_at, last_test_at, created_at, updated_at, format, min_severity, environments, services,
+	confirmation, unsubscribed_at`
 
 func scanChannel(s interface{ Scan(...any) error }) (Channel, error) {
 	var ch Channel
-	var osu, ld, lt sql.NullInt64
+	var osu, ld, lt, us sql.NullInt64
 	var cr, up int64
 	var envs, svcs string
 	if err := s.Scan(&ch.ID, &ch.ProjectID, &ch.MemberID, &ch.Name, &ch.Type, &ch.URL, &ch.Email, &ch.Enabled, &ch.Secret, &ch.OldSecret, &osu,
-		&ch.Health, &ch.ConsecutiveFailures, &ld, &lt, &cr, &up, &ch.Format, &ch.Filters.MinSeverity, &envs, &svcs); err != nil {
+		&ch.Health, &ch.ConsecutiveFailures, &ld, &lt, &cr, &up, &ch.Format, &ch.Filters.MinSeverity, &envs, &svcs,
+		&ch.Confirmation, &us); err != nil {
 		return Channel{}, err
 	}
+	ch.UnsubscribedAt = fromNullMS(us)
 	_ = json.Unmarshal([]byte(envs), &ch.Filters.Environments)
 	_ = json.Unmarshal([]byte(svcs), &ch.Filters.Services)
 	ch.OldSecretUntil, ch.LastDeliveryAt, ch.LastTestAt = fromNullMS(osu), fromNullMS(ld), fromNullMS(lt)
@@ -102,16 +121,19 @@ func (ch Channel) withDefaults() Channel {
 	if ch.Filters.MinSeverity == "" {
 		ch.Filters.MinSeverity = DefaultMinSeverity
 	}
+	if ch.Confirmation == "" {
+		ch.Confirmation = ConfirmationConfirmed
+	}
 	return ch
 }
 
 // CreateChannel inserts ch.
 func (c *Conn) CreateChannel(ctx context.Context, ch Channel) error {
 	ch = ch.withDefaults()
-	_, err := c.exec(ctx, `INSERT INTO channels (`+channelCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO channels (`+channelCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ch.ID, ch.ProjectID, ch.MemberID, ch.Name, ch.Type, ch.URL, ch.Email, ch.Enabled, ch.Secret, ch.OldSecret, nullMS(ch.OldSecretUntil),
 		ch.Health, ch.ConsecutiveFailures, nullMS(ch.LastDeliveryAt), nullMS(ch.LastTestAt), ms(ch.CreatedAt), ms(ch.UpdatedAt),
-		ch.Format, ch.Filters.MinSeverity, jsonList(ch.Filters.Environments), jsonList(ch.Filters.Services))
+		ch.Format, ch.Filters.MinSeverity, jsonList(ch.Filters.Environments), jsonList(ch.Filters.Services), ch.Confirmation, nullMS(ch.UnsubscribedAt))
 	if err != nil {
 		return fmt.Errorf("store: create channel: %w", translate(err))
 	}
@@ -164,7 +186,9 @@ func (c *Conn) CountChannels(ctx context.Context, projectID string) (int, error)
 	return n, nil
 }
 
-// UpdateChannel writes the editable fields and the secrets of ch.
+// UpdateChannel writes the editable fields and the secrets of ch (not its
+// confirmation nor its unsubscription: those change only through their own
+// methods, so that an edit read before a recipient's click cannot undo it).
 func (c *Conn) UpdateChannel(ctx context.Context, ch Channel) error {
 	ch = ch.withDefaults()
 	if err := c.execOne(ctx, `UPDATE channels SET name = ?, url = ?, email = ?, enabled = ?, secret = ?, old_secret = ?, old_secret_until = ?, updated_at = ?,

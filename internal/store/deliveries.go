@@ -49,8 +49,12 @@ type Delivery struct {
 	Format string
 }
 
-// EventInvitation is the event of an invitation's email, a system email.
-const EventInvitation = "invitation"
+// The events of system emails: an invitation's, and an email channel's
+// confirmation (its subject is the channel).
+const (
+	EventInvitation   = "invitation"
+	EventConfirmation = "confirmation"
+)
 
 // FormatEmail is the format of an email delivery.
 const FormatEmail = "email"

@@ -40,3 +40,9 @@ func (c *Conn) SystemEmailBody(ctx context.Context, subjectID string) ([]byte, e
 	err := c.queryRow(ctx, `SELECT body FROM deliveries WHERE channel_id IS NULL AND subject_id = ?`, subjectID).Scan(&b)
 	return b, err
 }
+
+// QueryRowForTest runs a query (with ? placeholders) on c, for tests that
+// read what no store method reads.
+func (c *Conn) QueryRowForTest(ctx context.Context, query string, args ...any) interface{ Scan(...any) error } {
+	return c.queryRow(ctx, query, args...)
+}

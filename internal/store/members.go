@@ -59,6 +59,16 @@ func (c *Conn) MemberOf(ctx context.Context, orgID, userID string) (Member, erro
 	return m, nil
 }
 
+// MemberByEmail returns the member of orgID whose account has the
+// (canonical) email.
+func (c *Conn) MemberByEmail(ctx context.Context, orgID, email string) (Member, error) {
+	m, err := scanMember(c.queryRow(ctx, memberSelect+` WHERE m.organization_id = ? AND u.email = ?`, orgID, email))
+	if err != nil {
+		return Member{}, fmt.Errorf("store: member of %s by email: %w", orgID, translate(err))
+	}
+	return m, nil
+}
+
 // ListMembers lists an organization's members, newest first.
 func (c *Conn) ListMembers(ctx context.Context, orgID, before string, limit int) ([]Member, error) {
 	rows, err := c.query(ctx, memberSelect+` WHERE m.organization_id = ? AND (? = '' OR m.id < ?) ORDER BY m.id DESC LIMIT ?`,

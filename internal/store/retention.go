@@ -43,6 +43,8 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		{&p.Digests, `DELETE FROM digests WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
 		// Pending deliveries stay whatever their age: they are still owed.
 		{&p.Deliveries, `DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`, []any{ms(now.Add(-r.Records))}},
+		// Uses older than every quota's window count for nothing.
+		{nil, `DELETE FROM quota_uses WHERE at < ?`, []any{ms(now.Add(-QuotaKeep))}},
 	}
 	for _, s := range steps {
 		res, err := c.exec(ctx, s.q, s.args...)

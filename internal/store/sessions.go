@@ -63,3 +63,18 @@ func (c *Conn) DeleteExpiredSessions(ctx context.Context, now time.Time) (int64,
 	}
 	return res.RowsAffected()
 }
+
+// CapSessions ends the oldest sessions of a user beyond the newest keep, in
+// c's transaction, and reports how many it ended. It is serialised per user
+// like a quota, so concurrent sign-ins in any process cannot leave more.
+func (c *Conn) CapSessions(ctx context.Context, userID string, keep int) (int64, error) {
+	if err := c.lockSubject(ctx, "sessions:"+userID); err != nil {
+		return 0, err
+	}
+	res, err := c.exec(ctx, `DELETE FROM sessions WHERE user_id = ? AND id NOT IN
+		(SELECT id FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`, userID, userID, keep)
+	if err != nil {
+		return 0, fmt.Errorf("store: cap sessions of %s: %w", userID, err)
+	}
+	return res.RowsAffected()
+}

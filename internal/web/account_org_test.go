@@ -2,9 +2,11 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -231,5 +233,29 @@ func TestAccountInviteAndRevoke(t *testing.T) {
 		}
 		newBrowser(t, s).get(accountAcceptPath(tok)).expect(t, http.StatusGone)
 		admin.post("/invitations/"+invID+"/revoke", url.Values{}).expect(t, http.StatusConflict, "nly a pending invitation can be revoked")
+	})
+}
+
+// TestAccountInviteLimit: past an organization's 20 invitations an hour the
+// form says so beside it, with 429 and Retry-After, and nothing is created.
+func TestAccountInviteLimit(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		owner := s.SignUp(t, "owner@example.com")
+		orgID := s.CreateOrg(t, owner.Token, "Acme")
+		b := newBrowser(t, s)
+		b.signIn(owner.Email)
+		for i := range 20 {
+			b.post("/orgs/"+orgID+"/invitations", url.Values{"email": {fmt.Sprintf("p%d@example.net", i)}, "role": {"viewer"}}).expect(t, http.StatusCreated)
+		}
+		p := b.post("/orgs/"+orgID+"/invitations", url.Values{"email": {"one-more@example.net"}, "role": {"viewer"}}).
+			expect(t, http.StatusTooManyRequests, `role="alert"`, "at most 20 invitations an hour", `value="one-more@example.net"`)
+		if ra, err := strconv.Atoi(p.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 3600 {
+			t.Errorf("Retry-After = %q, want 1 to 3600 seconds", p.Header.Get("Retry-After"))
+		}
+		b.get("/orgs/"+orgID+"/members").expect(t, http.StatusOK, "p19@example.net")
+		if strings.Contains(b.get("/orgs/"+orgID+"/members").Body, "one-more@example.net") {
+			t.Error("the refused invitation was created")
+		}
 	})
 }

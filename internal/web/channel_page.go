@@ -249,6 +249,21 @@ func (d *Dashboard) channelEnable(enabled bool) pageFunc {
 	}
 }
 
+// channelResend sends a pending email channel's confirmation email again
+// (admin, as POST /v1/channels/{id}/confirmation).
+func (d *Dashboard) channelResend(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
+		return err
+	}
+	channelID := r.PathValue("channel_id")
+	ch, err := d.notify.ResendConfirmation(r.Context(), channelID)
+	if err != nil {
+		return d.channelAlert(w, r, p, channelID, err, nil)
+	}
+	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Notice: "The confirmation email is on its way to " + ch.Email +
+		" with a new link; the previous link no longer works."})
+}
+
 // channelDelete deletes a channel and its deliveries (admin, as
 // DELETE /v1/channels/{id}), then shows the list.
 func (d *Dashboard) channelDelete(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {

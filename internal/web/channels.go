@@ -28,6 +28,7 @@ func (d *Dashboard) channelRoutes(mux *http.ServeMux) {
 	d.post(mux, "/channels/{channel_id}/enable", d.channelEnable(true))
 	d.post(mux, "/channels/{channel_id}/disable", d.channelEnable(false))
 	d.post(mux, "/channels/{channel_id}/delete", d.channelDelete)
+	d.post(mux, "/channels/{channel_id}/resend-confirmation", d.channelResend)
 	d.post(mux, "/deliveries/{delivery_id}/redeliver", d.deliveryRedeliver)
 	d.get(mux, "/projects/{project_id}/notifications", d.notificationsShow)
 	d.post(mux, "/projects/{project_id}/notifications", d.notificationsSave)
@@ -54,6 +55,10 @@ type channelView struct {
 	// FilterWarnings are the filter values no event of the project has
 	// had in the last 30 days (the channel page fills them).
 	FilterWarnings []notify.FilterWarning
+	// Pending: an email channel waiting for its address to confirm;
+	// UnsubscribedAt (zero when not) when its recipient unsubscribed.
+	Pending        bool
+	UnsubscribedAt time.Time
 }
 
 // newChannelView is what httpapi's channelView shows, at now, to a member
@@ -67,6 +72,10 @@ func newChannelView(ch store.Channel, plan string, role org.Role, now time.Time)
 	}
 	if ch.LastDeliveryAt != nil {
 		v.LastDeliveryAt = *ch.LastDeliveryAt
+	}
+	v.Pending = ch.Confirmation == store.ConfirmationPending
+	if ch.UnsubscribedAt != nil {
+		v.UnsubscribedAt = *ch.UnsubscribedAt
 	}
 	if ch.OldSecretUntil != nil && ch.OldSecretUntil.After(now) {
 		v.PreviousSecretUntil = *ch.OldSecretUntil

@@ -171,7 +171,10 @@ func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 	} else {
 		inv, err = d.orgs.Invite(r.Context(), p.Member, email, role)
 	}
-	if pr := shown(err, "validation-failed", "forbidden", "already-member"); pr != nil {
+	if pr := shown(err, "validation-failed", "forbidden", "already-member", "rate-limited"); pr != nil {
+		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" { // 20 invitations an hour, 100 a day
+			w.Header().Set("Retry-After", ra)
+		}
 		return d.membersPage(w, r, p, pr.Status, membersData{InviteEmail: email, InviteRole: roleName, InviteError: sentence(pr.Detail)})
 	}
 	if err != nil {

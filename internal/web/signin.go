@@ -36,7 +36,8 @@ func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
 
 // signIn opens a session through auth.Service and sets the same cookie as
 // POST /v1/auth/sign-in/email. Bad credentials show the form again (401);
-// too many failures are 429 as in the API.
+// too many failures, or successful sign-ins, are 429 as in the API, and an
+// address refused as a look-alike 422, each with the API's reason.
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		d.renderError(w, r, nil, http.StatusBadRequest, "validation-failed", "The form could not be read.")
@@ -44,14 +45,10 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
 	sg, err := d.auth.SignIn(r.Context(), email, r.PostForm.Get("password"), httpapi.RemoteIP(r.Context()))
-	var pr *problem.Problem
-	if errors.As(err, &pr) && (pr.Status == http.StatusUnauthorized || pr.Status == http.StatusTooManyRequests || pr.Status == http.StatusUnprocessableEntity) {
+	if pr := shown(err, "invalid-credentials", "rate-limited", "validation-failed"); pr != nil {
 		msg := "The email address or the password is wrong."
-		if pr.Status == http.StatusUnprocessableEntity {
+		if pr.Status != http.StatusUnauthorized {
 			msg = sentence(pr.Detail)
-		}
-		if pr.Status == http.StatusTooManyRequests {
-			msg = "Too many failed attempts; wait a minute and try again."
 			for k, vs := range pr.GetHeaders() {
 				w.Header()[k] = vs
 			}

@@ -32,6 +32,10 @@ func TestSignInFlow(t *testing.T) {
 		b.post("/sign-in", url.Values{"email": {w.Viewer.Email}, "password": {"wrong password"}, "next": {next}}).
 			expect(t, http.StatusUnauthorized, "The email address or the password is wrong.", `value="`+w.Viewer.Email+`"`)
 
+		// A look-alike address: the form again, 422, saying why.
+		b.post("/sign-in", url.Values{"email": {"vi\u200bewer@example.com"}, "password": {apitest.Password}, "next": {next}}).
+			expect(t, http.StatusUnprocessableEntity, `role="alert"`, "invisible character")
+
 		// Good credentials: the cookie as the API sets it, then back to next.
 		p = b.post("/sign-in", url.Values{"email": {w.Viewer.Email}, "password": {apitest.Password}, "next": {next}}).expect(t, http.StatusSeeOther)
 		if loc := p.Header.Get("Location"); loc != next {

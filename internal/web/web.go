@@ -92,9 +92,10 @@ func (d *Dashboard) routes(mux *http.ServeMux) {
 	mux.Handle("POST /tickets/{ticket_id}/resolve", secure(d.sameOrigin(d.page(d.setStatus(store.TicketResolved)))))
 	mux.Handle("POST /tickets/{ticket_id}/reopen", secure(d.sameOrigin(d.page(d.setStatus(store.TicketOpen)))))
 
-	d.accountRoutes(mux) // account.go: sign-up from an invitation, organizations, members, invitations, keys
-	d.insightRoutes(mux) // insight.go: error groups, INFO summaries, charts
-	d.channelRoutes(mux) // channels.go: channels, deliveries, notification settings
+	d.accountRoutes(mux)   // account.go: sign-up from an invitation, organizations, members, invitations, keys
+	d.insightRoutes(mux)   // insight.go: error groups, INFO summaries, charts
+	d.channelRoutes(mux)   // channels.go: channels, deliveries, notification settings
+	d.emailLinkRoutes(mux) // email_links.go: the confirmation and unsubscribe links of emails
 }
 
 // get registers a signed-in page; post a signed-in form action, refused

@@ -159,6 +159,30 @@ func (s *Server) Wait(t testing.TB, timeout time.Duration, match func(Message) b
 	}
 }
 
+// Count waits up to timeout until n messages were accepted in all and
+// returns them; fewer in time, or more, fails the test.
+func (s *Server) Count(t testing.TB, timeout time.Duration, n int) []Message {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		msgs, changed := append([]Message(nil), s.msgs...), s.changed
+		s.mu.Unlock()
+		if len(msgs) > n {
+			t.Fatalf("mailtest: %d messages received, want %d", len(msgs), n)
+		}
+		if len(msgs) == n {
+			return msgs
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("mailtest: %d messages within %s, want %d", len(msgs), timeout, n)
+		}
+	}
+}
+
 // To matches a message whose envelope names addr as a recipient.
 func To(addr string) func(Message) bool {
 	return func(m Message) bool {

@@ -39,10 +39,10 @@ func TestRenderDigest(t *testing.T) {
 		"Digest for shop", "Sun 10 May 2026 09:00 CEST", "Mon 11 May 2026 09:00 CEST", "(Europe/Berlin)",
 		"Tickets: 3", "boom #000", "boom #002", "Sun 10 May 09:02", "https://errata.example/tickets/tkt_001",
 		"123,456 events in 96 windows", "Sun 10 May 2026 11:00 CEST", "Sun 10 May 2026 11:15 CEST", "5,000 events",
-		"Failing channels", "(webhook): 3 failed deliveries in a row", "https://errata.example/projects/prj_1", unsubscribe,
+		"Failing channels", "(webhook): 3 failed deliveries in a row", "https://errata.example/projects/prj_1", channelPage,
 	}
-	contains(t, "text", m.Text, append(both, "ops <hook>", "from=2026-05-10T07:00:00Z&to=")...)
-	contains(t, "html", m.HTML, append(both, "ops &lt;hook&gt;", "from=2026-05-10T07:00:00Z&amp;to=")...)
+	contains(t, "text", m.Text, append(both, "ops <hook>", "from=2026-05-10T07:00:00Z&to=", unsubscribe)...)
+	contains(t, "html", m.HTML, append(both, "ops &lt;hook&gt;", "from=2026-05-10T07:00:00Z&amp;to=", htmlEscaped(unsubscribe))...)
 	lacks(t, "text", m.Text, "more")
 	lacks(t, "html", m.HTML, "more")
 }

@@ -21,17 +21,17 @@ import (
 const maxTickets = 100
 
 // Render renders a notification as an email: a ticket alert, a digest or
-// a channel test. unsubscribeURL, the channel's settings page, becomes the
-// List-Unsubscribe header and the footer link. It fails only for a
+// a channel test. The links become the footer's links, and the unsubscribe
+// link RFC 8058's one-click List-Unsubscribe. It fails only for a
 // notification that is not exactly one of the three.
-func Render(n notice.Notification, unsubscribeURL string) (mail.Message, error) {
+func Render(n notice.Notification, links Links) (mail.Message, error) {
 	switch n.Event() {
 	case notice.EventTicket:
-		return renderTicket(n.Project.Name, n.Ticket, unsubscribeURL), nil
+		return renderTicket(n.Project.Name, n.Ticket, links), nil
 	case notice.EventDigest:
-		return renderDigest(n.Project.Name, n.Digest, unsubscribeURL), nil
+		return renderDigest(n.Project.Name, n.Digest, links), nil
 	case notice.EventTest:
-		return renderTest(n.Project.Name, n.Test, unsubscribeURL), nil
+		return renderTest(n.Project.Name, n.Test, links), nil
 	}
 	return mail.Message{}, errors.New("email: a notification is exactly one of a ticket, a digest and a test")
 }
@@ -39,8 +39,8 @@ func Render(n notice.Notification, unsubscribeURL string) (mail.Message, error) 
 // renderTicket renders a ticket alert. Its subject reads
 // "[critical] <project>: <title>", with " (spike)" or " (regression)" after
 // the title when that is the reason.
-func renderTicket(project string, t *notice.Ticket, unsubscribeURL string) mail.Message {
-	v := ticketView{page: newPage(project, unsubscribeURL), Severity: word(t.Severity), Color: severityColor(t.Severity),
+func renderTicket(project string, t *notice.Ticket, links Links) mail.Message {
+	v := ticketView{page: newPage(project, links), Severity: word(t.Severity), Color: severityColor(t.Severity),
 		Title: line(t.Title), Summary: multiline(t.Summary), URL: httpURL(t.URL), Reason: reason(t.Reason), Facts: facts(t.Details())}
 	v.Heading = v.heading()
 	tail := ""
@@ -48,25 +48,25 @@ func renderTicket(project string, t *notice.Ticket, unsubscribeURL string) mail.
 		tail = " (" + v.Reason + ")"
 	}
 	v.Subject = subject("["+v.Severity+"] "+cut(v.Project, maxProject)+": ", t.Title, tail)
-	return render(ticketTemplates, v, unsubscribeURL)
+	return render(ticketTemplates, v, links.Unsubscribe)
 }
 
 // renderDigest renders a digest: the period in its zone, the tickets (at
 // most 100, then "and N more"), the INFO figures and the project's failing
 // channels.
-func renderDigest(project string, d *notice.Digest, unsubscribeURL string) mail.Message {
-	v := newDigestView(d, newPage(project, unsubscribeURL))
+func renderDigest(project string, d *notice.Digest, links Links) mail.Message {
+	v := newDigestView(d, newPage(project, links))
 	tail := notice.Plural(v.TicketCount, "new ticket", "new tickets")
 	if n := len(d.FailingChannels); n > 0 {
 		tail += ", " + notice.Plural(n, "failing channel", "failing channels")
 	}
 	v.Subject = subject("[digest] ", project, ": "+tail)
-	return render(digestTemplates, v, unsubscribeURL)
+	return render(digestTemplates, v, links.Unsubscribe)
 }
 
 // renderTest renders a channel test.
-func renderTest(project string, t *notice.Test, unsubscribeURL string) mail.Message {
-	v := testView{page: newPage(project, unsubscribeURL), Channel: line(t.Channel.Name)}
+func renderTest(project string, t *notice.Test, links Links) mail.Message {
+	v := testView{page: newPage(project, links), Channel: line(t.Channel.Name)}
 	v.Subject = subject("[test] "+cut(v.Project, maxProject)+": test notification for ", t.Channel.Name, "")
-	return render(testTemplates, v, unsubscribeURL)
+	return render(testTemplates, v, links.Unsubscribe)
 }

@@ -24,10 +24,11 @@ type templates struct {
 // The templates are parsed once, from files inside the binary: a parse
 // failure is a build defect, caught by the tests.
 var (
-	ticketTemplates     = parse("ticket")
-	digestTemplates     = parse("digest")
-	testTemplates       = parse("test")
-	invitationTemplates = parse("invitation")
+	ticketTemplates       = parse("ticket")
+	digestTemplates       = parse("digest")
+	testTemplates         = parse("test")
+	invitationTemplates   = parse("invitation")
+	confirmationTemplates = parse("confirmation")
 )
 
 func parse(name string) templates {
@@ -43,25 +44,40 @@ type page struct {
 	Project string
 	// Why says, in the footer, why the email arrives at this address.
 	Why string
-	// Unsubscribe is the channel's settings page, or "" when the address
-	// given was not a usable http(s) URL.
+	// Unsubscribe is the one-click unsubscribe URL and ChannelURL the
+	// channel's settings page, each "" when the address given was not a
+	// usable http(s) URL.
+	Unsubscribe, ChannelURL string
+}
+
+// Links are where a channel's email points its reader, each an absolute
+// http(s) URL or "".
+type Links struct {
+	// Unsubscribe stops the channel for the address the email went to
+	// without an account: RFC 8058's one-click URL, sent as List-Unsubscribe
+	// with List-Unsubscribe-Post, and the footer's unsubscribe link.
 	Unsubscribe string
+	// Channel is the channel's page in the dashboard (for its members).
+	Channel string
 }
 
 // newPage is the page of a notification of a channel of project.
-func newPage(project, unsubscribeURL string) page {
-	p := page{Project: line(project), Unsubscribe: httpURL(unsubscribeURL)}
+func newPage(project string, links Links) page {
+	p := page{Project: line(project), Unsubscribe: httpURL(links.Unsubscribe), ChannelURL: httpURL(links.Channel)}
 	p.Why = "You receive this email because a notification channel of the Errata project " + p.Project + " sends to this address."
 	return p
 }
 
 // render executes both templates on v. Should one fail (a defect the tests
 // would catch), the email still goes out as text saying where to look,
-// rather than an alert being lost.
+// rather than an alert being lost. An unsubscribe URL becomes RFC 8058's
+// one-click List-Unsubscribe and List-Unsubscribe-Post header fields: a
+// mail client's "Unsubscribe" button POSTs to it.
 func render(t templates, v interface{ subject() string }, unsubscribeURL string) mail.Message {
 	m := mail.Message{Subject: v.subject(), Headers: map[string]string{}}
 	if u := httpURL(unsubscribeURL); u != "" {
 		m.Headers["List-Unsubscribe"] = "<" + u + ">"
+		m.Headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
 	}
 	var text, html bytes.Buffer
 	terr := t.text.ExecuteTemplate(&text, "layout", v)

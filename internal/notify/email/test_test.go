@@ -16,7 +16,7 @@ func TestRenderTest(t *testing.T) {
 		t.Errorf("Subject = %q, want %q", m.Subject, want)
 	}
 	contains(t, "text", m.Text, "Test notification", "Ada's <inbox>", "shop", unsubscribe)
-	contains(t, "html", m.HTML, "Test notification", "Ada&#39;s &lt;inbox&gt;", "shop", unsubscribe)
+	contains(t, "html", m.HTML, "Test notification", "Ada&#39;s &lt;inbox&gt;", "shop", htmlEscaped(unsubscribe))
 }
 
 // TestEveryMessage checks what all three emails share: the unsubscribe
@@ -34,6 +34,11 @@ func TestEveryMessage(t *testing.T) {
 		if got := m.Headers["List-Unsubscribe"]; got != "<"+unsubscribe+">" {
 			t.Errorf("%s: List-Unsubscribe = %q", name, got)
 		}
+		if got := m.Headers["List-Unsubscribe-Post"]; got != "List-Unsubscribe=One-Click" {
+			t.Errorf("%s: List-Unsubscribe-Post = %q, want RFC 8058's List-Unsubscribe=One-Click", name, got)
+		}
+		contains(t, name+" text", m.Text, "unsubscribe (one click, no account needed): "+unsubscribe, "change this channel: "+channelPage)
+		contains(t, name+" html", m.HTML, `href="`+htmlEscaped(unsubscribe)+`"`, `href="`+channelPage+`"`)
 		if m.Text == "" || m.HTML == "" {
 			t.Errorf("%s: text %d bytes, HTML %d bytes; want both", name, len(m.Text), len(m.HTML))
 		}
@@ -48,6 +53,9 @@ func TestEveryMessage(t *testing.T) {
 			if v, ok := m.Headers["List-Unsubscribe"]; ok {
 				t.Errorf("%s with unsubscribe URL %q: List-Unsubscribe = %q, want none", name, bad, v)
 			}
+			if v, ok := m.Headers["List-Unsubscribe-Post"]; ok {
+				t.Errorf("%s with unsubscribe URL %q: List-Unsubscribe-Post = %q, want none", name, bad, v)
+			}
 			lacks(t, name, m.HTML, "unsubscribe</a>")
 			lacks(t, name, m.Text, "unsubscribe:")
 		}
@@ -61,7 +69,7 @@ func testNote(project, channel string) notice.Notification {
 
 func TestRenderRefusesAnEmptyNotification(t *testing.T) {
 	t.Parallel()
-	if _, err := email.Render(notice.Notification{Project: notice.Ref{Name: "shop"}}, unsubscribe); err == nil {
+	if _, err := email.Render(notice.Notification{Project: notice.Ref{Name: "shop"}}, email.Links{Unsubscribe: unsubscribe}); err == nil {
 		t.Error("Render of a notification that is none of ticket, digest and test: no error")
 	}
 }

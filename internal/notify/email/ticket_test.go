@@ -9,7 +9,12 @@ import (
 	"github.com/errata-dev/errata/internal/notify/notice"
 )
 
-const unsubscribe = "https://errata.example/channels/chn_0123456789abcdef"
+// unsubscribe and channelPage are a channel email's links: the one-click
+// unsubscribe URL and the channel's page.
+const (
+	unsubscribe = "https://errata.example/email/unsubscribe?channel=chn_0123456789abcdef&token=dG9rZW4"
+	channelPage = "https://errata.example/channels/chn_0123456789abcdef"
+)
 
 func ticket() notice.Notification {
 	return notice.Notification{Project: notice.Ref{ID: "prj_1", Name: "shop"}, Ticket: &notice.Ticket{
@@ -21,10 +26,13 @@ func ticket() notice.Notification {
 	}}
 }
 
+// htmlEscaped is a URL as an HTML attribute writes it.
+func htmlEscaped(u string) string { return strings.ReplaceAll(u, "&", "&amp;") }
+
 // mustRender renders n as an email.
 func mustRender(t *testing.T, n notice.Notification, unsubscribeURL string) mail.Message {
 	t.Helper()
-	m, err := email.Render(n, unsubscribeURL)
+	m, err := email.Render(n, email.Links{Unsubscribe: unsubscribeURL, Channel: channelPage})
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}
@@ -42,11 +50,11 @@ func TestRenderTicket(t *testing.T) {
 	}
 	both := []string{
 		"New critical ticket in shop", "TypeError: cart is undefined", "1,234 times since 09:12.",
-		"It started with release 2.4.1.", "https://errata.example/tickets/tkt_1", unsubscribe,
+		"It started with release 2.4.1.", "https://errata.example/tickets/tkt_1", channelPage,
 		"Service", "checkout", "Events", "1,234", "Sample message", "production",
 	}
-	contains(t, "text", m.Text, append(both, "It started with release 2.4.1.\n", `Custom: ["a",1.5]`)...)
-	contains(t, "html", m.HTML, append(both, `href="https://errata.example/tickets/tkt_1"`, `href="`+unsubscribe+`"`, "[&#34;a&#34;,1.5]")...)
+	contains(t, "text", m.Text, append(both, "It started with release 2.4.1.\n", `Custom: ["a",1.5]`, unsubscribe)...)
+	contains(t, "html", m.HTML, append(both, `href="https://errata.example/tickets/tkt_1"`, `href="`+htmlEscaped(unsubscribe)+`"`, "[&#34;a&#34;,1.5]")...)
 	lacks(t, "text", m.Text, "Nothing")
 	if i, j := strings.Index(m.Text, "Service:"), strings.Index(m.Text, "Custom:"); i < 0 || j < i {
 		t.Errorf("facts out of order: service at %d, custom at %d, want known facts first", i, j)

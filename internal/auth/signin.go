@@ -1,0 +1,136 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/emailaddr"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/secret"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
+)
+
+// Limits on what a correct password buys (CONTRACT 8), kept in the
+// database so that every api process and restart shares them.
+var (
+	// SignInLimit bounds an account's successful sign-ins: each costs an
+	// argon2id hash and leaves a 30-day session. Sign-up is not counted.
+	SignInLimit = store.Window{Span: time.Hour, Max: 30}
+)
+
+// MaxSessions is the most sessions a user holds: a new one ends the oldest
+// beyond it.
+const MaxSessions = 100
+
+// quotaSignIns names the quota of SignInLimit.
+const quotaSignIns = "sign-ins"
+
+// SignIn checks an email and password and opens a session. Failures answer
+// the same for an unknown address and a wrong password, take the same time,
+// and are rate limited per address and per client IP. The limiters' tokens
+// are reserved before the password is checked and given back when it is
+// right, so N concurrent wrong attempts count as N: no burst of parallel
+// guesses gets past the limit (CONTRACT 7). A right password then takes a
+// use of the account's SignInLimit (429 past it), and the new session ends
+// the oldest beyond MaxSessions.
+func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
+	if err := text.Check("email", email); err != nil { // a NUL would reach the database
+		return Signed{}, err
+	}
+	canonical, legacy, err := s.signInAddress(ctx, email)
+	if err != nil {
+		return Signed{}, err
+	}
+	r, giveBackEmail := s.failuresByEmail.Reserve(canonical)
+	if !r.Allowed {
+		return Signed{}, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	r, giveBackIP := s.failuresByIP.Reserve(clientIP)
+	if !r.Allowed {
+		giveBackEmail()
+		return Signed{}, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	giveBack := func() { giveBackEmail(); giveBackIP() }
+	u, err := s.userByEmail(ctx, canonical, legacy)
+	hash := u.PasswordHash
+	if errors.Is(err, store.ErrNotFound) {
+		hash = s.dummyHash
+	} else if err != nil {
+		giveBack()
+		return Signed{}, err
+	}
+	ok, verr := s.hasher.Verify(ctx, hash, password)
+	if verr != nil {
+		giveBack()
+		return Signed{}, verr
+	}
+	if err != nil || !ok {
+		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
+	}
+	giveBack()
+	var out Signed
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		ok, wait, err := c.TakeQuota(ctx, quotaSignIns, u.ID, s.clock(), SignInLimit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return problem.Newf("rate-limited", "this account signed in %d times within the last hour, the most allowed; retry in %d seconds",
+				SignInLimit.Max, int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
+		}
+		out, err = s.newSession(ctx, c, u)
+		return err
+	})
+	return out, err
+}
+
+// signInAddress is the address typed at sign-in in its canonical form
+// (emailaddr), and the form accounts made before those rules were stored
+// under (trimmed and lower-cased) when it differs. An address the rules
+// refuse is 422, unless an account made earlier has it.
+func (s *Service) signInAddress(ctx context.Context, typed string) (canonical, legacy string, err error) {
+	legacy = strings.ToLower(strings.TrimSpace(typed))
+	canonical, err = emailaddr.Normalize(typed)
+	if err == nil {
+		if legacy == canonical {
+			legacy = ""
+		}
+		return canonical, legacy, nil
+	}
+	if _, lerr := s.db.Read().UserByEmail(ctx, legacy); lerr == nil {
+		return legacy, "", nil
+	}
+	return "", "", err
+}
+
+// userByEmail finds the account of a canonical address, or else of its
+// legacy form ("" when there is none).
+func (s *Service) userByEmail(ctx context.Context, canonical, legacy string) (store.User, error) {
+	u, err := s.db.Read().UserByEmail(ctx, canonical)
+	if errors.Is(err, store.ErrNotFound) && legacy != "" {
+		u, err = s.db.Read().UserByEmail(ctx, legacy)
+	}
+	return u, err
+}
+
+// newSession opens a session of u in c's transaction, ending the user's
+// oldest sessions beyond MaxSessions.
+func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User) (Signed, error) {
+	tok := secret.NewToken()
+	now := s.clock()
+	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now}
+	if err := c.CreateSession(ctx, sess); err != nil {
+		return Signed{}, err
+	}
+	if n, err := c.CapSessions(ctx, u.ID, MaxSessions); err != nil {
+		return Signed{}, err
+	} else if n > 0 {
+		s.log.Info("oldest sessions ended: a user holds at most MaxSessions", "user_id", u.ID, "ended", n)
+	}
+	return Signed{Token: tok, User: u, Session: sess}, nil
+}

@@ -1,0 +1,129 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/auth"
+)
+
+// signInWaves signs email in n times, in waves of at most 8 fired together
+// (the failure limiter reserves one of its 10 tokens per sign-in in flight),
+// and returns the statuses, the tokens of the sessions opened and the
+// headers of the refusals.
+func signInWaves(t *testing.T, servers []*apitest.Server, email string, n int) ([]int, []string, *refusals) {
+	t.Helper()
+	var mu sync.Mutex
+	var statuses []int
+	var tokens []string
+	r := &refusals{}
+	for done := 0; done < n; done += 8 {
+		wave := min(8, n-done)
+		together(wave, func(i int) int {
+			s := servers[(done+i)%len(servers)]
+			body, _ := json.Marshal(map[string]any{"email": email, "password": apitest.Password})
+			res, err := http.Post(s.URL+"/v1/auth/sign-in/email", "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Errorf("sign-in: %v", err)
+				return 0
+			}
+			defer res.Body.Close()
+			var answer struct{ Token, Type string }
+			_ = json.NewDecoder(res.Body).Decode(&answer)
+			mu.Lock()
+			defer mu.Unlock()
+			statuses = append(statuses, res.StatusCode)
+			switch res.StatusCode {
+			case http.StatusOK:
+				tokens = append(tokens, answer.Token)
+			case http.StatusTooManyRequests:
+				r.headers = append(r.headers, res.Header)
+				if !strings.HasSuffix(answer.Type, "/errors/rate-limited") {
+					t.Errorf("429 of type %q, want the rate-limited problem", answer.Type)
+				}
+			}
+			return res.StatusCode
+		})
+	}
+	return statuses, tokens, r
+}
+
+// TestSuccessfulSignInLimit: an account signs in successfully at most 30
+// times an hour (sign-up does not count), also when the sign-ins are fired
+// together; the 31st is 429 with Retry-After, and an hour later it can
+// again.
+func TestSuccessfulSignInLimit(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		s.SignUp(t, "ada@example.com")
+		statuses, _, _ := signInWaves(t, []*apitest.Server{s}, "Ada@Example.com", auth.SignInLimit.Max)
+		if c := count(statuses); c[http.StatusOK] != auth.SignInLimit.Max {
+			t.Fatalf("%d sign-ins after sign-up: %v, want all allowed", auth.SignInLimit.Max, c)
+		}
+		statuses, _, r := signInWaves(t, []*apitest.Server{s}, "ada@example.com", 6)
+		if c := count(statuses); c[http.StatusTooManyRequests] != 6 {
+			t.Fatalf("sign-ins past the limit: %v, want all 429", c)
+		}
+		r.check(t, time.Hour)
+		// A wrong password is still a plain failure, not a sign-in.
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "ada@example.com", "password": "wrong password"}}).
+			Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		s.Clock.Advance(time.Hour)
+		statuses, _, _ = signInWaves(t, []*apitest.Server{s}, "ada@example.com", 1)
+		if statuses[0] != http.StatusOK {
+			t.Errorf("a sign-in an hour later: %d, want 200", statuses[0])
+		}
+	})
+}
+
+// TestSignInLimitAcrossProcesses: two api processes on one PostgreSQL
+// database share the account's limit.
+func TestSignInLimitAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	a := apitest.Start(t, "postgres")
+	b := apitest.StartOn(t, a.DatabaseURL)
+	a.SignUp(t, "ada@example.com")
+	statuses, _, _ := signInWaves(t, []*apitest.Server{a, b}, "ada@example.com", auth.SignInLimit.Max+6)
+	if c := count(statuses); c[http.StatusOK] != auth.SignInLimit.Max || c[http.StatusTooManyRequests] != 6 {
+		t.Fatalf("%d sign-ins through two processes: %v, want %d allowed and 6 refused", auth.SignInLimit.Max+6, c, auth.SignInLimit.Max)
+	}
+}
+
+// TestSessionCap: a user holds at most 100 sessions: the 101st ends the
+// oldest, and the others keep working.
+func TestSessionCap(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		first := s.SignUp(t, "ada@example.com").Token
+		var tokens []string
+		for len(tokens) < auth.MaxSessions {
+			s.Clock.Advance(time.Hour) // past the sign-in limit's window
+			_, got, _ := signInWaves(t, []*apitest.Server{s}, "ada@example.com", min(auth.SignInLimit.Max, auth.MaxSessions-len(tokens)))
+			tokens = append(tokens, got...)
+		}
+		if len(tokens) != auth.MaxSessions {
+			t.Fatalf("%d sign-ins succeeded, want %d", len(tokens), auth.MaxSessions)
+		}
+		session := func(tok string) int {
+			return s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: tok}).Status
+		}
+		if st := session(first); st != http.StatusUnauthorized {
+			t.Errorf("the oldest session after %d newer ones: %d, want 401 (ended)", auth.MaxSessions, st)
+		}
+		alive := count(together(len(tokens), func(i int) int {
+			req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1/auth/session", nil)
+			req.Header.Set("Authorization", "Bearer "+tokens[i])
+			st, _ := do(t, req)
+			return st
+		}))[http.StatusOK]
+		if alive != auth.MaxSessions {
+			t.Errorf("%d of the newest %d sessions work, want all", alive, auth.MaxSessions)
+		}
+	})
+}
