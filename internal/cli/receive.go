@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -73,15 +74,20 @@ func (c *receiveCmd) Run(e *env) error {
 				}
 			}
 			what := describe(body)
+			// The answer goes out before the last delivery ends the
+			// receiver: the sender must see its 2xx, not a closed connection.
+			w.WriteHeader(status)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
 			mu.Lock()
+			defer mu.Unlock()
 			n++
 			fmt.Fprintf(e.stdout, "%s %s %s (%s) %s\n", time.Now().UTC().Format(time.TimeOnly), r.Header.Get("Service-Event"),
 				r.Header.Get("Service-Delivery-Id"), verdict, what)
 			if c.Count > 0 && n == c.Count {
 				close(done)
 			}
-			mu.Unlock()
-			w.WriteHeader(status)
 		})}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ServeTLS(ln, "", "") }()
@@ -91,7 +97,13 @@ func (c *receiveCmd) Run(e *env) error {
 	case err := <-errc:
 		return err
 	}
-	_ = srv.Close()
+	// Shutdown lets the handler that counted the last delivery finish its
+	// answer; Close would cut it and the sender would record a failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
 	return nil
 }
 
