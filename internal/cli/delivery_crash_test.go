@@ -205,15 +205,6 @@ func deliveredTickets(rcv *hookReceiver) map[string]bool {
 	return out
 }
 
-func covers(set map[string]bool, ids []string) bool {
-	for _, id := range ids {
-		if !set[id] {
-			return false
-		}
-	}
-	return true
-}
-
 // waitDeliveryLog waits until the channel's delivery log shows no delivery
 // pending (the engine records attempts in groups, just after they end) and
 // returns it.

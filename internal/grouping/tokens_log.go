@@ -132,9 +132,7 @@ func dialPort(s string, start, end int, p *paramRules, b *strings.Builder) int {
 		return end
 	}
 	before := s[:start]
-	if strings.HasSuffix(before, "[") {
-		before = before[:len(before)-1]
-	}
+	before = strings.TrimSuffix(before, "[")
 	for _, m := range dialMarkers {
 		if strings.HasSuffix(before, m) {
 			b.WriteString(s[end:j])

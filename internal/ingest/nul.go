@@ -29,7 +29,7 @@ var escNUL = []byte(`\u0000`)
 // scrubJSON returns attrs with every `\u0000` escape and raw NUL byte
 // replaced; attrs itself when there is none (it is never modified).
 func scrubJSON(attrs []byte) []byte {
-	if bytes.Index(attrs, escNUL) < 0 && bytes.IndexByte(attrs, 0) < 0 {
+	if !bytes.Contains(attrs, escNUL) && bytes.IndexByte(attrs, 0) < 0 {
 		return attrs
 	}
 	out := make([]byte, 0, len(attrs)+8)

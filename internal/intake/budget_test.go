@@ -78,8 +78,10 @@ func TestConnectionDebt(t *testing.T) {
 	if err := body.Grow(context.Background(), 10*ConnCost); err != nil {
 		t.Fatal(err)
 	}
-	if !b.holdConn() || !b.holdConn() {
-		t.Fatal("connections refused a charge with room under half the budget")
+	for i := range 2 {
+		if !b.holdConn() {
+			t.Fatalf("connection %d refused a charge with room under half the budget", i+1)
+		}
 	}
 	body.Shrink(ConnCost) // pays one connection's debt: nothing freed
 	if got := inUse(b); got != 10*ConnCost {

@@ -73,7 +73,7 @@ func TestGRPCExportWithTheSDK(t *testing.T) {
 
 // rawExport sends one record with a bare gRPC client, returning the error
 // and the response headers.
-func rawExport(t *testing.T, s *apitest.Server, key string) (error, metadata.MD) {
+func rawExport(t *testing.T, s *apitest.Server, key string) (metadata.MD, error) {
 	t.Helper()
 	logs := plog.NewLogs()
 	logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("m")
@@ -99,7 +99,7 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 func (rawCodec) Name() string { return "proto" }
 
 // rawExportBytes calls LogsService/Export with body as the request.
-func rawExportBytes(t *testing.T, s *apitest.Server, key string, body []byte) (error, metadata.MD) {
+func rawExportBytes(t *testing.T, s *apitest.Server, key string, body []byte) (metadata.MD, error) {
 	t.Helper()
 	cc, err := grpc.NewClient(s.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -115,7 +115,7 @@ func rawExportBytes(t *testing.T, s *apitest.Server, key string, body []byte) (e
 	var resp []byte
 	err = cc.Invoke(ctx, "/opentelemetry.proto.collector.logs.v1.LogsService/Export", &body, &resp,
 		grpc.Header(&header), grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallSendMsgSize(32<<20))
-	return err, header
+	return header, err
 }
 
 func TestGRPCRefusals(t *testing.T) {
@@ -132,7 +132,7 @@ func TestGRPCRefusals(t *testing.T) {
 			{"over the rate limit", w.key, codes.ResourceExhausted},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				err, header := rawExport(t, s, tc.key)
+				header, err := rawExport(t, s, tc.key)
 				if got := status.Code(err); got != tc.code {
 					t.Fatalf("code = %v (%v), want %v", got, err, tc.code)
 				}
@@ -158,10 +158,10 @@ func TestGRPCRefusals(t *testing.T) {
 
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
-		if err, _ := rawExport(t, s, w.key); err != nil {
+		if _, err := rawExport(t, s, w.key); err != nil {
 			t.Fatalf("first export: %v", err)
 		}
-		err, _ := rawExport(t, s, w.key)
+		_, err := rawExport(t, s, w.key)
 		if status.Code(err) != codes.Unavailable {
 			t.Fatalf("over the backlog: %v, want Unavailable", err)
 		}

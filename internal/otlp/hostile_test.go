@@ -127,7 +127,7 @@ func TestExportDuringDatabaseOutage(t *testing.T) {
 	} else if st := rpcStatus(t, r); st.Code != int32(codes.Unavailable) {
 		t.Errorf("/v1/logs status body = %v, want UNAVAILABLE", st)
 	}
-	err, _ = rawExport(t, s, w.key)
+	_, err = rawExport(t, s, w.key)
 	st, _ := status.FromError(err)
 	if st.Code() != codes.Unavailable {
 		t.Fatalf("gRPC export during the outage = %v, want UNAVAILABLE", err)
@@ -145,7 +145,7 @@ func TestExportDuringDatabaseOutage(t *testing.T) {
 	proxy.Restore()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err, _ := rawExport(t, s, w.key)
+		_, err := rawExport(t, s, w.key)
 		if err == nil {
 			break
 		}
@@ -173,7 +173,7 @@ func TestNULFromOTLP(t *testing.T) {
 		}
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/logs", Body: b,
 			Headers: map[string]string{"Content-Type": "application/x-protobuf", "Authorization": "Bearer " + w.key}}).Expect(t, http.StatusOK, "")
-		if err, _ := rawExportBytes(t, s, w.key, b); err != nil {
+		if _, err := rawExportBytes(t, s, w.key, b); err != nil {
 			t.Fatalf("gRPC export: %v", err)
 		}
 		events := queued(t, s, w.projectID)

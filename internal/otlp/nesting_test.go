@@ -76,10 +76,10 @@ func TestDeepRequestsAreRefused(t *testing.T) {
 		t.Errorf("deep JSON: %d %q, want 400 nested too deeply", r.Status, r.Body)
 	}
 	// About 19 MiB: enough to overflow the stack of pdata's decoder.
-	if err, _ := rawExportBytes(t, s, w.key, deepProto(2_000_000)); status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "nested too deeply") {
+	if _, err := rawExportBytes(t, s, w.key, deepProto(2_000_000)); status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "nested too deeply") {
 		t.Errorf("deep gRPC request: %v, want INTERNAL nested too deeply", err)
 	}
-	if err, _ := rawExport(t, s, w.key); err != nil {
+	if _, err := rawExport(t, s, w.key); err != nil {
 		t.Errorf("export after the deep requests: %v", err)
 	}
 }

@@ -18,20 +18,6 @@ const (
 	inUTF16             // UTF-16 code units: Discord
 )
 
-// of is the size of one rune in u.
-func (u unit) of(r rune) int {
-	switch u {
-	case inRunes:
-		return 1
-	case inUTF16:
-		if r >= 0x10000 {
-			return 2 // a surrogate pair
-		}
-		return 1
-	}
-	return utf8.RuneLen(r)
-}
-
 // count is the size of s in u.
 func (u unit) count(s string) int {
 	switch u {
