@@ -81,7 +81,7 @@ type Server struct {
 // New builds the HTTP layer. cursorKey signs list cursors.
 func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []byte, log *slog.Logger) (*Server, error) {
 	s := &Server{
-		db: db, auth: a, orgs: o, log: log, tickets: tickets.NewService(db, nil),
+		db: db, auth: a, orgs: o, log: log,
 		docsURL: cfg.DocsURL, appURL: cfg.AppURL,
 		secure:  strings.HasPrefix(cfg.AppURL, "https://"),
 		callers: ratelimit.New(cfg.APIRateLimit, cfg.APIRateBurst), clientIP: cfg.ClientIP,
@@ -94,6 +94,7 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	if cfg.Now != nil {
 		s.now = cfg.Now
 	}
+	s.tickets = tickets.NewService(db, s.now)
 	s.readBody = cfg.ReadTimeout
 	if s.readBody <= 0 {
 		s.readBody = time.Minute
