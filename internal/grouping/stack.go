@@ -28,6 +28,10 @@ type Frame struct {
 	Function string
 	File     string // base name
 	InApp    bool   // application code, not the standard library or a dependency
+	// Path is the file's path or URL as the trace prints it (Java: the
+	// file name), for grouping rules' stack.abs_path; never part of a
+	// fingerprint.
+	Path string
 }
 
 // key is what a frame contributes to a fingerprint: module (or file) and

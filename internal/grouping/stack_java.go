@@ -96,6 +96,7 @@ func javaFrame(rest string) Frame {
 		Module:   javaClass(class),
 		Function: javaMethod(method),
 		File:     file,
+		Path:     file,
 		InApp:    !hasAnyPrefix(class, javaNonApp),
 	}
 }

@@ -5,7 +5,7 @@ package grouping
 // into a different group, and keep the older versions computable: a group
 // made by an older version keeps receiving the events whose fingerprint under
 // that version matches it (see FingerprintVersion).
-const Version = 2
+const Version = 3
 
 // OldestVersion is the oldest version FingerprintVersion still computes.
 const OldestVersion = 1
@@ -55,6 +55,11 @@ type algorithm struct {
 	// its "[ERROR] FATAL UNHANDLED EXCEPTION:" header; before, they read as
 	// JavaScript frames with the offsets in their names.
 	mono bool
+	// templates groups a message that comes with its template (Input.Template:
+	// Sentry's logentry.message with params, the attribute message_template)
+	// on the template, not on the formatted text: "order %s could not be
+	// shipped" is one problem whatever the order and the carrier.
+	templates bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -110,6 +115,19 @@ var algorithms = [...]*algorithm{
 		linePrefix: true,
 		hashNames:  true,
 		mono:       true,
+	},
+	3: {
+		version: 3,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true},
+		value:      true,
+		wrappers:   true,
+		stackTitle: true,
+		goLoose:    true,
+		linePrefix: true,
+		hashNames:  true,
+		mono:       true,
+		templates:  true,
 	},
 }
 

@@ -26,11 +26,17 @@ type fingerprints struct {
 	older   map[int]string
 }
 
-// fingerprints returns e's, computed once per distinct event of the batches.
-func (p *prepared) fingerprints(e *ingest.Event) *fingerprints {
-	in := groupingInput(e)
+// fingerprints returns those of e, an event of projectID, computed once per
+// distinct event of the batches.
+func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints {
+	rules := p.rules[projectID]
+	in := groupingInput(e, rules)
 	ck := e.Message + "\x00" + e.StackTrace
-	if in.Fingerprint != nil || in.InApp != "" {
+	switch {
+	case rules != nil:
+		// Rules match the level and any attribute, and differ by project.
+		ck += "\x00" + projectID + "\x00" + e.Level.String() + "\x00" + string(e.Attributes)
+	case in.Fingerprint != nil || in.InApp != "" || in.Template != "":
 		ck += "\x00" + string(e.Attributes)
 	}
 	f, ok := p.fps[ck]
@@ -82,7 +88,7 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 			if e.Level <= ingest.Info {
 				continue
 			}
-			for v, fp := range p.fingerprints(e).older {
+			for v, fp := range p.fingerprints(b.ProjectID, e).older {
 				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp}
 				if !seen[k] {
 					seen[k] = true
