@@ -75,4 +75,3 @@ func defaultComponents(st Stack, res Result, used []bool, source string) []Compo
 	}
 	return out
 }
-

@@ -215,6 +215,16 @@ func setCustom(res *Result, custom []string, values []fpValue, rule string) {
 		for k := range res.Components {
 			res.Components[k].Contributes = false
 		}
+		// {{ error.type }} and {{ error.value }} put in what their
+		// components show.
+		for _, v := range values {
+			for k := range res.Components {
+				if v.variable && res.Components[k].Name == v.text && (v.text == "error.type" || v.text == "error.value") {
+					res.Components[k].Contributes = true
+					break
+				}
+			}
+		}
 	}
 	head := []Component{{Name: "fingerprint", Value: strings.Join(shown, ", "), Contributes: true}}
 	if rule != "" {
