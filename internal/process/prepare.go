@@ -235,7 +235,9 @@ func hasGroupingAttrs(attrs []byte) bool {
 // GroupingInput is what an event offers grouping, as processing reads it:
 // the dashboard and the API compute the components of a group made before
 // they were stored from its first event.
-func GroupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input { return groupingInput(e, rules) }
+func GroupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input {
+	return groupingInput(e, rules)
+}
 
 // groupingInput is what an event offers grouping: its message and stack
 // trace, attributes.fingerprint (a string or an array of strings), the
