@@ -13,6 +13,7 @@ import (
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // GroupingView says what made a group's fingerprint (CONTRACT 8): the
@@ -130,6 +131,11 @@ func (s *Server) putGroupingRules(ctx context.Context, in *GroupingRulesInput) (
 func SaveGroupingRules(ctx context.Context, db *store.DB, projectID, fingerprint, stackTrace, userID string, now time.Time) (store.GroupingRules, error) {
 	r := store.GroupingRules{ProjectID: projectID, Fingerprint: normalizeRules(fingerprint), StackTrace: normalizeRules(stackTrace),
 		UpdatedAt: now.UTC().Truncate(time.Millisecond), UpdatedBy: userID}
+	for _, f := range []struct{ name, v string }{{"fingerprint", r.Fingerprint}, {"stack_trace", r.StackTrace}} {
+		if err := text.Check(f.name, f.v); err != nil {
+			return r, err
+		}
+	}
 	if _, err := grouping.ParseRules(r.Fingerprint, r.StackTrace); err != nil {
 		return r, ruleProblem(err)
 	}
