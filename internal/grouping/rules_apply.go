@@ -74,7 +74,8 @@ func (m *matcher) matchEvent(ev *facts) bool {
 	case m.key == "logger":
 		hit = m.glob.MatchString(ev.logger())
 	case m.key == "level":
-		hit = m.glob.MatchString(ev.level)
+		// Sentry says "warning" where Errata says "warn".
+		hit = m.glob.MatchString(ev.level) || ev.level == "warn" && m.glob.MatchString("warning")
 	case m.key == "family":
 		hit = slices.Contains(m.families, "all") || slices.Contains(m.families, ev.family())
 	default: // tags.<key>
