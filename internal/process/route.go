@@ -81,7 +81,13 @@ type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[s
 func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decoded [][]ingest.Event, old legacyLookup) error {
 	p.legacy = map[store.GroupKey]bool{}
 	byVersion := map[int][]store.GroupKey{}
-	seen := map[store.GroupKey]bool{}
+	// By version: two older versions often give an event the same
+	// fingerprint, and the group may be of either.
+	type versionKey struct {
+		v int
+		k store.GroupKey
+	}
+	seen := map[versionKey]bool{}
 	for i, b := range batches {
 		for j := range decoded[i] {
 			e := &decoded[i][j]
@@ -90,8 +96,8 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 			}
 			for v, fp := range p.fingerprints(b.ProjectID, e).older {
 				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp}
-				if !seen[k] {
-					seen[k] = true
+				if vk := (versionKey{v, k}); !seen[vk] {
+					seen[vk] = true
 					byVersion[v] = append(byVersion[v], k)
 				}
 			}
