@@ -18,9 +18,26 @@ func newFacts(in Input, st *Stack) *facts {
 	return &facts{st: st, message: in.Message, level: in.Level, attrs: in.Attributes}
 }
 
-// value is the primary exception's message, first line.
+// types are the exception types of the trace, primary first; without a
+// parsed one, OpenTelemetry's attribute exception.type.
+func (ev *facts) types() []string {
+	if len(ev.st.Types) > 0 {
+		return ev.st.Types
+	}
+	if t := ev.attrs["exception.type"]; t != "" {
+		return []string{t}
+	}
+	return nil
+}
+
+// value is the primary exception's message, first line (OpenTelemetry's
+// exception.message when the trace names no type).
 func (ev *facts) value() string {
-	v, _, _ := strings.Cut(ev.st.Message, "\n")
+	m := ev.st.Message
+	if len(ev.st.Types) == 0 {
+		m = ev.attrs["exception.message"]
+	}
+	v, _, _ := strings.Cut(m, "\n")
 	return strings.TrimSpace(v)
 }
 
@@ -61,14 +78,14 @@ func (m *matcher) matchEvent(ev *facts) bool {
 	hit := false
 	switch {
 	case m.key == "error.type":
-		for _, t := range ev.st.Types {
+		for _, t := range ev.types() {
 			if m.glob.MatchString(t) || m.glob.MatchString(bareType(t)) {
 				hit = true
 				break
 			}
 		}
 	case m.key == "error.value":
-		hit = len(ev.st.Types) > 0 && m.glob.MatchString(ev.value())
+		hit = len(ev.types()) > 0 && m.glob.MatchString(ev.value())
 	case m.key == "message":
 		hit = m.glob.MatchString(ev.message) || m.glob.MatchString(ev.value())
 	case m.key == "logger":
@@ -264,8 +281,8 @@ func (ev *facts) expand(v fpValue, def string, crash *Frame) string {
 	case "transaction":
 		return ev.attrs["transaction"]
 	case "error.type":
-		if len(ev.st.Types) > 0 {
-			return ev.st.Types[0]
+		if ts := ev.types(); len(ts) > 0 {
+			return ts[0]
 		}
 		return ""
 	case "error.value":

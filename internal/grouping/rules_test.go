@@ -77,7 +77,8 @@ func TestProjectFingerprintRules(t *testing.T) {
 	t.Parallel()
 	in := func(trace, rules string) Input {
 		return Input{StackTrace: trace, Level: "error", Rules: mustRules(t, rules, ""),
-			Attributes: map[string]string{"region": "eu", "logger": "com.acme.payouts.Runner", "tags.site": "shop-2"}}
+			Attributes: map[string]string{"region": "eu", "logger": "com.acme.payouts.Runner", "tags.site": "shop-2",
+				"exception.type": "builtins.TimeoutError", "exception.message": "upstream shop-7 timed out"}}
 	}
 	fp := func(i Input) Result { return Fingerprint(i) }
 	def := Fingerprint(Input{StackTrace: pyLedger})
@@ -108,6 +109,8 @@ func TestProjectFingerprintRules(t *testing.T) {
 		{"app", pyLedger, "app:no stack.function:execute -> ledger", true},
 		{"family", jsCart, "family:javascript -> cart", true},
 		{"family other", pyLedger, "family:javascript,native -> ledger", false},
+		{"OpenTelemetry exception.type", "", "error.type:TimeoutError -> otel", true},
+		{"OpenTelemetry exception.message", "", `error.value:"upstream * timed out" -> otel`, true},
 	}
 	for _, tt := range tests {
 		res := fp(in(tt.trace, tt.rules))
