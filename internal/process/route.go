@@ -30,17 +30,17 @@ type fingerprints struct {
 // distinct event of the batches.
 func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints {
 	rules := p.rules[projectID]
-	in := groupingInput(e, rules)
 	ck := e.Message + "\x00" + e.StackTrace
 	switch {
 	case rules != nil:
 		// Rules match the level and any attribute, and differ by project.
 		ck += "\x00" + projectID + "\x00" + e.Level.String() + "\x00" + string(e.Attributes)
-	case in.Fingerprint != nil || in.InApp != "" || in.Template != "":
+	case hasGroupingAttrs(e.Attributes):
 		ck += "\x00" + string(e.Attributes)
 	}
 	f, ok := p.fps[ck]
 	if !ok {
+		in := groupingInput(e, rules)
 		f = &fingerprints{in: in, current: grouping.Fingerprint(in)}
 		p.fps[ck] = f
 	}
@@ -50,7 +50,7 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 			if v == grouping.Version {
 				continue
 			}
-			if r, ok := grouping.FingerprintVersion(in, v); ok {
+			if r, ok := grouping.FingerprintVersion(f.in, v); ok {
 				f.older[v] = r.Fingerprint
 			}
 		}
