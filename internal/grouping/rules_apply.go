@@ -87,7 +87,9 @@ func (m *matcher) matchEvent(ev *facts) bool {
 	case m.key == "error.value":
 		hit = len(ev.types()) > 0 && m.glob.MatchString(ev.value())
 	case m.key == "message":
-		hit = m.glob.MatchString(ev.message) || m.glob.MatchString(ev.value())
+		// A Sentry log message beside an exception is kept as sentry.message.
+		hit = m.glob.MatchString(ev.message) || m.glob.MatchString(ev.value()) ||
+			ev.attrs["sentry.message"] != "" && m.glob.MatchString(ev.attrs["sentry.message"])
 	case m.key == "logger":
 		hit = m.glob.MatchString(ev.logger())
 	case m.key == "level":
