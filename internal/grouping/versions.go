@@ -99,6 +99,11 @@ type paramRules struct {
 	// 10.0.0.5:6379", "connect ECONNREFUSED 127.0.0.1:5432"): it names the
 	// service, so Redis and PostgreSQL being down are two problems.
 	dialPorts bool
+	// identityHashes turns the identity hash a JVM or Android object
+	// prints after its class ("EtaFragment{a8e03d7}", "BinderProxy@1b2c3d",
+	// five to seven hex digits, which the <hex> rule left) into <hex>:
+	// it changes with every launch.
+	identityHashes bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
@@ -119,7 +124,7 @@ var algorithms = [...]*algorithm{
 	3: {
 		version: 3,
 		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
-			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true},
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true},
 		value:      true,
 		wrappers:   true,
 		stackTitle: true,
