@@ -273,7 +273,11 @@ func stackParts(st Stack, template string, a *algorithm, skip []bool) ([]string,
 		parts = append(parts, "type:"+t)
 	}
 	if a.value && len(st.Types) > 0 {
-		if v := exceptionValue(st.Message, a); v != "" {
+		msg := st.Message
+		if a.rootValue && len(st.Types) > 1 && st.Language == "java" {
+			msg = st.RootMessage
+		}
+		if v := exceptionValue(msg, a); v != "" {
 			parts = append(parts, "value:"+v)
 		}
 	}

@@ -60,6 +60,12 @@ type algorithm struct {
 	// on the template, not on the formatted text: "order %s could not be
 	// shipped" is one problem whatever the order and the carrier.
 	templates bool
+	// rootValue takes the exception value from the root cause of a JVM
+	// chain (its last "Caused by:") rather than from the wrapper printed
+	// first, which often carries data ("Payout batch 2026-11-01/eu-sepa
+	// failed"): the root cause is what identifies the bug. Every type of
+	// the chain still takes part.
+	rootValue bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -133,6 +139,7 @@ var algorithms = [...]*algorithm{
 		hashNames:  true,
 		mono:       true,
 		templates:  true,
+		rootValue:  true,
 	},
 }
 
