@@ -6,13 +6,13 @@ import "strings"
 type Stack struct {
 	// Types are the exception types, primary (the one finally raised) first,
 	// then its causes in the order the trace prints them.
-	Types    []string
-	Message  string // the primary exception's message
+	Types   []string
+	Message string // the primary exception's message
 	// RootMessage is the message of the last cause a JVM trace prints
 	// ("Caused by: …", innermost), "" without causes.
 	RootMessage string
-	Frames   []Frame
-	Language string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
+	Frames      []Frame
+	Language    string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
 	// Lines[k] is the line of the trace (counting from 0, split at "\n")
 	// where Frames[k] starts, so that a reader can show frames in place.
 	Lines []int
