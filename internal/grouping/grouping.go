@@ -74,9 +74,11 @@ type Result struct {
 	Components []Component
 }
 
-// Fingerprint groups one event: attributes.fingerprint if present; else the
-// exception type(s) and normalised in-app frames when a stack trace parses;
-// else the parameterised message.
+// Fingerprint groups one event: the first of the project's fingerprint
+// rules that matches it; else attributes.fingerprint if present; else the
+// exception type(s) and normalised in-app frames when a stack trace parses
+// (after the project's stack trace rules); else the message's template or
+// the parameterised message.
 func Fingerprint(in Input) Result {
 	return fingerprint(in, current)
 }
