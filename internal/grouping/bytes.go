@@ -59,3 +59,22 @@ func runOf(s string, i, max int, f func(byte) bool) int {
 
 // boundary reports whether position j ends a token (no word byte follows).
 func boundary(s string, j int) bool { return j >= len(s) || !isWord(s[j]) }
+
+// isIdentityHash reports whether s[i:j] is an object's identity hash as
+// the JVM and Android print it after the class: "{a8e03d7}" or "@1b2c3d",
+// five to eight hex digits with a decimal digit and a letter among them
+// (decimal digits alone are <int> already).
+func isIdentityHash(s string, i, j int) bool {
+	if i < 2 || (s[i-1] != '{' && s[i-1] != '@') || !isWord(s[i-2]) || j-i < 5 || j-i > 8 {
+		return false
+	}
+	digit, letter := false, false
+	for k := i; k < j; k++ {
+		if !isHexDigit(s[k]) {
+			return false
+		}
+		digit = digit || isDigit(s[k])
+		letter = letter || !isDigit(s[k])
+	}
+	return digit && letter
+}

@@ -19,6 +19,8 @@ import (
 //	         "variant of <id> (…)" marks an event derived from another one
 //	         by changing only what varies between occurrences
 //	message: the event's message, one line (optional)
+//	template: the message's template, as a logger sent it (optional)
+//	culprit: the culprit grouping must name (optional)
 //	stack:   the rest of the record, up to the next "###", is the stack trace
 //	message block: as "stack:", for a message of several lines (optional)
 //
@@ -26,6 +28,7 @@ import (
 // between the header lines are comments.
 type corpusEvent struct {
 	ID, Group, Source, Format string
+	Culprit                   string
 	In                        Input
 }
 
@@ -77,6 +80,10 @@ func parseEvents(t testing.TB, path, s string) []corpusEvent {
 				e.Source = val
 			case key == "message" && val != "":
 				e.In.Message = val
+			case key == "template":
+				e.In.Template = val
+			case key == "culprit":
+				e.Culprit = val
 			case key == "message block" || key == "stack":
 				block := strings.TrimRight(strings.Join(lines[k+1:], "\n"), "\n") + "\n"
 				if key == "stack" {
@@ -240,5 +247,25 @@ func TestCorpusQuality(t *testing.T) {
 	}
 	if real < minSourcedEvents {
 		t.Errorf("%d real events with a public source, want at least %d", real, minSourcedEvents)
+	}
+}
+
+// TestCorpusCulprits checks the culprit of every labelled event that names
+// one: the innermost in-app frame whatever order its language prints frames
+// in (Python the outermost first, Java, Go and JavaScript the innermost).
+func TestCorpusCulprits(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, e := range loadEvents(t) {
+		if e.Culprit == "" {
+			continue
+		}
+		n++
+		if got := Fingerprint(e.In).Culprit; got != e.Culprit {
+			t.Errorf("%s: culprit %q, want %q", e.ID, got, e.Culprit)
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d events name their culprit, want at least 8", n)
 	}
 }

@@ -41,3 +41,32 @@ func FuzzFingerprint(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRules checks that no rule text panics the parser, that an error is a
+// *RuleError with a line the text has, and that rules that parse apply to
+// a trace without panicking.
+func FuzzRules(f *testing.F) {
+	for _, s := range []string{
+		"error.type:A -> a", `message:"x \" y" -> {{ default }}, "b c" title="{{ error.type }}"`, "!stack.module:[a-z]* -> x",
+		"stack.abs_path:**/vendor/** -app", "family:javascript,native stack.function:\\* ^-group v+app", "app:yes +group",
+		"[ app:yes ] | x -group", "a:\"", "x:[", "error.type:\\", "tags.:x -> y", "-> {{", "level:warning -> {{ tags.region }}",
+	} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, fp, st string) {
+		r, err := ParseRules(fp, st)
+		if err != nil {
+			re, ok := err.(*RuleError)
+			if !ok || re.Line < 1 || (re.Field != "fingerprint" && re.Field != "stack_trace") {
+				t.Fatalf("ParseRules error %v (%T)", err, err)
+			}
+			return
+		}
+		for _, trace := range []string{pyLedger, javaPayout, jsCart, ""} {
+			in := Input{Message: "m", StackTrace: trace, Level: "error", Rules: r, Attributes: map[string]string{"region": "eu"}}
+			if a, b := Fingerprint(in), Fingerprint(in); a.Fingerprint != b.Fingerprint {
+				t.Fatalf("rules %q / %q are not deterministic", fp, st)
+			}
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,13 +115,20 @@ func buildGolden(t *testing.T) golden {
 	return g
 }
 
-// TestGoldenV1 proves that version 1 is still computed exactly: every entry
-// of testdata/golden_v1.json, written by the release that introduced version
-// 1 and never updated since, must come out of FingerprintVersion(…, 1) and
-// ParseStack under version 1 unchanged, field for field.
-func TestGoldenV1(t *testing.T) {
+// TestGoldenOlder proves that every older version is still computed
+// exactly: every entry of testdata/golden_v<N>.json, written by the release
+// that introduced version N and never updated since, must come out of
+// FingerprintVersion(…, N) and ParseStack under version N unchanged, field
+// for field.
+func TestGoldenOlder(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("testdata", "golden_v1.json"))
+	for v := OldestVersion; v < Version; v++ {
+		t.Run("v"+strconv.Itoa(v), func(t *testing.T) { checkGoldenVersion(t, v) })
+	}
+}
+
+func checkGoldenVersion(t *testing.T, v int) {
+	b, err := os.ReadFile(filepath.Join("testdata", "golden_v"+strconv.Itoa(v)+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,28 +136,28 @@ func TestGoldenV1(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
-	if want.Version != 1 || len(want.Traces) == 0 || len(want.Messages) == 0 {
-		t.Fatalf("golden_v1.json: version %d, %d traces, %d messages", want.Version, len(want.Traces), len(want.Messages))
+	if want.Version != v || len(want.Traces) == 0 || len(want.Messages) == 0 {
+		t.Fatalf("golden_v%d.json: version %d, %d traces, %d messages", v, want.Version, len(want.Traces), len(want.Messages))
 	}
-	v1 := algorithms[1]
+	alg := algorithms[v]
 	for name, wt := range want.Traces {
 		trace, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := goldenTraceOf(string(trace), v1)
-		if res, ok := FingerprintVersion(Input{StackTrace: string(trace)}, 1); !ok || res.Fingerprint != got.Fingerprint || res.Version != 1 {
-			t.Errorf("%s: FingerprintVersion(…, 1) = %v, %v", name, res, ok)
+		got := goldenTraceOf(string(trace), alg)
+		if res, ok := FingerprintVersion(Input{StackTrace: string(trace)}, v); !ok || res.Fingerprint != got.Fingerprint || res.Version != v {
+			t.Errorf("%s: FingerprintVersion(…, %d) = %v, %v", name, v, res, ok)
 		}
 		gb, _ := json.Marshal(got)
 		wb, _ := json.Marshal(wt)
 		if !bytes.Equal(gb, wb) {
-			t.Errorf("trace %s under version 1:\ngot  %s\nwant %s", name, gb, wb)
+			t.Errorf("trace %s under version %d:\ngot  %s\nwant %s", name, v, gb, wb)
 		}
 	}
 	for _, wm := range want.Messages {
-		if got := goldenMessageOf(wm.Message, v1); got != wm {
-			t.Errorf("message %q under version 1:\ngot  %+v\nwant %+v", wm.Message, got, wm)
+		if got := goldenMessageOf(wm.Message, alg); got != wm {
+			t.Errorf("message %q under version %d:\ngot  %+v\nwant %+v", wm.Message, v, got, wm)
 		}
 	}
 }
@@ -164,7 +172,7 @@ func TestGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "golden.json")
-	// testdata/golden_v1.json is never rewritten: see TestGoldenV1.
+	// testdata/golden_v<N>.json are never rewritten: see TestGoldenOlder.
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)

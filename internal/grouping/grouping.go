@@ -40,6 +40,18 @@ type Input struct {
 	// own judgement. Sentry events carry it (attribute sentry.in_app); a
 	// count that does not match is ignored.
 	InApp string
+	// Template is the message's template when the sender gave one (Sentry's
+	// logentry.message with params, the attribute message_template): from
+	// version 3 the message groups on it, placeholders and all, not on the
+	// formatted text.
+	Template string
+	// Level and Attributes (string values; numbers and booleans as JSON)
+	// are what Rules match besides the message and the trace; read only
+	// when Rules is set.
+	Level      string
+	Attributes map[string]string
+	// Rules are the project's grouping rules; nil when it has none.
+	Rules *Rules
 }
 
 // Result is a fingerprint and what a group needs to show for it.
@@ -51,13 +63,22 @@ type Result struct {
 	ExceptionType string // the primary exception type, "" when unknown
 	Template      string // the parameterised message (first two non-empty lines)
 	Frames        []Frame
+	// Culprit names the innermost in-app frame, where the error was raised
+	// ("app/jobs.py in charge", "com.acme.Billing.charge"); "" when no
+	// frame is in-app.
+	Culprit string
 	// Parts are the values hashed into Fingerprint, for debugging and goldens.
 	Parts []string
+	// Components say what made the fingerprint, for people: the
+	// dashboard's "Why these events are grouped".
+	Components []Component
 }
 
-// Fingerprint groups one event: attributes.fingerprint if present; else the
-// exception type(s) and normalised in-app frames when a stack trace parses;
-// else the parameterised message.
+// Fingerprint groups one event: the first of the project's fingerprint
+// rules that matches it; else attributes.fingerprint if present; else the
+// exception type(s) and normalised in-app frames when a stack trace parses
+// (after the project's stack trace rules); else the message's template or
+// the parameterised message.
 func Fingerprint(in Input) Result {
 	return fingerprint(in, current)
 }
@@ -65,6 +86,94 @@ func Fingerprint(in Input) Result {
 // fingerprint is Fingerprint under algorithm a.
 func fingerprint(in Input, a *algorithm) Result {
 	res := Result{Version: a.version}
+	st, msg := parseInput(in, a)
+	source := "message"
+	if a.templates && strings.TrimSpace(in.Template) != "" {
+		res.Template, source = templateText(in.Template), "message_template"
+	} else {
+		res.Template = parameterize(msg, &a.params)
+	}
+	applyInApp(st.Frames, in.InApp)
+	skip := make([]bool, len(st.Frames))
+	var ev *facts
+	var stackRules []string
+	if in.Rules != nil {
+		ev = newFacts(in, &st)
+		stackRules = in.Rules.applyStack(ev, skip)
+	}
+	res.Frames = st.Frames
+	if len(st.Types) > 0 {
+		res.ExceptionType = st.Types[0]
+	}
+	var used []bool
+	if len(st.Frames) > 0 {
+		res.Rule = RuleStackTrace
+		res.Parts, used = stackParts(st, res.Template, a, skip)
+	} else {
+		res.Rule = RuleMessage
+		res.Parts = []string{"message", res.Template}
+		if a.wrappers {
+			res.Parts[1] = trimTimePrefix(res.Template)
+		}
+	}
+	res.Components = defaultComponents(st, res, used, source)
+	for _, text := range stackRules {
+		res.Components = append(res.Components, Component{Name: "stack_trace_rule", Value: text, Contributes: true})
+	}
+	crash := culpritIndex(&st)
+	var crashFrame *Frame
+	if crash >= 0 {
+		crashFrame = &st.Frames[crash]
+		res.Culprit = culpritName(*crashFrame)
+	}
+	titleLine := res.Template
+	if a.stackTitle && len(st.Types) > 0 {
+		// The trace's own exception, not a log or framework wrapper
+		// ("Internal Server Error: /x", "Servlet.service() … threw exception").
+		titleLine = parameterize(st.Message, &a.params)
+	}
+	res.Title = title(st, res.ExceptionType, titleLine)
+	if res.Title == "" {
+		res.Title = frameTitle(st.Frames)
+	}
+	var rule *fpRule
+	if ev != nil {
+		rule = in.Rules.matchFingerprint(ev)
+	}
+	switch {
+	case rule != nil:
+		def := hashParts(res.Parts)
+		custom := make([]string, len(rule.values))
+		for k, v := range rule.values {
+			custom[k] = ev.expand(v, def, crashFrame)
+		}
+		setCustom(&res, custom, rule.values, rule.text)
+		if rule.title != nil {
+			var b strings.Builder
+			for _, v := range rule.title {
+				b.WriteString(ev.expand(v, res.Title, crashFrame))
+			}
+			res.Title = truncate(b.String(), maxTitle)
+		}
+	case len(in.Fingerprint) > 0:
+		def := hashParts(res.Parts)
+		custom := make([]string, len(in.Fingerprint))
+		values := make([]fpValue, len(in.Fingerprint))
+		for k, p := range in.Fingerprint {
+			custom[k], values[k] = p, fpValue{text: p}
+			if isDefaultMarker(p) {
+				custom[k], values[k] = def, fpValue{text: "default", variable: true}
+			}
+		}
+		setCustom(&res, custom, values, "")
+	}
+	res.Fingerprint = hashParts(res.Parts)
+	return res
+}
+
+// parseInput finds the stack trace of in (its own, or one a logger put in
+// the message) and the message that names the error.
+func parseInput(in Input, a *algorithm) (Stack, string) {
 	var st Stack
 	msg := in.Message
 	if in.StackTrace != "" {
@@ -86,47 +195,50 @@ func fingerprint(in Input, a *algorithm) Result {
 			}
 		}
 	}
-	res.Template = parameterize(msg, &a.params)
-	applyInApp(st.Frames, in.InApp)
-	res.Frames = st.Frames
-	if len(st.Types) > 0 {
-		res.ExceptionType = st.Types[0]
-	}
-	if len(st.Frames) > 0 {
-		res.Rule = RuleStackTrace
-		res.Parts = stackParts(st, res.Template, a)
-	} else {
-		res.Rule = RuleMessage
-		res.Parts = []string{"message", res.Template}
-		if a.wrappers {
-			res.Parts[1] = trimTimePrefix(res.Template)
+	return st, msg
+}
+
+// setCustom makes res's fingerprint the custom values (their sources in
+// values: a {{ default }} keeps the default components contributing); rule
+// is the project's rule that gave them, "" for the event's own.
+func setCustom(res *Result, custom []string, values []fpValue, rule string) {
+	res.Rule = RuleCustom
+	res.Parts = append([]string{"custom"}, custom...)
+	keepDefault := false
+	shown := make([]string, len(values))
+	for k, v := range values {
+		shown[k] = v.text
+		if v.variable {
+			shown[k] = "{{ " + v.text + " }}"
+			keepDefault = keepDefault || v.text == "default"
 		}
 	}
-	if len(in.Fingerprint) > 0 {
-		def := hashParts(res.Parts)
-		parts := make([]string, 0, len(in.Fingerprint)+1)
-		parts = append(parts, "custom")
-		for _, p := range in.Fingerprint {
-			if isDefaultMarker(p) {
-				p = def
+	if !keepDefault {
+		for k := range res.Components {
+			res.Components[k].Contributes = false
+		}
+		// {{ error.type }} and {{ error.value }} put in what their
+		// components show.
+		for _, v := range values {
+			for k := range res.Components {
+				if v.variable && res.Components[k].Name == v.text && (v.text == "error.type" || v.text == "error.value") {
+					res.Components[k].Contributes = true
+					break
+				}
 			}
-			parts = append(parts, p)
 		}
-		res.Rule = RuleCustom
-		res.Parts = parts
 	}
-	res.Fingerprint = hashParts(res.Parts)
-	titleLine := res.Template
-	if a.stackTitle && len(st.Types) > 0 {
-		// The trace's own exception, not a log or framework wrapper
-		// ("Internal Server Error: /x", "Servlet.service() … threw exception").
-		titleLine = parameterize(st.Message, &a.params)
+	head := []Component{{Name: "fingerprint", Value: strings.Join(shown, ", "), Contributes: true}}
+	if rule != "" {
+		head = append(head, Component{Name: "fingerprint_rule", Value: rule, Contributes: true})
 	}
-	res.Title = title(st, res.ExceptionType, titleLine)
-	if res.Title == "" {
-		res.Title = frameTitle(st.Frames)
-	}
-	return res
+	res.Components = append(head, res.Components...)
+}
+
+// templateText is a message template as it groups: its first two
+// non-empty lines, placeholders kept.
+func templateText(t string) string {
+	return truncate(firstLines(strings.TrimSpace(t), 2), 1000)
 }
 
 // applyInApp overrides the frames' in-app judgement with flags, one per
@@ -150,18 +262,24 @@ func applyInApp(frames []Frame, flags string) {
 // count once so the depth of a recursion does not split a group. When no
 // exception type is known (debug.Stack(), Firefox), the message template
 // stands in for it, so different errors logged from one place stay apart.
+// Frames a stack trace rule took out (skip) take no part. used says which
+// frames are in the parts.
 //
 // From version 2 the primary exception's value follows the types, so that
 // one place failing in two ways ("Connection refused", "Connection timed
 // out") gives two groups.
-func stackParts(st Stack, template string, a *algorithm) []string {
+func stackParts(st Stack, template string, a *algorithm, skip []bool) ([]string, []bool) {
 	parts := make([]string, 0, len(st.Types)+len(st.Frames)+3)
 	parts = append(parts, "stacktrace")
 	for _, t := range st.Types {
 		parts = append(parts, "type:"+t)
 	}
 	if a.value && len(st.Types) > 0 {
-		if v := exceptionValue(st.Message, a); v != "" {
+		msg := st.Message
+		if a.rootValue && len(st.Types) > 1 && st.Language == "java" {
+			msg = st.RootMessage
+		}
+		if v := exceptionValue(msg, a); v != "" {
 			parts = append(parts, "value:"+v)
 		}
 	}
@@ -169,25 +287,27 @@ func stackParts(st Stack, template string, a *algorithm) []string {
 		parts = append(parts, "message:"+template)
 	}
 	inApp := false
-	for _, f := range st.Frames {
-		if f.InApp {
+	for k, f := range st.Frames {
+		if f.InApp && !skip[k] {
 			inApp = true
 			break
 		}
 	}
+	used := make([]bool, len(st.Frames))
 	last := ""
-	for _, f := range st.Frames {
-		if inApp && !f.InApp {
+	for k, f := range st.Frames {
+		if skip[k] || inApp && !f.InApp {
 			continue
 		}
-		k := "frame:" + f.key()
-		if k == last {
+		key := "frame:" + f.key()
+		if key == last {
 			continue
 		}
-		last = k
-		parts = append(parts, k)
+		last = key
+		used[k] = true
+		parts = append(parts, key)
 	}
-	return parts
+	return parts, used
 }
 
 // isDefaultMarker reports whether p is "{{ default }}" in any spacing.

@@ -205,6 +205,9 @@ func matchWord(s string, i int, p *paramRules) (int, string) {
 		if end, ph := matchHexShapes(s, i, j); end > 0 {
 			return end, ph
 		}
+		if p.identityHashes && isIdentityHash(s, i, j) {
+			return j, phHex
+		}
 	}
 	if p.ids {
 		if end := matchID(s, i, j); end > 0 {

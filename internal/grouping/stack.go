@@ -6,10 +6,13 @@ import "strings"
 type Stack struct {
 	// Types are the exception types, primary (the one finally raised) first,
 	// then its causes in the order the trace prints them.
-	Types    []string
-	Message  string // the primary exception's message
-	Frames   []Frame
-	Language string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
+	Types   []string
+	Message string // the primary exception's message
+	// RootMessage is the message of the last cause a JVM trace prints
+	// ("Caused by: …", innermost), "" without causes.
+	RootMessage string
+	Frames      []Frame
+	Language    string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
 	// Lines[k] is the line of the trace (counting from 0, split at "\n")
 	// where Frames[k] starts, so that a reader can show frames in place.
 	Lines []int
@@ -28,6 +31,10 @@ type Frame struct {
 	Function string
 	File     string // base name
 	InApp    bool   // application code, not the standard library or a dependency
+	// Path is the file's path or URL as the trace prints it (Java: the
+	// file name), for grouping rules' stack.abs_path; never part of a
+	// fingerprint.
+	Path string
 }
 
 // key is what a frame contributes to a fingerprint: module (or file) and

@@ -117,6 +117,7 @@ func dotnetFrame(rest string, a *algorithm) Frame {
 		Module:   dotnetGenerated(typ),
 		Function: dotnetGenerated(method),
 		File:     baseName(file),
+		Path:     file,
 		InApp:    !hasAnyPrefix(typ, dotnetNonApp) && !strings.HasPrefix(method, "lambda_method"),
 	}
 }

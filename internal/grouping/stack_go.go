@@ -191,6 +191,7 @@ func goFrame(fn, loc string) Frame {
 		Module:   pkg,
 		Function: goFunction(function),
 		File:     baseName(file),
+		Path:     file,
 		InApp:    goInApp(pkg, file),
 	}
 }

@@ -44,8 +44,9 @@ func parseJava(lines []string, a *algorithm) Stack {
 		case strings.HasPrefix(t, "at "):
 			st.add(javaFrame(t[3:]), first+k)
 		case strings.HasPrefix(t, "Caused by: "):
-			if typ, _, ok := javaHeader(t[len("Caused by: "):]); ok {
+			if typ, msg, ok := javaHeader(t[len("Caused by: "):]); ok {
 				st.Types = append(st.Types, typ)
+				st.RootMessage = msg
 			}
 		case strings.HasPrefix(t, "Suppressed: "):
 			skipIndent = indent
@@ -96,6 +97,7 @@ func javaFrame(rest string) Frame {
 		Module:   javaClass(class),
 		Function: javaMethod(method),
 		File:     file,
+		Path:     file,
 		InApp:    !hasAnyPrefix(class, javaNonApp),
 	}
 }

@@ -95,7 +95,7 @@ func v8Frame(rest string, a *algorithm) Frame {
 		// Node 16 renamed its internal modules: "net.js" became "node:net".
 		path = path[len("node:"):] + ".js"
 	}
-	f := Frame{Function: fn}
+	f := Frame{Function: fn, Path: path}
 	switch {
 	case path == "native" || path == "<anonymous>" || strings.HasPrefix(path, "index "):
 		f.File = path
@@ -132,6 +132,7 @@ func parseFirefoxFrame(t string, a *algorithm) (Frame, bool) {
 		Module:   fileModule(path, a),
 		Function: fn,
 		File:     baseName(path),
+		Path:     path,
 		InApp:    jsInApp(path),
 	}, true
 }

@@ -123,7 +123,7 @@ func phpTraceLine(t string) (phpCall, bool) {
 func phpFrame(path, fn string, a *algorithm) Frame {
 	f := Frame{Function: fn, InApp: path != "" && !containsAny(path, phpNonApp)}
 	if path != "[internal function]" && path != "{main}" && path != "" {
-		f.Module, f.File = fileModule(path, a), baseName(path)
+		f.Module, f.File, f.Path = fileModule(path, a), baseName(path), path
 	}
 	for _, sep := range []string{"->", "::"} {
 		if p := strings.LastIndex(fn, sep); p > 0 {

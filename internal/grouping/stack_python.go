@@ -94,6 +94,7 @@ func pyFrame(t string, a *algorithm) Frame {
 		Module:   fileModule(path, a),
 		Function: fn,
 		File:     baseName(path),
+		Path:     path,
 		InApp:    !containsAny(path, pyNonApp),
 	}
 }

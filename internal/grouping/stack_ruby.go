@@ -70,6 +70,7 @@ func rubyFrame(t string, a *algorithm) (Frame, string, bool) {
 		Module:   fileModule(path, a),
 		Function: rubyMethod(fn),
 		File:     baseName(path),
+		Path:     path,
 		InApp:    !containsAny(path, rubyNonApp) && !isRailsGemPath(path),
 	}, after, true
 }

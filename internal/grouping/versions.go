@@ -5,7 +5,7 @@ package grouping
 // into a different group, and keep the older versions computable: a group
 // made by an older version keeps receiving the events whose fingerprint under
 // that version matches it (see FingerprintVersion).
-const Version = 2
+const Version = 3
 
 // OldestVersion is the oldest version FingerprintVersion still computes.
 const OldestVersion = 1
@@ -55,6 +55,17 @@ type algorithm struct {
 	// its "[ERROR] FATAL UNHANDLED EXCEPTION:" header; before, they read as
 	// JavaScript frames with the offsets in their names.
 	mono bool
+	// templates groups a message that comes with its template (Input.Template:
+	// Sentry's logentry.message with params, the attribute message_template)
+	// on the template, not on the formatted text: "order %s could not be
+	// shipped" is one problem whatever the order and the carrier.
+	templates bool
+	// rootValue takes the exception value from the root cause of a JVM
+	// chain (its last "Caused by:") rather than from the wrapper printed
+	// first, which often carries data ("Payout batch 2026-11-01/eu-sepa
+	// failed"): the root cause is what identifies the bug. Every type of
+	// the chain still takes part.
+	rootValue bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -94,6 +105,11 @@ type paramRules struct {
 	// 10.0.0.5:6379", "connect ECONNREFUSED 127.0.0.1:5432"): it names the
 	// service, so Redis and PostgreSQL being down are two problems.
 	dialPorts bool
+	// identityHashes turns the identity hash a JVM or Android object
+	// prints after its class ("EtaFragment{a8e03d7}", "BinderProxy@1b2c3d",
+	// five to seven hex digits, which the <hex> rule left) into <hex>:
+	// it changes with every launch.
+	identityHashes bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
@@ -110,6 +126,20 @@ var algorithms = [...]*algorithm{
 		linePrefix: true,
 		hashNames:  true,
 		mono:       true,
+	},
+	3: {
+		version: 3,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true},
+		value:      true,
+		wrappers:   true,
+		stackTitle: true,
+		goLoose:    true,
+		linePrefix: true,
+		hashNames:  true,
+		mono:       true,
+		templates:  true,
+		rootValue:  true,
 	},
 }
 

@@ -67,6 +67,7 @@ var controlRows = map[string]controlRow{
 	"list-deliveries":           {method: "GET", path: "/v1/channels/{channel}/deliveries"},
 	"put-notification-settings": {method: "PUT", path: "/v1/projects/{project}/notification-settings", body: `{"digest":{"enabled":true,"frequency":"daily","hour":9,"timezone":"UTC"}}`},
 	"list-digests":              {method: "GET", path: "/v1/projects/{project}/digests"},
+	"put-grouping-rules":        {method: "PUT", path: "/v1/projects/{project}/grouping-rules", body: `{"fingerprint":"error.type:A -> a","stack_trace":"stack.function:f -group"}`},
 }
 
 // stringInput is one string a request can carry: a query parameter or a

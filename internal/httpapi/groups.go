@@ -29,6 +29,8 @@ type GroupView struct {
 	Releases           []string  `json:"releases" nullable:"false"`
 	TicketID           *string   `json:"ticket_id" nullable:"true" doc:"The group's current ticket; null after it was deleted"`
 	MergedInto         *string   `json:"merged_into" nullable:"true" doc:"The group this one was merged into (its events go there; lists leave this one out); null when not merged"`
+	// Grouping is shown by GET /v1/groups/{group_id} only.
+	Grouping *GroupingView `json:"grouping,omitempty" doc:"What made the fingerprint (GET /v1/groups/{group_id} only): the dashboard's \"Why these events are grouped\""`
 }
 
 func groupView(g store.Group) GroupView {
@@ -82,7 +84,13 @@ func (s *Server) getGroup(ctx context.Context, in *GroupPath) (*GroupOutput, err
 	if err != nil {
 		return nil, err
 	}
-	return &GroupOutput{groupView(g)}, nil
+	v := groupView(g)
+	gv, err := GroupGrouping(ctx, s.db.Read(), g)
+	if err != nil {
+		return nil, err
+	}
+	v.Grouping = &gv
+	return &GroupOutput{v}, nil
 }
 
 func (s *Server) updateGroup(ctx context.Context, in *struct {

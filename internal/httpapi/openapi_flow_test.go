@@ -271,6 +271,14 @@ func notifyFlow(t *testing.T, c *contract, owner, viewer, prj, memberID string) 
 	do("POST", "/v1/channels/"+mail+"/test", owner, nil, http.StatusOK, "")
 	rotated := do("POST", "/v1/channels/"+hookID+"/rotate-secret", owner, nil, http.StatusOK, "").Str(t, "signing_secret")
 
+	// Grouping rules: never set (updated_at null), set, refused at a line.
+	rules := "/v1/projects/" + prj + "/grouping-rules"
+	do("GET", rules, viewer, nil, http.StatusOK, "")
+	do("PUT", rules, owner, map[string]any{"fingerprint": "error.type:Nope -> nope", "stack_trace": "stack.module:vendor.* -app"}, http.StatusOK, "")
+	do("PUT", rules, owner, map[string]any{"fingerprint": "error.type:Nope nope"}, http.StatusUnprocessableEntity, "validation-failed")
+	do("PUT", rules, viewer, map[string]any{}, http.StatusForbidden, "forbidden")
+	do("GET", rules, viewer, nil, http.StatusOK, "")
+
 	// Settings and digests.
 	settings := "/v1/projects/" + prj + "/notification-settings"
 	do("GET", settings, viewer, nil, http.StatusOK, "")

@@ -69,6 +69,15 @@ func (s *Server) routes() {
 	register(s, patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore or unresolve an error group", "Error groups"), in("group_id", org.MemberRole), s.updateGroup)
 	register(s, post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), in("group_id", org.MemberRole), s.mergeGroups)
 	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
+	register(s, describe(get("/v1/projects/{project_id}/grouping-rules", "get-grouping-rules", "Get the project's grouping rules", "Error groups"),
+		"Fingerprint rules and stack trace rules in Sentry's syntax (docs/grouping.md); empty when none."), in("project_id", org.Viewer), s.getGroupingRules)
+	register(s, describe(op(http.MethodPut, "/v1/projects/{project_id}/grouping-rules", "put-grouping-rules", "Set the project's grouping rules", "Error groups", http.StatusOK),
+		"Replaces both texts. Fingerprint rules: matchers (error.type, error.value, message, logger, level, tags.<key>, stack.function, "+
+			"stack.module, stack.abs_path, family, app; ! negates; globs) -> fingerprint values (literals, {{ default }}, {{ error.type }}, …), "+
+			"optionally title=\"…\". Stack trace rules: matchers then +app, -app, +group, -group (^ toward the crash, v away from it). "+
+			"A rule that does not parse is 422 validation-failed naming the field and its line (\"stack_trace: line 3: …\"). "+
+			"The rules apply to the events processed after the change; existing groups keep their events."),
+		in("project_id", org.Admin), s.putGroupingRules)
 	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
 	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)
 

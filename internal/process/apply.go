@@ -2,11 +2,11 @@ package process
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
@@ -116,6 +116,10 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		if err := c.InsertGroup(ctx, g); err != nil {
 			return g, nil, err
 		}
+		components, _ := json.Marshal(ga.fp.Components)
+		if err := c.InsertGroupGrouping(ctx, store.GroupGrouping{GroupID: g.ID, Version: ga.fp.Version, Components: string(components)}); err != nil {
+			return g, nil, err
+		}
 	} else if err := c.UpdateGroup(ctx, g); err != nil {
 		return g, nil, err
 	}
@@ -160,7 +164,7 @@ func newGroup(projectID string, ga *groupAgg, now time.Time) store.Group {
 		ID: id.New(id.Group), ProjectID: projectID, Service: ga.service, Fingerprint: ga.fp.Fingerprint,
 		FingerprintVersion: ga.fp.Version, FingerprintRule: string(ga.fp.Rule), Status: store.GroupUnresolved,
 		FirstSeen: time.UnixMilli(ga.minTS).UTC(), LastSeen: time.UnixMilli(ga.maxTS).UTC(), FirstRelease: ga.first.Release,
-		Title: ga.fp.Title, ExceptionType: ga.fp.ExceptionType, Culprit: culprit(ga.fp.Frames), UpdatedAt: now,
+		Title: ga.fp.Title, ExceptionType: ga.fp.ExceptionType, Culprit: ga.fp.Culprit, UpdatedAt: now,
 	}
 }
 
@@ -200,24 +204,4 @@ func sample(groupID string, b store.Batch, e *ingest.Event, first bool) store.Gr
 	return store.GroupEvent{GroupID: groupID, First: first, ReceivedAt: b.ReceivedAt, Timestamp: time.UnixMilli(e.Timestamp).UTC(),
 		Level: int(e.Level), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
 		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: strings.ToValidUTF8(attrs, "\uFFFD")}
-}
-
-// culprit names the top application frame: "module.function" or the file.
-func culprit(frames []grouping.Frame) string {
-	for _, f := range frames {
-		if !f.InApp {
-			continue
-		}
-		switch {
-		case strings.Contains(f.Module, "/") && f.Function != "": // a file path: "app/pay.py in charge"
-			return f.Module + " in " + f.Function
-		case f.Module != "" && f.Function != "":
-			return f.Module + "." + f.Function
-		case f.File != "" && f.Function != "":
-			return f.File + " in " + f.Function
-		case f.File != "":
-			return f.File
-		}
-	}
-	return ""
 }

@@ -54,6 +54,8 @@ type prepared struct {
 	// legacy holds the keys of groups made by an older fingerprint
 	// version that the batches' events match (nil when none exist).
 	legacy map[store.GroupKey]bool
+	// rules are the grouping rules of the batches' projects that have any.
+	rules map[string]*grouping.Rules
 	// values are the environments and services the events carried, by
 	// project and kind (store.TouchProjectValues), each with the latest
 	// receipt time; at most maxValuesPerApply a project and kind.
@@ -89,10 +91,12 @@ func (p *prepared) see(b store.Batch, kind, v string) {
 }
 
 // prepare decodes and aggregates batches. old finds the groups made by
-// older fingerprint versions (nil: there are none).
-func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup) (*prepared, error) {
+// older fingerprint versions (nil: there are none); rules are the grouping
+// rules of the projects that have any.
+func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup, rules map[string]*grouping.Rules) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
-		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{}}
+		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{},
+		rules: rules}
 	decoded := make([][]ingest.Event, len(batches))
 	for i, b := range batches {
 		events, err := ingest.DecodePayload(b.Payload)
@@ -163,7 +167,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 			addInfo(info, e, p.templates[wk])
 			continue
 		}
-		fps := p.fingerprints(e)
+		fps := p.fingerprints(b.ProjectID, e)
 		target, legacy := p.target(b.ProjectID, e.Service, fps)
 		key := b.ProjectID + "\x00" + e.Service + "\x00" + target
 		g := p.byKey[key]
@@ -217,27 +221,83 @@ func appendNew(list []string, v string) []string {
 var (
 	fingerprintKey = []byte(`"fingerprint"`)
 	inAppKey       = []byte(`"sentry.in_app"`)
+	templateKey    = []byte(`message.template"`)
+	templateKeyAlt = []byte(`"message_template"`)
 )
 
+// hasGroupingAttrs reports whether attrs may hold an attribute grouping
+// reads.
+func hasGroupingAttrs(attrs []byte) bool {
+	return bytes.Contains(attrs, fingerprintKey) || bytes.Contains(attrs, inAppKey) ||
+		bytes.Contains(attrs, templateKey) || bytes.Contains(attrs, templateKeyAlt)
+}
+
+// GroupingInput is what an event offers grouping, as processing reads it:
+// the dashboard and the API compute the components of a group made before
+// they were stored from its first event.
+func GroupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input {
+	return groupingInput(e, rules)
+}
+
 // groupingInput is what an event offers grouping: its message and stack
-// trace, attributes.fingerprint (a string or an array of strings) and the
-// in-app flags of a Sentry SDK (attributes["sentry.in_app"]).
-func groupingInput(e *ingest.Event) grouping.Input {
+// trace, attributes.fingerprint (a string or an array of strings), the
+// in-app flags of a Sentry SDK (attributes["sentry.in_app"]) and the
+// message's template (attributes.message_template, else a Sentry
+// logentry's, sentry.message.template). With rules it also carries the
+// level and the attributes the rules match.
+func groupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input {
 	in := grouping.Input{Message: e.Message, StackTrace: e.StackTrace}
 	attrs := e.Attributes
-	if len(attrs) == 0 || (!bytes.Contains(attrs, fingerprintKey) && !bytes.Contains(attrs, inAppKey)) {
+	if rules != nil {
+		in.Rules, in.Level, in.Attributes = rules, e.Level.String(), flatAttributes(attrs)
+	}
+	if len(attrs) == 0 || !hasGroupingAttrs(attrs) {
 		return in
 	}
 	var v struct {
-		Fingerprint json.RawMessage `json:"fingerprint"`
-		InApp       string          `json:"sentry.in_app"`
+		Fingerprint    json.RawMessage `json:"fingerprint"`
+		InApp          string          `json:"sentry.in_app"`
+		Template       json.RawMessage `json:"message_template"`
+		SentryTemplate string          `json:"sentry.message.template"`
 	}
 	if json.Unmarshal(attrs, &v) != nil {
 		return in
 	}
 	in.InApp = v.InApp
 	in.Fingerprint = customFingerprint(v.Fingerprint)
+	var tpl string
+	if json.Unmarshal(v.Template, &tpl) != nil || tpl == "" {
+		tpl = v.SentryTemplate
+	}
+	in.Template = tpl
 	return in
+}
+
+// flatAttributes are an event's attributes with a string, number or
+// boolean value, numbers and booleans as their JSON text.
+func flatAttributes(attrs []byte) map[string]string {
+	var m map[string]json.RawMessage
+	if len(attrs) == 0 || json.Unmarshal(attrs, &m) != nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, raw := range m {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		switch raw[0] {
+		case '"':
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				out[k] = s
+			}
+		case '{', '[', 'n':
+		default:
+			out[k] = string(raw)
+		}
+	}
+	return out
 }
 
 // customFingerprint reads the value of attributes.fingerprint: a string or

@@ -75,6 +75,7 @@ type Processor struct {
 	backlog atomic.Bool
 	help    chan struct{}
 	legacy  legacyGroups
+	rules   compiledRules
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -259,7 +260,11 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	if err != nil {
 		return err
 	}
-	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old)
+	rules, err := p.rulesOf(ctx, batches)
+	if err != nil {
+		return err
+	}
+	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old, rules)
 	if err != nil {
 		return err
 	}

@@ -26,15 +26,21 @@ type fingerprints struct {
 	older   map[int]string
 }
 
-// fingerprints returns e's, computed once per distinct event of the batches.
-func (p *prepared) fingerprints(e *ingest.Event) *fingerprints {
-	in := groupingInput(e)
+// fingerprints returns those of e, an event of projectID, computed once per
+// distinct event of the batches.
+func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints {
+	rules := p.rules[projectID]
 	ck := e.Message + "\x00" + e.StackTrace
-	if in.Fingerprint != nil || in.InApp != "" {
+	switch {
+	case rules != nil:
+		// Rules match the level and any attribute, and differ by project.
+		ck += "\x00" + projectID + "\x00" + e.Level.String() + "\x00" + string(e.Attributes)
+	case hasGroupingAttrs(e.Attributes):
 		ck += "\x00" + string(e.Attributes)
 	}
 	f, ok := p.fps[ck]
 	if !ok {
+		in := groupingInput(e, rules)
 		f = &fingerprints{in: in, current: grouping.Fingerprint(in)}
 		p.fps[ck] = f
 	}
@@ -44,7 +50,7 @@ func (p *prepared) fingerprints(e *ingest.Event) *fingerprints {
 			if v == grouping.Version {
 				continue
 			}
-			if r, ok := grouping.FingerprintVersion(in, v); ok {
+			if r, ok := grouping.FingerprintVersion(f.in, v); ok {
 				f.older[v] = r.Fingerprint
 			}
 		}
@@ -75,17 +81,23 @@ type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[s
 func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decoded [][]ingest.Event, old legacyLookup) error {
 	p.legacy = map[store.GroupKey]bool{}
 	byVersion := map[int][]store.GroupKey{}
-	seen := map[store.GroupKey]bool{}
+	// By version: two older versions often give an event the same
+	// fingerprint, and the group may be of either.
+	type versionKey struct {
+		v int
+		k store.GroupKey
+	}
+	seen := map[versionKey]bool{}
 	for i, b := range batches {
 		for j := range decoded[i] {
 			e := &decoded[i][j]
 			if e.Level <= ingest.Info {
 				continue
 			}
-			for v, fp := range p.fingerprints(e).older {
+			for v, fp := range p.fingerprints(b.ProjectID, e).older {
 				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp}
-				if !seen[k] {
-					seen[k] = true
+				if vk := (versionKey{v, k}); !seen[vk] {
+					seen[vk] = true
 					byVersion[v] = append(byVersion[v], k)
 				}
 			}

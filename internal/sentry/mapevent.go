@@ -187,15 +187,18 @@ func eventLogEntry(se *sentryEvent) (text, template string) {
 }
 
 // text is the formatted message and its template: "formatted" when the SDK
-// sent it, else "message" with its parameters put in.
+// sent it, else "message" with its parameters put in. "message" is a
+// template only when params came with it (CONTRACT 8): the events group on
+// it.
 func (le *logEntry) text() (string, string) {
+	hasParams := len(bytes.TrimSpace(le.Params)) > 0 && !bytes.Equal(bytes.TrimSpace(le.Params), []byte("null"))
 	switch {
 	case le.Formatted != "":
-		if le.Message != "" && le.Message != le.Formatted {
+		if hasParams && le.Message != "" && le.Message != le.Formatted {
 			return le.Formatted, le.Message
 		}
 		return le.Formatted, ""
-	case len(bytes.TrimSpace(le.Params)) > 0:
+	case hasParams:
 		if s := formatParams(le.Message, le.Params); s != le.Message {
 			return s, le.Message
 		}

@@ -37,6 +37,8 @@ func TestMapEventFields(t *testing.T) {
 			all(message("user bob"), attr("sentry.message.template", "user %s"))},
 		{"logentry params", `{"logentry":{"message":"user %s paid %d%% of {}","params":["bob",50,"x"]}}`,
 			all(message("user bob paid 50% of x"), attr("sentry.message.template", "user %s paid %d%% of {}"))},
+		{"logentry formatted without params", `{"logentry":{"message":"user bob","formatted":"User bob"}}`,
+			all(message("User bob"), noAttr("sentry.message.template"))},
 		{"logentry named params", `{"logentry":{"message":"user %(name)s","params":{"name":"eve"}}}`, message("user eve")},
 		{"message as an object", `{"message":{"message":"plain"}}`, message("plain")},
 		{"message as a string", `{"message":"plain"}`, message("plain")},

@@ -59,6 +59,8 @@ var formRows = []formRow{
 	{name: "edit channel choices", action: "/channels/{channel}/edit", base: url.Values{"name": {"ops"}, "email": {"owner@example.com"}}, fields: []string{"min_severity"}},
 	{name: "notifications", action: "/projects/{project}/notifications", base: url.Values{"enabled": {"1"}, "frequency": {"daily"}, "hour": {"9"}, "timezone": {"UTC"}},
 		fields: []string{"frequency", "hour", "weekday", "timezone"}, shown: `action="/projects/{project}/notifications"`},
+	{name: "grouping rules", action: "/projects/{project}/grouping-rules", base: url.Values{"fingerprint": {"error.type:A -> a"}, "stack_trace": {"stack.function:f -group"}},
+		fields: []string{"fingerprint", "stack_trace"}, shown: `action="/projects/{project}/grouping-rules"`},
 	{name: "merge groups", action: "/projects/{project}/groups/merge", base: url.Values{"group_ids": {"{group}", "{other}"}}, fields: []string{"group_ids"}},
 	{name: "group status", action: "/groups/{group}/status", base: url.Values{"status": {"ignored"}}, fields: []string{"status"}},
 }

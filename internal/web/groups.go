@@ -101,6 +101,9 @@ type groupData struct {
 	// Merged is how many groups were just merged into this one (from the
 	// group list's merge).
 	Merged int
+	// Grouping says what made the fingerprint: "Why these events are
+	// grouped".
+	Grouping httpapi.GroupingView
 }
 
 // groupAction is one status button of the group page.
@@ -125,7 +128,11 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Pri
 	if err != nil {
 		return err
 	}
-	data := groupData{Group: g, Events: events}
+	gv, err := httpapi.GroupGrouping(ctx, d.db.Read(), g)
+	if err != nil {
+		return err
+	}
+	data := groupData{Group: g, Events: events, Grouping: gv}
 	data.Merged, _ = strconv.Atoi(r.URL.Query().Get("merged"))
 	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) {
 		for _, a := range []groupAction{{store.GroupResolved, "Resolve"}, {store.GroupIgnored, "Ignore"}, {store.GroupUnresolved, "Unresolve"}} {

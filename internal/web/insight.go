@@ -9,4 +9,5 @@ func (d *Dashboard) insightRoutes(mux *http.ServeMux) {
 	// carry) and one window in full.
 	d.get(mux, "/projects/{project_id}/summaries", d.summaries)
 	d.get(mux, "/summaries/{summary_id}", d.summary)
+	d.groupingRoutes(mux) // grouping.go: a project's grouping rules
 }
