@@ -66,9 +66,15 @@ func (s *Server) routes() {
 	register(s, del("/v1/tickets/{ticket_id}", "delete-ticket", "Delete a ticket", "Tickets"), in("ticket_id", org.MemberRole), s.deleteTicket)
 	register(s, get("/v1/projects/{project_id}/groups", "list-groups", "List error groups", "Error groups"), in("project_id", org.Viewer), s.listGroups)
 	register(s, get("/v1/groups/{group_id}", "get-group", "Get an error group", "Error groups"), in("group_id", org.Viewer), s.getGroup)
-	register(s, patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore or unresolve an error group", "Error groups"), in("group_id", org.MemberRole), s.updateGroup)
+	register(s, patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore, unresolve or assign an error group", "Error groups"), in("group_id", org.MemberRole), s.updateGroup)
 	register(s, post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), in("group_id", org.MemberRole), s.mergeGroups)
 	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
+	// Working the errors as a team (CONTRACT 8).
+	register(s, get("/v1/groups/{group_id}/activity", "list-group-activity", "List an error group's activity, newest first", "Error groups"), in("group_id", org.Viewer), s.listActivity)
+	register(s, post("/v1/groups/{group_id}/comments", "create-comment", "Comment on an error group", "Error groups", http.StatusCreated), in("group_id", org.MemberRole), s.createComment)
+	register(s, patch("/v1/comments/{comment_id}", "update-comment", "Edit a comment (its author or an admin)", "Error groups"), in("comment_id", org.MemberRole), s.updateComment)
+	register(s, del("/v1/comments/{comment_id}", "delete-comment", "Delete a comment (its author or an admin)", "Error groups"), in("comment_id", org.MemberRole), s.deleteComment)
+	register(s, post("/v1/projects/{project_id}/groups/bulk", "bulk-groups", "Change or merge many error groups", "Error groups", http.StatusOK), in("project_id", org.MemberRole), s.bulkGroups)
 	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
 	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)
 

@@ -14,6 +14,7 @@ import (
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // groupPage is the group list's page size, the API's default limit.
@@ -154,7 +155,7 @@ func (d *Dashboard) setGroupStatus(w http.ResponseWriter, r *http.Request, p *ht
 		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
 	}
 	groupID := r.PathValue("group_id")
-	if _, err := d.tickets.SetGroupStatus(r.Context(), groupID, status); err != nil {
+	if _, err := d.tickets.SetGroupStatus(r.Context(), tickets.ActorOf(p.Member), groupID, status); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/groups/"+groupID, http.StatusSeeOther)
