@@ -69,4 +69,3 @@ func RecordOpened(ctx context.Context, c *store.Conn, g store.Group, t store.Tic
 	}
 	return Record(ctx, c, g.ID, store.ActivityTicketOpened, Actor{}, map[string]any{"ticket_id": t.ID, "reason": t.Reason, "severity": t.Severity}, now)
 }
-

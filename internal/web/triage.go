@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -148,6 +149,11 @@ func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpap
 	}
 	if len(ids) > tickets.MaxBulkIDs {
 		return problem.Newf("validation-failed", "At most %d error groups at once.", tickets.MaxBulkIDs)
+	}
+	for _, gid := range ids {
+		if !id.Valid(id.Group, gid) {
+			return problem.Newf("validation-failed", "%q is not an error group of this project.", gid)
+		}
 	}
 	ctx, projectID, a := r.Context(), r.PathValue("project_id"), tickets.ActorOf(p.Member)
 	switch action {
