@@ -118,15 +118,20 @@ func TestIgnoreConditions(t *testing.T) {
 		feed(t, s, w.Key, batchOf("api", userEv("ign-users", "u2"), userEv("ign-users", "u1")))
 		unignored(gid)
 
-		// Until a time.
+		// Until a time: with an event after it, or without (the workers'
+		// sweep, which Drain runs too).
 		gid = seed("ign-until", 1)
+		quiet := seed("ign-quiet", 1)
 		until := time.Now().Add(1500 * time.Millisecond).UTC()
 		ignore(gid, map[string]any{"until": until.Format(time.RFC3339Nano)})
+		ignore(quiet, map[string]any{"until": until.Format(time.RFC3339Nano)})
 		send("ign-until", 1)
 		expectStatus(t, s, tok, gid, "ignored")
+		expectStatus(t, s, tok, quiet, "ignored")
 		time.Sleep(time.Until(until) + 10*time.Millisecond)
 		send("ign-until", 1)
 		unignored(gid)
+		unignored(quiet)
 
 		// Forever: no condition, no ticket.
 		gid = seed("ign-forever", 1)

@@ -147,6 +147,7 @@ func (p *Processor) Stop() {
 // work processes batches until ctx ends; a helper waits while the queue has
 // no backlog.
 func (p *Processor) work(ctx context.Context, helper bool) {
+	var swept time.Time
 	for ctx.Err() == nil {
 		if helper && !p.backlog.Load() {
 			p.idle(ctx, p.help)
@@ -167,6 +168,7 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 			p.idle(ctx, p.help)
 			continue
 		}
+		p.sweep(context.WithoutCancel(ctx), &swept)
 		p.idle(ctx, p.wake)
 	}
 }
@@ -325,7 +327,8 @@ func (p *Processor) failed(ctx context.Context, b store.Batch, cause error) {
 	}
 }
 
-// Drain processes until the queue is empty (for tests and tools).
+// Drain processes until the queue is empty, then ends the ignores whose
+// time has come (for tests and tools).
 func (p *Processor) Drain(ctx context.Context) error {
 	for {
 		did, err := p.ProcessOne(ctx)
@@ -333,7 +336,8 @@ func (p *Processor) Drain(ctx context.Context) error {
 			return err
 		}
 		if !did {
-			return nil
+			_, err := p.ExpireIgnores(ctx)
+			return err
 		}
 	}
 }

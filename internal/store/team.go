@@ -238,3 +238,16 @@ func (c *Conn) MembersByIDs(ctx context.Context, ids []string) (map[string]Membe
 	}
 	return out, nil
 }
+
+// DueIgnores lists groups whose ignore-until time is at or before now, the
+// earliest first, at most limit (on the partial index of ignore_until).
+func (c *Conn) DueIgnores(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	rows, err := c.query(ctx, `SELECT id FROM error_groups WHERE ignore_until IS NOT NULL AND ignore_until <= ? ORDER BY ignore_until LIMIT ?`, ms(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: due ignores: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var id string
+		return id, s.Scan(&id)
+	})
+}

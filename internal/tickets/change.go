@@ -131,7 +131,8 @@ func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.G
 // condition changes.
 func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *store.Group, ch GroupChange, now time.Time) error {
 	prev, prevRule, prevIn := g.Status, g.IgnoreRule, g.ResolvedIn
-	g.Status, g.ResolvedAt, g.IgnoreRule, g.ResolvedIn = ch.Status, nil, "", ""
+	g.Status, g.ResolvedAt, g.ResolvedIn = ch.Status, nil, ""
+	setRule(g, nil)
 	data := map[string]any{}
 	switch ch.Status {
 	case store.GroupResolved:
@@ -155,7 +156,7 @@ func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *stor
 			if err := r.start(ctx, c, *g, now); err != nil {
 				return err
 			}
-			g.IgnoreRule = r.encode()
+			setRule(g, &r)
 			data["ignore"] = r.Public()
 		}
 	}

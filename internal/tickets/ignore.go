@@ -78,6 +78,16 @@ func ParseIgnoreRule(s string) *IgnoreRule {
 	return &r
 }
 
+// setRule sets g's ignore condition (nil clears it) and the time
+// DueIgnores looks for.
+func setRule(g *store.Group, r *IgnoreRule) {
+	g.IgnoreRule, g.IgnoreUntil = r.encode(), nil
+	if r != nil && r.Until != nil {
+		u := *r.Until
+		g.IgnoreUntil = &u
+	}
+}
+
 func (r *IgnoreRule) encode() string {
 	if r == nil || r.Forever() {
 		return ""
@@ -205,7 +215,7 @@ func Met(ctx context.Context, c *store.Conn, g *store.Group, b IgnoreBatch) (boo
 			return false, err
 		}
 		r.SeenUsers += added
-		g.IgnoreRule = r.encode()
+		setRule(g, r)
 		return r.SeenUsers >= r.Users, nil
 	}
 	return false, nil

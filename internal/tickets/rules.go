@@ -77,7 +77,8 @@ func OpenAfter(ctx context.Context, c *store.Conn, g *store.Group, isNew bool, b
 		if err := c.ClearIgnoreUsers(ctx, g.ID); err != nil {
 			return nil, err
 		}
-		g.Status, g.IgnoreRule = store.GroupUnresolved, ""
+		g.Status = store.GroupUnresolved
+		setRule(g, nil)
 		return openTicket(g, ReasonUnignored, firstSeen, now), nil
 	}
 	return Open(g, isNew, firstSeen, now), nil
@@ -123,4 +124,45 @@ func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, 
 		return nil, err
 	}
 	return &Event{Ticket: t, Group: g, Kind: store.ReasonSpike, Environments: envs}, nil
+}
+
+// ExpireIgnore ends, in c's transaction, the ignore of a group whose
+// "until" has come by now although no event arrived since (processing's
+// sweep of store.DueIgnores): the group becomes unresolved with a new
+// ticket (reason unignored), recorded in its activity. It returns the
+// event notification consumes, or nil when the group no longer waits (it
+// changed meanwhile; a stale time is cleared).
+func ExpireIgnore(ctx context.Context, c *store.Conn, groupID string, now time.Time) (*Event, error) {
+	g, err := c.LockGroup(ctx, groupID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := ParseIgnoreRule(g.IgnoreRule)
+	if g.Status != store.GroupIgnored || r == nil || r.Until == nil {
+		setRule(&g, nil)
+		return nil, c.UpdateGroup(ctx, g)
+	}
+	if r.Until.After(now) {
+		return nil, nil
+	}
+	g.Status, g.UpdatedAt = store.GroupUnresolved, now
+	setRule(&g, nil)
+	t := openTicket(&g, ReasonUnignored, now, now)
+	if err := c.UpdateGroup(ctx, g); err != nil {
+		return nil, err
+	}
+	if err := c.InsertTicket(ctx, *t); err != nil {
+		return nil, err
+	}
+	if err := RecordOpened(ctx, c, g, *t, now); err != nil {
+		return nil, err
+	}
+	var envs []string
+	if g.LastEnvironment != "" {
+		envs = []string{g.LastEnvironment}
+	}
+	return &Event{Ticket: *t, Group: g, Kind: ReasonUnignored, Environments: envs}, nil
 }

@@ -66,7 +66,8 @@ func (s *Service) SetTicketStatus(ctx context.Context, a Actor, ticketID, status
 			}
 			t.ResolvedAt = nil
 			g.Status, g.ResolvedAt, g.TicketID, g.UpdatedAt = store.GroupUnresolved, nil, t.ID, now
-			g.IgnoreRule, g.ResolvedIn = "", ""
+			g.ResolvedIn = ""
+			setRule(&g, nil)
 		}
 		if err := c.UpdateTicket(ctx, t); err != nil {
 			return err

@@ -7,6 +7,10 @@
 ALTER TABLE error_groups ADD COLUMN assignee_id TEXT;
 ALTER TABLE error_groups ADD COLUMN ignore_rule TEXT NOT NULL DEFAULT '';
 ALTER TABLE error_groups ADD COLUMN resolved_in TEXT NOT NULL DEFAULT '';
+-- The time of an ignore-until condition, so that processing finds the groups
+-- whose time has come without events (and without a scan).
+ALTER TABLE error_groups ADD COLUMN ignore_until BIGINT;
+CREATE INDEX error_groups_ignore_until ON error_groups(ignore_until) WHERE ignore_until IS NOT NULL;
 CREATE INDEX error_groups_assignee ON error_groups(assignee_id) WHERE assignee_id IS NOT NULL;
 
 -- What happened to a group, newest last by id: written in the transaction
@@ -60,6 +64,8 @@ DROP TABLE group_ignore_users;
 DROP TABLE group_comments;
 DROP TABLE group_activity;
 DROP INDEX error_groups_assignee;
+DROP INDEX error_groups_ignore_until;
+ALTER TABLE error_groups DROP COLUMN ignore_until;
 ALTER TABLE error_groups DROP COLUMN resolved_in;
 ALTER TABLE error_groups DROP COLUMN ignore_rule;
 ALTER TABLE error_groups DROP COLUMN assignee_id;
