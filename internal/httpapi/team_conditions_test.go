@@ -355,3 +355,39 @@ func TestBulkActions(t *testing.T) {
 		}
 	})
 }
+
+// TestUnignoredNotifies: the ticket a met ignore condition opens is
+// delivered like a regression's, and the webhook's ticket names the
+// group's assignee.
+func TestUnignoredNotifies(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, http.StatusOK)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		feed(t, s, w.Key, batchOf("api", fpEv("notify-unignored", "error")))
+		gid := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "notify-unignored")["id"].(string)
+		patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"status": "ignored", "ignore": map[string]any{"events": 1}, "assignee_id": w.Member.MemberID}).
+			Expect(t, http.StatusOK, "")
+		_, secret := newHook(t, s, w.World, w.ProjectID, "hook", rc.URL)
+		before := len(rc.got())
+		feed(t, s, w.Key, batchOf("api", fpEv("notify-unignored", "error")))
+		deliverDue(t, s)
+		hooks := rc.got()[before:]
+		var body map[string]any
+		for _, h := range hooks {
+			if h.Header.Get("Service-Event") == "ticket" {
+				body = verified(t, h, "ticket", secret)
+			}
+		}
+		if body == nil {
+			t.Fatalf("no ticket delivered among %d requests", len(hooks))
+		}
+		tk := body["ticket"].(map[string]any)
+		if tk["facts"].(map[string]any)["reason"] != "unignored" || tk["group_id"] != gid {
+			t.Errorf("delivered ticket = %v, want the unignored one of the group", tk)
+		}
+		if a, _ := tk["assignee"].(map[string]any); a["member_id"] != w.Member.MemberID {
+			t.Errorf("delivered ticket's assignee = %v, want the member", tk["assignee"])
+		}
+	}, allowPrivate)
+}

@@ -182,10 +182,7 @@ func (c *Conn) ReleaseFirstSeen(ctx context.Context, projectID string, versions 
 	if len(versions) == 0 {
 		return out, nil
 	}
-	args := []any{projectID}
-	for _, v := range versions {
-		args = append(args, v)
-	}
+	args := append([]any{projectID}, anys(versions)...)
 	rows, err := c.query(ctx, `SELECT version, first_seen FROM release_order WHERE project_id = ? AND version IN (`+tuples(len(versions), "?")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: release order: %w", err)
@@ -221,11 +218,7 @@ func (c *Conn) MembersByIDs(ctx context.Context, ids []string) (map[string]Membe
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, v := range ids {
-		args[i] = v
-	}
-	rows, err := c.query(ctx, memberSelect+` WHERE m.id IN (`+tuples(len(ids), "?")+`)`, args...)
+	rows, err := c.query(ctx, memberSelect+` WHERE m.id IN (`+tuples(len(ids), "?")+`)`, anys(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: members: %w", err)
 	}
