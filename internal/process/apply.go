@@ -62,6 +62,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	if err := touchValues(ctx, c, pr.values); err != nil {
 		return nil, err
 	}
+	if pr.releases, err = p.noteReleases(ctx, c, pr.values); err != nil {
+		return nil, err
+	}
 	// Last: every batch of a window updates the same summary row, so its
 	// lock is taken as late, and held as briefly, as possible.
 	for _, d := range pr.info {
@@ -96,10 +99,7 @@ func touchValues(ctx context.Context, c *store.Conn, values map[valueKind]map[st
 		}
 		sort.Strings(vs)
 		if k.kind == valueRelease {
-			if err := c.NoteReleases(ctx, k.project, vs, at); err != nil {
-				return err
-			}
-			continue
+			continue // noteReleases
 		}
 		if err := c.TouchProjectValues(ctx, k.project, k.kind, vs, at); err != nil {
 			return err

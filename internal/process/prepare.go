@@ -97,6 +97,9 @@ type prepared struct {
 	// project and kind (store.TouchProjectValues), each with the latest
 	// receipt time; at most maxValuesPerApply a project and kind.
 	values map[valueKind]map[string]time.Time
+	// releases are the release_order keys apply inserted, known to this
+	// process once its transaction commits (knownReleases).
+	releases []string
 }
 
 // valueKind is one kind of value (store.ValueEnvironment, ValueService) of

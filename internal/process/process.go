@@ -72,9 +72,10 @@ type Processor struct {
 	// connection that ingestion's commits wait for (4 senders end to end:
 	// 124,000-146,000 events/s with two workers always at work,
 	// 178,000-193,000 with one; docs/performance.md).
-	backlog atomic.Bool
-	help    chan struct{}
-	legacy  legacyGroups
+	backlog  atomic.Bool
+	help     chan struct{}
+	legacy   legacyGroups
+	releases knownReleases
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -286,6 +287,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	if err != nil {
 		return err
 	}
+	p.releases.committed(pr.releases)
 	if ticketEvents > 0 && p.opts.AfterTickets != nil {
 		p.opts.AfterTickets()
 	}
