@@ -207,7 +207,9 @@ func (a *App) build(ctx context.Context) error {
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
 	a.ops = httpapi.Ops(a.Metrics.Handler(), a.ready, a.log)
-	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: tickets.NewService(a.DB, now), Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}); err != nil {
+	dashTickets := tickets.NewService(a.DB, now)
+	dashTickets.UseMailer(a.Notify)
+	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}); err != nil {
 		return err
 	}
 	return nil

@@ -112,6 +112,19 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 			return "", err
 		}
 		return s.projectOrg(ctx, g.ProjectID)
+	case "comment_id":
+		if !id.Valid(id.Comment, value) {
+			return "", store.ErrNotFound
+		}
+		m, err := c.CommentByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		g, err := c.GroupByID(ctx, m.GroupID)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, g.ProjectID)
 	case "summary_id":
 		if !id.Valid(id.InfoSummary, value) {
 			return "", store.ErrNotFound

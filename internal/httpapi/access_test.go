@@ -79,7 +79,7 @@ func expireSession(t *testing.T, s *apitest.Server, token string) {
 // scopedOp is one management operation on a resource of an organization.
 // Path and body hold placeholders: {org}, {team} (a fresh organization, for
 // operations that destroy it), {project}, {key}, {invitation}, {member} (a
-// fresh viewer), {email} (a fresh address), {ticket} and {group} (a fresh
+// fresh viewer), {owner_member} (the owner's membership), {email} (a fresh address), {ticket} and {group} (a fresh
 // error group and its open ticket) and {summary} (an INFO summary).
 type scopedOp struct {
 	name, method, path, body string
@@ -114,6 +114,10 @@ var scopedOps = []scopedOp{
 	{name: "get group", method: "GET", path: "/v1/groups/{group}", min: "viewer", ok: 200},
 	{name: "ignore group", method: "PATCH", path: "/v1/groups/{group}", body: `{"status":"ignored"}`, min: "member", ok: 200, bad: `{"status":"muted"}`},
 	{name: "list group events", method: "GET", path: "/v1/groups/{group}/events", min: "viewer", ok: 200},
+	{name: "assign group", method: "PATCH", path: "/v1/groups/{group}", body: `{"assignee_id":"{owner_member}"}`, min: "member", ok: 200, bad: `{"assignee_id":"mem_00000000000000000000000000"}`},
+	{name: "list group activity", method: "GET", path: "/v1/groups/{group}/activity", min: "viewer", ok: 200},
+	{name: "comment", method: "POST", path: "/v1/groups/{group}/comments", body: `{"body":"seen"}`, min: "member", ok: 201, bad: `{"body":""}`},
+	{name: "bulk groups", method: "POST", path: "/v1/projects/{project}/groups/bulk", body: `{"ids":["{group}"],"set":{"status":"ignored"}}`, min: "member", ok: 200, bad: `{"ids":["{group}"]}`},
 	{name: "list info summaries", method: "GET", path: "/v1/projects/{project}/info-summaries", min: "viewer", ok: 200},
 	{name: "get info summary", method: "GET", path: "/v1/info-summaries/{summary}", min: "viewer", ok: 200},
 }
@@ -132,7 +136,7 @@ func (p placeholders) fill(s string) string {
 // op uses, so that one role's success does not spoil the next role's case.
 func fresh(t *testing.T, s *apitest.Server, w apitest.World, op scopedOp) placeholders {
 	t.Helper()
-	p := placeholders{"{org}": w.OrgID, "{project}": w.ProjectID, "{email}": newEmail("invitee")}
+	p := placeholders{"{org}": w.OrgID, "{project}": w.ProjectID, "{email}": newEmail("invitee"), "{owner_member}": w.Owner.MemberID}
 	all := op.path + op.body
 	if strings.Contains(all, "{team}") {
 		p["{team}"] = team(t, s, w)

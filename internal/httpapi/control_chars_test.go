@@ -28,7 +28,7 @@ var controlChars = []string{"\x00", "\a", "\x1b", "\x7f", "\u0085"}
 // controlRow is a scenario: a well-formed request of one operation, its
 // placeholders filled by the fixtures of TestControlCharactersAreRefused
 // ({org}, {project}, {member}, {owner_member}, {invitation}, {key},
-// {ticket}, {group}, {summary}, {channel}, {email}). Every string input the
+// {ticket}, {group}, {summary}, {channel}, {email}, {comment}). Every string input the
 // OpenAPI document lists for the operation is then sent with each control
 // character in turn.
 type controlRow struct {
@@ -60,6 +60,10 @@ var controlRows = map[string]controlRow{
 	"update-group":              {method: "PATCH", path: "/v1/groups/{group}", body: `{"status":"ignored"}`},
 	"merge-groups":              {method: "POST", path: "/v1/groups/{group}/merge", body: `{"group_ids":["{other_group}"]}`},
 	"list-group-events":         {method: "GET", path: "/v1/groups/{group}/events"},
+	"list-group-activity":       {method: "GET", path: "/v1/groups/{group}/activity"},
+	"create-comment":            {method: "POST", path: "/v1/groups/{group}/comments", body: `{"body":"looking"}`},
+	"update-comment":            {method: "PATCH", path: "/v1/comments/{comment}", body: `{"body":"looking"}`},
+	"bulk-groups":               {method: "POST", path: "/v1/projects/{project}/groups/bulk", body: `{"ids":["{group}"],"set":{"status":"ignored"}}`},
 	"list-info-summaries":       {method: "GET", path: "/v1/projects/{project}/info-summaries"},
 	"list-channels":             {method: "GET", path: "/v1/projects/{project}/channels"},
 	"create-channel":            {method: "POST", path: "/v1/projects/{project}/channels", body: `{"member_id":"{owner_member}","name":"ops","type":"email"}`},
@@ -184,9 +188,12 @@ func controlFixtures(t *testing.T, s *apitest.Server, w procWorld) placeholders 
 	keyID, _ := s.CreateKey(t, w.Owner.Token, w.ProjectID)
 	invID, _ := s.Invite(t, w.Owner.Token, w.OrgID, newEmail("pending"), "viewer")
 	ch := createChannel(t, s, w.Owner.Token, w.ProjectID, emailChannel(w.Owner.MemberID, "ops"))
+	comment := s.Do(apitest.Request{Method: "POST", Path: "/v1/groups/" + group + "/comments", Token: w.Owner.Token, Body: map[string]any{"body": "seen"}}).
+		Expect(t, http.StatusCreated, "").Str(t, "id")
 	return placeholders{"{org}": w.OrgID, "{project}": w.ProjectID, "{member}": w.Viewer.MemberID, "{owner_member}": w.Owner.MemberID,
 		"{invitation}": invID, "{key}": keyID, "{ticket}": ticket, "{group}": group, "{other_group}": other,
-		"{summary}": seedSummary(t, s, w.Owner.Token, w.ProjectID), "{channel}": ch["id"].(string), "{email}": newEmail("new")}
+		"{summary}": seedSummary(t, s, w.Owner.Token, w.ProjectID), "{channel}": ch["id"].(string), "{email}": newEmail("new"),
+		"{comment}": comment}
 }
 
 // TestControlCharacters runs the control rule's cases on one server per

@@ -89,7 +89,7 @@ func validationDetail(msg string, errs []error) string {
 			for _, pre := range []string{"body.", "query.", "path.", "header."} {
 				field = strings.TrimPrefix(field, pre)
 			}
-			if field == "body" || field == "" {
+			if d.Location == "body" || field == "" { // the whole body (a field may be named body)
 				return d.Message
 			}
 			return fmt.Sprintf("%s: %s", field, d.Message)

@@ -7,37 +7,52 @@ import (
 
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
+	"github.com/errata-dev/errata/internal/view"
 )
 
 // GroupView is an error group (CONTRACT 4).
 type GroupView struct {
-	ID                 string    `json:"id" doc:"grp_ identifier"`
-	ProjectID          string    `json:"project_id"`
-	Service            string    `json:"service"`
-	Title              string    `json:"title"`
-	Level              string    `json:"level" enum:"warn,error,fatal" doc:"Highest level seen"`
-	Status             string    `json:"status" enum:"unresolved,resolved,ignored"`
-	Fingerprint        string    `json:"fingerprint"`
-	FingerprintVersion int       `json:"fingerprint_version" doc:"Version of the grouping algorithm that made the fingerprint"`
-	FingerprintRule    string    `json:"fingerprint_rule" enum:"custom,stacktrace,message" doc:"What the fingerprint was built from"`
-	ExceptionType      string    `json:"exception_type"`
-	Culprit            string    `json:"culprit" doc:"Top application frame, when a stack trace was parsed"`
-	FirstSeen          Timestamp `json:"first_seen"`
-	LastSeen           Timestamp `json:"last_seen"`
-	EventCount         int64     `json:"event_count"`
-	Environments       []string  `json:"environments" nullable:"false"`
-	Releases           []string  `json:"releases" nullable:"false"`
-	TicketID           *string   `json:"ticket_id" nullable:"true" doc:"The group's current ticket; null after it was deleted"`
-	MergedInto         *string   `json:"merged_into" nullable:"true" doc:"The group this one was merged into (its events go there; lists leave this one out); null when not merged"`
+	ID                 string         `json:"id" doc:"grp_ identifier"`
+	ProjectID          string         `json:"project_id"`
+	Service            string         `json:"service"`
+	Title              string         `json:"title"`
+	Level              string         `json:"level" enum:"warn,error,fatal" doc:"Highest level seen"`
+	Status             string         `json:"status" enum:"unresolved,resolved,ignored"`
+	Fingerprint        string         `json:"fingerprint"`
+	FingerprintVersion int            `json:"fingerprint_version" doc:"Version of the grouping algorithm that made the fingerprint"`
+	FingerprintRule    string         `json:"fingerprint_rule" enum:"custom,stacktrace,message" doc:"What the fingerprint was built from"`
+	ExceptionType      string         `json:"exception_type"`
+	Culprit            string         `json:"culprit" doc:"Top application frame, when a stack trace was parsed"`
+	FirstSeen          Timestamp      `json:"first_seen"`
+	LastSeen           Timestamp      `json:"last_seen"`
+	EventCount         int64          `json:"event_count"`
+	Environments       []string       `json:"environments" nullable:"false"`
+	Releases           []string       `json:"releases" nullable:"false"`
+	TicketID           *string        `json:"ticket_id" nullable:"true" doc:"The group's current ticket; null after it was deleted"`
+	MergedInto         *string        `json:"merged_into" nullable:"true" doc:"The group this one was merged into (its events go there; lists leave this one out); null when not merged"`
+	Assignee           *AssigneeView  `json:"assignee" nullable:"true" doc:"The member the group is assigned to; null when none"`
+	Ignore             map[string]any `json:"ignore" nullable:"true" doc:"An ignored group's condition ({until}, {events}, {events, window} or {users}); null when not ignored with a condition"`
+	ResolvedIn         *string        `json:"resolved_in" nullable:"true" doc:"The release a resolved group was resolved in; null when resolved outright or not resolved"`
 	// Grouping is shown by GET /v1/groups/{group_id} only.
 	Grouping *GroupingView `json:"grouping,omitempty" doc:"What made the fingerprint (GET /v1/groups/{group_id} only): the dashboard's \"Why these events are grouped\""`
+
+	assigneeID string // filled into Assignee by fillAssignees
+}
+
+func (s *Server) groupOutput(ctx context.Context, g store.Group) (*GroupOutput, error) {
+	vs := []GroupView{groupView(g)}
+	if err := s.fillAssignees(ctx, vs); err != nil {
+		return nil, err
+	}
+	return &GroupOutput{vs[0]}, nil
 }
 
 func groupView(g store.Group) GroupView {
 	v := GroupView{ID: g.ID, ProjectID: g.ProjectID, Service: g.Service, Title: g.Title, Level: ingest.Level(g.Level).String(), Status: g.Status,
 		Fingerprint: g.Fingerprint, FingerprintVersion: g.FingerprintVersion, FingerprintRule: g.FingerprintRule, ExceptionType: g.ExceptionType,
 		Culprit: g.Culprit, FirstSeen: ts(g.FirstSeen), LastSeen: ts(g.LastSeen), EventCount: g.EventCount,
-		Environments: nonNil(g.Environments), Releases: nonNil(g.Releases)}
+		Environments: nonNil(g.Environments), Releases: nonNil(g.Releases), assigneeID: g.AssigneeID}
 	if g.TicketID != "" {
 		id := g.TicketID
 		v.TicketID = &id
@@ -45,6 +60,13 @@ func groupView(g store.Group) GroupView {
 	if g.MergedInto != "" {
 		into := g.MergedInto
 		v.MergedInto = &into
+	}
+	if r := tickets.ParseIgnoreRule(g.IgnoreRule); r != nil && g.Status == store.GroupIgnored {
+		v.Ignore = r.Public()
+	}
+	if g.ResolvedIn != "" && g.Status == store.GroupResolved {
+		in := g.ResolvedIn
+		v.ResolvedIn = &in
 	}
 	return v
 }
@@ -76,7 +98,26 @@ func (s *Server) listGroups(ctx context.Context, in *struct {
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.Group, error) {
 		return s.db.Read().ListGroups(ctx, in.ProjectID, f, before, limit)
 	}, func(g store.Group) string { return g.ID }, groupView)
-	return &struct{ Body *Page[GroupView] }{page}, err
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fillAssignees(ctx, page.Data); err != nil {
+		return nil, err
+	}
+	return &struct{ Body *Page[GroupView] }{page}, nil
+}
+
+// fillAssignees sets the assignees of a page of group views.
+func (s *Server) fillAssignees(ctx context.Context, vs []GroupView) error {
+	ids := make([]string, 0, len(vs))
+	for _, v := range vs {
+		ids = append(ids, v.assigneeID)
+	}
+	members, err := s.assignees(ctx, ids...)
+	for i := range vs {
+		vs[i].Assignee = view.AssigneeOf(members[vs[i].assigneeID])
+	}
+	return err
 }
 
 func (s *Server) getGroup(ctx context.Context, in *GroupPath) (*GroupOutput, error) {
@@ -84,26 +125,31 @@ func (s *Server) getGroup(ctx context.Context, in *GroupPath) (*GroupOutput, err
 	if err != nil {
 		return nil, err
 	}
-	v := groupView(g)
+	out, err := s.groupOutput(ctx, g)
+	if err != nil {
+		return nil, err
+	}
 	gv, err := GroupGrouping(ctx, s.db.Read(), g)
 	if err != nil {
 		return nil, err
 	}
-	v.Grouping = &gv
-	return &GroupOutput{v}, nil
+	out.Body.Grouping = &gv
+	return out, nil
 }
 
 func (s *Server) updateGroup(ctx context.Context, in *struct {
 	GroupPath
-	Body struct {
-		Status string `json:"status" enum:"unresolved,resolved,ignored" doc:"resolved or ignored also resolves the open ticket; an ignored group opens no tickets"`
-	}
+	Body GroupPatch
 }) (*GroupOutput, error) {
-	g, err := s.tickets.SetGroupStatus(ctx, in.GroupID, in.Body.Status)
+	ch, err := in.Body.change("", s.now())
 	if err != nil {
 		return nil, err
 	}
-	return &GroupOutput{groupView(g)}, nil
+	g, err := s.tickets.ChangeGroup(ctx, actor(ctx), in.GroupID, ch)
+	if err != nil {
+		return nil, err
+	}
+	return s.groupOutput(ctx, g)
 }
 
 // MergeInput names the groups merged into the path's group.
@@ -117,11 +163,11 @@ type MergeInput struct {
 // mergeGroups merges groups into the path's group (CONTRACT: issue 12,
 // "Merging by hand").
 func (s *Server) mergeGroups(ctx context.Context, in *MergeInput) (*GroupOutput, error) {
-	g, err := s.tickets.MergeGroups(ctx, in.GroupID, in.Body.GroupIDs)
+	g, err := s.tickets.MergeGroups(ctx, actor(ctx), in.GroupID, in.Body.GroupIDs)
 	if err != nil {
 		return nil, err
 	}
-	return &GroupOutput{groupView(g)}, nil
+	return s.groupOutput(ctx, g)
 }
 
 // EventView is a stored sample event of a group.

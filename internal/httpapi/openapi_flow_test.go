@@ -219,6 +219,7 @@ func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
 		do("GET", "/v1/groups/"+other, nil, http.StatusOK, "")
 	}
 	do("GET", "/v1/projects/"+prj+"/groups", nil, http.StatusOK, "")
+	teamFlow(t, c, owner, prj, gid)
 
 	// INFO summaries.
 	sums := do("GET", "/v1/projects/"+prj+"/info-summaries", nil, http.StatusOK, "").JSON(t)["data"].([]any)
@@ -228,6 +229,34 @@ func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
 	do("GET", "/v1/projects/"+prj+"/info-summaries?from=2000-01-01T00:00:00.000Z&to=2000-01-02T00:00:00Z", nil, http.StatusOK, "")
 	do("GET", "/v1/info-summaries/"+sums[0].(map[string]any)["id"].(string), nil, http.StatusOK, "")
 	do("GET", "/v1/info-summaries/"+unknownIDs["summary_id"], nil, http.StatusNotFound, "not-found")
+}
+
+// teamFlow validates the answers of assignment, conditions, activity,
+// comments and bulk actions (CONTRACT 8).
+func teamFlow(t *testing.T, c *contract, owner, prj, gid string) {
+	t.Helper()
+	do := func(method, path string, body any, status int, code string) *apitest.Response {
+		t.Helper()
+		return c.call(t, apitest.Request{Method: method, Path: path, Token: owner, Body: body}, status, code)
+	}
+	orgID := do("GET", "/v1/projects/"+prj, nil, http.StatusOK, "").Str(t, "organization_id")
+	me := do("GET", "/v1/orgs/"+orgID+"/members", nil, http.StatusOK, "").JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"assignee_id": me}, http.StatusOK, "") // assignee set
+	do("GET", "/v1/projects/"+prj+"/tickets", nil, http.StatusOK, "")                    // items with an assignee
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"assignee_id": unknownIDs["member_id"]}, http.StatusUnprocessableEntity, "validation-failed")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "ignored", "ignore": map[string]any{"events": 10, "window": "1h"}}, http.StatusOK, "")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "resolved", "resolved_in": "next"}, http.StatusOK, "")
+	do("PATCH", "/v1/groups/"+gid, map[string]any{"assignee_id": nil, "status": "unresolved"}, http.StatusOK, "")
+	cm := do("POST", "/v1/groups/"+gid+"/comments", map[string]any{"body": "looking at it"}, http.StatusCreated, "").Str(t, "id")
+	do("POST", "/v1/groups/"+gid+"/comments", map[string]any{"body": ""}, http.StatusUnprocessableEntity, "validation-failed")
+	do("PATCH", "/v1/comments/"+cm, map[string]any{"body": "fixed in 1.2.4"}, http.StatusOK, "")
+	first := do("GET", "/v1/groups/"+gid+"/activity?limit=1", nil, http.StatusOK, "").Str(t, "next_cursor")
+	do("GET", "/v1/groups/"+gid+"/activity?limit=100&cursor="+url.QueryEscape(first), nil, http.StatusOK, "")
+	do("DELETE", "/v1/comments/"+cm, nil, http.StatusNoContent, "")
+	do("DELETE", "/v1/comments/"+unknownIDs["comment_id"], nil, http.StatusNotFound, "not-found")
+	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"ids": []string{gid}, "set": map[string]any{"status": "resolved"}}, http.StatusOK, "")
+	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"query": "is:resolved", "set": map[string]any{"status": "unresolved"}}, http.StatusOK, "")
+	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"query": "is:resolved", "merge": true}, http.StatusUnprocessableEntity, "validation-failed")
 }
 
 // notifyFlow validates every answer of channels, deliveries, notification

@@ -66,7 +66,10 @@ func (s *Server) routes() {
 	register(s, del("/v1/tickets/{ticket_id}", "delete-ticket", "Delete a ticket", "Tickets"), in("ticket_id", org.MemberRole), s.deleteTicket)
 	register(s, get("/v1/projects/{project_id}/groups", "list-groups", "List error groups", "Error groups"), in("project_id", org.Viewer), s.listGroups)
 	register(s, get("/v1/groups/{group_id}", "get-group", "Get an error group", "Error groups"), in("group_id", org.Viewer), s.getGroup)
-	register(s, patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore or unresolve an error group", "Error groups"), in("group_id", org.MemberRole), s.updateGroup)
+	register(s, describe(patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore, unresolve or assign an error group", "Error groups"),
+		"Any of status (with ignore, a condition that ends an ignore, or resolved_in, the release it is resolved in) and assignee_id (a member of "+
+			"the project's organization, or null). The change is atomic and recorded in the group's activity with the caller as actor; "+
+			"a new assignee other than the caller gets an email when SMTP is set."), in("group_id", org.MemberRole), s.updateGroup)
 	register(s, post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), in("group_id", org.MemberRole), s.mergeGroups)
 	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
 	register(s, describe(get("/v1/projects/{project_id}/grouping-rules", "get-grouping-rules", "Get the project's grouping rules", "Error groups"),
@@ -78,6 +81,17 @@ func (s *Server) routes() {
 			"A rule that does not parse is 422 validation-failed naming the field and its line (\"stack_trace: line 3: …\"). "+
 			"The rules apply to the events processed after the change; existing groups keep their events."),
 		in("project_id", org.Admin), s.putGroupingRules)
+	// Working the errors as a team (CONTRACT 8).
+	register(s, describe(get("/v1/groups/{group_id}/activity", "list-group-activity", "List an error group's activity, newest first", "Error groups"),
+		"What processing (actor null) and people did to the group: first_seen, regression, spike, resolved, unresolved, ignored, unignored, "+
+			"assigned, unassigned, comment (data.comment_id, data.body), merged, ticket_opened, ticket_resolved."), in("group_id", org.Viewer), s.listActivity)
+	register(s, post("/v1/groups/{group_id}/comments", "create-comment", "Comment on an error group", "Error groups", http.StatusCreated), in("group_id", org.MemberRole), s.createComment)
+	register(s, patch("/v1/comments/{comment_id}", "update-comment", "Edit a comment (its author or an admin)", "Error groups"), in("comment_id", org.MemberRole), s.updateComment)
+	register(s, del("/v1/comments/{comment_id}", "delete-comment", "Delete a comment (its author or an admin)", "Error groups"), in("comment_id", org.MemberRole), s.deleteComment)
+	register(s, describe(post("/v1/projects/{project_id}/groups/bulk", "bulk-groups", "Change or merge many error groups", "Error groups", http.StatusOK),
+		"ids (at most 1,000) or query (at most 10,000 matches), with set (the fields of the group PATCH) or merge: true (ids only). "+
+			"Each group's change is atomic and recorded in its activity; matched counts the groups found, updated those changed."),
+		in("project_id", org.MemberRole), s.bulkGroups)
 	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
 	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)
 

@@ -130,7 +130,11 @@ func (s *Server) MountIngest(in *intake.Intake) {
 func (s *Server) Callers() *ratelimit.Limiter { return s.callers }
 
 // UseNotifier gives the channel, delivery and digest routes their service.
-func (s *Server) UseNotifier(n *notify.Service) { s.notify = n }
+// It also sends the emails of assignments.
+func (s *Server) UseNotifier(n *notify.Service) {
+	s.notify = n
+	s.tickets.UseMailer(n)
+}
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

@@ -36,12 +36,24 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 }) (*struct{ Body *Page[TicketItem] }, error) {
 	f := store.TicketFilter{Status: in.Status, Severity: in.Severity, Service: in.Service, Environment: in.Environment}
 	scope := TicketListScope(in.ProjectID, f)
+	var assigned []string
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.TicketWithGroup, error) {
 		return s.db.Read().ListTickets(ctx, in.ProjectID, f, before, limit)
 	}, func(t store.TicketWithGroup) string { return t.ID }, func(t store.TicketWithGroup) TicketItem {
+		assigned = append(assigned, t.Group.AssigneeID)
 		return view.NewTicketItem(s.appURL, t.Ticket)
 	})
-	return &struct{ Body *Page[TicketItem] }{page}, err
+	if err != nil {
+		return nil, err
+	}
+	members, err := s.assignees(ctx, assigned...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range page.Data {
+		page.Data[i].Assignee = view.AssigneeOf(members[assigned[i]])
+	}
+	return &struct{ Body *Page[TicketItem] }{page}, nil
 }
 
 // TicketOutput is one ticket.
@@ -52,7 +64,13 @@ func (s *Server) getTicket(ctx context.Context, in *TicketPath) (*TicketOutput, 
 	if err != nil {
 		return nil, err
 	}
-	return &TicketOutput{ticketView(s.appURL, tg, s.now())}, nil
+	members, err := s.assignees(ctx, tg.Group.AssigneeID)
+	if err != nil {
+		return nil, err
+	}
+	v := ticketView(s.appURL, tg, s.now())
+	v.Assignee = view.AssigneeOf(members[tg.Group.AssigneeID])
+	return &TicketOutput{v}, nil
 }
 
 func (s *Server) updateTicket(ctx context.Context, in *struct {
@@ -61,7 +79,7 @@ func (s *Server) updateTicket(ctx context.Context, in *struct {
 		Status string `json:"status" enum:"open,resolved" doc:"resolved also resolves the group; open reopens it"`
 	}
 }) (*TicketOutput, error) {
-	if err := s.tickets.SetTicketStatus(ctx, in.TicketID, in.Body.Status); err != nil {
+	if err := s.tickets.SetTicketStatus(ctx, actor(ctx), in.TicketID, in.Body.Status); err != nil {
 		return nil, err
 	}
 	return s.getTicket(ctx, &in.TicketPath)

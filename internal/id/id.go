@@ -31,6 +31,8 @@ const (
 	InfoSummary  = "ism_"
 	Request      = "req_"
 	Session      = "ses_"
+	Activity     = "act_"
+	Comment      = "cmt_"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

@@ -56,6 +56,12 @@ func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets
 			}
 			if tv == nil {
 				v := view.NewTicket(s.opts.AppURL, store.TicketWithGroup{Ticket: ev.Ticket, Group: ev.Group}, now)
+				if ev.Group.AssigneeID != "" {
+					m, err := c.MemberByID(ctx, ev.Group.AssigneeID)
+					if err == nil {
+						v.Assignee = view.AssigneeOf(m)
+					}
+				}
 				tv = &v
 			}
 			if err := s.queueTo(ctx, c, ch, o, now); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // System emails (an invitation's) go through the delivery engine like a
@@ -34,6 +35,28 @@ func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.Invi
 	}
 	now := s.now()
 	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventInvitation, SubjectID: m.InvitationID, Format: store.FormatEmail, Body: body,
+		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+	return c.InsertDelivery(ctx, d)
+}
+
+// QueueAssignment queues the email telling a member a group was assigned
+// to them, in c's transaction (tickets.Mailer). Without SMTP it queues
+// nothing.
+func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.AssignmentEmail) error {
+	if s.opts.Mail == nil {
+		return nil
+	}
+	url := m.GroupURL
+	if url == "" {
+		url = s.opts.AppURL + "/groups/" + m.GroupID
+	}
+	msg := email.RenderAssignment(email.Assignment{AssignedBy: m.AssignedBy, Project: m.Project, Title: m.Title, GroupURL: url})
+	body, err := marshal(store.EventAssignment, emailBody{To: m.To, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventAssignment, SubjectID: m.GroupID, Format: store.FormatEmail, Body: body,
 		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
 	return c.InsertDelivery(ctx, d)
 }

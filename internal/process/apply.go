@@ -62,6 +62,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	if err := touchValues(ctx, c, pr.values); err != nil {
 		return nil, err
 	}
+	if pr.releases, err = p.noteReleases(ctx, c, pr.values); err != nil {
+		return nil, err
+	}
 	// Last: every batch of a window updates the same summary row, so its
 	// lock is taken as late, and held as briefly, as possible.
 	for _, d := range pr.info {
@@ -95,6 +98,9 @@ func touchValues(ctx context.Context, c *store.Conn, values map[valueKind]map[st
 			}
 		}
 		sort.Strings(vs)
+		if k.kind == valueRelease {
+			continue // noteReleases
+		}
 		if err := c.TouchProjectValues(ctx, k.project, k.kind, vs, at); err != nil {
 			return err
 		}
@@ -111,7 +117,11 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		g = newGroup(ga.projectID, ga, now)
 	}
 	merge(&g, ga, now)
-	opened := tickets.Open(&g, isNew, time.UnixMilli(ga.minTS).UTC(), now)
+	opened, err := tickets.OpenAfter(ctx, c, &g, isNew, tickets.Batch{Releases: ga.rels,
+		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Minutes: ga.minutes, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)
+	if err != nil {
+		return g, nil, err
+	}
 	if isNew {
 		if err := c.InsertGroup(ctx, g); err != nil {
 			return g, nil, err
@@ -125,6 +135,9 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 	}
 	if opened != nil {
 		if err := c.InsertTicket(ctx, *opened); err != nil {
+			return g, nil, err
+		}
+		if err := tickets.RecordOpened(ctx, c, g, *opened, now); err != nil {
 			return g, nil, err
 		}
 		events = append(events, tickets.Event{Ticket: *opened, Group: g, Kind: opened.Reason, Environments: ga.envs})

@@ -34,6 +34,45 @@ type groupAgg struct {
 	maxTS       int64
 	envs, rels  []string      // in order of appearance
 	minutes     map[int64]int // events by receipt minute (Unix ms)
+	// users are the distinct user.id attributes of the events, at most
+	// maxUsersPerGroup (for an ignore condition on users).
+	users    []string
+	userSeen map[string]bool
+}
+
+// maxUsersPerGroup bounds the user ids one transaction records for a group.
+const maxUsersPerGroup = 1000
+
+// valueRelease is the kind of value touchValues records in release_order
+// rather than project_values.
+const valueRelease = "release"
+
+var userIDKey = []byte(`"user.id"`)
+
+// addUser adds the user.id attribute of e, when it has one, to g's users.
+func (g *groupAgg) addUser(e *ingest.Event) {
+	if len(g.users) >= maxUsersPerGroup || !bytes.Contains(e.Attributes, userIDKey) {
+		return
+	}
+	var v struct {
+		UserID json.RawMessage `json:"user.id"`
+	}
+	if json.Unmarshal(e.Attributes, &v) != nil || len(v.UserID) == 0 {
+		return
+	}
+	u := string(v.UserID)
+	var s string
+	if json.Unmarshal(v.UserID, &s) == nil {
+		u = s
+	}
+	if u == "" || u == "null" || len(u) > 200 || g.userSeen[u] {
+		return
+	}
+	if g.userSeen == nil {
+		g.userSeen = map[string]bool{}
+	}
+	g.userSeen[u] = true
+	g.users = append(g.users, u)
 }
 
 // prepared is a set of claimed batches turned into per-group and INFO
@@ -60,6 +99,9 @@ type prepared struct {
 	// project and kind (store.TouchProjectValues), each with the latest
 	// receipt time; at most maxValuesPerApply a project and kind.
 	values map[valueKind]map[string]time.Time
+	// releases are the release_order keys apply inserted, known to this
+	// process once its transaction commits (knownReleases).
+	releases []string
 }
 
 // valueKind is one kind of value (store.ValueEnvironment, ValueService) of
@@ -158,6 +200,9 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		if i == 0 || e.Service != events[i-1].Service {
 			p.see(b, store.ValueService, e.Service)
 		}
+		if i == 0 || e.Release != events[i-1].Release {
+			p.see(b, valueRelease, e.Release)
+		}
 		if e.Level <= ingest.Info {
 			if info == nil {
 				info = &store.InfoDelta{ProjectID: b.ProjectID, WindowStart: start, WindowEnd: start.Add(p.window), Services: map[string]int64{}}
@@ -183,6 +228,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
+		g.addUser(e)
 	}
 }
 

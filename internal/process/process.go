@@ -72,10 +72,11 @@ type Processor struct {
 	// connection that ingestion's commits wait for (4 senders end to end:
 	// 124,000-146,000 events/s with two workers always at work,
 	// 178,000-193,000 with one; docs/performance.md).
-	backlog atomic.Bool
-	help    chan struct{}
-	legacy  legacyGroups
-	rules   compiledRules
+	backlog  atomic.Bool
+	help     chan struct{}
+	legacy   legacyGroups
+	rules    compiledRules
+	releases knownReleases
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -148,6 +149,7 @@ func (p *Processor) Stop() {
 // work processes batches until ctx ends; a helper waits while the queue has
 // no backlog.
 func (p *Processor) work(ctx context.Context, helper bool) {
+	var swept time.Time
 	for ctx.Err() == nil {
 		if helper && !p.backlog.Load() {
 			p.idle(ctx, p.help)
@@ -168,6 +170,7 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 			p.idle(ctx, p.help)
 			continue
 		}
+		p.sweep(context.WithoutCancel(ctx), &swept)
 		p.idle(ctx, p.wake)
 	}
 }
@@ -289,6 +292,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	if err != nil {
 		return err
 	}
+	p.releases.committed(pr.releases)
 	if ticketEvents > 0 && p.opts.AfterTickets != nil {
 		p.opts.AfterTickets()
 	}
@@ -330,7 +334,8 @@ func (p *Processor) failed(ctx context.Context, b store.Batch, cause error) {
 	}
 }
 
-// Drain processes until the queue is empty (for tests and tools).
+// Drain processes until the queue is empty, then ends the ignores whose
+// time has come (for tests and tools).
 func (p *Processor) Drain(ctx context.Context) error {
 	for {
 		did, err := p.ProcessOne(ctx)
@@ -338,7 +343,8 @@ func (p *Processor) Drain(ctx context.Context) error {
 			return err
 		}
 		if !did {
-			return nil
+			_, err := p.ExpireIgnores(ctx)
+			return err
 		}
 	}
 }

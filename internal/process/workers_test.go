@@ -44,7 +44,7 @@ func TestOneGroupCountedExactlyUnderContention(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
 				status := []string{store.GroupIgnored, store.GroupUnresolved}[i%2]
-				if _, err := svc.SetGroupStatus(ctx, gid, status); err != nil {
+				if _, err := svc.SetGroupStatus(ctx, tickets.Actor{}, gid, status); err != nil {
 					t.Errorf("SetGroupStatus: %v", err)
 				}
 			}

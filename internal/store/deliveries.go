@@ -49,11 +49,13 @@ type Delivery struct {
 	Format string
 }
 
-// The events of system emails: an invitation's, and an email channel's
-// confirmation (its subject is the channel).
+// The events of system emails: an invitation's, an email channel's
+// confirmation (its subject is the channel) and an assignment's (its
+// subject is the group).
 const (
 	EventInvitation   = "invitation"
 	EventConfirmation = "confirmation"
+	EventAssignment   = "assignment"
 )
 
 // FormatEmail is the format of an email delivery.

@@ -47,11 +47,22 @@ type Group struct {
 	// MergedInto is the group this one was merged into by hand ("" when
 	// none): its events go there, and lists leave it out.
 	MergedInto string
+	// AssigneeID is the member the group is assigned to ("" when none).
+	AssigneeID string
+	// IgnoreRule is the JSON condition of an ignored group, with the
+	// figures processing keeps to test it ("" when none: tickets.IgnoreRule).
+	IgnoreRule string
+	// ResolvedIn is the release a resolved group was resolved in ("" when
+	// it was resolved outright).
+	ResolvedIn string
+	// IgnoreUntil is the time of an ignore-until condition (nil when none):
+	// DueIgnores finds the groups whose time has come.
+	IgnoreUntil *time.Time
 }
 
 const groupCols = `id, project_id, service, fingerprint, fingerprint_version, fingerprint_rule, title, exception_type, culprit, level, status,
 	first_seen, last_seen, event_count, environments, releases, first_release, last_release, last_environment, sample_message, last_trace_id,
-	ticket_id, resolved_at, updated_at, merged_into`
+	ticket_id, resolved_at, updated_at, merged_into, assignee_id, ignore_rule, resolved_in, ignore_until`
 
 // groupRow holds the scan destinations of a group row.
 type groupRow struct {
@@ -61,19 +72,22 @@ type groupRow struct {
 	ticket     sql.NullString
 	resolved   sql.NullInt64
 	merged     sql.NullString
+	assignee   sql.NullString
+	until      sql.NullInt64
 }
 
 func (r *groupRow) dest() []any {
 	g := &r.g
 	return []any{&g.ID, &g.ProjectID, &g.Service, &g.Fingerprint, &g.FingerprintVersion, &g.FingerprintRule, &g.Title, &g.ExceptionType,
 		&g.Culprit, &g.Level, &g.Status, &r.fs, &r.ls, &g.EventCount, &r.envs, &r.rels, &g.FirstRelease, &g.LastRelease, &g.LastEnvironment,
-		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up, &r.merged}
+		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up, &r.merged, &r.assignee, &g.IgnoreRule, &g.ResolvedIn, &r.until}
 }
 
 func (r *groupRow) group() Group {
 	g := r.g
 	g.FirstSeen, g.LastSeen, g.UpdatedAt = fromMS(r.fs), fromMS(r.ls), fromMS(r.up)
-	g.TicketID, g.ResolvedAt, g.MergedInto = r.ticket.String, fromNullMS(r.resolved), r.merged.String
+	g.TicketID, g.ResolvedAt, g.MergedInto, g.AssigneeID = r.ticket.String, fromNullMS(r.resolved), r.merged.String, r.assignee.String
+	g.IgnoreUntil = fromNullMS(r.until)
 	_ = json.Unmarshal([]byte(r.envs), &g.Environments)
 	_ = json.Unmarshal([]byte(r.rels), &g.Releases)
 	return g
@@ -171,10 +185,11 @@ func (c *Conn) LockGroup(ctx context.Context, id string) (Group, error) {
 
 // InsertGroup adds a group; an existing key is ErrConflict.
 func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
-	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		g.ID, g.ProjectID, g.Service, g.Fingerprint, g.FingerprintVersion, g.FingerprintRule, g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status,
 		ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases), g.FirstRelease, g.LastRelease,
-		g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt), nullString(g.MergedInto))
+		g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt), nullString(g.MergedInto),
+		nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil))
 	if err != nil {
 		return fmt.Errorf("store: insert group: %w", err)
 	}
@@ -185,11 +200,11 @@ func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
 func (c *Conn) UpdateGroup(ctx context.Context, g Group) error {
 	err := c.execOne(ctx, `UPDATE error_groups SET title = ?, exception_type = ?, culprit = ?, level = ?, status = ?, first_seen = ?, last_seen = ?,
 		event_count = ?, environments = ?, releases = ?, first_release = ?, last_release = ?, last_environment = ?, sample_message = ?, last_trace_id = ?,
-		ticket_id = ?, resolved_at = ?, updated_at = ?, merged_into = ?
+		ticket_id = ?, resolved_at = ?, updated_at = ?, merged_into = ?, assignee_id = ?, ignore_rule = ?, resolved_in = ?, ignore_until = ?
 		WHERE id = ?`,
 		g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases),
 		g.FirstRelease, g.LastRelease, g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt),
-		nullString(g.MergedInto), g.ID)
+		nullString(g.MergedInto), nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil), g.ID)
 	if err != nil {
 		return fmt.Errorf("store: update group %s: %w", g.ID, err)
 	}

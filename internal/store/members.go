@@ -96,8 +96,12 @@ func (c *Conn) SetMemberRole(ctx context.Context, id, role string) error {
 	return nil
 }
 
-// DeleteMember removes a member from its organization.
+// DeleteMember removes a member from its organization; the groups
+// assigned to it become unassigned.
 func (c *Conn) DeleteMember(ctx context.Context, id string) error {
+	if _, err := c.exec(ctx, `UPDATE error_groups SET assignee_id = NULL WHERE assignee_id = ?`, id); err != nil {
+		return fmt.Errorf("store: delete member %s: %w", id, err)
+	}
 	if err := c.execOne(ctx, `DELETE FROM members WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("store: delete member %s: %w", id, err)
 	}

@@ -23,12 +23,24 @@ const MaxMerge = 100
 // another organization, is answered exactly as an id that names nothing
 // (CONTRACT 8): both are looked up by the same query within the target's
 // project, and neither is locked. It returns the target as it is after.
-func (s *Service) MergeGroups(ctx context.Context, targetID string, ids []string) (store.Group, error) {
+// Each group's activity records the merge with a as its actor.
+func (s *Service) MergeGroups(ctx context.Context, a Actor, targetID string, ids []string) (store.Group, error) {
 	if len(ids) == 0 || len(ids) > MaxMerge {
 		return store.Group{}, problem.Newf("validation-failed", "group_ids: name 1 to %d groups to merge", MaxMerge)
 	}
 	var out store.Group
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		var err error
+		out, err = s.merge(ctx, c, a, targetID, ids)
+		return err
+	})
+	return out, err
+}
+
+// merge is MergeGroups in c's transaction.
+func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID string, ids []string) (store.Group, error) {
+	var out store.Group
+	err := func() error {
 		head, err := c.GroupByID(ctx, targetID) // its project never changes
 		if err != nil {
 			return err
@@ -46,6 +58,7 @@ func (s *Service) MergeGroups(ctx context.Context, targetID string, ids []string
 		}
 		now := s.clock()
 		done := map[string]bool{}
+		var merged []string
 		for i, gid := range ids {
 			m, found := locked[gid]
 			switch {
@@ -59,18 +72,22 @@ func (s *Service) MergeGroups(ctx context.Context, targetID string, ids []string
 				continue
 			}
 			done[gid] = true
+			merged = append(merged, gid)
 			if err := c.MoveGroupData(ctx, m.ID, target.ID); err != nil {
 				return err
 			}
 			Absorb(&target, m)
-			if err := resolveMerged(ctx, c, &m, target.ID, now); err != nil {
+			if err := resolveMerged(ctx, c, a, &m, target.ID, now); err != nil {
 				return err
 			}
+		}
+		if err := Record(ctx, c, target.ID, store.ActivityMerged, a, map[string]any{"group_ids": merged}, now); err != nil {
+			return err
 		}
 		target.UpdatedAt = now
 		out = target
 		return c.UpdateGroup(ctx, target)
-	})
+	}()
 	return out, err
 }
 
@@ -100,8 +117,9 @@ func lockMerged(ctx context.Context, c *store.Conn, projectID, targetID string, 
 }
 
 // resolveMerged marks m merged into targetID: no events of its own left,
-// resolved, and its open ticket resolved with the reason `merged`.
-func resolveMerged(ctx context.Context, c *store.Conn, m *store.Group, targetID string, now time.Time) error {
+// resolved, and its open ticket resolved with the reason `merged`; its
+// activity records both.
+func resolveMerged(ctx context.Context, c *store.Conn, a Actor, m *store.Group, targetID string, now time.Time) error {
 	if m.TicketID != "" {
 		t, err := c.TicketByID(ctx, m.TicketID)
 		if err == nil && t.Status == store.TicketOpen {
@@ -109,7 +127,13 @@ func resolveMerged(ctx context.Context, c *store.Conn, m *store.Group, targetID 
 			if err := c.UpdateTicket(ctx, t); err != nil {
 				return err
 			}
+			if err := Record(ctx, c, m.ID, store.ActivityTicketResolved, a, map[string]any{"ticket_id": t.ID, "reason": store.ReasonMerged}, now); err != nil {
+				return err
+			}
 		}
+	}
+	if err := Record(ctx, c, m.ID, store.ActivityMerged, a, map[string]any{"into": targetID}, now); err != nil {
+		return err
 	}
 	m.MergedInto, m.EventCount, m.UpdatedAt = targetID, 0, now
 	if m.Status != store.GroupResolved {

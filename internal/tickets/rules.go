@@ -16,7 +16,8 @@ import (
 type Event struct {
 	Ticket store.Ticket
 	Group  store.Group
-	// Kind is store.ReasonNew, store.ReasonRegression or store.ReasonSpike.
+	// Kind is store.ReasonNew, store.ReasonRegression, store.ReasonSpike or
+	// ReasonUnignored.
 	Kind string
 	// Environments are those of the events that caused it (the batch's
 	// events of the group, in order of appearance; events without an
@@ -41,11 +42,49 @@ func Open(g *store.Group, isNew bool, firstSeen, now time.Time) *store.Ticket {
 	switch {
 	case isNew:
 	case g.Status == store.GroupResolved:
-		g.Status, g.ResolvedAt = store.GroupUnresolved, nil
+		g.Status, g.ResolvedAt, g.ResolvedIn = store.GroupUnresolved, nil, ""
 		reason = store.ReasonRegression
 	default:
 		return nil
 	}
+	return openTicket(g, reason, firstSeen, now)
+}
+
+// Batch is what a batch brought a group, for the rules that look past its
+// status: the releases of its events (resolved in a release) and what an
+// ignore condition counts.
+type Batch struct {
+	IgnoreBatch
+	Releases []string
+}
+
+// OpenAfter is Open with CONTRACT 8's conditions: a group resolved in a
+// release regresses only on an event of a newer release, and an ignored
+// group whose condition the batch meets becomes unresolved with a new
+// ticket (reason unignored; its figures are kept in g otherwise).
+func OpenAfter(ctx context.Context, c *store.Conn, g *store.Group, isNew bool, b Batch, firstSeen, now time.Time) (*store.Ticket, error) {
+	switch {
+	case isNew:
+	case g.Status == store.GroupResolved && g.ResolvedIn != "":
+		if reg, err := Regresses(ctx, c, *g, b.Releases); err != nil || !reg {
+			return nil, err
+		}
+	case g.Status == store.GroupIgnored && g.IgnoreRule != "":
+		met, err := Met(ctx, c, g, b.IgnoreBatch)
+		if err != nil || !met {
+			return nil, err
+		}
+		if err := c.ClearIgnoreUsers(ctx, g.ID); err != nil {
+			return nil, err
+		}
+		g.Status = store.GroupUnresolved
+		setRule(g, nil)
+		return openTicket(g, ReasonUnignored, firstSeen, now), nil
+	}
+	return Open(g, isNew, firstSeen, now), nil
+}
+
+func openTicket(g *store.Group, reason string, firstSeen, now time.Time) *store.Ticket {
 	t := &store.Ticket{
 		ID: id.New(id.Ticket), ProjectID: g.ProjectID, GroupID: g.ID, Severity: SeverityOf(ingest.Level(g.Level)).String(),
 		Status: store.TicketOpen, Reason: reason, Title: g.Title, FirstSeen: firstSeen, CreatedAt: now, UpdatedAt: now,
@@ -81,5 +120,49 @@ func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, 
 	if err := c.UpdateTicket(ctx, t); err != nil {
 		return nil, err
 	}
+	if err := Record(ctx, c, g.ID, store.ActivitySpike, Actor{}, map[string]any{"ticket_id": t.ID, "events": recent, "window": FormatWindow(r.Window)}, now); err != nil {
+		return nil, err
+	}
 	return &Event{Ticket: t, Group: g, Kind: store.ReasonSpike, Environments: envs}, nil
+}
+
+// ExpireIgnore ends, in c's transaction, the ignore of a group whose
+// "until" has come by now although no event arrived since (processing's
+// sweep of store.DueIgnores): the group becomes unresolved with a new
+// ticket (reason unignored), recorded in its activity. It returns the
+// event notification consumes, or nil when the group no longer waits (it
+// changed meanwhile; a stale time is cleared).
+func ExpireIgnore(ctx context.Context, c *store.Conn, groupID string, now time.Time) (*Event, error) {
+	g, err := c.LockGroup(ctx, groupID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := ParseIgnoreRule(g.IgnoreRule)
+	if g.Status != store.GroupIgnored || r == nil || r.Until == nil {
+		setRule(&g, nil)
+		return nil, c.UpdateGroup(ctx, g)
+	}
+	if r.Until.After(now) {
+		return nil, nil
+	}
+	g.Status, g.UpdatedAt = store.GroupUnresolved, now
+	setRule(&g, nil)
+	t := openTicket(&g, ReasonUnignored, now, now)
+	if err := c.UpdateGroup(ctx, g); err != nil {
+		return nil, err
+	}
+	if err := c.InsertTicket(ctx, *t); err != nil {
+		return nil, err
+	}
+	if err := RecordOpened(ctx, c, g, *t, now); err != nil {
+		return nil, err
+	}
+	var envs []string
+	if g.LastEnvironment != "" {
+		envs = []string{g.LastEnvironment}
+	}
+	return &Event{Ticket: *t, Group: g, Kind: ReasonUnignored, Environments: envs}, nil
 }

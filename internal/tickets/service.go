@@ -12,8 +12,9 @@ import (
 // ticket resolves its group, ignoring or resolving a group resolves its
 // open ticket (CONTRACT 4 and 6).
 type Service struct {
-	db  *store.DB
-	now func() time.Time
+	db   *store.DB
+	now  func() time.Time
+	mail Mailer
 }
 
 // NewService returns a Service.
@@ -24,10 +25,14 @@ func NewService(db *store.DB, now func() time.Time) *Service {
 	return &Service{db: db, now: now}
 }
 
+// UseMailer sends assignment emails through m (nil sends none).
+func (s *Service) UseMailer(m Mailer) { s.mail = m }
+
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
-// SetTicketStatus resolves or reopens a ticket.
-func (s *Service) SetTicketStatus(ctx context.Context, ticketID, status string) error {
+// SetTicketStatus resolves or reopens a ticket for a, recording it (and
+// the change of the group's status it makes) in the group's activity.
+func (s *Service) SetTicketStatus(ctx context.Context, a Actor, ticketID, status string) error {
 	return s.db.Tx(ctx, func(c *store.Conn) error {
 		t, err := c.TicketByID(ctx, ticketID)
 		if err != nil {
@@ -44,9 +49,12 @@ func (s *Service) SetTicketStatus(ctx context.Context, ticketID, status string) 
 		}
 		now := s.clock()
 		t.Status, t.UpdatedAt = status, now
+		prev := g.Status
+		kind := store.ActivityTicketOpened
 		switch status {
 		case store.TicketResolved:
 			t.ResolvedAt = &now
+			kind = store.ActivityTicketResolved
 			if g.TicketID == t.ID && g.Status == store.GroupUnresolved {
 				g.Status, g.ResolvedAt, g.UpdatedAt = store.GroupResolved, &now, now
 			}
@@ -58,9 +66,19 @@ func (s *Service) SetTicketStatus(ctx context.Context, ticketID, status string) 
 			}
 			t.ResolvedAt = nil
 			g.Status, g.ResolvedAt, g.TicketID, g.UpdatedAt = store.GroupUnresolved, nil, t.ID, now
+			g.ResolvedIn = ""
+			setRule(&g, nil)
 		}
 		if err := c.UpdateTicket(ctx, t); err != nil {
 			return err
+		}
+		if err := Record(ctx, c, g.ID, kind, a, map[string]any{"ticket_id": t.ID}, now); err != nil {
+			return err
+		}
+		if g.Status != prev {
+			if err := Record(ctx, c, g.ID, g.Status, a, nil, now); err != nil {
+				return err
+			}
 		}
 		return c.UpdateGroup(ctx, g)
 	})
@@ -72,31 +90,8 @@ func (s *Service) DeleteTicket(ctx context.Context, ticketID string) error {
 	return s.db.Tx(ctx, func(c *store.Conn) error { return c.DeleteTicket(ctx, ticketID) })
 }
 
-// SetGroupStatus resolves, ignores or unresolves a group. Resolving or
-// ignoring it resolves its open ticket.
-func (s *Service) SetGroupStatus(ctx context.Context, groupID, status string) (store.Group, error) {
-	var out store.Group
-	err := s.db.Tx(ctx, func(c *store.Conn) error {
-		g, err := c.LockGroup(ctx, groupID) // against a batch of the group applied meanwhile
-		if err != nil {
-			return err
-		}
-		now := s.clock()
-		g.Status, g.UpdatedAt, g.ResolvedAt = status, now, nil
-		if status == store.GroupResolved {
-			g.ResolvedAt = &now
-		}
-		if status != store.GroupUnresolved && g.TicketID != "" {
-			t, err := c.TicketByID(ctx, g.TicketID)
-			if err == nil && t.Status == store.TicketOpen {
-				t.Status, t.ResolvedAt, t.UpdatedAt = store.TicketResolved, &now, now
-				if err := c.UpdateTicket(ctx, t); err != nil {
-					return err
-				}
-			}
-		}
-		out = g
-		return c.UpdateGroup(ctx, g)
-	})
-	return out, err
+// SetGroupStatus resolves, ignores (forever) or unresolves a group for a
+// (ChangeGroup with only a status).
+func (s *Service) SetGroupStatus(ctx context.Context, a Actor, groupID, status string) (store.Group, error) {
+	return s.ChangeGroup(ctx, a, groupID, GroupChange{Status: status})
 }

@@ -1,6 +1,10 @@
 package view
 
 import (
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
 	"time"
 
 	"github.com/errata-dev/errata/internal/store"
@@ -22,6 +26,22 @@ type Ticket struct {
 	CreatedAt  Timestamp      `json:"created_at"`
 	UpdatedAt  Timestamp      `json:"updated_at"`
 	ResolvedAt *Timestamp     `json:"resolved_at" nullable:"true"`
+	Assignee   *Assignee      `json:"assignee" nullable:"true" doc:"The member the ticket's group is assigned to; null when none"`
+}
+
+// Assignee is the member an error group (and its tickets) is assigned to.
+type Assignee struct {
+	MemberID string `json:"member_id" doc:"mem_ identifier"`
+	Name     string `json:"name"`
+	Email    string `json:"email"`
+}
+
+// AssigneeOf is the assignee of a member; nil for none (the zero Member).
+func AssigneeOf(m store.Member) *Assignee {
+	if m.ID == "" {
+		return nil
+	}
+	return &Assignee{MemberID: m.ID, Name: m.Name, Email: m.Email}
 }
 
 // TicketItem is a ticket in a list.
@@ -32,6 +52,7 @@ type TicketItem struct {
 	Title     string    `json:"title"`
 	URL       string    `json:"url"`
 	CreatedAt Timestamp `json:"created_at"`
+	Assignee  *Assignee `json:"assignee" nullable:"true" doc:"The member the ticket's group is assigned to; null when none"`
 }
 
 // TicketURL is a ticket's dashboard address (CONTRACT 6).
@@ -48,4 +69,13 @@ func NewTicket(appURL string, tg store.TicketWithGroup, now time.Time) Ticket {
 // NewTicketItem builds a list item.
 func NewTicketItem(appURL string, t store.Ticket) TicketItem {
 	return TicketItem{ID: t.ID, Severity: t.Severity, Status: t.Status, Title: t.Title, URL: TicketURL(appURL, t.ID), CreatedAt: TS(t.CreatedAt)}
+}
+
+// assigneeFields has Assignee's fields without its methods.
+type assigneeFields Assignee
+
+// Schema describes Assignee inline (not as a reference), so that fields
+// holding one can be nullable.
+func (Assignee) Schema(r huma.Registry) *huma.Schema {
+	return huma.SchemaFromType(r, reflect.TypeFor[assigneeFields]())
 }

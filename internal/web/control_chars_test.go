@@ -63,6 +63,11 @@ var formRows = []formRow{
 		fields: []string{"fingerprint", "stack_trace"}, shown: `action="/projects/{project}/grouping-rules"`},
 	{name: "merge groups", action: "/projects/{project}/groups/merge", base: url.Values{"group_ids": {"{group}", "{other}"}}, fields: []string{"group_ids"}},
 	{name: "group status", action: "/groups/{group}/status", base: url.Values{"status": {"ignored"}}, fields: []string{"status"}},
+	{name: "ignore condition", action: "/groups/{group}/status", base: url.Values{"status": {"ignored"}, "ignore": {"window"}, "ignore_count": {"5"}, "ignore_window": {"1h"}},
+		fields: []string{"ignore", "ignore_window"}},
+	{name: "assign group", action: "/groups/{group}/assign", base: url.Values{"assignee_id": {"{member}"}}, fields: []string{"assignee_id"}},
+	{name: "comment", action: "/groups/{group}/comments", base: url.Values{"body": {"looking"}}, fields: []string{"body"}},
+	{name: "bulk bar", action: "/projects/{project}/groups/bulk", base: url.Values{"group_ids": {"{group}"}, "action": {"resolve"}}, fields: []string{"group_ids", "action"}},
 }
 
 // listRows are list pages and the filters of their address.

@@ -14,6 +14,7 @@ import (
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // groupPage is the group list's page size, the API's default limit.
@@ -29,6 +30,10 @@ func (d *Dashboard) groupRoutes(mux *http.ServeMux) {
 	d.get(mux, "/groups/{group_id}", d.group)
 	d.post(mux, "/groups/{group_id}/status", d.setGroupStatus)
 	d.post(mux, "/projects/{project_id}/groups/merge", d.mergeGroups)
+	d.post(mux, "/projects/{project_id}/groups/bulk", d.bulkGroups)
+	d.post(mux, "/groups/{group_id}/assign", d.assignGroup)
+	d.post(mux, "/groups/{group_id}/comments", d.commentGroup)
+	d.post(mux, "/comments/{comment_id}/delete", d.deleteComment)
 }
 
 // groupListData fills the group list.
@@ -104,6 +109,11 @@ type groupData struct {
 	// Grouping says what made the fingerprint: "Why these events are
 	// grouped".
 	Grouping httpapi.GroupingView
+	// Team is its activity, comments and assignee.
+	Team groupTeam
+	// CanChange shows the assignee picker, the conditions and the comment
+	// form (members and up).
+	CanChange bool
 }
 
 // groupAction is one status button of the group page.
@@ -134,7 +144,11 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Pri
 	}
 	data := groupData{Group: g, Events: events, Grouping: gv}
 	data.Merged, _ = strconv.Atoi(r.URL.Query().Get("merged"))
+	if data.Team, err = d.groupTeamOf(ctx, g, prj, p); err != nil {
+		return err
+	}
 	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) {
+		data.CanChange = true
 		for _, a := range []groupAction{{store.GroupResolved, "Resolve"}, {store.GroupIgnored, "Ignore"}, {store.GroupUnresolved, "Unresolve"}} {
 			if a.Status != g.Status {
 				data.Actions = append(data.Actions, a)
@@ -146,22 +160,20 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Pri
 	return nil
 }
 
-// setGroupStatus resolves, ignores or unresolves a group through
-// tickets.Service.SetGroupStatus with the role PATCH /v1/groups/{group_id}
+// setGroupStatus resolves (in the next release), ignores (with a
+// condition) or unresolves a group through tickets.Service.ChangeGroup with
+// the role PATCH /v1/groups/{group_id}
 // demands, then shows the group again.
 func (d *Dashboard) setGroupStatus(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
 	if err := d.authorize(r, p, "group_id", org.MemberRole); err != nil {
 		return err
 	}
-	status, err := formValue(r, "status")
+	ch, err := groupChangeOf(r, d.now())
 	if err != nil {
 		return err
 	}
-	if !validGroupStatus(status) {
-		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
-	}
 	groupID := r.PathValue("group_id")
-	if _, err := d.tickets.SetGroupStatus(r.Context(), groupID, status); err != nil {
+	if _, err := d.tickets.ChangeGroup(r.Context(), tickets.ActorOf(p.Member), groupID, ch); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/groups/"+groupID, http.StatusSeeOther)

@@ -10,6 +10,7 @@ import (
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // mergeGroups merges the groups chosen in the group list, with the role
@@ -42,7 +43,7 @@ func (d *Dashboard) mergeGroups(w http.ResponseWriter, r *http.Request, p *httpa
 		}
 	}
 	others := slices.DeleteFunc(ids, func(id string) bool { return id == target.ID })
-	if _, err := d.tickets.MergeGroups(ctx, target.ID, others); err != nil {
+	if _, err := d.tickets.MergeGroups(ctx, tickets.ActorOf(p.Member), target.ID, others); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/groups/"+target.ID+"?merged="+strconv.Itoa(len(others)), http.StatusSeeOther)

@@ -105,8 +105,8 @@ type projectData struct {
 	Project store.Project
 	Open    []severityCount
 	Total   int64
-	// Latest are the latest tickets, their headers without sort links.
-	Latest ticketTable
+	// Triage is the list of the project's unresolved error groups.
+	Triage triageList
 	// Failing are the project's failing channels, called out first.
 	Failing []store.Channel
 	// Day and Fortnight are the events charts: the last 24 hours per hour,
@@ -120,12 +120,9 @@ type projectData struct {
 	Snippets snippetData
 }
 
-// latestCount is how many tickets the overview shows; overviewTop how many
-// templates of the latest INFO summary.
-const (
-	latestCount = 10
-	overviewTop = 5
-)
+// overviewTop is how many templates of the latest INFO summary the
+// overview shows.
+const overviewTop = 5
 
 // project is the project overview: failing channels, open tickets by
 // severity, the events charts, the latest INFO summary and the latest
@@ -148,7 +145,8 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.P
 		data.Open = append(data.Open, severityCount{s, counts[s]})
 		data.Total += counts[s]
 	}
-	if data.Latest.Rows, err = c.ListTickets(ctx, prj.ID, store.TicketFilter{}, "", latestCount); err != nil {
+	role, _ := org.ParseRole(p.Member.Role)
+	if data.Triage, err = d.triage(ctx, prj, role); err != nil {
 		return err
 	}
 	if data.Failing, err = c.FailingChannels(ctx, prj.ID); err != nil {
@@ -165,7 +163,7 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.P
 		}
 		data.Summary = &v
 	}
-	if len(data.Latest.Rows) == 0 && data.Summary == nil {
+	if len(data.Triage.Rows) == 0 && data.Total == 0 && data.Summary == nil {
 		groups, err := c.ListGroups(ctx, prj.ID, store.GroupFilter{}, "", 1)
 		if err != nil {
 			return err

@@ -128,7 +128,7 @@ func (d *Dashboard) setStatus(status string) pageFunc {
 			return err
 		}
 		ticketID := r.PathValue("ticket_id")
-		if err := d.tickets.SetTicketStatus(r.Context(), ticketID, status); err != nil {
+		if err := d.tickets.SetTicketStatus(r.Context(), tickets.ActorOf(p.Member), ticketID, status); err != nil {
 			return err
 		}
 		http.Redirect(w, r, "/tickets/"+ticketID, http.StatusSeeOther)

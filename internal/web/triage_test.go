@@ -113,12 +113,14 @@ func TestTriageListsSortAndCount(t *testing.T) {
 			b.get(base+"?sort=title").expect(t, http.StatusUnprocessableEntity, "validation-failed", "sort must be newest, last_seen or event_count")
 			b.get(base+"?sort=newest").expect(t, http.StatusOK, `aria-sort="descending"`)
 		}
-		// The overview's latest tickets show counts and last seen, newest
-		// first, without sort links.
-		ov := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<th scope="col" class="num">Events</th><th scope="col">Last seen</th>`,
-			`<td class="num">5</td>`, triageSample)
-		if got := listTitles(ov.Body); !slices.Equal(got, triageOrders[""]) {
-			t.Errorf("overview latest tickets %q", got)
+		// The overview's triage list (CONTRACT 8) shows the unresolved
+		// groups with their tickets, assignees, counts, last seen and
+		// sparklines, most recently seen first, without sort links.
+		ov := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<th scope="col">Ticket</th><th scope="col">Assignee</th>`,
+			`<th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th><th scope="col">Last 24 hours</th>`,
+			`<td class="num">5</td>`, triageSample, `<svg class="spark"`, `5 events in the last 24 hours`)
+		if got := listTitles(ov.Body); !slices.Equal(got, triageOrders["last_seen"]) {
+			t.Errorf("overview triage list %q, want the last seen order", got)
 		}
 		if strings.Contains(ov.Body, "aria-sort") {
 			t.Error("the overview's table claims a sort")

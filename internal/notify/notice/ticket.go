@@ -35,6 +35,13 @@ func TicketOf(t view.Ticket, ticketURL string) *Ticket {
 		Reason: factString(f["reason"]), Service: factString(f["service"]), Environment: factString(f["environment"]),
 		Release: factString(f["release"]), EventCount: factInt(f["event_count"]),
 		FirstSeen: factTime(f["first_seen"]), LastSeen: factTime(f["last_seen"])}
+	if a := t.Assignee; a != nil { // chat messages and emails mention the assignee
+		name := a.Name
+		if name == "" {
+			name = a.Email
+		}
+		out.Facts = append(out.Facts, Fact{Name: "Assignee", Value: name})
+	}
 	for _, e := range extraFacts {
 		if v := factString(f[e.key]); v != "" {
 			out.Facts = append(out.Facts, Fact{Name: e.label, Value: v})

@@ -39,6 +39,11 @@ func TestTicketOf(t *testing.T) {
 	if got := TicketOf(v, "https://other.example/t"); got.URL != "https://other.example/t" {
 		t.Errorf("ticket_url not taken: %q", got.URL)
 	}
+	// An assigned group's ticket names its assignee first among the facts.
+	v.Assignee = &view.Assignee{MemberID: "mem_1", Name: "Ada", Email: "ada@example.com"}
+	if got := TicketOf(v, "").Facts; len(got) == 0 || got[0] != (Fact{Name: "Assignee", Value: "Ada"}) {
+		t.Errorf("facts of an assigned ticket = %v, want the assignee first", got)
+	}
 }
 
 func TestDetails(t *testing.T) {

@@ -4,7 +4,8 @@
 //   - <time datetime> in the browser's time zone, with a relative phrase;
 //   - <button data-copy="#id" hidden> copy buttons (revealed here);
 //   - <form data-confirm="…"> confirmation before submitting;
-//   - keyboard shortcuts (press ? for the list).
+//   - keyboard shortcuts (press ? for the list; r, i and a act on the
+//     selected row of the project page's triage list).
 // The Content-Security-Policy forbids inline script and style: everything is
 // wired here with addEventListener and styled by classes in style.css.
 (() => {
@@ -126,6 +127,8 @@
   const keys = [
     ["j", "Next row"], ["k", "Previous row"], ["o / Enter", "Open the selected row"],
     ["/", "Search or filter"],
+    ["r", "Resolve the selected error group (triage list)"], ["i", "Ignore the selected error group"],
+    ["a", "Assign the selected error group to me"],
     ...Object.entries(goto).map(([k, [name]]) => ["g " + k, "Go to " + name]),
     ["?", "Show or hide this help"], ["Esc", "Close"],
   ];
@@ -162,6 +165,31 @@
     const tr = r.includes(focused) ? focused : r[current];
     const a = tr && tr.querySelector("a[href]");
     if (a) a.click();
+  }
+
+  /**
+   * act applies the triage list's bulk action to the selected row only
+   * (r, i, a): a same-origin form POST, as the bulk bar's buttons send.
+   */
+  function act(action) {
+    const bar = main().querySelector("form.triage-form");
+    const r = rows();
+    const focused = document.activeElement && document.activeElement.closest("tr");
+    const tr = r.includes(focused) ? focused : r[current];
+    if (!bar || !tr || !tr.dataset.group) return false;
+    const f = document.createElement("form");
+    f.method = "post";
+    f.action = bar.getAttribute("action"); // bar.action is its buttons named action
+    for (const [name, value] of [["action", action], ["group_ids", tr.dataset.group]]) {
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.value = value;
+      f.append(input);
+    }
+    document.body.append(f);
+    f.submit();
+    return true;
   }
 
   function search() {
@@ -243,6 +271,9 @@
         open();
         break;
       case "/": if (!search()) return; break;
+      case "r": if (!act("resolve")) return; break;
+      case "i": if (!act("ignore")) return; break;
+      case "a": if (!act("assign-me")) return; break;
       case "g": pendingG = setTimeout(() => { pendingG = 0; }, 1500); break;
       case "?": toggleHelp(); break;
       default: return;

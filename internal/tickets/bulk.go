@@ -1,0 +1,116 @@
+package tickets
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Bulk limits (CONTRACT 8).
+const (
+	MaxBulkIDs     = 1000
+	MaxBulkMatches = 10_000
+)
+
+// BulkResult is what a bulk action did: the groups it matched and those it
+// changed.
+type BulkResult struct {
+	Matched int `json:"matched"`
+	Updated int `json:"updated"`
+}
+
+// projectGroups keeps the ids (once each, in order) that name groups of
+// projectID not merged into another; an id of another project or
+// organization counts as no group.
+func projectGroups(ctx context.Context, c *store.Conn, projectID string, ids []string) ([]store.Group, error) {
+	var out []store.Group
+	seen := map[string]bool{}
+	for _, gid := range ids {
+		if seen[gid] || !id.Valid(id.Group, gid) {
+			continue
+		}
+		seen[gid] = true
+		g, err := c.GroupByID(ctx, gid)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (g.ProjectID != projectID || g.MergedInto != "")) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// BulkChange applies ch to each group of ids that is a group of projectID,
+// each in its own transaction with its activity entries (a change stays
+// atomic per group; a concurrent change of one group is serialised with
+// it). A change refused for the first group (a bad assignee) changes none.
+func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids []string, ch GroupChange) (BulkResult, error) {
+	gs, err := projectGroups(ctx, s.db.Read(), projectID, ids)
+	if err != nil {
+		return BulkResult{}, err
+	}
+	res := BulkResult{Matched: len(gs)}
+	for _, g := range gs {
+		_, changed, err := s.changeGroup(ctx, a, g.ID, ch)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return res, err
+		}
+		if changed {
+			res.Updated++
+		}
+	}
+	return res, nil
+}
+
+// BulkMerge merges the groups of ids that are groups of projectID into the
+// one of them with the most events (the oldest id on a tie), in one
+// transaction; fewer than two such groups merge nothing.
+func (s *Service) BulkMerge(ctx context.Context, a Actor, projectID string, ids []string) (BulkResult, error) {
+	if len(ids) > MaxBulkIDs {
+		return BulkResult{}, problem.Newf("validation-failed", "ids: at most %d groups", MaxBulkIDs)
+	}
+	gs, err := projectGroups(ctx, s.db.Read(), projectID, ids)
+	if err != nil {
+		return BulkResult{}, err
+	}
+	res := BulkResult{Matched: len(gs)}
+	if len(gs) < 2 {
+		return res, nil
+	}
+	target := slices.MinFunc(gs, func(x, y store.Group) int {
+		if x.EventCount != y.EventCount {
+			if x.EventCount > y.EventCount {
+				return -1
+			}
+			return 1
+		}
+		if x.ID < y.ID {
+			return -1
+		}
+		return 1
+	})
+	var others []string
+	for _, g := range gs {
+		if g.ID != target.ID {
+			others = append(others, g.ID)
+		}
+	}
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		_, err := s.merge(ctx, c, a, target.ID, others)
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Updated = len(gs)
+	return res, nil
+}

@@ -1,0 +1,184 @@
+package tickets
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// AssignmentEmail is the email telling a member a group was assigned to
+// them.
+type AssignmentEmail struct {
+	GroupID    string
+	GroupURL   string // set by the mailer when empty
+	Title      string
+	Project    string
+	To         string
+	Assignee   string
+	AssignedBy string
+}
+
+// Mailer queues the email of an assignment in the transaction that makes it
+// (notify.Service: the durable delivery path; nothing when SMTP is not
+// set).
+type Mailer interface {
+	QueueAssignment(ctx context.Context, c *store.Conn, m AssignmentEmail) error
+}
+
+// GroupChange is what a person changes of a group: any of its status (with
+// an ignore condition or the release it is resolved in) and its assignee.
+type GroupChange struct {
+	// Status is unresolved, resolved or ignored; "" leaves it.
+	Status string
+	// Ignore is the condition of Status ignored (nil: forever).
+	Ignore *IgnoreRule
+	// ResolvedIn is the release of Status resolved: ResolveNext or a
+	// release; "" resolves outright.
+	ResolvedIn string
+	// Assign says AssigneeID is to be set ("" unassigns).
+	Assign     bool
+	AssigneeID string
+}
+
+// ChangeGroup applies a person's change to a group in one transaction,
+// with an activity entry for each thing that changed: concurrent changes
+// of one group are serialised by its row lock and each sees the last. An
+// assignee must be a member of the group's organization (422 naming
+// assignee_id); a new assignee other than the actor gets an email.
+func (s *Service) ChangeGroup(ctx context.Context, a Actor, groupID string, ch GroupChange) (store.Group, error) {
+	g, _, err := s.changeGroup(ctx, a, groupID, ch)
+	return g, err
+}
+
+// changeGroup is ChangeGroup; it also reports whether anything changed
+// (status, its condition or release, assignee).
+func (s *Service) changeGroup(ctx context.Context, a Actor, groupID string, ch GroupChange) (store.Group, bool, error) {
+	var out store.Group
+	changed := false
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		g, err := c.LockGroup(ctx, groupID) // against a batch of the group applied meanwhile
+		if err != nil {
+			return err
+		}
+		before := g
+		g, err = s.change(ctx, c, a, g, ch)
+		out = g
+		changed = before.Status != g.Status || before.AssigneeID != g.AssigneeID || before.IgnoreRule != g.IgnoreRule || before.ResolvedIn != g.ResolvedIn
+		return err
+	})
+	return out, changed, err
+}
+
+// change applies ch to the locked group g in c's transaction.
+func (s *Service) change(ctx context.Context, c *store.Conn, a Actor, g store.Group, ch GroupChange) (store.Group, error) {
+	now := s.clock()
+	if ch.Assign {
+		if err := s.assign(ctx, c, a, &g, ch.AssigneeID, now); err != nil {
+			return g, err
+		}
+	}
+	if ch.Status != "" {
+		if err := s.setStatus(ctx, c, a, &g, ch, now); err != nil {
+			return g, err
+		}
+	}
+	g.UpdatedAt = now
+	return g, c.UpdateGroup(ctx, g)
+}
+
+// assign sets g's assignee and records it.
+func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.Group, memberID string, now time.Time) error {
+	if memberID == g.AssigneeID {
+		return nil
+	}
+	if memberID == "" {
+		prev := g.AssigneeID
+		g.AssigneeID = ""
+		return Record(ctx, c, g.ID, store.ActivityUnassigned, a, map[string]any{"member_id": prev}, now)
+	}
+	p, err := c.ProjectByID(ctx, g.ProjectID)
+	if err != nil {
+		return err
+	}
+	var m store.Member
+	if id.Valid(id.Member, memberID) {
+		m, err = c.MemberByID(ctx, memberID)
+	} else {
+		err = store.ErrNotFound
+	}
+	if errors.Is(err, store.ErrNotFound) || (err == nil && m.OrgID != p.OrgID) {
+		return problem.Newf("validation-failed", "assignee_id: %q is not a member of the project's organization", memberID)
+	}
+	if err != nil {
+		return err
+	}
+	g.AssigneeID = m.ID
+	if err := Record(ctx, c, g.ID, store.ActivityAssigned, a, map[string]any{"member_id": m.ID, "name": m.Name, "email": m.Email}, now); err != nil {
+		return err
+	}
+	if s.mail == nil || m.ID == a.MemberID {
+		return nil
+	}
+	return s.mail.QueueAssignment(ctx, c, AssignmentEmail{GroupID: g.ID, Title: g.Title, Project: p.Name, To: m.Email, Assignee: m.Name, AssignedBy: a.Name})
+}
+
+// setStatus resolves, ignores or unresolves g. Resolving or ignoring it
+// resolves its open ticket. An entry is recorded when the status or its
+// condition changes.
+func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *store.Group, ch GroupChange, now time.Time) error {
+	prev, prevRule, prevIn := g.Status, g.IgnoreRule, g.ResolvedIn
+	g.Status, g.ResolvedAt, g.ResolvedIn = ch.Status, nil, ""
+	setRule(g, nil)
+	data := map[string]any{}
+	switch ch.Status {
+	case store.GroupResolved:
+		g.ResolvedAt = &now
+		in := ch.ResolvedIn
+		if in == ResolveNext {
+			newest, err := newestRelease(ctx, c, g.ProjectID)
+			if err != nil {
+				return err
+			}
+			in = newest
+			data["next"] = true
+		}
+		g.ResolvedIn = in
+		if in != "" {
+			data["resolved_in"] = in
+		}
+	case store.GroupIgnored:
+		if ch.Ignore != nil {
+			r := *ch.Ignore
+			if err := r.start(ctx, c, *g, now); err != nil {
+				return err
+			}
+			setRule(g, &r)
+			data["ignore"] = r.Public()
+		}
+	}
+	if prevRule != "" && g.IgnoreRule == "" {
+		if err := c.ClearIgnoreUsers(ctx, g.ID); err != nil {
+			return err
+		}
+	}
+	if ch.Status != store.GroupUnresolved && g.TicketID != "" {
+		t, err := c.TicketByID(ctx, g.TicketID)
+		if err == nil && t.Status == store.TicketOpen {
+			t.Status, t.ResolvedAt, t.UpdatedAt = store.TicketResolved, &now, now
+			if err := c.UpdateTicket(ctx, t); err != nil {
+				return err
+			}
+			if err := Record(ctx, c, g.ID, store.ActivityTicketResolved, a, map[string]any{"ticket_id": t.ID}, now); err != nil {
+				return err
+			}
+		}
+	}
+	if prev == g.Status && prevIn == g.ResolvedIn && (prevRule == g.IgnoreRule || ch.Status != store.GroupIgnored) {
+		return nil
+	}
+	return Record(ctx, c, g.ID, ch.Status, a, data, now)
+}

@@ -1,0 +1,69 @@
+package tickets
+
+import (
+	"testing"
+	"time"
+)
+
+func TestReleaseOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	o := releaseOrder{seen: map[string]time.Time{"alpha": t0, "bravo": t0.Add(time.Hour), "1.2.0": t0.Add(2 * time.Hour), "zeta": t0.Add(3 * time.Hour)}}
+	for _, tc := range []struct {
+		a, base string
+		newer   bool
+	}{
+		{"1.10.0", "1.9.0", true}, {"1.9.0", "1.10.0", false}, {"v1.10.0", "1.9.0", true}, {"1.9.0", "v1.9.0", false},
+		{"1.2.0-rc.1", "1.2.0", false}, {"1.2.0", "1.2.0-rc.1", true}, {"1.2.0", "1.2.0", false},
+		{"bravo", "alpha", true}, {"alpha", "bravo", false}, {"zeta", "1.2.0", true}, {"alpha", "1.2.0", false},
+		{"new", "bravo", true},   // first seen by this batch
+		{"new", "unseen", false}, // the base release is not seen yet: everything came before it
+		{"alpha", "unseen", false}, {"", "alpha", false},
+	} {
+		if got := o.newer(tc.a, tc.base); got != tc.newer {
+			t.Errorf("newer(%q, %q) = %v, want %v", tc.a, tc.base, got, tc.newer)
+		}
+	}
+}
+
+func TestWindows(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30m": 30 * time.Minute, "1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour} {
+		got, err := ParseWindow(in)
+		if err != nil || got != want {
+			t.Errorf("ParseWindow(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if back := FormatWindow(got); back != in && !(in == "24h" && back == "1d") {
+			t.Errorf("FormatWindow(%v) = %q, want %q", got, back, in)
+		}
+	}
+	for _, bad := range []string{"", "h", "0h", "-1h", "1 hour", "8d", "169h", "1w", "1.5h"} {
+		if _, err := ParseWindow(bad); err == nil {
+			t.Errorf("ParseWindow(%q) accepted", bad)
+		}
+	}
+}
+
+func TestIgnoreInputRule(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	later, earlier := now.Add(time.Hour), now.Add(-time.Hour)
+	if r, err := (IgnoreInput{}).Rule("ignore.", now); r != nil || err != nil {
+		t.Errorf("no condition = %v, %v; want forever (nil)", r, err)
+	}
+	r, err := IgnoreInput{Events: 5, Window: "1h"}.Rule("ignore.", now)
+	if err != nil || r.Events != 5 || r.Window != time.Hour {
+		t.Errorf("events in a window = %+v, %v", r, err)
+	}
+	if p := r.Public(); p["events"] != int64(5) || p["window"] != "1h" || len(p) != 2 {
+		t.Errorf("public = %v", p)
+	}
+	for _, bad := range []IgnoreInput{{Events: 1, Users: 1}, {Until: &later, Events: 1}, {Window: "1h"}, {Until: &earlier}, {Events: -1}, {Users: MaxIgnoreCount + 1}} {
+		if _, err := bad.Rule("ignore.", now); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if got := ParseIgnoreRule(r.encode()); got == nil || got.Events != 5 || got.Window != time.Hour {
+		t.Errorf("encode round trip = %+v", got)
+	}
+	if (&IgnoreRule{}).encode() != "" || ParseIgnoreRule("") != nil || ParseIgnoreRule("{bad") != nil {
+		t.Error("an empty rule must encode to nothing and nothing must parse to nil")
+	}
+}

@@ -1,0 +1,126 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+// TestTriageBulkBar: a member checks groups in the project page's triage
+// list and resolves, assigns or ignores them at once; a viewer sees no
+// check boxes and is refused.
+func TestTriageBulkBar(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		ev := func(fp string) map[string]any {
+			return map[string]any{"message": "failure " + fp, "level": "error", "attributes": map[string]any{"fingerprint": fp}}
+		}
+		groupsIngest(t, s, w.Owner.Token, w.ProjectID, map[string]any{"service": "api", "events": []any{ev("alpha"), ev("bravo"), ev("charlie")}})
+		ids := map[string]string{}
+		for _, g := range groupsAPI(t, s, w.Owner.Token, w.ProjectID, "") {
+			ids[strings.TrimPrefix(g["title"].(string), "failure ")] = g["id"].(string)
+		}
+		home := "/projects/" + w.ProjectID
+		action := home + "/groups/bulk"
+
+		viewer := newBrowser(t, s)
+		viewer.signIn(w.Viewer.Email)
+		if p := viewer.get(home).expect(t, http.StatusOK, "failure alpha", "Unresolved error groups"); strings.Contains(p.Body, action) {
+			t.Errorf("a viewer sees the bulk bar")
+		}
+		viewer.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"resolve"}}).expect(t, http.StatusForbidden)
+
+		b := newBrowser(t, s)
+		b.signIn(w.Member.Email)
+		b.get(home).expect(t, http.StatusOK, `action="`+action+`"`, `name="group_ids" value="`+ids["alpha"]+`"`, `value="assign-me"`)
+		b.post(action, url.Values{"action": {"resolve"}}).expect(t, http.StatusUnprocessableEntity, "Check one or more")
+		b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"explode"}}).expect(t, http.StatusUnprocessableEntity)
+		if p := b.post(action, url.Values{"group_ids": {ids["alpha"], ids["bravo"]}, "action": {"assign-me"}}); p.Status != http.StatusSeeOther {
+			t.Fatalf("assign-me: status %d: %s", p.Status, p.Body)
+		}
+		b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"resolve"}}).expect(t, http.StatusSeeOther)
+		p := b.get(home).expect(t, http.StatusOK, "failure bravo", "User member@example.com")
+		if strings.Contains(p.Body, "failure alpha") {
+			t.Errorf("a resolved group is still in the triage list")
+		}
+		for name, want := range map[string]string{"alpha": "resolved", "bravo": "unresolved", "charlie": "unresolved"} {
+			g := apiGroup(t, s, w.Owner.Token, ids[name])
+			if g["status"] != want {
+				t.Errorf("%s status = %v, want %s", name, g["status"], want)
+			}
+			assigned := g["assignee"] != nil
+			if assigned != (name != "charlie") {
+				t.Errorf("%s assignee = %v", name, g["assignee"])
+			}
+		}
+	})
+}
+
+// TestGroupPageTeam: the group page shows the activity with comments; a
+// member assigns, ignores with a condition, resolves in the next release
+// and comments there; a viewer sees none of the forms.
+func TestGroupPageTeam(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		seedTicket(t, s, w.Owner.Token, w.ProjectID, "card declined", "error")
+		gid := groupsAPI(t, s, w.Owner.Token, w.ProjectID, "")[0]["id"].(string)
+		path := "/groups/" + gid
+
+		viewer := newBrowser(t, s)
+		viewer.signIn(w.Viewer.Email)
+		if p := viewer.get(path).expect(t, http.StatusOK, "Activity", "First seen", "Assignee: <strong>nobody</strong>"); strings.Contains(p.Body, path+"/assign") ||
+			strings.Contains(p.Body, path+"/comments") || strings.Contains(p.Body, "Ignore…") {
+			t.Errorf("a viewer sees the team forms")
+		}
+		viewer.post(path+"/comments", url.Values{"body": {"hi"}}).expect(t, http.StatusForbidden)
+
+		b := newBrowser(t, s)
+		b.signIn(w.Member.Email)
+		b.get(path).expect(t, http.StatusOK, `action="`+path+`/assign"`, `<option value="`+w.Admin.MemberID+`"`, "Ignore…", "Resolve in next release")
+		b.post(path+"/assign", url.Values{"assignee_id": {w.Admin.MemberID}}).expect(t, http.StatusSeeOther)
+		b.post(path+"/assign", url.Values{"assignee_id": {"mem_00000000000000000000000000"}}).expect(t, http.StatusUnprocessableEntity, "assignee_id")
+		b.post(path+"/comments", url.Values{"body": {"the <gateway> again"}}).expect(t, http.StatusSeeOther)
+		b.post(path+"/comments", url.Values{"body": {""}}).expect(t, http.StatusUnprocessableEntity)
+		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"window"}, "ignore_count": {"50"}, "ignore_window": {"1h"}}).expect(t, http.StatusSeeOther)
+		b.get(path).expect(t, http.StatusOK, "Assignee: <strong>User admin@example.com</strong>", "ignored until 50 events within 1h",
+			"User member@example.com commented", "the &lt;gateway&gt; again", "User member@example.com assigned it to User admin@example.com",
+			"User member@example.com ignored it until 50 events within 1h")
+		if g := apiGroup(t, s, w.Owner.Token, gid); g["ignore"].(map[string]any)["window"] != "1h" {
+			t.Errorf("ignore = %v", g["ignore"])
+		}
+		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"events"}, "ignore_count": {"0"}}).expect(t, http.StatusUnprocessableEntity)
+		b.post(path+"/status", url.Values{"status": {"resolved"}, "resolved_in": {"next"}}).expect(t, http.StatusSeeOther)
+		if g := apiGroup(t, s, w.Owner.Token, gid); g["status"] != "resolved" {
+			t.Errorf("status = %v", g["status"])
+		}
+		// The author deletes their comment; another member may not.
+		p := b.get(path)
+		i := strings.Index(p.Body, `action="/comments/`)
+		if i < 0 {
+			t.Fatalf("no delete form for the author: %s", p.Body)
+		}
+		del := p.Body[i+len(`action="`):]
+		del = del[:strings.Index(del, `"`)]
+		admin := newBrowser(t, s)
+		admin.signIn(w.Admin.Email)
+		other := s.AddMember(t, w.Owner.Token, w.OrgID, "other@example.com", "member")
+		ob := newBrowser(t, s)
+		ob.signIn(other.Email)
+		ob.post(del, nil).expect(t, http.StatusForbidden)
+		b.post(del, nil).expect(t, http.StatusSeeOther)
+		if p := b.get(path); strings.Contains(p.Body, "gateway") {
+			t.Errorf("the deleted comment is still shown")
+		}
+	})
+}
+
+// apiGroup reads a group through the API.
+func apiGroup(t *testing.T, s *apitest.Server, token, id string) map[string]any {
+	t.Helper()
+	return s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + id, Token: token}).Expect(t, http.StatusOK, "").JSON(t)
+}
