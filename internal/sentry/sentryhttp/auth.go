@@ -53,7 +53,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, ke
 }
 
 // admitByDSN authenticates a request by the dsn of its envelope's header,
-// read from the body already decoded within the limits: envelopes that
+// read from the first line of the body (ReadHead): envelopes that
 // authenticate themselves (CONTRACT 7). The DSN must name project number.
 func (h *Handler) admitByDSN(w http.ResponseWriter, r *http.Request, number int64, body []byte) (store.Project, error) {
 	if !h.store || isEnvelopeStore(r) {
