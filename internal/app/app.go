@@ -200,7 +200,9 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.HTTP.MountIngest(in)
 	otlp.Mount(a.HTTP, in, a.log)
-	sentryhttp.Mount(a.HTTP, in.WithLimiter(sentryLimiter), a.log)
+	sentryIn := in.WithLimiter(sentryLimiter)
+	sentryIn.Events = ingestLimiter // their events count as /v1/ingest's do (CONTRACT 8)
+	sentryhttp.Mount(a.HTTP, sentryIn, a.log)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}

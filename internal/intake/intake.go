@@ -36,6 +36,10 @@ type Intake struct {
 	Auth *auth.Service
 	// Limiter is the per-project rate limit of this transport.
 	Limiter *ratelimit.Limiter
+	// Events, when not nil, is the per-project bucket of POST /v1/ingest
+	// (ERRATA_INGEST_RATE_LIMIT) that a transport whose own Limiter counts
+	// requests also takes events from (TakeEvents): the Sentry routes.
+	Events *ratelimit.Limiter
 	// Callers is the per-address limiter of the management API: a request
 	// refused before its project is known answers with its bucket.
 	Callers   *ratelimit.Limiter
@@ -100,6 +104,28 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 		return p, &res, overloaded(why)
 	}
 	return p, &res, nil
+}
+
+// EventsPerToken is how many events of one request one token of the
+// /v1/ingest bucket pays for: a /v1/ingest batch holds at most 1,000.
+const EventsPerToken = ingest.MaxEvents
+
+// TakeEvents takes from project p's /v1/ingest bucket one token per
+// EventsPerToken events (rounded up), so that a transport whose own limit
+// counts requests lets a project send no more events than /v1/ingest does
+// (CONTRACT 8). Without an Events bucket, or without events, it takes
+// nothing. A refusal is counted and answers 429 rate-limited, with the
+// bucket's state for the answer's headers.
+func (in *Intake) TakeEvents(route string, p store.Project, events int) (ratelimit.Result, error) {
+	if in.Events == nil || events == 0 {
+		return ratelimit.Result{Allowed: true}, nil
+	}
+	res := in.Events.AllowN(p.ID, (events+EventsPerToken-1)/EventsPerToken)
+	if !res.Allowed {
+		in.Refuse(route, metrics.RefusedRateLimited)
+		return res, problem.New("rate-limited", "the project's event rate limit (ERRATA_INGEST_RATE_LIMIT, shared with /v1/ingest) was hit; wait Retry-After seconds and resend")
+	}
+	return res, nil
 }
 
 // overloaded is the 503 of back-pressure, why being a metrics reason.

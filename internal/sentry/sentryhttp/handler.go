@@ -74,8 +74,9 @@ func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
 
 // ServeHTTP checks, in order, the key (403), the project's Sentry rate
 // limit (429) and back-pressure (503), the Content-Encoding (415), the
-// sizes (413) and the framing of the body (400), maps the items and
-// commits the events before answering 200 {"id": …}. Without a key in the
+// sizes (413) and the framing of the body (400), maps the items, takes
+// their events from the project's /v1/ingest bucket (429, one token per
+// 1,000 events) and commits them before answering 200 {"id": …}. Without a key in the
 // query or the X-Sentry-Auth header, only the envelope's first line is read
 // before its header's dsn authenticates the request (readKeyless). A
 // nested Content-Encoding is 400.
@@ -142,6 +143,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res := sentry.Map(env, sentry.Options{Service: p.Name, ReceivedAt: received, Redact: in.Decoder.Redact})
 	h.count(ctx, &res)
+	if rl, err := in.TakeEvents(Route, p, len(res.Events)); err != nil {
+		rl.SetHeaders(w.Header())
+		h.fail(w, r, err)
+		return
+	}
 	if len(res.Events) > 0 {
 		if err := in.Commit(ctx, Route, p, received, res.Events); err != nil {
 			h.fail(w, r, err)
