@@ -164,7 +164,7 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	clientIP := clientip.New(cfg.TrustedPrefixes)
+	clientIP := clientip.New(cfg.TrustedPrefixes).WithIPv6Prefix(cfg.IPv6Prefix)
 	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
 		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
 		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP, Now: now,

@@ -16,7 +16,7 @@ import (
 func (in *Intake) AdmitHTTP(w http.ResponseWriter, r *http.Request, route, credential string) (store.Project, error) {
 	p, rl, err := in.Admit(r.Context(), route, credential)
 	if rl == nil { // refused before the project was known: limit by address
-		res := in.Callers.Allow("ip:" + in.ClientIP.IP(r))
+		res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))
 		rl = &res
 	}
 	rl.SetHeaders(w.Header())
