@@ -77,6 +77,17 @@ func (in *Intake) WithLimiter(l *ratelimit.Limiter) *Intake {
 // then 503). The rate-limit result is returned for the RateLimit-* headers
 // even when err is not nil; it is nil when the project is not known.
 func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Project, *ratelimit.Result, error) {
+	return in.admit(ctx, route, credential, "")
+}
+
+// ErrOriginRefused refuses a browser request (one with an Origin header)
+// whose key does not allow its origin (the key's allowed_origins, CONTRACT 8).
+// Only the Sentry endpoints check origins, and answer it 403 themselves.
+var ErrOriginRefused = errors.New("this API key does not accept requests from the Origin of this request: add it to the key's allowed_origins")
+
+// admit is Admit for a request a browser sent from origin ("" for none):
+// a valid key that does not allow origin is ErrOriginRefused.
+func (in *Intake) admit(ctx context.Context, route, credential, origin string) (store.Project, *ratelimit.Result, error) {
 	if credential == "" {
 		in.Refuse(route, metrics.RefusedUnauthorized)
 		return store.Project{}, nil, auth.Unauthorized("ingestion needs a project API key: Authorization: Bearer svc_live_…")
@@ -85,7 +96,7 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 		in.Refuse(route, metrics.RefusedUnauthorized)
 		return store.Project{}, nil, auth.Unauthorized("ingestion takes a project API key (svc_live_…), not a session token")
 	}
-	_, p, err := in.Auth.AuthenticateKey(ctx, credential)
+	k, p, err := in.Auth.AuthenticateKey(ctx, credential)
 	if err != nil {
 		if store.IsUnavailable(err) {
 			in.Refuse(route, metrics.RefusedUnavailable)
@@ -93,6 +104,10 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 			in.Refuse(route, metrics.RefusedUnauthorized)
 		}
 		return store.Project{}, nil, err
+	}
+	if !auth.OriginAllowed(k.AllowedOrigins, origin) {
+		in.Refuse(route, metrics.RefusedUnauthorized)
+		return store.Project{}, nil, ErrOriginRefused
 	}
 	res := in.Limiter.Allow(p.ID)
 	if !res.Allowed {

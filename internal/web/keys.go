@@ -77,7 +77,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi
 	if err != nil {
 		return err
 	}
-	k, err := d.auth.CreateAPIKey(ctx, prj.ID, name)
+	k, err := d.auth.CreateAPIKey(ctx, prj.ID, name, nil)
 	if pr := shown(err, "validation-failed"); pr != nil {
 		return d.keysPage(w, r, p, pr.Status, keysData{Name: name, Error: sentence(pr.Detail)})
 	}

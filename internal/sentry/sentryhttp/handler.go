@@ -206,6 +206,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	pr := problem.From(err)
 	status := pr.Status
 	switch {
+	case errors.Is(err, intake.ErrOriginRefused):
+		writeDetail(w, http.StatusForbidden, err.Error())
+		return
 	case pr.IsInternal():
 		h.log.ErrorContext(r.Context(), "Sentry request failed", "request_id", httpapi.RequestID(r.Context()), "err", err)
 		writeDetail(w, http.StatusInternalServerError, "an internal error occurred")
