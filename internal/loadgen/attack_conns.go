@@ -33,7 +33,7 @@ type connKind struct {
 	http2, handshake bool
 }
 
-// connAttack is slow-body or grpc-preface: it opens c.Connections
+// connAttack is slow-body, grpc-preface or keyless-stall: it opens c.Connections
 // connections of its kinds in turn, stalls each, and waits for the server
 // to close them.
 type connAttack struct {
@@ -55,6 +55,10 @@ func newConnAttack(c *AttackConfig) *connAttack {
 	host := u.Host
 	if u.Port() == "" {
 		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	if c.Attack == AttackKeylessStall {
+		a.kinds = []connKind{keylessStallKind(c, host, u.Host)}
+		return a
 	}
 	auth := ""
 	if c.Key != "" {

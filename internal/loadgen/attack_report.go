@@ -40,8 +40,13 @@ type AttackReport struct {
 	// Health is the /healthz probes made during the attack.
 	Health Probes `json:"healthz"`
 	// Ingest is the one-event POST /v1/ingest probes, made when a key was
-	// given.
+	// given; OTLP the one-record POST /v1/logs probes, made with it too;
+	// Sentry the one-event envelope probes, made when the key's project
+	// number was given too (--dsn): another tenant's answers during the
+	// attack.
 	Ingest *Probes `json:"ingest_probe,omitempty"`
+	OTLP   *Probes `json:"otlp_probe,omitempty"`
+	Sentry *Probes `json:"sentry_probe,omitempty"`
 }
 
 // Memory is the server's resident memory during the attack, in bytes.
@@ -163,6 +168,10 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 		r.GRPCAddr, r.Concurrency, r.Key = c.GRPCAddr, c.Concurrency, "bogus"
 	case AttackGzipBomb:
 		r.Path, r.Concurrency, r.HideSize = c.Path, c.Concurrency, c.HideSize
+	case AttackKeylessStall:
+		r.Path, r.Connections = sentryPath(c.Number), c.Connections
+	case AttackNestedEncoding, AttackKeylessBomb:
+		r.Path, r.Concurrency = c.Path, c.Concurrency
 	}
 	if c.Key != "" {
 		r.Key = "given"
@@ -194,8 +203,12 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 	}
 	r.Health = probesOf(w.health)
 	if c.Key != "" {
-		in := probesOf(w.ingest)
-		r.Ingest = &in
+		in, otlp := probesOf(w.ingest), probesOf(w.otlp)
+		r.Ingest, r.OTLP = &in, &otlp
+	}
+	if c.Key != "" && c.Number > 0 {
+		s := probesOf(w.sentry)
+		r.Sentry = &s
 	}
 	return r
 }
@@ -259,8 +272,13 @@ func (r *AttackReport) WriteText(w io.Writer) error {
 		line(name+"_latency", "p50 %.1fms, p99 %.1fms, max %.1fms", p.Latency.P50, p.Latency.P99, p.Latency.Max)
 	}
 	probes("healthz", r.Health)
-	if r.Ingest != nil {
-		probes("ingest_probe", *r.Ingest)
+	for _, p := range []struct {
+		name string
+		p    *Probes
+	}{{"ingest_probe", r.Ingest}, {"otlp_probe", r.OTLP}, {"sentry_probe", r.Sentry}} {
+		if p.p != nil {
+			probes(p.name, *p.p)
+		}
 	}
 	if len(r.Held) > 0 {
 		b.WriteString("held over time (s: connections open, server fds, rss):\n")
