@@ -18,9 +18,10 @@ import (
 const (
 	// AttackKeylessStall opens Connections connections that each send the
 	// headers of a keyless POST /api/<number>/envelope/ announcing a 20 MiB
-	// body, and then nothing: before round three each reserved its 20 MiB
-	// of ERRATA_INGEST_MEMORY up front, and 35 of them made every tenant's
-	// ingestion answer 503.
+	// body, and then nothing, dialing each again whenever the server closes
+	// it, until Duration: before round three each reserved its 20 MiB of
+	// ERRATA_INGEST_MEMORY up front, and 35 of them, kept open, made every
+	// tenant's ingestion answer 503.
 	AttackKeylessStall = "keyless-stall"
 	// AttackNestedEncoding makes Concurrency POSTs at a time of a body
 	// compressed three times over (Content-Encoding: gzip, gzip, gzip), a
@@ -63,7 +64,7 @@ func (c *AttackConfig) validateKeyless() error {
 			c.Connections = defaultKeylessStallConns
 		}
 		if c.Duration == 0 {
-			c.Duration = defaultConnAttackDuration
+			c.Duration = defaultBombDuration // its connections are reopened until then
 		}
 	case AttackNestedEncoding, AttackKeylessBomb:
 		if c.Concurrency == 0 {

@@ -81,6 +81,10 @@ type ConnKind struct {
 	// still open when the attack ended (and were closed by it).
 	ClosedByServer int `json:"closed_by_server"`
 	OpenAtEnd      int `json:"open_at_end"`
+	// Reopened counts the connections dialed again after the server closed
+	// them (keyless-stall keeps its connections stalled until the end);
+	// Answers then counts every close, the others the last of each slot.
+	Reopened int `json:"reopened,omitempty"`
 	// ClosedAfter is the time from the stall to the server's close, in
 	// milliseconds.
 	ClosedAfter Latency `json:"closed_after_ms"`
@@ -260,6 +264,9 @@ func (r *AttackReport) WriteText(w io.Writer) error {
 		line(p, "%d attempted, %d failed, %d opened, %d closed by the server, %d open at the end", k.Attempted, k.Failed, k.Opened, k.ClosedByServer, k.OpenAtEnd)
 		line(p+"_closed_after", "p50 %s, p99 %s, max %s", secs(k.ClosedAfter.P50), secs(k.ClosedAfter.P99), secs(k.ClosedAfter.Max))
 		line(p+"_answers", "%s", counts(k.Answers))
+		if k.Reopened > 0 {
+			line(p+"_reopened", "%d", k.Reopened)
+		}
 	}
 	if q := r.Requests; q != nil {
 		line("requests", "%d (each %d bytes inflating to %d)", q.Sent, q.BodyBytes, q.InflatedBytes)
