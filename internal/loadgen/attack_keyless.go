@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 )
@@ -26,7 +25,8 @@ const (
 	// AttackNestedEncoding makes Concurrency POSTs at a time of a body
 	// compressed three times over (Content-Encoding: gzip, gzip, gzip), a
 	// few hundred bytes that inflate to BombBytes (100 MiB), to Path: a
-	// keyless Sentry envelope by default.
+	// keyless Sentry envelope by default, or /v1/ingest or /v1/logs with
+	// Key.
 	AttackNestedEncoding = "nested-encoding"
 	// AttackKeylessBomb makes Concurrency keyless POST
 	// /api/<number>/envelope/ at a time, each a gzip body whose first line
@@ -128,11 +128,10 @@ func gzipTimes(b []byte, n int) []byte {
 }
 
 func (b *bodyBomb) run(ctx, attack context.Context) (attackResult, error) {
+	// The Sentry route is attacked without a key (Key is the probed
+	// tenant's); /v1/ingest and /v1/logs with it.
 	target := joinURL(b.c.URL, b.c.Path)
 	sentry := strings.HasPrefix(b.c.Path, "/api/")
-	if sentry && b.c.Key != "" && b.c.Attack == AttackNestedEncoding {
-		target += "?sentry_key=" + url.QueryEscape(b.c.Key)
-	}
 	reqs := flood(ctx, attack, b.c.Concurrency, func(ctx context.Context, _ int) string {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(b.body))
 		if err != nil {
