@@ -44,8 +44,8 @@ func (s *Server) SessionCookie(token string, expires time.Time) *http.Cookie {
 	return &c
 }
 
-// RemoteIP is the client address of the request of ctx, as rate limits see
-// it.
+// RemoteIP is the client address of the request of ctx
+// (ERRATA_TRUSTED_PROXIES); limits key on ClientKey instead.
 func RemoteIP(ctx context.Context) string { return remoteIP(ctx) }
 
 // ClientKey is what per-address limits count the dashboard request of ctx
