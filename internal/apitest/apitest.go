@@ -99,7 +99,7 @@ func DefaultServe(addr string) config.Serve {
 		WebhookRetryWaits: []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour},
 		APIRateLimit:      1000, APIRateBurst: 1000, IngestRateLimit: 100, IngestRateBurst: 200, SentryRateLimit: 1000, SentryRateBurst: 2000, ShutdownTimeout: 5 * time.Second, WorkerLease: 30 * time.Second, DeliveryLease: 2 * time.Minute,
 		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
-		ReadTimeout: time.Minute, MaxConnections: 10000, IngestMemory: 256 << 20,
+		ReadTimeout: time.Minute, MaxConnections: 10000, IngestMemory: 256 << 20, IPv6Prefix: 64,
 	}
 }
 

@@ -164,7 +164,7 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	clientIP := clientip.New(cfg.TrustedPrefixes)
+	clientIP := clientip.New(cfg.TrustedPrefixes).WithIPv6Prefix(cfg.IPv6Prefix)
 	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
 		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
 		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP, Now: now,
@@ -200,7 +200,9 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.HTTP.MountIngest(in)
 	otlp.Mount(a.HTTP, in, a.log)
-	sentryhttp.Mount(a.HTTP, in.WithLimiter(sentryLimiter), a.log)
+	sentryIn := in.WithLimiter(sentryLimiter)
+	sentryIn.Events = ingestLimiter // their events count as /v1/ingest's do (CONTRACT 8)
+	sentryhttp.Mount(a.HTTP, sentryIn, a.log)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}

@@ -18,17 +18,48 @@ type NewKey struct {
 	Key string
 }
 
-// CreateAPIKey makes a key for a project. Only a hash of its secret is kept.
-func (s *Service) CreateAPIKey(ctx context.Context, projectID, name string) (NewKey, error) {
+// CreateAPIKey makes a key for a project, allowing the origins given
+// (nil: every one, see CheckOrigins). Only a hash of its secret is kept.
+func (s *Service) CreateAPIKey(ctx context.Context, projectID, name string, origins []string) (NewKey, error) {
 	if err := org.CheckName(name); err != nil {
 		return NewKey{}, err
 	}
+	if origins == nil {
+		origins = store.AllOrigins
+	}
+	origins, err := CheckOrigins(origins)
+	if err != nil {
+		return NewKey{}, err
+	}
 	sec := NewAPIKeySecret()
-	k := store.APIKey{ID: id.New(id.Key), ProjectID: projectID, Name: strings.TrimSpace(name), SecretHash: secret.Hash(sec), CreatedAt: s.clock()}
+	k := store.APIKey{ID: id.New(id.Key), ProjectID: projectID, Name: strings.TrimSpace(name), SecretHash: secret.Hash(sec), CreatedAt: s.clock(),
+		AllowedOrigins: origins}
 	if err := s.db.Write().CreateAPIKey(ctx, k); err != nil {
 		return NewKey{}, err
 	}
 	return NewKey{APIKey: k, Key: FormatAPIKey(k.ID, sec)}, nil
+}
+
+// UpdateAPIKey renames a key and sets the origins it allows; a nil name or
+// origins leaves that one as it is. It returns the key as it is now.
+func (s *Service) UpdateAPIKey(ctx context.Context, keyID string, name *string, origins []string) (store.APIKey, error) {
+	if name != nil {
+		if err := org.CheckName(*name); err != nil {
+			return store.APIKey{}, err
+		}
+		trimmed := strings.TrimSpace(*name)
+		name = &trimmed
+	}
+	if origins != nil {
+		var err error
+		if origins, err = CheckOrigins(origins); err != nil {
+			return store.APIKey{}, err
+		}
+	}
+	if err := s.db.Write().UpdateAPIKey(ctx, keyID, name, origins); err != nil {
+		return store.APIKey{}, err
+	}
+	return s.db.Write().APIKeyByID(ctx, keyID)
 }
 
 // RevokeAPIKey revokes a key: the next request with it is unauthorized.

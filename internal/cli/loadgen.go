@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/loadgen"
+	"github.com/errata-dev/errata/internal/sentry"
 )
 
 // loadgenCmd is `errata loadgen`: realistic ingest load against a running
@@ -48,11 +49,11 @@ type loadgenCmd struct {
 	Project      string        `placeholder:"prj_…" help:"The key's project, for the count check with --token."`
 	JSON         bool          `name:"json" help:"Print the summary as JSON."`
 
-	Attack      string `enum:",slow-body,grpc-preface,grpc-bomb,gzip-bomb" default:"" help:"Send a hostile load instead, to loopback only: slow-body (stalled ingest and sign-in bodies), grpc-preface (gRPC connections that stop after the HTTP/2 preface or handshake), grpc-bomb (OTLP/gRPC exports of 19 MiB gzipped to 19 KiB; with a bogus key unless --key), gzip-bomb (gzip bodies inflating past 20 MiB to --path, with --key)."`
+	Attack      string `enum:",slow-body,grpc-preface,grpc-bomb,gzip-bomb,keyless-stall,nested-encoding,keyless-bomb" default:"" help:"Send a hostile load instead, to loopback only: slow-body (stalled ingest and sign-in bodies), grpc-preface (gRPC connections that stop after the HTTP/2 preface or handshake), grpc-bomb (OTLP/gRPC exports of 19 MiB gzipped to 19 KiB; with a bogus key unless --key), gzip-bomb (gzip bodies inflating past 20 MiB to --path, with --key), keyless-stall (keyless Sentry envelopes announcing 20 MiB that send nothing), nested-encoding (bodies compressed gzip, gzip, gzip inflating to 100 MiB, to a keyless Sentry envelope or --path), keyless-bomb (keyless Sentry envelopes whose gzip first line inflates to 95 MiB). With --key (and --dsn for the Sentry route) another tenant's REST, OTLP and Sentry ingestion is probed every second."`
 	GRPCAddr    string `name:"grpc-addr" default:"127.0.0.1:4317" help:"OTLP/gRPC address for --attack grpc-preface and grpc-bomb."`
-	Connections int    `default:"3000" help:"Connections --attack slow-body and grpc-preface open."`
-	Path        string `default:"/v1/ingest" enum:"/v1/ingest,/v1/logs" help:"Route of --attack gzip-bomb."`
-	BombBytes   int    `name:"bomb-bytes" placeholder:"N" help:"Decompressed size of one bomb (default 19 MiB for grpc-bomb, 25 MiB for gzip-bomb)."`
+	Connections int    `help:"Connections --attack slow-body and grpc-preface open (default 3000), keyless-stall (default 300)."`
+	Path        string `help:"Route of --attack gzip-bomb (/v1/ingest, the default, or /v1/logs) and nested-encoding (a keyless Sentry envelope path, the default, /v1/ingest or /v1/logs)."`
+	BombBytes   int    `name:"bomb-bytes" placeholder:"N" help:"Decompressed size of one bomb (default 19 MiB for grpc-bomb, 25 MiB for gzip-bomb, 100 MiB for nested-encoding, 95 MiB for keyless-bomb)."`
 	HideSize    bool   `name:"hide-size" help:"--attack gzip-bomb: end each body with an empty gzip member, so that its trailer declares no size and only inflating it shows the truth."`
 	ServerPID   int    `name:"server-pid" placeholder:"PID" help:"With --attack: read the server's memory and open files from /proc/PID (else scrape process_resident_memory_bytes from <url>/metrics)."`
 }
@@ -132,6 +133,14 @@ func (c *loadgenCmd) attack(e *env) error {
 		Attack: c.Attack, URL: c.URL, GRPCAddr: c.GRPCAddr, Key: c.Key, Path: c.Path,
 		Connections: c.Connections, Concurrency: c.Concurrency, Duration: c.Duration, Timeout: c.Timeout,
 		BombBytes: c.BombBytes, HideSize: c.HideSize, ServerPID: c.ServerPID,
+	}
+	if c.DSN != "" { // the probed tenant's key and project number
+		d, err := sentry.ParseDSN(c.DSN)
+		if err != nil {
+			return usageError{fmt.Errorf("--dsn: %w", err)}
+		}
+		cfg.Number = d.Number
+		cfg.Key = cmp.Or(cfg.Key, d.Key)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}

@@ -120,3 +120,36 @@ func trustedAddr(res *clientip.Resolver, ip string) bool {
 	r.Header.Set("X-Forwarded-For", "192.0.2.200")
 	return res.IP(r) == "192.0.2.200"
 }
+
+// TestKey groups IPv6 addresses by their network (ERRATA_IPV6_PREFIX,
+// default 64) and leaves IPv4 addresses as they are.
+func TestKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		bits   int
+		remote string
+		want   string
+	}{
+		{0, "[2001:db8:1:2:3:4:5:6]:443", "2001:db8:1:2::/64"},
+		{64, "[2001:db8:1:2:ffff::1]:443", "2001:db8:1:2::/64"},
+		{48, "[2001:db8:1:2:3:4:5:6]:443", "2001:db8:1::/48"},
+		{128, "[2001:db8::7]:443", "2001:db8::7/128"},
+		{64, "[fe80::1%eth0]:443", "fe80::/64"},
+		{64, "192.0.2.1:5000", "192.0.2.1"},
+		{64, "[::ffff:192.0.2.1]:5000", "192.0.2.1"},
+	} {
+		res := clientip.New(nil)
+		if tc.bits != 0 {
+			res = res.WithIPv6Prefix(tc.bits)
+		}
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tc.remote
+		if got := res.Key(r); got != tc.want {
+			t.Errorf("/%d: Key(%s) = %s, want %s", tc.bits, tc.remote, got, tc.want)
+		}
+	}
+	var none *clientip.Resolver
+	if got := none.Group("2001:db8:1:2::9"); got != "2001:db8:1:2::/64" {
+		t.Errorf("zero resolver: Group = %s, want the /64", got)
+	}
+}

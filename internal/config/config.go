@@ -64,6 +64,7 @@ type Serve struct {
 	IngestMemory   ByteSize      `name:"ingest-memory" env:"ERRATA_INGEST_MEMORY" default:"256MiB" help:"Memory budget of ingestion request bodies being decoded at one moment; past it a request waits up to 1s, then gets 503 overloaded."`
 	RedactKeys     []string      `name:"redact-keys" env:"ERRATA_REDACT_KEYS" help:"More attribute keys whose values are replaced by [redacted] (comma-separated; also as suffixes, ignoring case and - _ . and spaces)."`
 	TrustedProxies []string      `name:"trusted-proxies" env:"ERRATA_TRUSTED_PROXIES" help:"CIDR ranges of reverse proxies whose X-Forwarded-For gives the client address (comma-separated; default none)."`
+	IPv6Prefix     int           `name:"ipv6-prefix" env:"ERRATA_IPV6_PREFIX" default:"64" help:"Rate limits keyed by client address count an IPv6 address by its network of this many bits (32 to 128): one subscriber's /64 is one caller."`
 
 	// TrustedPrefixes is TrustedProxies parsed by Validate.
 	TrustedPrefixes []netip.Prefix `kong:"-"`
@@ -158,6 +159,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.IngestMemory < 1<<20 {
 		return errors.New("--ingest-memory must be at least 1MiB")
+	}
+	if s.IPv6Prefix < 32 || s.IPv6Prefix > 128 {
+		return fmt.Errorf("--ipv6-prefix (ERRATA_IPV6_PREFIX): %d is not a prefix length from 32 to 128", s.IPv6Prefix)
 	}
 	s.TrustedPrefixes = s.TrustedPrefixes[:0]
 	for _, c := range s.TrustedProxies {

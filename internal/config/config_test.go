@@ -26,7 +26,7 @@ func valid() Serve {
 		WebhookRetryWaits: make([]time.Duration, 7), InfoWindow: time.Hour,
 		APIRateLimit: 1, APIRateBurst: 1, IngestRateLimit: 1, IngestRateBurst: 1, SentryRateLimit: 1, SentryRateBurst: 1, ShutdownTimeout: time.Second, WorkerLease: time.Minute, DeliveryLease: time.Minute,
 		RetentionDays: 90, GroupSamples: 10, SpikeMin: 50, SpikeFactor: 10,
-		ReadTimeout: time.Minute, MaxConnections: 100, IngestMemory: 256 << 20}
+		ReadTimeout: time.Minute, MaxConnections: 100, IngestMemory: 256 << 20, IPv6Prefix: 64}
 }
 
 func TestServeDefaultsDerivedURLs(t *testing.T) {
@@ -62,6 +62,9 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"sentry rate", func(s *Serve) { s.SentryRateLimit = 0 }, "--sentry-rate-limit"},
 		{"sentry burst", func(s *Serve) { s.SentryRateBurst = 0 }, "--sentry-rate-burst"},
 		{"proxies", func(s *Serve) { s.TrustedProxies = []string{"10.0.0.0/33"} }, "--trusted-proxies"},
+		{"ipv6 prefix too short", func(s *Serve) { s.IPv6Prefix = 31 }, "ERRATA_IPV6_PREFIX"},
+		{"ipv6 prefix too long", func(s *Serve) { s.IPv6Prefix = 129 }, "ERRATA_IPV6_PREFIX"},
+		{"ipv6 prefix unset", func(s *Serve) { s.IPv6Prefix = 0 }, "--ipv6-prefix"},
 	} {
 		s := valid()
 		for i := range s.WebhookRetryWaits {

@@ -44,9 +44,13 @@ func (s *Server) SessionCookie(token string, expires time.Time) *http.Cookie {
 	return &c
 }
 
-// RemoteIP is the client address of the request of ctx, as rate limits see
-// it.
+// RemoteIP is the client address of the request of ctx
+// (ERRATA_TRUSTED_PROXIES); limits key on ClientKey instead.
 func RemoteIP(ctx context.Context) string { return remoteIP(ctx) }
+
+// ClientKey is what per-address limits count the dashboard request of ctx
+// under: its client address, or that address's IPv6 network.
+func ClientKey(ctx context.Context) string { return clientKey(ctx) }
 
 // HandlePageNotFound answers unknown routes outside /v1 and /docs with h (the
 // dashboard's HTML 404) instead of a problem, for browsers: requests whose

@@ -347,15 +347,20 @@ func TestStalledManagementBody(t *testing.T) {
 	}, func(c *config.Serve) { c.ReadTimeout = 8 * time.Second })
 }
 
-// TestMemoryShareProtectsOtherProjects: one project whose requests hold
-// the memory budget (stalled bodies that declared 5 MiB each) gets at most
-// half of it; another project's batch is still accepted at once.
-func TestMemoryShareProtectsOtherProjects(t *testing.T) {
+// TestMemoryShareProtectsOtherOrganizations: one organization whose
+// requests hold half the memory budget (bodies that sent 3.75 MiB each and
+// stall, for two of its projects) gets no more, whatever
+// project they are for (CONTRACT 8): a third project of it waits and gets
+// 503, while another organization's batch is accepted at once.
+func TestMemoryShareProtectsOtherOrganizations(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
-		otherPrj := s.CreateProject(t, w.Owner.Token, w.OrgID, "other")
-		_, otherKey := s.CreateKey(t, w.Owner.Token, otherPrj)
+		second := s.CreateProject(t, w.Owner.Token, w.OrgID, "second")
+		_, secondKey := s.CreateKey(t, w.Owner.Token, second)
+		third := s.CreateProject(t, w.Owner.Token, w.OrgID, "third")
+		_, thirdKey := s.CreateKey(t, w.Owner.Token, third)
+		_, otherKey := s.CreateKey(t, w.Outsider.Token, w.OtherProjectID)
 		host := strings.TrimPrefix(s.URL, "http://")
 		var conns []net.Conn
 		defer func() {
@@ -363,21 +368,32 @@ func TestMemoryShareProtectsOtherProjects(t *testing.T) {
 				c.Close()
 			}
 		}()
-		for range 4 { // 20 MiB declared against a 16 MiB budget
+		// Each body sends 15 chunks of 256 KiB and stalls: it holds 16 (the
+		// next one reserved for bytes to come), 4 MiB; two hold the
+		// organization's half of the 16 MiB budget exactly.
+		prefix := `{"events":[`
+		body := append([]byte(prefix), bytes.Repeat([]byte(" "), 15*256<<10-len(prefix))...)
+		for i := range 2 {
 			c, err := net.Dial("tcp", host)
 			if err != nil {
 				t.Fatal(err)
 			}
 			conns = append(conns, c)
-			if _, err := io.WriteString(c, "POST /v1/ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+w.Key+
-				"\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{\"events\":["); err != nil {
-				t.Fatal(err)
-			}
+			key := []string{w.Key, secondKey}[i%2]
+			go func() {
+				_, _ = io.WriteString(c, "POST /v1/ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+key+
+					"\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n")
+				_, _ = c.Write(body)
+			}()
 		}
-		time.Sleep(200 * time.Millisecond) // the stalled bodies reserve what they declared
-		r := s.Do(ingestReq(otherKey, batchOf("api", ev("other project still ingests", "error")), nil))
+		time.Sleep(500 * time.Millisecond) // the bodies hold what arrived
+		r := s.Do(ingestReq(otherKey, batchOf("api", ev("another organization still ingests", "error")), nil))
 		if r.Status != http.StatusAccepted {
-			t.Fatalf("another project's batch while one project's bodies stall = %d %s, want 202", r.Status, r.Body)
+			t.Fatalf("another organization's batch while one organization's bodies stall = %d %s, want 202", r.Status, r.Body)
+		}
+		r = s.Do(ingestReq(thirdKey, batchOf("api", ev("the same organization's third project", "error")), nil))
+		if r.Status != http.StatusServiceUnavailable {
+			t.Fatalf("a third project of the organization holding its half = %d %s, want 503", r.Status, r.Body)
 		}
 	}, func(c *config.Serve) { c.IngestMemory = 16 << 20 })
 }

@@ -38,7 +38,7 @@ func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	received := in.Received()
-	body, reason, pr := in.ReadBody(r.Context(), r, p.ID, gzipped)
+	body, reason, pr := in.ReadBody(r.Context(), r, p.OrgID, gzipped)
 	if pr != nil {
 		fail(reason, pr)
 		return

@@ -24,11 +24,23 @@ func (s *Server) listKeys(ctx context.Context, in *struct {
 	return &struct{ Body *Page[KeyView] }{page}, err
 }
 
+// KeyBody creates an API key.
+type KeyBody struct {
+	Name           string   `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
+	AllowedOrigins []string `json:"allowed_origins,omitempty" required:"false" maxItems:"50" doc:"Origins a browser may send the key's Sentry requests from (https://app.example.com, https://*.example.com), or [\"*\"], every origin (the default)"`
+}
+
+// KeyPatch changes an API key: the fields given.
+type KeyPatch struct {
+	Name           *string  `json:"name,omitempty" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
+	AllowedOrigins []string `json:"allowed_origins,omitempty" required:"false" maxItems:"50" doc:"Replaces the key's allowed origins: origins as browsers send them (https://app.example.com), a host may start with *. for its subdomains, or [\"*\"] for every origin"`
+}
+
 func (s *Server) createKey(ctx context.Context, in *struct {
 	ProjectPath
-	Body NameBody
+	Body KeyBody
 }) (*struct{ Body CreatedKey }, error) {
-	k, err := s.auth.CreateAPIKey(ctx, in.ProjectID, in.Body.Name)
+	k, err := s.auth.CreateAPIKey(ctx, in.ProjectID, in.Body.Name, in.Body.AllowedOrigins)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +49,17 @@ func (s *Server) createKey(ctx context.Context, in *struct {
 		return nil, err
 	}
 	return &struct{ Body CreatedKey }{CreatedKey{keyView(k.APIKey), k.Key, sentry.FormatDSN(s.baseURL, k.Key, p.Number)}}, nil
+}
+
+func (s *Server) updateKey(ctx context.Context, in *struct {
+	KeyID string `path:"key_id" doc:"key_ identifier"`
+	Body  KeyPatch
+}) (*struct{ Body KeyView }, error) {
+	k, err := s.auth.UpdateAPIKey(ctx, in.KeyID, in.Body.Name, in.Body.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	return &struct{ Body KeyView }{keyView(k)}, nil
 }
 
 func (s *Server) revokeKey(ctx context.Context, in *struct {

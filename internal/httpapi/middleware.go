@@ -24,6 +24,9 @@ type reqInfo struct {
 	docsURL string
 	log     *slog.Logger
 	ip      string
+	// key is what per-address limits count the request under: ip, or its
+	// IPv6 network (clientip.Resolver.Key).
+	key string
 }
 
 func info(ctx context.Context) *reqInfo {
@@ -34,6 +37,10 @@ func info(ctx context.Context) *reqInfo {
 }
 
 func remoteIP(ctx context.Context) string { return info(ctx).ip }
+
+// clientKey is what per-address limits count the request of ctx under:
+// its client address, or that address's IPv6 network (ERRATA_IPV6_PREFIX).
+func clientKey(ctx context.Context) string { return info(ctx).key }
 
 // RequestID returns the request id of ctx ("" outside a request).
 func RequestID(ctx context.Context) string { return info(ctx).id }
@@ -74,6 +81,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		start := time.Now()
 		rid := id.New(id.Request)
 		ri := &reqInfo{id: rid, docsURL: s.docsURL, log: s.log.With("request_id", rid), ip: s.clientIP.IP(r)}
+		ri.key = s.clientIP.Group(ri.ip)
 		w.Header().Set(RequestIDHeader, rid)
 		rec := &statusRecorder{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, ri))
@@ -121,7 +129,7 @@ func callerKey(r *http.Request) string {
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
 		return "t:" + string(secret.Hash(c.Value))
 	}
-	return "ip:" + info(r.Context()).ip
+	return "ip:" + info(r.Context()).key
 }
 
 // withRouteProblems turns the mux's plain-text 404 and 405 answers into

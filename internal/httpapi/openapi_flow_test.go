@@ -73,6 +73,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			processingFlow(t, c, owner, prj, live)
 			otlpFlow(t, c, live)
 		}
+		do("PATCH", "/v1/keys/"+keyID, owner, map[string]any{"name": "ci", "allowed_origins": []string{"https://app.example.com"}}, http.StatusOK, "")
 		do("DELETE", "/v1/keys/"+keyID, owner, nil, http.StatusNoContent, "")
 		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")
 

@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	// Project API keys.
 	register(s, get("/v1/projects/{project_id}/keys", "list-keys", "List API keys", "API keys"), in("project_id", org.Viewer), s.listKeys)
 	register(s, post("/v1/projects/{project_id}/keys", "create-key", "Create an API key", "API keys", http.StatusCreated), in("project_id", org.Admin), s.createKey)
+	register(s, patch("/v1/keys/{key_id}", "update-key", "Rename an API key or set its allowed origins", "API keys"), in("key_id", org.Admin), s.updateKey)
 	register(s, del("/v1/keys/{key_id}", "revoke-key", "Revoke an API key", "API keys"), in("key_id", org.Admin), s.revokeKey)
 
 	// Tickets, error groups and INFO summaries (CONTRACT 4): read by viewers,

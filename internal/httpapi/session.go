@@ -60,7 +60,7 @@ func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignedIn, error)
 }
 
 func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignedIn, error) {
-	sg, err := s.auth.SignIn(ctx, in.Body.Email, in.Body.Password, remoteIP(ctx))
+	sg, err := s.auth.SignIn(ctx, in.Body.Email, in.Body.Password, clientKey(ctx))
 	if err != nil {
 		return nil, err
 	}

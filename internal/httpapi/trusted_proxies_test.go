@@ -103,3 +103,25 @@ func TestForwardedForAndCallerLimits(t *testing.T) {
 		}, small, trustLoopback)
 	})
 }
+
+// TestIPv6NetworkIsOneCaller: limits keyed by client address count an IPv6
+// address by its /64 (ERRATA_IPV6_PREFIX, CONTRACT 8): a client that takes a
+// new address of its network for every request still spends one bucket,
+// while another /64 has its own; with a prefix of 48 the neighbouring /64
+// shares it too.
+func TestIPv6NetworkIsOneCaller(t *testing.T) {
+	limit := func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 5 }
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		for i := 1; i <= 5; i++ {
+			signInAs(t, s, "a@example.com", fmt.Sprintf("2001:db8:1:2::%x", i)).Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		}
+		signInAs(t, s, "a@example.com", "2001:db8:1:2:ffff:ffff:ffff:fffe").Expect(t, http.StatusTooManyRequests, "rate-limited")
+		signInAs(t, s, "a@example.com", "2001:db8:1:3::1").Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		signInAs(t, s, "a@example.com", "198.51.100.9").Expect(t, http.StatusUnauthorized, "invalid-credentials")
+	}, trustLoopback, limit)
+	s := apitest.Start(t, "sqlite", trustLoopback, limit, func(c *config.Serve) { c.IPv6Prefix = 48 })
+	for i := 1; i <= 5; i++ {
+		signInAs(t, s, "a@example.com", fmt.Sprintf("2001:db8:1:%x::1", i)).Expect(t, http.StatusUnauthorized, "invalid-credentials")
+	}
+	signInAs(t, s, "a@example.com", "2001:db8:1:ff::1").Expect(t, http.StatusTooManyRequests, "rate-limited")
+}

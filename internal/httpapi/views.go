@@ -88,10 +88,13 @@ type KeyView struct {
 	CreatedAt  Timestamp  `json:"created_at"`
 	LastUsedAt *Timestamp `json:"last_used_at" nullable:"true" doc:"Last ingest with the key (updated at most once a minute); null if never used"`
 	RevokedAt  *Timestamp `json:"revoked_at" nullable:"true" doc:"When the key was revoked; null while it is active"`
+	// AllowedOrigins limit where browsers may use the key from.
+	AllowedOrigins []string `json:"allowed_origins" doc:"Origins a browser may send the key's Sentry requests from (scheme://host[:port], a host may start with *. for its subdomains), or [\"*\"] for every origin (the default). A Sentry request whose Origin header is not among them answers 403; requests without Origin (server SDKs) are not limited"`
 }
 
 func keyView(k store.APIKey) KeyView {
-	return KeyView{ID: k.ID, ProjectID: k.ProjectID, Name: k.Name, CreatedAt: ts(k.CreatedAt), LastUsedAt: tsPtr(k.LastUsedAt), RevokedAt: tsPtr(k.RevokedAt)}
+	return KeyView{ID: k.ID, ProjectID: k.ProjectID, Name: k.Name, CreatedAt: ts(k.CreatedAt), LastUsedAt: tsPtr(k.LastUsedAt), RevokedAt: tsPtr(k.RevokedAt),
+		AllowedOrigins: k.AllowedOrigins}
 }
 
 // TransformSchema lists null among email_status's values: huma's enum tag

@@ -11,14 +11,44 @@ import (
 	"github.com/errata-dev/errata/internal/problem"
 )
 
-// Encoding reads Content-Encoding: gzip reports a gzip body; anything but
-// gzip, identity or nothing is a 415 unsupported-encoding problem.
+// Encoding reads Content-Encoding: gzip reports a gzip body; nested
+// codings (gzip, gzip) are a 400 malformed-body problem (CONTRACT 8);
+// anything but gzip, identity or nothing is a 415 unsupported-encoding
+// problem.
 func Encoding(r *http.Request) (gzipped bool, pr *problem.Problem) {
-	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
-	if enc != "" && enc != "identity" && enc != "gzip" {
+	raw := r.Header.Get("Content-Encoding")
+	if Nested(raw) {
+		return false, NestedProblem(raw)
+	}
+	enc := ""
+	for c := range strings.SplitSeq(raw, ",") {
+		if c := strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+			enc = c
+		}
+	}
+	if enc != "" && enc != "gzip" {
 		return false, problem.Newf("unsupported-encoding", "Content-Encoding %q is not supported; send gzip or no encoding", enc)
 	}
 	return enc == "gzip", nil
+}
+
+// Nested reports whether a Content-Encoding lists more than one coding
+// other than identity: a body compressed twice, which inflates each
+// layer's ratio into the next (a 263-byte gzip, gzip, gzip body becomes
+// 100 MiB). No client sends one; they are refused before any byte is read.
+func Nested(encoding string) bool {
+	n := 0
+	for c := range strings.SplitSeq(encoding, ",") {
+		if c := strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// NestedProblem is the 400 of a nested Content-Encoding.
+func NestedProblem(encoding string) *problem.Problem {
+	return problem.Newf("malformed-body", "Content-Encoding %q applies more than one coding; send the body compressed once", encoding)
 }
 
 // Body is an ingestion request body read under the limits and the memory
@@ -55,14 +85,14 @@ func (b *Body) Reserve(ctx context.Context, n int64) (string, *problem.Problem) 
 // reserving every buffer in the memory budget before it is allocated. A
 // refusal returns the metrics reason and the problem: 413
 // payload-too-large, 400 malformed-body, or 503 overloaded when the budget
-// stays spent. Its buffers count to project's share of the budget. The
-// caller must Release the body.
-func (in *Intake) ReadBody(ctx context.Context, r *http.Request, project string, gzipped bool) (*Body, string, *problem.Problem) {
+// stays spent. Its buffers count to the share of org, the organization of
+// the request's project. The caller must Release the body.
+func (in *Intake) ReadBody(ctx context.Context, r *http.Request, org string, gzipped bool) (*Body, string, *problem.Problem) {
 	tooLarge := problem.New("payload-too-large", "the body is over 5 MiB; send fewer events per batch")
 	if r.ContentLength > MaxWireBytes {
 		return nil, metrics.RefusedTooLarge, tooLarge
 	}
-	body := &Body{res: in.Memory.ReserveFor(project)}
+	body := &Body{res: in.Memory.ReserveFor(org)}
 	wire, err := body.readAll(ctx, r.Body, r.ContentLength, MaxWireBytes)
 	if err == nil && gzipped {
 		var zr *gzip.Reader

@@ -38,11 +38,17 @@ type Budget struct {
 	conns   int64
 	debt    int64
 	hasDebt atomic.Bool
-	// projects is what each project's reservations hold (ReserveFor): one
-	// project may hold at most half the budget, so that one project's
-	// bombs leave the other half to everyone else.
-	projects map[string]int64
+	// accounts is what each account's reservations hold: an organization
+	// (ReserveFor) may hold at most half the budget, so that one tenant's
+	// bombs, however many projects or keys it spreads them over, leave the
+	// other half to everyone else; the requests still unauthenticated
+	// (ReserveUnauthenticated) hold at most a sixteenth together.
+	accounts map[string]int64
 }
+
+// unauthenticated is the account of reservations made before a request's
+// key is known (CONTRACT 8). No organization id has this form.
+const unauthenticated = "\x00unauthenticated"
 
 // ConnCost is what one open connection is charged: about what a connection
 // stalled mid-request holds (its goroutine's stack, the server's read and
@@ -53,11 +59,29 @@ const ConnCost = 20 << 10
 // NewBudget returns a budget of size bytes; a request waits at most wait
 // for room, in all.
 func NewBudget(size int64, wait time.Duration) *Budget {
-	return &Budget{sem: semaphore.NewWeighted(size), size: size, wait: wait, projects: map[string]int64{}}
+	return &Budget{sem: semaphore.NewWeighted(size), size: size, wait: wait, accounts: map[string]int64{}}
 }
 
-// projectShare is the most one project's reservations hold together.
-func (b *Budget) projectShare() int64 { return b.size / 2 }
+// share is the most the reservations of account hold together: the whole
+// budget for none, half of it for an organization, a sixteenth for the
+// requests still unauthenticated.
+func (b *Budget) share(account string) int64 {
+	switch account {
+	case "":
+		return b.size
+	case unauthenticated:
+		return b.size / 16
+	}
+	return b.size / 2
+}
+
+// Unauthenticated is the bytes that reservations of requests whose key is
+// not known yet hold together.
+func (b *Budget) Unauthenticated() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.accounts[unauthenticated]
+}
 
 // Size is the whole budget in bytes.
 func (b *Budget) Size() int64 { return b.size }
@@ -70,19 +94,60 @@ func (b *Budget) Size() int64 { return b.size }
 // 1 s, then gets 503 overloaded").
 type Reservation struct {
 	budget  *Budget
-	project string
+	account string
 	held    int64
 	waited  time.Duration
 }
 
-// Reserve starts an empty reservation on b for a request whose project is
-// not known yet (its key is in the body).
+// Reserve starts an empty reservation on b counted to no account: what
+// the process itself reads (tests, tools); requests use ReserveFor or
+// ReserveUnauthenticated.
 func (b *Budget) Reserve() *Reservation { return &Reservation{budget: b} }
 
-// ReserveFor starts an empty reservation on b for a request of project:
-// together, a project's reservations hold at most half the budget.
-func (b *Budget) ReserveFor(project string) *Reservation {
-	return &Reservation{budget: b, project: project}
+// ReserveFor starts an empty reservation on b for a request of an
+// organization's project: together, an organization's reservations hold
+// at most half the budget.
+func (b *Budget) ReserveFor(org string) *Reservation {
+	if org == "" || org == unauthenticated {
+		return b.ReserveUnauthenticated()
+	}
+	return &Reservation{budget: b, account: org}
+}
+
+// ReserveUnauthenticated starts an empty reservation on b for a request
+// whose key is not known yet (a Sentry envelope that carries its DSN in
+// its header): together, such reservations hold at most a sixteenth of
+// the budget (CONTRACT 8), so that keyless clients cannot starve the
+// tenants that authenticate.
+func (b *Budget) ReserveUnauthenticated() *Reservation {
+	return &Reservation{budget: b, account: unauthenticated}
+}
+
+// Claim moves what r holds from the unauthenticated account to org's, once
+// the request's key is known, waiting (within what is left of the budget's
+// wait) while that would take org past its share. The bytes stay reserved
+// in the budget throughout.
+func (r *Reservation) Claim(ctx context.Context, org string) error {
+	if r.account != unauthenticated || org == "" {
+		return nil
+	}
+	r.account = org
+	if err := r.waitForShare(ctx, r.held); err != nil {
+		r.account = unauthenticated
+		return err
+	}
+	b := r.budget
+	b.mu.Lock()
+	b.take(unauthenticated, r.held)
+	b.mu.Unlock()
+	return nil
+}
+
+// take subtracts n from account's total; b.mu is held.
+func (b *Budget) take(account string, n int64) {
+	if b.accounts[account] -= n; b.accounts[account] <= 0 {
+		delete(b.accounts, account)
+	}
 }
 
 // Held is the bytes the reservation holds.
@@ -91,17 +156,13 @@ func (r *Reservation) Held() int64 { return r.held }
 // Grow adds n bytes to the reservation, waiting for room no longer than
 // what is left of the budget's wait; it returns ErrMemoryBusy past that,
 // or ctx's error when ctx ends first. Like Acquire, it takes at most the
-// whole budget (a project's reservation at most its share).
+// whole budget (an account's reservation at most its share).
 func (r *Reservation) Grow(ctx context.Context, n int64) error {
-	limit := r.budget.size
-	if r.project != "" {
-		limit = r.budget.projectShare()
-	}
-	n = min(n, limit-r.held)
+	n = min(n, r.budget.share(r.account)-r.held)
 	if n <= 0 {
 		return nil
 	}
-	if r.project != "" {
+	if r.account != "" {
 		if err := r.waitForShare(ctx, n); err != nil {
 			return err
 		}
@@ -131,18 +192,18 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	return nil
 }
 
-// shareTick is how often a request over its project's share looks again.
+// shareTick is how often a request over its account's share looks again.
 const shareTick = 10 * time.Millisecond
 
-// waitForShare counts n more bytes to the reservation's project, waiting
+// waitForShare counts n more bytes to the reservation's account, waiting
 // (within what is left of the budget's wait) while that would take the
-// project past its share.
+// account past its share.
 func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
 	b := r.budget
 	for {
 		b.mu.Lock()
-		if b.projects[r.project]+n <= b.projectShare() {
-			b.projects[r.project] += n
+		if b.accounts[r.account]+n <= b.share(r.account) {
+			b.accounts[r.account] += n
 			b.mu.Unlock()
 			return nil
 		}
@@ -163,17 +224,15 @@ func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
 	}
 }
 
-// unshare takes back n bytes counted to the project by waitForShare when
-// the semaphore then refused them.
+// unshare takes back n bytes counted to the account by waitForShare (when
+// the semaphore then refused them, or as they are given back).
 func (r *Reservation) unshare(n int64) {
-	if r.project == "" {
+	if r.account == "" {
 		return
 	}
 	b := r.budget
 	b.mu.Lock()
-	if b.projects[r.project] -= n; b.projects[r.project] <= 0 {
-		delete(b.projects, r.project)
-	}
+	b.take(r.account, n)
 	b.mu.Unlock()
 }
 

@@ -109,14 +109,15 @@ func TestConnectionDebt(t *testing.T) {
 	}
 }
 
-// TestProjectShare: one project's reservations together hold at most half
-// the budget (a request past it waits, then is refused), so another
-// project always finds the other half; reservations whose project is not
-// known yet are not limited that way.
-func TestProjectShare(t *testing.T) {
+// TestOrganizationShare: one organization's reservations together hold at
+// most half the budget (a request past it waits, then is refused), so
+// another organization always finds the other half, however many projects
+// the first spreads its requests over (CONTRACT 8); reservations of no
+// account are not limited that way.
+func TestOrganizationShare(t *testing.T) {
 	ctx := context.Background()
 	b := NewBudget(100, 30*time.Millisecond)
-	a1, a2 := b.ReserveFor("prj_a"), b.ReserveFor("prj_a")
+	a1, a2 := b.ReserveFor("org_a"), b.ReserveFor("org_a")
 	if err := a1.Grow(ctx, 40); err != nil {
 		t.Fatal(err)
 	}
@@ -129,12 +130,12 @@ func TestProjectShare(t *testing.T) {
 	if err := a2.Grow(ctx, 0); err != nil || a2.Held() != 0 {
 		t.Fatalf("refused reservation holds %d", a2.Held())
 	}
-	other := b.ReserveFor("prj_b")
+	other := b.ReserveFor("org_b")
 	if err := other.Grow(ctx, 50); err != nil {
 		t.Fatalf("another project's half: %v", err)
 	}
 	// One reservation asking for more than the share takes the share.
-	a3 := b.ReserveFor("prj_c")
+	a3 := b.ReserveFor("org_c")
 	if err := a3.Grow(ctx, 500); err == nil {
 		t.Fatalf("a third project got %d with the budget spent", a3.Held())
 	}
@@ -152,7 +153,53 @@ func TestProjectShare(t *testing.T) {
 	if got := inUse(b); got != 0 {
 		t.Fatalf("in use after every release = %d", got)
 	}
-	if len(b.projects) != 0 {
-		t.Fatalf("projects still counted: %v", b.projects)
+	if len(b.accounts) != 0 {
+		t.Fatalf("accounts still counted: %v", b.accounts)
+	}
+}
+
+// TestUnauthenticatedShare: requests whose key is not known yet hold at most
+// a sixteenth of the budget together (CONTRACT 8), while an organization
+// still finds its half; once a request's key is known, Claim moves what it
+// holds to its organization, and the sixteenth is free again.
+func TestUnauthenticatedShare(t *testing.T) {
+	ctx := context.Background()
+	b := NewBudget(160, 30*time.Millisecond)
+	first, second := b.ReserveUnauthenticated(), b.ReserveFor("")
+	if err := first.Grow(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Grow(ctx, 1); !errors.Is(err, ErrMemoryBusy) {
+		t.Fatalf("an unauthenticated reservation past a sixteenth = %v, want ErrMemoryBusy", err)
+	}
+	tenant := b.ReserveFor("org_a")
+	if err := tenant.Grow(ctx, 60); err != nil {
+		t.Fatalf("an organization's half beside the unauthenticated sixteenth: %v", err)
+	}
+	if err := first.Claim(ctx, "org_b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Unauthenticated(); got != 0 {
+		t.Fatalf("unauthenticated bytes after Claim = %d, want 0", got)
+	}
+	if err := second.Grow(ctx, 10); err != nil {
+		t.Fatalf("the sixteenth after the first request was claimed: %v", err)
+	}
+	if err := tenant.Claim(ctx, "org_b"); err != nil || b.accounts["org_a"] != 60 {
+		t.Fatalf("Claim of an authenticated reservation moved it: %v, %v", err, b.accounts)
+	}
+	// A claim that would take the organization past its share waits, then fails.
+	other := b.ReserveFor("org_b")
+	if err := other.Grow(ctx, 70); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Claim(ctx, "org_b"); !errors.Is(err, ErrMemoryBusy) {
+		t.Fatalf("a claim past the organization's share = %v, want ErrMemoryBusy", err)
+	}
+	for _, r := range []*Reservation{first, second, tenant, other} {
+		r.Release()
+	}
+	if got := inUse(b); got != 0 || len(b.accounts) != 0 {
+		t.Fatalf("after every release: in use %d, accounts %v", got, b.accounts)
 	}
 }

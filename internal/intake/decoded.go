@@ -37,14 +37,14 @@ var errBadEncoding = errors.New("intake: body not decodable")
 // decoder's Memory, handed back as soon as the body is decoded, as is the
 // body as sent. A refusal returns the metrics reason and the problem: 413
 // payload-too-large, 400 malformed-body, or 503 overloaded when the budget
-// stays spent. Its buffers count to project's share of the budget ("" while
-// the key is still to be read from the body). The caller must Release the
-// body.
-func (in *Intake) ReadDecoded(ctx context.Context, r *http.Request, project string, lim Limits, dec *Decoding) (*Body, string, *problem.Problem) {
+// stays spent. Its buffers count to the share of org, the organization of
+// the request's project (a body whose key is in the body itself is read
+// with ReadHead instead). The caller must Release the body.
+func (in *Intake) ReadDecoded(ctx context.Context, r *http.Request, org string, lim Limits, dec *Decoding) (*Body, string, *problem.Problem) {
 	if r.ContentLength > lim.Wire {
 		return nil, metrics.RefusedTooLarge, tooLargeOnWire(lim)
 	}
-	body := &Body{res: in.Memory.ReserveFor(project)}
+	body := &Body{res: in.Memory.ReserveFor(org)}
 	wire, err := body.readAll(ctx, r.Body, r.ContentLength, lim.Wire)
 	if err != nil {
 		body.Release()

@@ -86,12 +86,12 @@ func TestReadDecodedMemory(t *testing.T) {
 	big := &intake.Decoding{Memory: 6 << 20, Open: gunzip.Open} // as brotli's window would
 	body := gzipBytes(bytes.Repeat([]byte("x"), 100<<10))
 
-	held := budget.Reserve() // other requests hold half
-	if err := held.Grow(ctx, 4<<20); err != nil {
+	held := budget.Reserve() // other requests hold three quarters
+	if err := held.Grow(ctx, 6<<20); err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
-	if b, reason, pr := in.ReadDecoded(ctx, r, "", lim, big); pr == nil || pr.Status != 503 || reason != metrics.RefusedMemory {
+	if b, reason, pr := in.ReadDecoded(ctx, r, "org_a", lim, big); pr == nil || pr.Status != 503 || reason != metrics.RefusedMemory {
 		if pr == nil {
 			b.Release()
 		}
@@ -102,7 +102,7 @@ func TestReadDecodedMemory(t *testing.T) {
 	held.Release()
 
 	r = httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
-	b, _, pr := in.ReadDecoded(ctx, r, "", lim, big)
+	b, _, pr := in.ReadDecoded(ctx, r, "org_a", lim, big)
 	if pr != nil {
 		t.Fatalf("decoding with the budget free: %d %s", pr.Status, pr.Detail)
 	}

@@ -36,6 +36,10 @@ type Intake struct {
 	Auth *auth.Service
 	// Limiter is the per-project rate limit of this transport.
 	Limiter *ratelimit.Limiter
+	// Events, when not nil, is the per-project bucket of POST /v1/ingest
+	// (ERRATA_INGEST_RATE_LIMIT) that a transport whose own Limiter counts
+	// requests also takes events from (TakeEvents): the Sentry routes.
+	Events *ratelimit.Limiter
 	// Callers is the per-address limiter of the management API: a request
 	// refused before its project is known answers with its bucket.
 	Callers   *ratelimit.Limiter
@@ -73,6 +77,17 @@ func (in *Intake) WithLimiter(l *ratelimit.Limiter) *Intake {
 // then 503). The rate-limit result is returned for the RateLimit-* headers
 // even when err is not nil; it is nil when the project is not known.
 func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Project, *ratelimit.Result, error) {
+	return in.admit(ctx, route, credential, "")
+}
+
+// ErrOriginRefused refuses a browser request (one with an Origin header)
+// whose key does not allow its origin (the key's allowed_origins, CONTRACT 8).
+// Only the Sentry endpoints check origins, and answer it 403 themselves.
+var ErrOriginRefused = errors.New("this API key does not accept requests from the Origin of this request: add it to the key's allowed_origins")
+
+// admit is Admit for a request a browser sent from origin ("" for none):
+// a valid key that does not allow origin is ErrOriginRefused.
+func (in *Intake) admit(ctx context.Context, route, credential, origin string) (store.Project, *ratelimit.Result, error) {
 	if credential == "" {
 		in.Refuse(route, metrics.RefusedUnauthorized)
 		return store.Project{}, nil, auth.Unauthorized("ingestion needs a project API key: Authorization: Bearer svc_live_…")
@@ -81,7 +96,7 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 		in.Refuse(route, metrics.RefusedUnauthorized)
 		return store.Project{}, nil, auth.Unauthorized("ingestion takes a project API key (svc_live_…), not a session token")
 	}
-	_, p, err := in.Auth.AuthenticateKey(ctx, credential)
+	k, p, err := in.Auth.AuthenticateKey(ctx, credential)
 	if err != nil {
 		if store.IsUnavailable(err) {
 			in.Refuse(route, metrics.RefusedUnavailable)
@@ -89,6 +104,10 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 			in.Refuse(route, metrics.RefusedUnauthorized)
 		}
 		return store.Project{}, nil, err
+	}
+	if !auth.OriginAllowed(k.AllowedOrigins, origin) {
+		in.Refuse(route, metrics.RefusedUnauthorized)
+		return store.Project{}, nil, ErrOriginRefused
 	}
 	res := in.Limiter.Allow(p.ID)
 	if !res.Allowed {
@@ -100,6 +119,28 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 		return p, &res, overloaded(why)
 	}
 	return p, &res, nil
+}
+
+// EventsPerToken is how many events of one request one token of the
+// /v1/ingest bucket pays for: a /v1/ingest batch holds at most 1,000.
+const EventsPerToken = ingest.MaxEvents
+
+// TakeEvents takes from project p's /v1/ingest bucket one token per
+// EventsPerToken events (rounded up), so that a transport whose own limit
+// counts requests lets a project send no more events than /v1/ingest does
+// (CONTRACT 8). Without an Events bucket, or without events, it takes
+// nothing. A refusal is counted and answers 429 rate-limited, with the
+// bucket's state for the answer's headers.
+func (in *Intake) TakeEvents(route string, p store.Project, events int) (ratelimit.Result, error) {
+	if in.Events == nil || events == 0 {
+		return ratelimit.Result{Allowed: true}, nil
+	}
+	res := in.Events.AllowN(p.ID, (events+EventsPerToken-1)/EventsPerToken)
+	if !res.Allowed {
+		in.Refuse(route, metrics.RefusedRateLimited)
+		return res, problem.New("rate-limited", "the project's event rate limit (ERRATA_INGEST_RATE_LIMIT, shared with /v1/ingest) was hit; wait Retry-After seconds and resend")
+	}
+	return res, nil
 }
 
 // overloaded is the 503 of back-pressure, why being a metrics reason.

@@ -11,12 +11,16 @@ import (
 	"sync"
 )
 
-// Reading a body of unknown size (a chunked upload, a gzip body) starts
-// with a small buffer, so that a request whose body stalls holds almost
-// nothing, and goes on in chunks of chunkSize: a body refused at the limit
-// hands its chunks back to a pool where the next one reuses them, instead
-// of leaving the garbage of a buffer doubled up to the limit. A body that
-// ends up in several pieces is copied once into one buffer of its size.
+// A body is read in chunks of at most chunkSize, each reserved in the
+// budget just before it is read into (CONTRACT 8): the reservation grows
+// with the bytes that actually arrive, never by a declared Content-Length
+// up front, so that a client that announces a large body and sends nothing
+// holds one chunk at most. A body of unknown size (chunked, or as it
+// inflates) starts with a small buffer, so that a request whose body
+// stalls holds almost nothing. A body refused at the limit hands its
+// chunks back to a pool where the next one reuses them, instead of leaving
+// the garbage of a buffer doubled up to the limit. A body that ends up in
+// several pieces is copied once into one buffer of its size.
 const (
 	firstRead = 4 << 10
 	chunkSize = 256 << 10
@@ -40,18 +44,19 @@ func gzipSize(body []byte) (size int64, ok bool) {
 	return size, size <= maxDeflateRatio*int64(len(body))
 }
 
-// readAll reads src into memory, at most limit bytes: into one buffer of
-// hint+1 bytes when the size is announced (hint >= 0), else, or past it,
-// in pieces (see chunkSize). Every buffer is reserved in the budget before
-// it is taken. Past limit it returns errTooLarge.
+// readAll reads src into memory, at most limit bytes, in chunks (see
+// chunkSize): hint, when the size is announced (hint >= 0), sizes the chunks
+// so that they add up to it and one byte more, never reserving more than a
+// chunk ahead of what arrived. Every buffer is reserved in the budget
+// before it is taken. Past limit it returns errTooLarge.
 func (b *Body) readAll(ctx context.Context, src io.Reader, hint, limit int64) ([]byte, error) {
 	size := int64(firstRead)
 	if hint >= 0 {
-		size = hint + 1
+		size = min(hint+1, chunkSize)
 	}
 	var parts [][]byte
 	var total int64
-	for eof := false; !eof; size = chunkSize {
+	for eof := false; !eof; size = nextChunk(hint, total) {
 		buf, err := b.alloc(ctx, min(size, limit+1-total), limit+1-total)
 		if err != nil {
 			return nil, err
@@ -86,6 +91,15 @@ func (b *Body) readAll(ctx context.Context, src io.Reader, hint, limit int64) ([
 		b.freeBytes(p)
 	}
 	return (*out)[:total], nil
+}
+
+// nextChunk is the size of the chunk to read after total bytes of a body
+// announced as hint bytes (-1: unknown).
+func nextChunk(hint, total int64) int64 {
+	if hint >= 0 && hint+1-total > 0 {
+		return min(hint+1-total, chunkSize)
+	}
+	return chunkSize
 }
 
 // fill reads src into buf until buf is full or src ends (eof). Unlike

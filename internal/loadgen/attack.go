@@ -34,7 +34,7 @@ const (
 )
 
 // Attacks are the attack names, in the order the help lists them.
-var Attacks = []string{AttackSlowBody, AttackGRPCPreface, AttackGRPCBomb, AttackGzipBomb}
+var Attacks = []string{AttackSlowBody, AttackGRPCPreface, AttackGRPCBomb, AttackGzipBomb, AttackKeylessStall, AttackNestedEncoding, AttackKeylessBomb}
 
 // BogusKey is what grpc-bomb sends without a key: well-formed, so the
 // server looks it up, but no key of any project.
@@ -70,8 +70,13 @@ type AttackConfig struct {
 	// ingestion still works during the attack.
 	Key string
 	// Path is gzip-bomb's route: /v1/ingest (JSON) or /v1/logs (OTLP
-	// protobuf).
+	// protobuf); nested-encoding's: a Sentry envelope path (the default),
+	// /v1/ingest or /v1/logs.
 	Path string
+	// Number is the project number of Key: with both, the watch also
+	// probes the Sentry envelope route with the key, and the Sentry
+	// attacks aim at that project's path (else /api/1/envelope/).
+	Number int64
 	// Connections is how many connections slow-body and grpc-preface open.
 	Connections int
 	// Concurrency is how many requests the bombs keep in flight.
@@ -123,7 +128,10 @@ func (c *AttackConfig) Validate() error {
 	if err := loopbackOnly("--grpc-addr", host); err != nil {
 		return err
 	}
-	bomb := c.Attack == AttackGRPCBomb || c.Attack == AttackGzipBomb
+	bomb := c.Attack == AttackGRPCBomb || c.Attack == AttackGzipBomb || c.Attack == AttackNestedEncoding || c.Attack == AttackKeylessBomb
+	if err := c.validateKeyless(); err != nil {
+		return err
+	}
 	switch c.Attack {
 	case AttackSlowBody, AttackGRPCPreface:
 		c.Connections = cmp.Or(c.Connections, DefaultAttackConnections)
@@ -195,9 +203,11 @@ func RunAttack(ctx context.Context, c AttackConfig) (*AttackReport, error) {
 		held func() int
 	)
 	switch c.Attack {
-	case AttackSlowBody, AttackGRPCPreface:
+	case AttackSlowBody, AttackGRPCPreface, AttackKeylessStall:
 		cs := newConnAttack(&c)
 		run, held = cs.run, cs.held
+	case AttackNestedEncoding, AttackKeylessBomb:
+		run = newBodyBomb(&c).run
 	case AttackGRPCBomb:
 		b, err := newGRPCBomb(&c)
 		if err != nil {

@@ -33,13 +33,23 @@ type connKind struct {
 	http2, handshake bool
 }
 
-// connAttack is slow-body or grpc-preface: it opens c.Connections
+// connAttack is slow-body, grpc-preface or keyless-stall: it opens c.Connections
 // connections of its kinds in turn, stalls each, and waits for the server
 // to close them.
 type connAttack struct {
 	c     *AttackConfig
 	kinds []connKind
 	open  atomic.Int64 // connections written to and not yet closed
+	// reopen dials a connection again each time the server closes it,
+	// until the attack ends (keyless-stall: an attacker keeps its
+	// connections stalled); reopened counts those dials, by kind.
+	reopen bool
+	mu     sync.Mutex
+	// answers counts, by kind, what the server answered the connections
+	// it closed and that were dialed again (summarise adds the last of
+	// each slot).
+	reopened []int
+	answers  []map[string]int
 }
 
 func newConnAttack(c *AttackConfig) *connAttack {
@@ -55,6 +65,11 @@ func newConnAttack(c *AttackConfig) *connAttack {
 	host := u.Host
 	if u.Port() == "" {
 		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	if c.Attack == AttackKeylessStall {
+		a.kinds, a.reopen = []connKind{keylessStallKind(c, host, u.Host)}, true
+		a.reopened, a.answers = make([]int, 1), []map[string]int{{}}
+		return a
 	}
 	auth := ""
 	if c.Key != "" {
@@ -112,6 +127,7 @@ dial:
 		}
 		wg.Go(func() {
 			k := a.kinds[i%len(a.kinds)]
+		again:
 			conn, err := d.DialContext(ctx, "tcp", k.addr)
 			if err == nil {
 				_, err = io.WriteString(conn, k.stall)
@@ -139,6 +155,14 @@ dial:
 			mu.Unlock()
 			conns[i] = heldConn{dialed: true, closedBy: !closing.Load(), closedAfter: time.Since(stalled), answer: answer}
 			_ = conn.Close()
+			if a.reopen && !closing.Load() && ctx.Err() == nil {
+				a.mu.Lock()
+				a.answers[i%len(a.kinds)][cmp.Or(answer, "none")]++
+				a.reopened[i%len(a.kinds)]++
+				a.mu.Unlock()
+				sem <- struct{}{}
+				goto again
+			}
 			finished()
 		})
 	}
@@ -224,6 +248,14 @@ func (a *connAttack) summarise(conns []heldConn) []ConnKind {
 	for i := range out {
 		slices.Sort(after[i])
 		out[i].ClosedAfter = latencyOf(after[i])
+		if a.reopen {
+			a.mu.Lock()
+			out[i].Reopened = a.reopened[i]
+			for answer, n := range a.answers[i] {
+				out[i].Answers[answer] += n
+			}
+			a.mu.Unlock()
+		}
 	}
 	return out
 }

@@ -40,8 +40,13 @@ type AttackReport struct {
 	// Health is the /healthz probes made during the attack.
 	Health Probes `json:"healthz"`
 	// Ingest is the one-event POST /v1/ingest probes, made when a key was
-	// given.
+	// given; OTLP the one-record POST /v1/logs probes, made with it too;
+	// Sentry the one-event envelope probes, made when the key's project
+	// number was given too (--dsn): another tenant's answers during the
+	// attack.
 	Ingest *Probes `json:"ingest_probe,omitempty"`
+	OTLP   *Probes `json:"otlp_probe,omitempty"`
+	Sentry *Probes `json:"sentry_probe,omitempty"`
 }
 
 // Memory is the server's resident memory during the attack, in bytes.
@@ -76,6 +81,10 @@ type ConnKind struct {
 	// still open when the attack ended (and were closed by it).
 	ClosedByServer int `json:"closed_by_server"`
 	OpenAtEnd      int `json:"open_at_end"`
+	// Reopened counts the connections dialed again after the server closed
+	// them (keyless-stall keeps its connections stalled until the end);
+	// Answers then counts every close, the others the last of each slot.
+	Reopened int `json:"reopened,omitempty"`
 	// ClosedAfter is the time from the stall to the server's close, in
 	// milliseconds.
 	ClosedAfter Latency `json:"closed_after_ms"`
@@ -163,6 +172,10 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 		r.GRPCAddr, r.Concurrency, r.Key = c.GRPCAddr, c.Concurrency, "bogus"
 	case AttackGzipBomb:
 		r.Path, r.Concurrency, r.HideSize = c.Path, c.Concurrency, c.HideSize
+	case AttackKeylessStall:
+		r.Path, r.Connections = sentryPath(c.Number), c.Connections
+	case AttackNestedEncoding, AttackKeylessBomb:
+		r.Path, r.Concurrency = c.Path, c.Concurrency
 	}
 	if c.Key != "" {
 		r.Key = "given"
@@ -194,8 +207,12 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 	}
 	r.Health = probesOf(w.health)
 	if c.Key != "" {
-		in := probesOf(w.ingest)
-		r.Ingest = &in
+		in, otlp := probesOf(w.ingest), probesOf(w.otlp)
+		r.Ingest, r.OTLP = &in, &otlp
+	}
+	if c.Key != "" && c.Number > 0 {
+		s := probesOf(w.sentry)
+		r.Sentry = &s
 	}
 	return r
 }
@@ -247,6 +264,9 @@ func (r *AttackReport) WriteText(w io.Writer) error {
 		line(p, "%d attempted, %d failed, %d opened, %d closed by the server, %d open at the end", k.Attempted, k.Failed, k.Opened, k.ClosedByServer, k.OpenAtEnd)
 		line(p+"_closed_after", "p50 %s, p99 %s, max %s", secs(k.ClosedAfter.P50), secs(k.ClosedAfter.P99), secs(k.ClosedAfter.Max))
 		line(p+"_answers", "%s", counts(k.Answers))
+		if k.Reopened > 0 {
+			line(p+"_reopened", "%d", k.Reopened)
+		}
 	}
 	if q := r.Requests; q != nil {
 		line("requests", "%d (each %d bytes inflating to %d)", q.Sent, q.BodyBytes, q.InflatedBytes)
@@ -259,8 +279,13 @@ func (r *AttackReport) WriteText(w io.Writer) error {
 		line(name+"_latency", "p50 %.1fms, p99 %.1fms, max %.1fms", p.Latency.P50, p.Latency.P99, p.Latency.Max)
 	}
 	probes("healthz", r.Health)
-	if r.Ingest != nil {
-		probes("ingest_probe", *r.Ingest)
+	for _, p := range []struct {
+		name string
+		p    *Probes
+	}{{"ingest_probe", r.Ingest}, {"otlp_probe", r.OTLP}, {"sentry_probe", r.Sentry}} {
+		if p.p != nil {
+			probes(p.name, *p.p)
+		}
 	}
 	if len(r.Held) > 0 {
 		b.WriteString("held over time (s: connections open, server fds, rss):\n")

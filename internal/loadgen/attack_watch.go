@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -52,6 +53,8 @@ type watch struct {
 	samples []reading
 	health  []probe
 	ingest  []probe
+	otlp    []probe
+	sentry  []probe
 	before  reading
 	hwm     int64
 
@@ -76,6 +79,15 @@ func (w *watch) start(ctx context.Context) {
 	if w.c.Key != "" {
 		body := probeBody()
 		w.wg.Go(func() { w.every(ctx, time.Second, true, func(ctx context.Context) { w.probeIngest(ctx, body) }) })
+		w.wg.Go(func() {
+			w.every(ctx, time.Second, true, func(ctx context.Context) { w.probeTo(ctx, &w.otlp, "/v1/logs", []byte(otlpProbeBody)) })
+		})
+	}
+	if w.c.Key != "" && w.c.Number > 0 {
+		path := sentryPath(w.c.Number) + "?sentry_key=" + url.QueryEscape(w.c.Key)
+		w.wg.Go(func() {
+			w.every(ctx, time.Second, true, func(ctx context.Context) { w.probeTo(ctx, &w.sentry, path, []byte(sentryProbeBody)) })
+		})
 	}
 }
 
@@ -151,6 +163,21 @@ func (w *watch) probeIngest(ctx context.Context, body []byte) {
 	p := w.do(ctx, http.MethodPost, "/v1/ingest", body)
 	w.mu.Lock()
 	w.ingest = append(w.ingest, p)
+	w.mu.Unlock()
+}
+
+// otlpProbeBody is a one-record OTLP/HTTP JSON export; sentryProbeBody a
+// one-event envelope.
+const (
+	otlpProbeBody   = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"severityText":"ERROR","body":{"stringValue":"loadgen probe"}}]}]}]}`
+	sentryProbeBody = "{}\n{\"type\":\"event\"}\n{\"level\":\"error\",\"message\":\"loadgen probe\"}\n"
+)
+
+// probeTo posts body to path and records the answer in *into.
+func (w *watch) probeTo(ctx context.Context, into *[]probe, path string, body []byte) {
+	p := w.do(ctx, http.MethodPost, path, body)
+	w.mu.Lock()
+	*into = append(*into, p)
 	w.mu.Unlock()
 }
 

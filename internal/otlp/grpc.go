@@ -122,7 +122,7 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	}
 	// Until the message is read its size is unknown: reserve what the
 	// largest one holds while gRPC reads it (see grpcReceiveBytes).
-	res := in.Memory.ReserveFor(p.ID)
+	res := in.Memory.ReserveFor(p.OrgID)
 	defer res.Release()
 	if err := res.Grow(ctx, grpcReceiveBytes); err != nil {
 		return g.overloaded()

@@ -81,11 +81,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	gzipped, pr := intake.Encoding(r)
 	if pr != nil {
-		refuse(metrics.RefusedEncoding, failure{status: http.StatusUnsupportedMediaType, code: codes.InvalidArgument, message: pr.Detail})
+		refuse(metrics.RefusedEncoding, failure{status: pr.Status, code: codes.InvalidArgument, message: pr.Detail})
 		return
 	}
 	received := in.Received()
-	body, reason, pr := in.ReadBody(r.Context(), r, p.ID, gzipped)
+	body, reason, pr := in.ReadBody(r.Context(), r, p.OrgID, gzipped)
 	if pr == nil {
 		defer body.Release()
 		// pdata's decoded records take several times the protobuf's bytes.

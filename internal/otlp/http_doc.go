@@ -111,7 +111,7 @@ func document(api huma.API) {
 			}},
 	}
 	for st, why := range map[int]string{
-		400: "The body is not a valid ExportLogsServiceRequest in its media type",
+		400: "The body is not a valid ExportLogsServiceRequest in its media type, or its Content-Encoding is nested (gzip, gzip)",
 		401: "No valid project API key",
 		413: "Over 5 MiB on the wire or 20 MiB decompressed",
 		415: "Content-Type is neither application/x-protobuf nor application/json, or Content-Encoding is neither gzip nor identity",

@@ -69,6 +69,12 @@ type Result struct {
 // Allow takes one token from key's bucket if there is one.
 func (l *Limiter) Allow(key string) Result { return l.take(key, 1) }
 
+// AllowN takes n tokens from key's bucket if it has them (at most its
+// burst: a larger n takes the whole burst).
+func (l *Limiter) AllowN(key string, n int) Result {
+	return l.take(key, max(1, n))
+}
+
 // Peek reports key's bucket without taking a token; Allowed says whether a
 // token is there to take.
 func (l *Limiter) Peek(key string) Result { return l.take(key, 0) }
@@ -111,7 +117,9 @@ func (l *Limiter) take(key string, n int) Result {
 	now := l.now()
 	b := l.bucket(key, now)
 
-	allowed := b.TokensAt(now) >= 1
+	n = min(n, b.Burst())
+	need := float64(max(n, 1))
+	allowed := b.TokensAt(now) >= need
 	if allowed && n > 0 {
 		allowed = b.AllowN(now, n)
 	}
@@ -120,7 +128,7 @@ func (l *Limiter) take(key string, n int) Result {
 	res := Result{Allowed: allowed, Limit: burst, Remaining: max(0, int(math.Floor(tokens)))}
 	res.Reset = after(r, float64(burst)-tokens)
 	if !allowed {
-		res.RetryAfter = after(r, 1-tokens)
+		res.RetryAfter = after(r, need-tokens)
 	}
 	return res
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -17,25 +18,51 @@ type APIKey struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// AllowedOrigins are the origins a browser may send the key's Sentry
+	// requests from; ["*"] (the default) allows every one.
+	AllowedOrigins []string
 }
 
-const keyCols = `id, project_id, name, secret_hash, created_at, last_used_at, revoked_at`
+// AllOrigins is the allowed origins of a key that does not limit them.
+var AllOrigins = []string{"*"}
+
+const keyCols = `id, project_id, name, secret_hash, created_at, last_used_at, revoked_at, allowed_origins`
 
 func scanKey(s interface{ Scan(...any) error }) (APIKey, error) {
 	var k APIKey
 	var cr int64
 	var lu, rv sql.NullInt64
-	if err := s.Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &cr, &lu, &rv); err != nil {
+	var origins string
+	if err := s.Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &cr, &lu, &rv, &origins); err != nil {
 		return APIKey{}, err
 	}
 	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMS(cr), fromNullMS(lu), fromNullMS(rv)
+	k.AllowedOrigins = originList(origins)
 	return k, nil
 }
 
-// CreateAPIKey inserts k.
+// originList reads the allowed_origins column; what cannot be read allows
+// nothing rather than everything.
+func originList(col string) []string {
+	var v []string
+	if err := json.Unmarshal([]byte(col), &v); err != nil || v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// originsCol writes a key's allowed origins, nil being the default, all.
+func originsCol(v []string) string {
+	if v == nil {
+		v = AllOrigins
+	}
+	return jsonList(v)
+}
+
+// CreateAPIKey inserts k (nil AllowedOrigins: every origin).
 func (c *Conn) CreateAPIKey(ctx context.Context, k APIKey) error {
-	_, err := c.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.ProjectID, k.Name, k.SecretHash, ms(k.CreatedAt), nullMS(k.LastUsedAt), nullMS(k.RevokedAt))
+	_, err := c.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.ProjectID, k.Name, k.SecretHash, ms(k.CreatedAt), nullMS(k.LastUsedAt), nullMS(k.RevokedAt), originsCol(k.AllowedOrigins))
 	if err != nil {
 		return fmt.Errorf("store: create API key: %w", err)
 	}
@@ -59,14 +86,16 @@ func (c *Conn) APIKeyWithProject(ctx context.Context, id string) (APIKey, Projec
 	var p Project
 	var kc, pc, pu int64
 	var lu, rv sql.NullInt64
-	err := c.queryRow(ctx, `SELECT k.id, k.project_id, k.name, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
+	var origins string
+	err := c.queryRow(ctx, `SELECT k.id, k.project_id, k.name, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at, k.allowed_origins,
 		p.id, p.organization_id, p.name, p.number, p.created_at, p.updated_at
 		FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.id = ?`, id).
-		Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &kc, &lu, &rv, &p.ID, &p.OrgID, &p.Name, &p.Number, &pc, &pu)
+		Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &kc, &lu, &rv, &origins, &p.ID, &p.OrgID, &p.Name, &p.Number, &pc, &pu)
 	if err != nil {
 		return APIKey{}, Project{}, fmt.Errorf("store: API key %s: %w", id, translate(err))
 	}
 	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMS(kc), fromNullMS(lu), fromNullMS(rv)
+	k.AllowedOrigins = originList(origins)
 	p.CreatedAt, p.UpdatedAt = fromMS(pc), fromMS(pu)
 	return k, p, nil
 }
@@ -85,6 +114,24 @@ func (c *Conn) ListAPIKeys(ctx context.Context, projectID, before string, limit 
 func (c *Conn) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
 	if err := c.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ms(at), id); err != nil {
 		return fmt.Errorf("store: revoke API key %s: %w", id, err)
+	}
+	return nil
+}
+
+// UpdateAPIKey renames a key and sets its allowed origins: a nil name or
+// origins leaves that one as it is.
+func (c *Conn) UpdateAPIKey(ctx context.Context, id string, name *string, origins []string) error {
+	n, o := "", ""
+	if name != nil {
+		n = *name
+	}
+	if origins != nil {
+		o = jsonList(origins)
+	}
+	err := c.execOne(ctx, `UPDATE api_keys SET name = CASE WHEN ? THEN ? ELSE name END,
+		allowed_origins = CASE WHEN ? THEN ? ELSE allowed_origins END WHERE id = ?`, name != nil, n, origins != nil, o, id)
+	if err != nil {
+		return fmt.Errorf("store: update API key %s: %w", id, err)
 	}
 	return nil
 }

@@ -118,3 +118,37 @@ func TestAccountKeys(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyOriginsForm: the keys page shows each key's allowed origins and
+// lets admins set them, at creation and afterwards; a malformed origin is
+// shown next to the form (422) and changes nothing; an empty field allows
+// every origin again; lower roles cannot set them.
+func TestKeyOriginsForm(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		keysPath := "/projects/" + w.ProjectID + "/keys"
+		admin := newBrowser(t, s)
+		admin.signIn(w.Admin.Email)
+		admin.get(keysPath).expect(t, http.StatusOK, `<label for="key-origins">`)
+		admin.post(keysPath, url.Values{"name": {"web"}, "allowed_origins": {"https://app.example.com, not-an-origin"}}).
+			expect(t, http.StatusUnprocessableEntity, `role="alert"`, "_origins[1]: &#34;not-an-origin&#34; is not an origin", `value="https://app.example.com, not-an-origin"`)
+		admin.post(keysPath, url.Values{"name": {"web"}, "allowed_origins": {"https://App.example.com https://*.example.org"}}).expect(t, http.StatusCreated)
+		r := s.Do(apitest.Request{Method: "GET", Path: "/v1" + keysPath, Token: w.Admin.Token}).Expect(t, http.StatusOK, "")
+		keyID := r.JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+		admin.get(keysPath).expect(t, http.StatusOK, `action="/keys/`+keyID+`/origins"`, `value="https://app.example.com https://*.example.org"`)
+
+		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"ftp:/nope"}}).expect(t, http.StatusUnprocessableEntity, `role="alert"`, "Key web: allowed_origins[0]: &#34;ftp:/nope&#34; is not an origin")
+		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"https://shop.example.com"}}).expect(t, http.StatusSeeOther)
+		admin.get(keysPath).expect(t, http.StatusOK, `value="https://shop.example.com"`)
+		viewer := newBrowser(t, s)
+		viewer.signIn(w.Viewer.Email)
+		page := viewer.get(keysPath).expect(t, http.StatusOK, "<code>https://shop.example.com</code>")
+		if strings.Contains(page.Body, "/origins\"") {
+			t.Error("a viewer is offered the origins form")
+		}
+		viewer.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"*"}}).expect(t, http.StatusForbidden, "forbidden")
+		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {""}}).expect(t, http.StatusSeeOther)
+		admin.get(keysPath).expect(t, http.StatusOK, `value="*"`)
+	})
+}

@@ -173,8 +173,8 @@ func TestChromeKeysFitAt1280(t *testing.T) {
 	c.waitScript() // the times are made local (and longer) first
 	fit := eval[map[string]float64](c, `(() => {
   const table = document.querySelector("main table.keys"), box = table.parentElement;
-  const buttons = [...table.querySelectorAll("button")].map((b) => b.getBoundingClientRect());
-  const status = [...table.querySelectorAll("tr > :nth-child(5)")].map((c) => c.getBoundingClientRect());
+  const buttons = [...table.querySelectorAll("form[action$='/revoke'] button")].map((b) => b.getBoundingClientRect());
+  const status = [...table.querySelectorAll("tr > :nth-child(6)")].map((c) => c.getBoundingClientRect());
   return {
     viewport: document.documentElement.clientWidth,
     overflow: box.scrollWidth - box.clientWidth,

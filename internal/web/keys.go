@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/httpapi"
@@ -21,9 +22,21 @@ type keysData struct {
 	Keys    []store.APIKey
 	// CanManage shows the create form and the revoke buttons (admins).
 	CanManage bool
-	// Name and Error refill a refused create form.
-	Name, Error string
+	// Name, Origins and Error refill a refused create form.
+	Name, Origins, Error string
 }
+
+// originsField reads the origins a form lists, separated by spaces, commas
+// or lines; nil (the default, every origin) when it lists none.
+func originsField(v string) []string {
+	f := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+	if len(f) == 0 {
+		return nil
+	}
+	return f
+}
+
+func init() { funcs["origins"] = func(v []string) string { return strings.Join(v, " ") } }
 
 // keyCreatedData fills the page that shows a new key once.
 type keyCreatedData struct {
@@ -77,9 +90,10 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi
 	if err != nil {
 		return err
 	}
-	k, err := d.auth.CreateAPIKey(ctx, prj.ID, name)
+	origins := r.PostForm.Get("allowed_origins")
+	k, err := d.auth.CreateAPIKey(ctx, prj.ID, name, originsField(origins))
 	if pr := shown(err, "validation-failed"); pr != nil {
-		return d.keysPage(w, r, p, pr.Status, keysData{Name: name, Error: sentence(pr.Detail)})
+		return d.keysPage(w, r, p, pr.Status, keysData{Name: name, Origins: origins, Error: sentence(pr.Detail)})
 	}
 	if err != nil {
 		return err
@@ -87,6 +101,37 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi
 	crumbs = append(crumbs, crumb{"API keys", "/projects/" + prj.ID + "/keys"})
 	d.render(w, r, http.StatusCreated, "key-created", p, frame{Title: "API key created · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "keys",
 		Data: keyCreatedData{Project: prj, Key: k.APIKey, Secret: k.Key, Snippets: d.snippetsFor(k.Key), Sentry: d.sentrySnippetsFor(prj, k.Key)}})
+	return nil
+}
+
+// setKeyOrigins sets the origins a key allows (PATCH /v1/keys/{key_id}
+// with allowed_origins: admin); an empty field allows every origin again.
+func (d *Dashboard) setKeyOrigins(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "key_id", org.Admin); err != nil {
+		return err
+	}
+	origins, err := formValue(r, "allowed_origins")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	k, err := d.db.Read().APIKeyByID(ctx, r.PathValue("key_id"))
+	if err != nil {
+		return err
+	}
+	list := originsField(origins)
+	if list == nil {
+		list = store.AllOrigins
+	}
+	_, err = d.auth.UpdateAPIKey(ctx, k.ID, nil, list)
+	if pr := shown(err, "validation-failed"); pr != nil {
+		r.SetPathValue("project_id", k.ProjectID)
+		return d.keysPage(w, r, p, pr.Status, keysData{Error: sentence("key " + k.Name + ": " + pr.Detail)})
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/projects/"+k.ProjectID+"/keys", http.StatusSeeOther)
 	return nil
 }
 

@@ -40,7 +40,8 @@ func preflight(w http.ResponseWriter, _ *http.Request) {
 // setRateLimits adds X-Sentry-Rate-Limits to a 429 whose Retry-After is
 // set: "<seconds>::project", relay's form (retry after, categories, scope),
 // with no category, which SDKs read as every kind of data. Errata's limit
-// is the project's request rate (ERRATA_SENTRY_RATE_LIMIT).
+// is the project's request rate (ERRATA_SENTRY_RATE_LIMIT) or its event
+// rate, shared with /v1/ingest (ERRATA_INGEST_RATE_LIMIT).
 func setRateLimits(h http.Header) {
 	secs := h.Get("Retry-After")
 	if secs == "" {

@@ -42,7 +42,7 @@ func requestKey(r *http.Request) string {
 // of project number's. A key of another project is refused as any bad key
 // is, even when its own project is rate-limited or overloaded.
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, key string) (store.Project, error) {
-	p, err := h.intake.AdmitHTTP(w, r, Route, key)
+	p, err := h.intake.AdmitBrowser(w, r, Route, key)
 	if p.ID != "" && p.Number != number {
 		if err == nil { // a refusal was counted already
 			h.intake.Refuse(Route, metrics.RefusedUnauthorized)
@@ -53,7 +53,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, ke
 }
 
 // admitByDSN authenticates a request by the dsn of its envelope's header,
-// read from the body already decoded within the limits: envelopes that
+// read from the first line of the body (ReadHead): envelopes that
 // authenticate themselves (CONTRACT 7). The DSN must name project number.
 func (h *Handler) admitByDSN(w http.ResponseWriter, r *http.Request, number int64, body []byte) (store.Project, error) {
 	if !h.store || isEnvelopeStore(r) {

@@ -74,10 +74,12 @@ func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
 
 // ServeHTTP checks, in order, the key (403), the project's Sentry rate
 // limit (429) and back-pressure (503), the Content-Encoding (415), the
-// sizes (413) and the framing of the body (400), maps the items and
-// commits the events before answering 200 {"id": …}. Without a key in the
-// query or the X-Sentry-Auth header, an envelope's header dsn is read first,
-// within the same size limits and memory budget.
+// sizes (413) and the framing of the body (400), maps the items, takes
+// their events from the project's /v1/ingest bucket (429, one token per
+// 1,000 events) and commits them before answering 200 {"id": …}. Without a key in the
+// query or the X-Sentry-Auth header, only the envelope's first line is read
+// before its header's dsn authenticates the request (readKeyless). A
+// nested Content-Encoding is 400.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	allowOrigin(w.Header())
 	ctx := r.Context()
@@ -95,6 +97,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	encoding := r.Header.Get("Content-Encoding")
+	if intake.Nested(encoding) {
+		h.refuse(w, metrics.RefusedEncoding, http.StatusBadRequest, intake.NestedProblem(encoding).Detail)
+		return
+	}
 	if err := sentry.CheckEncoding(encoding); err != nil {
 		h.refuse(w, metrics.RefusedEncoding, http.StatusUnsupportedMediaType, "Content-Encoding must be gzip, deflate, br, zstd or none")
 		return
@@ -104,19 +110,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if mem := sentry.DecoderMemory(encoding); mem > 0 {
 		dec = &intake.Decoding{Memory: mem, Open: func(body io.Reader) (io.ReadCloser, error) { return sentry.Decompressor(encoding, body) }}
 	}
-	body, reason, pr := in.ReadDecoded(ctx, r, p.ID, limits, dec)
-	if pr != nil {
-		in.Refuse(Route, reason)
-		h.fail(w, r, pr)
-		return
-	}
-	defer body.Release()
+	var body *intake.Body
 	if key == "" {
-		if p, err = h.admitByDSN(w, r, number, body.Bytes); err != nil {
-			h.fail(w, r, err)
+		var ok bool
+		if body, p, ok = h.readKeyless(w, r, number, dec); !ok {
+			return
+		}
+	} else {
+		var reason string
+		var pr *problem.Problem
+		if body, reason, pr = in.ReadDecoded(ctx, r, p.OrgID, limits, dec); pr != nil {
+			in.Refuse(Route, reason)
+			h.fail(w, r, pr)
 			return
 		}
 	}
+	defer body.Release()
 	env, err := h.parse(r, body.Bytes)
 	if err != nil {
 		status, reason := http.StatusBadRequest, metrics.RefusedMalformed
@@ -134,6 +143,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res := sentry.Map(env, sentry.Options{Service: p.Name, ReceivedAt: received, Redact: in.Decoder.Redact})
 	h.count(ctx, &res)
+	if rl, err := in.TakeEvents(Route, p, len(res.Events)); err != nil {
+		rl.SetHeaders(w.Header())
+		h.fail(w, r, err)
+		return
+	}
 	if len(res.Events) > 0 {
 		if err := in.Commit(ctx, Route, p, received, res.Events); err != nil {
 			h.fail(w, r, err)
@@ -192,6 +206,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	pr := problem.From(err)
 	status := pr.Status
 	switch {
+	case errors.Is(err, intake.ErrOriginRefused):
+		writeDetail(w, http.StatusForbidden, err.Error())
+		return
 	case pr.IsInternal():
 		h.log.ErrorContext(r.Context(), "Sentry request failed", "request_id", httpapi.RequestID(r.Context()), "err", err)
 		writeDetail(w, http.StatusInternalServerError, "an internal error occurred")

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // project with a key of its own.
 type world struct {
 	s                 *apitest.Server
-	token             string
+	token, orgID      string
 	projectID         string
 	number            int64
 	keyID, key, dsn   string
@@ -36,7 +36,7 @@ func newWorld(t *testing.T, s *apitest.Server) *world {
 	t.Helper()
 	owner := s.SignUp(t, "owner@example.com")
 	org := s.CreateOrg(t, owner.Token, "Acme")
-	w := &world{s: s, token: owner.Token, client: &http.Client{}}
+	w := &world{s: s, token: owner.Token, orgID: org, client: &http.Client{}}
 	w.projectID, w.number = createProject(t, s, owner.Token, org, "shop")
 	w.keyID, w.key, w.dsn = s.CreateKeyDSN(t, owner.Token, w.projectID)
 	w.otherID, w.otherNumber = createProject(t, s, owner.Token, org, "other")

@@ -1,0 +1,203 @@
+package sentryhttp_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+)
+
+// stallKeyless opens n connections that each send the headers of a keyless
+// envelope announcing a body of declared bytes, and nothing else (the
+// attack of issue 21, item 1), then n more every 100 ms, as the attacker
+// reopens the ones the server gives up on, until stop is closed. Every
+// connection is closed when the test ends.
+func stallKeyless(t *testing.T, serverURL string, number int64, n, declared int, stop <-chan struct{}) {
+	t.Helper()
+	addr := strings.TrimPrefix(serverURL, "http://")
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	open := func() {
+		for range n {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			_, _ = fmt.Fprintf(c, "POST /api/%d/envelope/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: %d\r\n\r\n", number, declared)
+		}
+	}
+	open()
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				open()
+			}
+		}
+	}()
+}
+
+// TestKeylessStallStarvesNoOne: keyless connections that announce 20 MiB
+// envelopes and send nothing, 35 and then more as the attacker reopens them
+// (before CONTRACT 8 each reserved its 20 MiB, and those waiting for room
+// queued ahead of everyone else), leave another organization's REST, OTLP
+// and Sentry ingestion succeeding, over real sockets.
+func TestKeylessStallStarvesNoOne(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		tenant := s.AddMember(t, w.token, w.orgID, "tenant@example.com", "viewer")
+		org := s.CreateOrg(t, tenant.Token, "Tenant")
+		projectID, number := createProject(t, s, tenant.Token, org, "api")
+		_, key := s.CreateKey(t, tenant.Token, projectID)
+
+		stop := make(chan struct{})
+		defer close(stop)
+		stallKeyless(t, s.URL, w.number, 35, 20<<20, stop)
+		time.Sleep(300 * time.Millisecond) // the server is reading every stalled body now
+
+		logs := `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"severityText":"ERROR","body":{"stringValue":"otlp under attack"}}]}]}]}`
+		sends := map[string]func() int{
+			"REST": func() int {
+				return s.Do(apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: map[string]any{"service": "api",
+					"events": []any{map[string]any{"message": "rest under attack", "level": "error"}}}}).Status
+			},
+			"OTLP": func() int {
+				return s.Do(apitest.Request{Method: "POST", Path: "/v1/logs", Token: key, Body: []byte(logs),
+					Headers: map[string]string{"Content-Type": "application/json"}}).Status
+			},
+			"Sentry": func() int {
+				return w.send(t, withKey(fmt.Sprintf("/api/%d/envelope/", number), key), eventEnvelope("", "sentry under attack")).status
+			},
+		}
+		for round := range 3 {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			got := map[string]int{}
+			for name, send := range sends {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					status := send()
+					mu.Lock()
+					got[name] = status
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			for name, status := range got {
+				if status/100 != 2 {
+					t.Errorf("round %d: the other tenant's %s ingestion answered %d under the keyless stall, want success", round, name, status)
+				}
+			}
+		}
+	})
+}
+
+// gzipped compresses b.
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var z bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	_ = zw.Close()
+	return z.Bytes()
+}
+
+// TestKeylessHead: an envelope authenticated by its header's DSN is read
+// and kept, plain or gzip, its first line read before the rest; a first
+// line of more than 64 KiB cannot authenticate, so a keyless gzip body
+// whose first line inflates to more than the 100 MiB limit is 403, not
+// inflated to the limit first (413); nested Content-Encodings are 400 on
+// every ingestion route.
+func TestKeylessHead(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		head := fmt.Sprintf(`{"dsn":%q}`, w.dsn)
+		event := `{"level":"error","message":%q}`
+		w.send(t, w.envelopePath, envelope(head, "event", fmt.Sprintf(event, "keyless plain"))).expect(t, http.StatusOK)
+		w.send(t, w.envelopePath, gzipped(t, envelope(head, "event", fmt.Sprintf(event, "keyless gzip"))), "Content-Encoding", "gzip").expect(t, http.StatusOK)
+		// An item larger than the first read and a header line over several reads.
+		long := fmt.Sprintf(`{"dsn":%q,"sdk":{"name":%q}}`, w.dsn, strings.Repeat("s", 10<<10))
+		w.send(t, w.envelopePath, envelope(long, "event", fmt.Sprintf(event, "keyless long "+strings.Repeat("m", 300<<10)))).expect(t, http.StatusOK)
+
+		bomb := gzipped(t, append([]byte(`{"dsn":"`+w.dsn+`","pad":"`), bytes.Repeat([]byte("a"), 101<<20)...))
+		start := time.Now()
+		w.send(t, w.envelopePath, bomb, "Content-Encoding", "gzip").expect(t, http.StatusForbidden)
+		t.Logf("keyless gzip bomb (%d bytes, a 101 MiB first line) refused in %s", len(bomb), time.Since(start))
+		// Over 64 KiB of first line: no authentication, even with a valid DSN first.
+		w.send(t, w.envelopePath, envelope(fmt.Sprintf(`{"dsn":%q,"pad":%q}`, w.dsn, strings.Repeat("p", 64<<10)), "event", "{}")).expect(t, http.StatusForbidden)
+		// A store request without a key has nowhere to carry one.
+		w.send(t, w.storePath, []byte(fmt.Sprintf(event, "keyless store"))).expect(t, http.StatusForbidden)
+
+		twice := gzipped(t, gzipped(t, envelope(head, "event", fmt.Sprintf(event, "nested"))))
+		w.send(t, w.envelopePath, twice, "Content-Encoding", "gzip, gzip").expect(t, http.StatusBadRequest)
+		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip,gzip").expect(t, http.StatusBadRequest)
+		for _, path := range []string{"/v1/ingest", "/v1/logs"} {
+			r := s.Do(apitest.Request{Method: "POST", Path: path, Token: w.key, Body: gzipped(t, gzipped(t, []byte("{}"))),
+				Headers: map[string]string{"Content-Type": "application/json", "Content-Encoding": "gzip, gzip"}})
+			if r.Status != http.StatusBadRequest {
+				t.Errorf("%s with Content-Encoding gzip, gzip: %d, want 400: %s", path, r.Status, r.Body)
+			}
+		}
+
+		groups := w.groups(t)
+		for _, title := range []string{"keyless plain", "keyless gzip"} {
+			if _, ok := groups[title]; !ok {
+				t.Errorf("no group %q; groups %v", title, keys(groups))
+			}
+		}
+		if len(groups) != 3 {
+			t.Errorf("groups %v, want the three keyless events", keys(groups))
+		}
+	})
+}
+
+// TestKeylessAddressLimit: requests without a key outside their body take
+// from the caller address's bucket (ERRATA_API_RATE_LIMIT) before any byte
+// of the body is read: past it, 429 with Retry-After and X-Sentry-Rate-Limits.
+func TestKeylessAddressLimit(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		refused := 0
+		for range 30 {
+			a := w.send(t, w.envelopePath, envelope(`{"dsn":"http://nokey@example.com/1"}`, "event", "{}"))
+			if a.status == http.StatusTooManyRequests {
+				refused++
+				if a.header.Get("Retry-After") == "" || a.header.Get("X-Sentry-Rate-Limits") == "" {
+					t.Errorf("429 without Retry-After or X-Sentry-Rate-Limits: %v", a.header)
+				}
+				continue
+			}
+			if a.status != http.StatusForbidden {
+				t.Fatalf("keyless request: %d, want 403 or 429: %s", a.status, a.body)
+			}
+		}
+		if refused == 0 {
+			t.Error("30 keyless requests from one address within a burst of 20: none refused")
+		}
+	}, func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.1, 20 })
+}

@@ -1,0 +1,55 @@
+package sentryhttp
+
+import (
+	"net/http"
+
+	"github.com/errata-dev/errata/internal/intake"
+	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// readKeyless reads the body of a request that carries no key outside it,
+// an envelope whose header names its DSN (CONTRACT 8): the caller's
+// address must be within the per-address limit of requests not yet
+// authenticated (ERRATA_API_RATE_LIMIT, the management API's), then only
+// the first line (64 KiB decoded at most) is read, under the sixteenth of
+// the memory budget that unauthenticated reads share, and the DSN in it
+// must be a key of project number; only then is the rest read, under the
+// share of the key's organization. A store request that is not an
+// envelope has nowhere to carry a key and is refused unread. ok is false
+// when the request was answered.
+func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int64, dec *intake.Decoding) (body *intake.Body, p store.Project, ok bool) {
+	in := h.intake
+	if h.store && !isEnvelopeStore(r) {
+		in.Refuse(Route, metrics.RefusedUnauthorized)
+		h.fail(w, r, errForbidden)
+		return nil, p, false
+	}
+	if res := in.Callers.Allow("ip:" + in.ClientIP.Key(r)); !res.Allowed {
+		res.SetHeaders(w.Header())
+		in.Refuse(Route, metrics.RefusedRateLimited)
+		h.fail(w, r, problem.New("rate-limited", "too many requests without a key from this address; send the key in the query (sentry_key) or X-Sentry-Auth, or wait Retry-After seconds"))
+		return nil, p, false
+	}
+	ctx := r.Context()
+	k, reason, pr := in.ReadHead(ctx, r, limits, dec)
+	if pr != nil {
+		in.Refuse(Route, reason)
+		h.fail(w, r, pr)
+		return nil, p, false
+	}
+	p, err := h.admitByDSN(w, r, number, k.Head())
+	if err != nil {
+		k.Release()
+		h.fail(w, r, err)
+		return nil, p, false
+	}
+	body, reason, pr = k.Finish(ctx, p.OrgID)
+	if pr != nil {
+		in.Refuse(Route, reason)
+		h.fail(w, r, pr)
+		return nil, p, false
+	}
+	return body, p, true
+}
