@@ -5,7 +5,11 @@
 ERRATA_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export ERRATA_TEST_DATABASE_URL
 
-.PHONY: run build test vet bench
+.PHONY: run build test vet bench setup dist
+
+## setup: install what `make test` needs (scripts/setup; `scripts/setup --check` only reports)
+setup:
+	scripts/setup
 
 ## run: start the server on the embedded SQLite database in ./data
 run:
