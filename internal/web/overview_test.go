@@ -79,7 +79,7 @@ func TestOverviewChartsSummaryAndFailingChannels(t *testing.T) {
 		page := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK,
 			"1 failing channel", `<a href="/channels/`+failing+`">Ops &lt;pager&gt;</a>`, "3 failed deliveries in a row",
 			"<strong>1</strong> critical", "<strong>1</strong> high",
-			`role="img"`, "Latest INFO summary", "<strong>4</strong> info events and 1 debug events",
+			`role="img"`, "Latest INFO summary", "<strong>4</strong> info events and 1 debug event.",
 			"user &lt;int&gt; signed in", `<small class="sample"><span class="sr-only">Sample: </span>user `, `<td class="num">3</td>`, `href="/projects/`+w.ProjectID+`/summaries"`, `href="/summaries/ism_`)
 		if strings.Contains(page.Body, "Fine hook") {
 			t.Errorf("a healthy channel is called out as failing")
