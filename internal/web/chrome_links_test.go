@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/store"
@@ -133,5 +135,41 @@ func TestChromeEveryLinkLeadsSomewhere(t *testing.T) {
 	if dashboard < 20 {
 		t.Errorf("only %d dashboard pages reached", dashboard)
 	}
+	c.expectNoProblems()
+}
+
+// TestChromeKeyCreatedFitsAt1280 (issue 29): the page that shows a new key,
+// its DSN and the snippets to send with them does not scroll sideways in a
+// 1280 × 800 window; a long line scrolls inside its own box.
+func TestChromeKeyCreatedFitsAt1280(t *testing.T) {
+	t.Parallel()
+	chromePath(t)
+	s := apitest.Start(t, store.SQLite)
+	w := s.NewWorld(t)
+	c := newChrome(t, s)
+	c.run("set a 1280 × 800 window", chromedp.EmulateViewport(1280, 800))
+	chromeSignIn(c, w.Owner.Email)
+	prj := "/projects/" + w.ProjectID
+	if st := c.open(prj + "/keys"); st != http.StatusOK {
+		t.Fatalf("keys: status %d", st)
+	}
+	c.fill("key-name", "checkout production eu-west-1, canary ring, deployed by the payments team")
+	chromeGo(c, `form[action="`+prj+`/keys"] button[type="submit"]`, http.StatusCreated, prj+"/keys")
+	c.expectText("#api-key", "svc_live_")
+	c.waitScript()
+	fit := eval[map[string]float64](c, `({
+  viewport: document.documentElement.clientWidth,
+  pageOverflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  // Boxes that scroll (code blocks, wide tables) may hold wider content.
+  widest: Math.max(...[...document.querySelectorAll("main *")].filter((e) => !e.parentElement.closest("pre, .scroll"))
+    .map((e) => e.getBoundingClientRect().right)),
+})`)
+	if fit["viewport"] > 1280 || fit["viewport"] < 1200 {
+		t.Fatalf("the page is %v px wide, want the 1280 px window", fit["viewport"])
+	}
+	if fit["pageOverflow"] > 0 || fit["widest"] > fit["viewport"] {
+		t.Errorf("the key created page scrolls sideways: %v px too wide, an element ends at %v px", fit["pageOverflow"], fit["widest"])
+	}
+	c.shot("key-created-1280")
 	c.expectNoProblems()
 }
