@@ -239,9 +239,7 @@ func convertOp(p, m string, op *oaOperation) apiOp {
 	o := apiOp{ID: "op-" + anchor(id), Method: strings.ToUpper(m), Path: p, Summary: op.Summary,
 		Description: textHTML(op.Description), Deprecated: op.Deprecated}
 	for _, sec := range op.Security {
-		for _, name := range sortedKeys(sec) {
-			o.Security = append(o.Security, name)
-		}
+		o.Security = append(o.Security, sortedKeys(sec)...)
 	}
 	for _, prm := range op.Parameters {
 		o.Params = append(o.Params, apiField{Name: prm.Name, In: prm.In, Required: prm.Required,
