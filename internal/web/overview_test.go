@@ -127,7 +127,8 @@ func TestOverviewEmptyStateShowsSnippets(t *testing.T) {
 		b := newBrowser(t, s)
 		b.signIn(w.Viewer.Email)
 		page := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, "Nothing received yet",
-			"curl -X POST "+s.URL+"/v1/ingest", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT="+s.URL+"/v1/logs")
+			"curl -X POST "+s.URL+"/v1/ingest", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT="+s.URL+"/v1/logs",
+			`create a key under <a href="/projects/`+w.ProjectID+`/keys">API keys</a>`, `<a href="/docs/sentry.md">`)
 		if strings.Contains(page.Body, "<svg") || strings.Contains(page.Body, "Latest tickets") {
 			t.Errorf("an empty project shows charts or tickets: %s", page.Body)
 		}
