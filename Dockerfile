@@ -6,7 +6,8 @@
 #   docker run -d --name errata -p 8080:8080 -p 4317:4317 -v errata-data:/data \
 #     -e ERRATA_BASE_URL=https://errata.example.com --stop-timeout 45 errata
 #
-# The build stage compiles a static binary (pure Go: SQLite included, no cgo);
+# The build stage compiles a static binary (pure Go: SQLite included, no cgo)
+# with scripts/build, as `make dist` does;
 # the final image holds that binary, CA certificates and time zones, and no
 # shell. It runs as an unprivileged user and keeps its data in the /data volume.
 
@@ -19,10 +20,9 @@ RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 ARG VERSION=dev
 ARG TARGETOS TARGETARCH
+# scripts/build is make dist's build: static, -trimpath, the version stamped.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath \
-      -ldflags "-s -w -X github.com/errata-dev/errata/internal/cli.Version=${VERSION}" \
-      -o /out/errata ./cmd/errata \
+    GOOS=$TARGETOS GOARCH=$TARGETARCH VERSION=${VERSION} scripts/build /out/errata \
  && mkdir /out/data /out/backups
 
 # distroless/static: CA certificates (webhooks and SMTP over TLS), /etc/passwd

@@ -5,7 +5,11 @@
 ERRATA_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export ERRATA_TEST_DATABASE_URL
 
-.PHONY: run build test vet bench
+.PHONY: run build test vet bench setup dist
+
+## setup: install what `make test` needs (scripts/setup; `scripts/setup --check` only reports)
+setup:
+	scripts/setup
 
 ## run: start the server on the embedded SQLite database in ./data
 run:
@@ -14,6 +18,24 @@ run:
 ## build: build ./errata
 build:
 	go build -o errata ./cmd/errata
+
+# The release version stamped into the binaries (errata version).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The platforms of make dist, GOOS/GOARCH, and its directory.
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64
+DIST ?= dist
+
+## dist: static release binaries $(DIST)/errata-<version>-<os>-<arch> for
+## DIST_PLATFORMS, with the version stamped, and their $(DIST)/SHA256SUMS
+## (scripts/build, the Dockerfile's build too)
+dist:
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	set -e; for p in $(DIST_PLATFORMS); do \
+		echo "dist: $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} VERSION=$(VERSION) scripts/build $(DIST)/errata-$(VERSION)-$${p%/*}-$${p#*/}; \
+	done
+	cd $(DIST) && if command -v sha256sum >/dev/null; then sha256sum errata-*; else shasum -a 256 errata-*; fi > SHA256SUMS
+	cat $(DIST)/SHA256SUMS
 
 # SDKTEST is the module of the real Sentry SDKs' tests (sentry-go, and
 # @sentry/node under node): its own go.mod keeps the SDK out of the binary.

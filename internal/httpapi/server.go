@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -14,7 +15,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/errata-dev/errata/docs"
 	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/docsite"
 	"github.com/errata-dev/errata/internal/clientip"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/notify"
@@ -112,7 +115,12 @@ func New(db *store.DB, a *auth.Service, o *org.Service, cfg Config, cursorKey []
 	s.api.UseMiddleware(s.access)
 	s.routes()
 	s.documentWebhooks()
-	s.mux.Handle("GET /docs/", http.StripPrefix("/docs", problem.Pages(http.HandlerFunc(s.notFound))))
+	site, err := docsite.Handler(docsite.Options{Docs: docs.Files, OpenAPI: func() ([]byte, error) { return json.Marshal(s.api.OpenAPI()) },
+		Errors: problem.Pages(http.HandlerFunc(s.notFound)), NotFound: http.HandlerFunc(s.notFound)})
+	if err != nil {
+		return nil, err
+	}
+	s.mux.Handle("GET /docs/", http.StripPrefix("/docs", site))
 	s.handler = s.withRequest(s.withRateLimit(s.withRouteProblems(s.mux)))
 	return s, nil
 }

@@ -1,8 +1,8 @@
 // Package testtool finds the programs and npm packages some tests run
 // (node, python3, openssl, Redocly, the Adaptive Card parser, @sentry/node).
-// A test whose tool is missing fails under CI=true, where .ci/run installs
-// every one of them, and is skipped with a message elsewhere: a skipped
-// test must never hide a missing check in CI.
+// A test whose tool is missing fails under CI=true, where .ci/run (through
+// scripts/setup) installs every one of them, and is skipped with a message
+// elsewhere: a skipped test must never hide a missing check in CI.
 package testtool
 
 import (
@@ -19,9 +19,9 @@ func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (.ci/run installs it)", msg)
+		t.Fatalf("%s (scripts/setup installs it; .ci/run runs it)", msg)
 	}
-	t.Skipf("skipped: %s", msg)
+	t.Skipf("skipped: %s (scripts/setup installs it)", msg)
 }
 
 // Program returns the path of the program name, or stops t (Missing).

@@ -97,9 +97,15 @@ const cspProbe = `document.addEventListener("securitypolicyviolation", (e) => {
 // failed test leaves a screenshot of where it stopped.
 func newChrome(t *testing.T, s *apitest.Server) *chromeTab {
 	t.Helper()
+	return newChromeFor(t, s, chromeTimeout)
+}
+
+// newChromeFor is newChrome for a test that may take up to limit.
+func newChromeFor(t *testing.T, s *apitest.Server, limit time.Duration) *chromeTab {
+	t.Helper()
 	exe := chromePath(t)
 	c := &chromeTab{t: t, s: s}
-	base, cancelBase := context.WithTimeout(context.Background(), chromeTimeout)
+	base, cancelBase := context.WithTimeout(context.Background(), limit)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox, // the tests run as root in CI, where the sandbox refuses to start

@@ -61,9 +61,9 @@ func TestChromeTriage(t *testing.T) {
 		click, sorted string
 		want          []string
 	}{
-		{"", "Opened", []string{order, "database timeout", "cache miss storm"}},
-		{"Last seen", "Last seen", []string{"database timeout", "cache miss storm", order}},
-		{"Events", "Events", []string{order, "cache miss storm", "database timeout"}},
+		{"", "Opened", []string{triageSample, "database timeout", "cache miss storm"}},
+		{"Last seen", "Last seen", []string{"database timeout", "cache miss storm", triageSample}},
+		{"Events", "Events", []string{triageSample, "cache miss storm", "database timeout"}},
 	} {
 		if step.click != "" {
 			loc := chromeGo(c, fmt.Sprintf(`main table.tickets thead a[href$="sort=%s"]`, map[string]string{"Last seen": "last_seen", "Events": "event_count"}[step.click]),
@@ -81,6 +81,10 @@ func TestChromeTriage(t *testing.T) {
 		}
 	}
 	c.expectText("main table.tickets tbody tr:first-child", "1,234,567", triageSample)
+	// The templated title reads as its latest message, the template on hover.
+	if hover := eval[string](c, `document.querySelector("main table.tickets tbody tr:first-child td.title a").title`); hover != order {
+		t.Errorf("the templated title's hover text is %q, want %q", hover, order)
+	}
 	if c.count(`main table.tickets tbody time`) != 6 {
 		t.Errorf("%d times in the ticket list, want last seen and opened for 3 rows", c.count(`main table.tickets tbody time`))
 	}
@@ -96,7 +100,8 @@ func TestChromeTriage(t *testing.T) {
 
 	// The ticket's facts read as words, with local times and separators.
 	chromeGo(c, `main table.tickets tbody tr:first-child a[href^="/tickets/"]`, http.StatusOK, "/tickets/tkt_")
-	c.expectText("main p.sample", triageSample)
+	c.expectText("main h1", triageSample)
+	c.expectText("main p.template code", order)
 	labels := eval[[]string](c, `[...document.querySelector("main table.facts").querySelectorAll("th")].map((th) => th.textContent)`)
 	for _, want := range []string{"First seen", "Last seen", "Event count", "Sample message", "Error group"} {
 		if !slices.Contains(labels, want) {
@@ -118,7 +123,7 @@ func TestChromeTriage(t *testing.T) {
 		t.Fatalf("groups: status %d", st)
 	}
 	chromeGo(c, `main table.groups thead a[href$="sort=event_count"]`, http.StatusOK, prj+"/groups?sort=event_count")
-	if got := chromeTitles(c, "groups"); !slices.Equal(got, []string{order, "cache miss storm", "database timeout"}) {
+	if got := chromeTitles(c, "groups"); !slices.Equal(got, []string{triageSample, "cache miss storm", "database timeout"}) {
 		t.Errorf("groups by events: %q", got)
 	}
 	c.shot("groups-by-events")
@@ -149,7 +154,8 @@ func TestChromeTriage(t *testing.T) {
 
 // TestChromeKeysFitAt1280: on a 1280 × 800 window the API keys page shows
 // every column, the Status and the Revoke button included, without a
-// horizontal scroll, even with long names and every time filled in.
+// horizontal scroll, even with long names and every time filled in, each
+// time on one line.
 func TestChromeKeysFitAt1280(t *testing.T) {
 	t.Parallel()
 	chromePath(t)
@@ -195,6 +201,14 @@ func TestChromeKeysFitAt1280(t *testing.T) {
 	}
 	if fit["buttonRight"] > fit["viewport"] || fit["statusRight"] > fit["viewport"] {
 		t.Errorf("Revoke ends at %v px and Status at %v px, past the %v px window", fit["buttonRight"], fit["statusRight"], fit["viewport"])
+	}
+	// Times stay on one line (issue 29): a wrapped time breaks every row.
+	if wrapped := eval[[]string](c, `[...document.querySelectorAll("main td time")].filter((e) => {
+  const r = document.createRange();
+  r.selectNodeContents(e);
+  return new Set([...r.getClientRects()].map((q) => Math.round(q.top))).size !== 1;
+}).map((e) => e.textContent)`); len(wrapped) > 0 {
+		t.Errorf("times in the keys table on more than one line: %q", wrapped)
 	}
 	c.expectText("main table.keys", "Status", "revoked", "active")
 	c.shot("keys-1280")

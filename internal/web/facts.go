@@ -35,7 +35,8 @@ const (
 	factTime
 	factCount
 	factCode
-	factGroup // a group id, linked
+	factGroup  // a group id, linked
+	factSymbol // code naming a type or function, without __main__.
 )
 
 // factName is the label and kind of a key of tickets.Facts.
@@ -55,8 +56,8 @@ var factLabels = []factName{
 	{"first_seen", "First seen", factTime},
 	{"last_seen", "Last seen", factTime},
 	{"event_count", "Event count", factCount},
-	{"exception_type", "Exception type", factCode},
-	{"culprit", "Culprit", factCode},
+	{"exception_type", "Exception type", factSymbol},
+	{"culprit", "Culprit", factSymbol},
 	{"sample_message", "Sample message", factCode},
 	{"fingerprint", "Fingerprint", factCode},
 	{"trace_id", "Trace ID", factCode},
@@ -91,8 +92,10 @@ func readableFacts(facts map[string]any) []fact {
 
 // newFact shows value v of kind k.
 func newFact(label string, k factKind, v any) fact {
-	f := fact{Label: label, Text: fmt.Sprint(v), Code: k == factCode}
+	f := fact{Label: label, Text: fmt.Sprint(v), Code: k == factCode || k == factSymbol}
 	switch k {
+	case factSymbol:
+		f.Text = symbol(f.Text)
 	case factTime:
 		if t, err := time.Parse(view.TimeFormat, f.Text); err == nil {
 			f.Time = t

@@ -83,3 +83,32 @@ func TestCountAndSample(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleOf: a title made of placeholders reads as the latest sample's
+// message with the title as its template; Python's __main__. prefix is
+// dropped from titles, culprits and exception types (issue 29).
+func TestTitleOf(t *testing.T) {
+	for _, tc := range []struct {
+		title, sample string
+		want          shownTitle
+	}{
+		{"order <int> failed", "order 42 failed", shownTitle{Text: "order 42 failed", Template: "order <int> failed"}},
+		{"database timeout", "database timeout after 30s", shownTitle{Text: "database timeout"}},
+		{"order <int> failed", "", shownTitle{Text: "order <int> failed"}},
+		{"__main__.PaymentError: card <int> declined", "__main__.PaymentError: card 7 declined",
+			shownTitle{Text: "PaymentError: card 7 declined", Template: "PaymentError: card <int> declined"}},
+		{"__main__.LedgerError: out of balance", "", shownTitle{Text: "LedgerError: out of balance"}},
+	} {
+		if got := titleOf(tc.title, tc.sample); got != tc.want {
+			t.Errorf("titleOf(%q, %q) = %+v, want %+v", tc.title, tc.sample, got, tc.want)
+		}
+	}
+	facts := readableFacts(map[string]any{"culprit": "__main__.charge", "exception_type": "__main__.PaymentError", "service": "__main__.svc"})
+	got := map[string]string{}
+	for _, f := range facts {
+		got[f.Label] = f.Text
+	}
+	if got["Culprit"] != "charge" || got["Exception type"] != "PaymentError" || got["Service"] != "__main__.svc" {
+		t.Errorf("facts %v: want __main__. dropped from the culprit and exception type only", got)
+	}
+}

@@ -13,6 +13,8 @@ import (
 func init() {
 	funcs["count"] = count
 	funcs["sampleOf"] = sampleOf
+	funcs["titleOf"] = titleOf
+	funcs["symbol"] = symbol
 	funcs["plural"] = func(n any, one, many string) string { return countNoun(toInt64(n), one, many) }
 }
 
@@ -60,3 +62,24 @@ func sampleOf(title, sample string) string {
 	}
 	return s
 }
+
+// shownTitle is a group's or ticket's title as lists and headings show it
+// (issue 29): Text is what a person reads, Template, when set, the title
+// with placeholders that groups the events, for the hover text.
+type shownTitle struct{ Text, Template string }
+
+// titleOf shows a title made of placeholders ("order <int> failed") as the
+// latest sample message's first line ("order 1234 failed"), keeping the
+// title as the template; any other title as it is. Python's __main__.
+// module prefix is dropped from both.
+func titleOf(title, sample string) shownTitle {
+	if s := sampleOf(title, sample); s != "" {
+		return shownTitle{Text: symbol(s), Template: symbol(title)}
+	}
+	return shownTitle{Text: symbol(title)}
+}
+
+// symbol drops the "__main__." Python puts before the names of a script
+// run directly (__main__.PaymentError, __main__.charge): it says nothing
+// about where the error is.
+func symbol(s string) string { return strings.ReplaceAll(s, "__main__.", "") }

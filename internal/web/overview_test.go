@@ -79,7 +79,7 @@ func TestOverviewChartsSummaryAndFailingChannels(t *testing.T) {
 		page := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK,
 			"1 failing channel", `<a href="/channels/`+failing+`">Ops &lt;pager&gt;</a>`, "3 failed deliveries in a row",
 			"<strong>1</strong> critical", "<strong>1</strong> high",
-			`role="img"`, "Latest INFO summary", "<strong>4</strong> info events and 1 debug events",
+			`role="img"`, "Latest INFO summary", "<strong>4</strong> info events and 1 debug event.",
 			"user &lt;int&gt; signed in", `<small class="sample"><span class="sr-only">Sample: </span>user `, `<td class="num">3</td>`, `href="/projects/`+w.ProjectID+`/summaries"`, `href="/summaries/ism_`)
 		if strings.Contains(page.Body, "Fine hook") {
 			t.Errorf("a healthy channel is called out as failing")
@@ -127,7 +127,8 @@ func TestOverviewEmptyStateShowsSnippets(t *testing.T) {
 		b := newBrowser(t, s)
 		b.signIn(w.Viewer.Email)
 		page := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, "Nothing received yet",
-			"curl -X POST "+s.URL+"/v1/ingest", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT="+s.URL+"/v1/logs")
+			"curl -X POST "+s.URL+"/v1/ingest", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT="+s.URL+"/v1/logs",
+			`create a key under <a href="/projects/`+w.ProjectID+`/keys">API keys</a>`, `<a href="/docs/sentry.md">`)
 		if strings.Contains(page.Body, "<svg") || strings.Contains(page.Body, "Latest tickets") {
 			t.Errorf("an empty project shows charts or tickets: %s", page.Body)
 		}

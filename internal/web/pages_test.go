@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 func TestPagesForAViewer(t *testing.T) {
@@ -80,4 +81,20 @@ func TestTicketPaging(t *testing.T) {
 			b.get("/projects/"+w.ProjectID+"/tickets?"+bad).expect(t, http.StatusUnprocessableEntity, "validation-failed", "cursor")
 		}
 	})
+}
+
+// TestOpenTicketsLinkPlural: the overview's link to the open tickets reads
+// "The 1 open ticket", then "All 2 open tickets" (issue 29).
+func TestOpenTicketsLinkPlural(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, store.SQLite)
+	w := s.NewWorld(t)
+	b := newBrowser(t, s)
+	b.signIn(w.Viewer.Email)
+	seedTicket(t, s, w.Owner.Token, w.ProjectID, "card declined for order", "fatal")
+	if p := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, ">The 1 open ticket</a>"); strings.Contains(p.Body, "open tickets</a>") {
+		t.Error("one open ticket is called tickets")
+	}
+	seedTicket(t, s, w.Owner.Token, w.ProjectID, "database timeout", "error")
+	b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, ">All 2 open tickets</a>")
 }

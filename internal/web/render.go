@@ -65,6 +65,9 @@ type frame struct {
 	// Project's.
 	Orgs  []store.Org
 	OrgID string
+	// BaseURLWarning, when set, is the loopback base URL a person who
+	// opened the dashboard from another machine is warned about.
+	BaseURLWarning string
 }
 
 // render writes page name with status; the page is built in memory first so
@@ -75,6 +78,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 		if f.Orgs == nil { // pages that read them already pass them
 			f.Orgs = d.switcherOrgs(r, p)
 		}
+		f.BaseURLWarning = d.unreachableBaseURL(r)
 	}
 	if f.OrgID == "" && f.Project != nil {
 		f.OrgID = f.Project.OrgID

@@ -30,7 +30,7 @@ func TestSummariesFromADigestLink(t *testing.T) {
 		// The link a digest whose period holds the window's end carries.
 		link := insightPath(s, notify.SummariesURL(s.URL, w.ProjectID, hour.Add(-2*time.Hour), hour.Add(time.Hour)))
 		page := b.get(link).expect(t, http.StatusOK, "<h1>INFO summaries</h1>",
-			`<strong>1</strong> window,`, `<strong>3</strong> info events`, "had 3 info and 1 debug events",
+			`<strong>1</strong> window,`, `<strong>3</strong> info events`, "had 3 info and 1 debug event.",
 			`<span class="service">checkout</span> 3`, `<span class="service">billing</span> 1`,
 			"order &lt;int&gt; shipped", `<td class="num">2</td>`, "invoice &lt;int&gt; sent",
 			`<svg class="chart"`, ">1 error or warning</span>", ">3 INFO events</span>", `<label for="s-from">`,
@@ -43,7 +43,7 @@ func TestSummariesFromADigestLink(t *testing.T) {
 
 		// The default range (the last 24 hours, to the end of this hour)
 		// shows the window still open.
-		b.get("/projects/"+w.ProjectID+"/summaries").expect(t, http.StatusOK, `<strong>3</strong> info events and 1 debug events`, "order &lt;int&gt; shipped")
+		b.get("/projects/"+w.ProjectID+"/summaries").expect(t, http.StatusOK, `<strong>3</strong> info events and 1 debug event `, "order &lt;int&gt; shipped")
 		// A period that ended when the window opened reports nothing.
 		before := insightPath(s, notify.SummariesURL(s.URL, w.ProjectID, hour.Add(-24*time.Hour), hour))
 		if p := b.get(before).expect(t, http.StatusOK, "No INFO window closed in this range"); strings.Contains(p.Body, "order &lt;int&gt;") {

@@ -86,8 +86,9 @@ type ticketData struct {
 	Summary string
 	// Facts are the API's facts with readable labels and values.
 	Facts []fact
-	// Sample is a real message under a title made of placeholders.
-	Sample string
+	// Shown is the title as the heading shows it: the latest sample's
+	// message when the title is made of placeholders, the title on hover.
+	Shown shownTitle
 	// CanChange shows the resolve and reopen buttons: members and up.
 	CanChange bool
 	// Events are the latest sample events of the ticket's group.
@@ -115,7 +116,7 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group, d.now()),
-		Facts: readableFacts(tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat)), Sample: sampleOf(tg.Title, tg.Group.SampleMessage), CanChange: role.AtLeast(org.MemberRole), Events: events}
+		Facts: readableFacts(tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat)), Shown: titleOf(tg.Title, tg.Group.SampleMessage), CanChange: role.AtLeast(org.MemberRole), Events: events}
 	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
 }

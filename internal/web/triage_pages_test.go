@@ -54,7 +54,7 @@ func TestTriagePagesReadable(t *testing.T) {
 		b.get("/projects/"+w.ProjectID+"/tickets").expect(t, http.StatusOK, `<td class="num">1,234,567</td>`)
 		b.get("/projects/"+w.ProjectID+"/groups").expect(t, http.StatusOK, `<td class="num">1,234,567</td>`)
 		b.get("/groups/"+groupID).expect(t, http.StatusOK, "1,234,567 events", `<th scope="row">Event count</th><td>1,234,567</td>`,
-			`<h1>`+triageOrder+`</h1>`+"\n"+`<p class="sample"><span class="sr-only">Sample: </span>`+triageSample+`</p>`)
+			`<h1 title="`+triageOrder+`">`+triageSample+`</h1>`+"\n"+`<p class="template">The latest event's message; the group's template is <code>`+triageOrder+`</code></p>`)
 		ov := b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, "max 1,234,57", ">1,234,57", "errors and warnings</span>")
 		if !strings.Contains(ov.Body, "max 1,234,571") && !strings.Contains(ov.Body, "max 1,234,570") {
 			t.Errorf("the chart's maximum hour is not 1,234,567 plus the hour's other events: %s", insightFigure(t, ov.Body, "chart-24h"))
@@ -66,7 +66,7 @@ func TestTriagePagesReadable(t *testing.T) {
 			Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
 		ticketID := tickets[0].(map[string]any)["id"].(string)
 		tp := b.get("/tickets/"+ticketID).expect(t, http.StatusOK,
-			`<p class="sample"><span class="sr-only">Sample: </span>`+triageSample+`</p>`,
+			`<h1 title="`+triageOrder+`">`+triageSample+`</h1>`,
 			`<th scope="row">First seen</th><td><time datetime="`, `<th scope="row">Last seen</th><td><time datetime="`,
 			`<th scope="row">Event count</th><td>1,234,567</td>`, `<th scope="row">Sample message</th><td class="code">`+triageSample+`</td>`,
 			`<th scope="row">Error group</th><td class="code"><a href="/groups/`+groupID+`">`+groupID+`</a></td>`, `<th scope="row">Reason</th><td>new</td>`)
@@ -85,9 +85,11 @@ func TestTriagePagesReadable(t *testing.T) {
 		if f := api["facts"].(map[string]any); f["event_count"] != float64(1234567) || !strings.HasSuffix(f["first_seen"].(string), "Z") {
 			t.Errorf("the API's facts changed: %v", f)
 		}
-		// A title without placeholders has no sample line.
-		if p := b.get("/projects/" + w.ProjectID + "/tickets?sort=last_seen"); strings.Count(p.Body, `class="sample"`) != 1 {
-			t.Errorf("%d sample lines in the list, want 1 (the templated title's)", strings.Count(p.Body, `class="sample"`))
+		// A title without placeholders reads as it is, with no template
+		// on hover.
+		if p := b.get("/projects/" + w.ProjectID + "/tickets?sort=last_seen"); strings.Count(p.Body, `title="`+triageOrder+`"`) != 1 ||
+			!strings.Contains(p.Body, `">`+triageCache+`</a>`) || strings.Contains(p.Body, `title="`+triageCache) {
+			t.Errorf("the list's titles: want only the templated one with its template on hover: %s", p.Body)
 		}
 	})
 }
@@ -101,7 +103,7 @@ func TestHomeShowsEachProjectsOpenTicketsAndLastEvent(t *testing.T) {
 		b := newBrowser(t, s)
 		b.signIn(w.Viewer.Email)
 		home := b.get("/").expect(t, http.StatusOK, `<table class="projects">`, `<th scope="col" class="num">Critical</th>`,
-			`href="/projects/`+w.ProjectID+`/tickets?status=open&amp;severity=critical" aria-label="1 open critical tickets">1</a>`,
+			`href="/projects/`+w.ProjectID+`/tickets?status=open&amp;severity=critical" aria-label="1 open critical ticket">1</a>`,
 			`href="/projects/`+w.ProjectID+`/tickets?status=open&amp;severity=high" aria-label="2 open high tickets">2</a>`,
 			`<td class="num sev-medium zero"><a href="/projects/`+w.ProjectID+`/tickets?status=open&amp;severity=medium"`)
 		row := func(id string) string {

@@ -21,14 +21,15 @@ const (
 	triageCache = "cache miss storm"                                 // sent first: 3 events, 10 minutes ago
 	triageDB    = "database timeout"                                 // sent second: 1 fatal event, a minute ago
 	triageOrder = "order &lt;int&gt;-&lt;int&gt;-&lt;int&gt; failed" // sent last: 5 events, an hour ago
-	// triageSample is the order error's message, shown under its title.
+	// triageSample is the order error's message, shown as its title's text
+	// (the title, its template, on hover).
 	triageSample = "order 1234-5678-90 failed"
 )
 
 var triageOrders = map[string][]string{
-	"":            {triageOrder, triageDB, triageCache}, // newest first
-	"last_seen":   {triageDB, triageCache, triageOrder},
-	"event_count": {triageOrder, triageCache, triageDB},
+	"":            {triageSample, triageDB, triageCache}, // newest first
+	"last_seen":   {triageDB, triageCache, triageSample},
+	"event_count": {triageSample, triageCache, triageDB},
 }
 
 // triageSeed sends the three errors to projectID with a key of the owner's,
@@ -50,7 +51,7 @@ func triageSeed(t *testing.T, s *apitest.Server, ownerToken, projectID string) {
 	send(triageSample, "error", 5, time.Hour)
 }
 
-var listTitle = regexp.MustCompile(`<a href="/(?:tickets|groups)/(?:tkt|grp)_[a-z0-9]+">([^<]+)</a>`)
+var listTitle = regexp.MustCompile(`<a href="/(?:tickets|groups)/(?:tkt|grp)_[a-z0-9]+"(?: title="[^"]*")?>([^<]+)</a>`)
 
 // listTitles are the titles of a ticket or group list, top to bottom.
 func listTitles(body string) []string {
@@ -76,7 +77,7 @@ func TestTriageListsSortAndCount(t *testing.T) {
 					path += "?sort=" + sort
 				}
 				p := b.get(path).expect(t, http.StatusOK, `<td class="num">5</td>`, `<td class="num">3</td>`, `<td class="num">1</td>`,
-					`<small class="sample"><span class="sr-only">Sample: </span>`+triageSample+`</small>`, `<label for="f-sort">Sort by</label>`)
+					`title="`+triageOrder+`">`+triageSample+`</a>`, `<label for="f-sort">Sort by</label>`)
 				if got := listTitles(p.Body); !slices.Equal(got, want) {
 					t.Errorf("%s: rows %q, want %q", path, got, want)
 				}

@@ -32,7 +32,7 @@ func needNode(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node is not installed"
 	} else if _, err := os.Stat(filepath.Join(npmCache(), "node_modules", "@sentry", "node", "package.json")); err != nil {
-		missing = "@sentry/node is not in " + npmCache() + " (.ci/run installs it with the other npm packages the tests run, in its one npm install line)"
+		missing = "@sentry/node is not in " + npmCache() + " (scripts/setup installs it with the other npm packages the tests run, its NPM_PACKAGES list)"
 	}
 	if missing == "" {
 		return

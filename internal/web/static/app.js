@@ -22,6 +22,15 @@
     year: "numeric", month: "short", day: "numeric",
     hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short",
   });
+  // In a table cell a time is shorter (no seconds; the year only when it is
+  // not this one), so that a column of them fits on one line per row; the
+  // UTC text stays in the title.
+  const compact = new Intl.DateTimeFormat(undefined, {
+    month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+  });
+  const compactYear = new Intl.DateTimeFormat(undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+  });
   const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "short" });
   // Largest unit first: a difference is told in the first unit it reaches.
   const units = [["year", 31536e6], ["month", 2592e6], ["week", 6048e5],
@@ -44,7 +53,11 @@
     const rel = document.createElement("span");
     rel.className = "rel";
     rel.textContent = ago(when, now);
-    el.textContent = absolute.format(when) + " · ";
+    let format = absolute;
+    if (el.closest("td")) {
+      format = new Date(when).getFullYear() === new Date(now).getFullYear() ? compact : compactYear;
+    }
+    el.textContent = format.format(when) + " · ";
     el.append(rel);
     el.dataset.local = zone; // marks the rewrite (and says which zone)
   }
