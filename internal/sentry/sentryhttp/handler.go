@@ -15,7 +15,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/ingest"
@@ -105,7 +104,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, metrics.RefusedEncoding, http.StatusUnsupportedMediaType, "Content-Encoding must be gzip, deflate, br, zstd or none")
 		return
 	}
-	received := time.Now().UTC()
+	received := in.Received()
 	var dec *intake.Decoding
 	if mem := sentry.DecoderMemory(encoding); mem > 0 {
 		dec = &intake.Decoding{Memory: mem, Open: func(body io.Reader) (io.ReadCloser, error) { return sentry.Decompressor(encoding, body) }}
