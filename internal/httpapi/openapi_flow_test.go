@@ -74,6 +74,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			otlpFlow(t, c, live)
 		}
 		do("DELETE", "/v1/keys/"+keyID, owner, nil, http.StatusNoContent, "")
+		tokenFlow(t, c, owner, prj)
 		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")
 
 		// Invitations and members.

@@ -41,6 +41,7 @@ var unknownIDs = map[string]string{
 	"group_id":      "grp_" + zeros,
 	"summary_id":    "ism_" + zeros,
 	"delivery_id":   "dlv_" + zeros,
+	"token_id":      "pat_" + zeros,
 }
 
 const zeros = "00000000000000000000000000"

@@ -25,6 +25,11 @@ func (s *Server) routes() {
 			"(429 rate-limited with Retry-After past them; sign-up is not counted), and a user holds at most 100 sessions: a new one ends the oldest."), public, s.signIn)
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
+	register(s, get("/v1/auth/tokens", "list-tokens", "List your personal API tokens", "Auth"), signedIn, s.listTokens)
+	register(s, describe(post("/v1/auth/tokens", "create-token", "Create a personal API token", "Auth", http.StatusCreated),
+		"The token acts as you within its scopes and your roles (403 insufficient-scope otherwise), on /v1 and on the Sentry web API subset under /api/0 "+
+			"(docs/sourcemaps.md). It is shown only in this answer. Only a session can manage tokens."), signedIn, s.createToken)
+	register(s, withErrs(del("/v1/auth/tokens/{token_id}", "delete-token", "Delete (revoke) one of your personal API tokens", "Auth"), 404), signedIn, s.deleteToken)
 
 	// Organizations.
 	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
@@ -151,6 +156,7 @@ const maxBody = 1<<20 + 1
 func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
 	h = answered(h)
 	exact := o.Metadata["exactErrors"] == true
+	a.tokenScope = tokenScope(o.Method, o.Path)
 	o.Metadata = map[string]any{"access": a}
 	o.MaxBodyBytes = maxBody
 	o.BodyReadTimeout = s.readBody

@@ -31,6 +31,7 @@ const (
 	InfoSummary  = "ism_"
 	Request      = "req_"
 	Session      = "ses_"
+	Token        = "pat_"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
