@@ -42,6 +42,8 @@ var controlRows = map[string]controlRow{
 	"sign-up":                   {method: "POST", path: "/v1/auth/sign-up/email", body: `{"email":"{email}","password":"long enough","name":"Ada"}`, public: true},
 	"sign-in":                   {method: "POST", path: "/v1/auth/sign-in/email", body: `{"email":"owner@example.com","password":"long enough"}`, public: true},
 	"list-orgs":                 {method: "GET", path: "/v1/orgs"},
+	"list-tokens":               {method: "GET", path: "/v1/auth/tokens"},
+	"create-token":              {method: "POST", path: "/v1/auth/tokens", body: `{"name":"ci","scopes":["org:read"]}`},
 	"create-org":                {method: "POST", path: "/v1/orgs", body: `{"name":"Acme"}`},
 	"update-org":                {method: "PATCH", path: "/v1/orgs/{org}", body: `{"name":"Acme"}`},
 	"list-members":              {method: "GET", path: "/v1/orgs/{org}/members"},
