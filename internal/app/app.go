@@ -30,6 +30,7 @@ import (
 	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
+	"github.com/errata-dev/errata/internal/sentry/sentryapi"
 	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
@@ -201,6 +202,7 @@ func (a *App) build(ctx context.Context) error {
 	a.HTTP.MountIngest(in)
 	otlp.Mount(a.HTTP, in, a.log)
 	sentryhttp.Mount(a.HTTP, in.WithLimiter(sentryLimiter), a.log)
+	sentryapi.Mount(a.HTTP, a.DB, a.log)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}

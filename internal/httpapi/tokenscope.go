@@ -74,3 +74,7 @@ func checkTokenScope(t *store.APIToken, need string) error {
 	}
 	return problem.Newf("insufficient-scope", "this operation needs a token with the %s scope; this token has %s", need, strings.Join(t.Scopes, ", "))
 }
+
+// BaseURL is the API's public URL (ERRATA_BASE_URL), for packages that
+// answer with absolute URLs.
+func (s *Server) BaseURL() string { return strings.TrimSuffix(s.baseURL.String(), "/") }

@@ -32,6 +32,9 @@ const (
 	Request      = "req_"
 	Session      = "ses_"
 	Token        = "pat_"
+	Release      = "rel_"
+	Deploy       = "dep_"
+	Artifact     = "art_"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
