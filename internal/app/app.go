@@ -33,6 +33,7 @@ import (
 	"github.com/errata-dev/errata/internal/sentry/sentryapi"
 	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/symbolicate"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/web"
 )
@@ -185,7 +186,8 @@ func (a *App) build(ctx context.Context) error {
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
 	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
 		Spike: spike, Logger: a.log, Now: now, Observe: a.Metrics.ObserveProcessed, OnSetAside: a.Metrics.FailedBatches.Inc,
-		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit})
+		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit,
+		Symbolicate: symbolicate.New(a.DB, int64(cfg.SourcemapCache)).Event})
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
 		a.Metrics.ObserveCommit(d, batches, events, err)
 		if err == nil {

@@ -58,6 +58,38 @@ type prepared struct {
 	// project and kind (store.TouchProjectValues), each with the latest
 	// receipt time; at most maxValuesPerApply a project and kind.
 	values map[valueKind]map[string]time.Time
+	// releases are the error events' counts by project and release.
+	releases map[releaseKey]*releaseAgg
+}
+
+// releaseKey is one release of one project.
+type releaseKey struct{ project, version string }
+
+// releaseAgg is what the batches bring to a release: events, groups they
+// opened, and the receipt times of the first and last.
+type releaseAgg struct {
+	events, newGroups int64
+	first, last       time.Time
+}
+
+// countRelease counts an error event of release v received with b.
+func (p *prepared) countRelease(b store.Batch, v string) {
+	if v == "" {
+		return
+	}
+	k := releaseKey{b.ProjectID, v}
+	r := p.releases[k]
+	if r == nil {
+		r = &releaseAgg{first: b.ReceivedAt, last: b.ReceivedAt}
+		p.releases[k] = r
+	}
+	r.events++
+	if b.ReceivedAt.Before(r.first) {
+		r.first = b.ReceivedAt
+	}
+	if b.ReceivedAt.After(r.last) {
+		r.last = b.ReceivedAt
+	}
 }
 
 // valueKind is one kind of value (store.ValueEnvironment, ValueService) of
@@ -90,9 +122,12 @@ func (p *prepared) see(b store.Batch, kind, v string) {
 
 // prepare decodes and aggregates batches. old finds the groups made by
 // older fingerprint versions (nil: there are none).
-func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup) (*prepared, error) {
+// sym, if not nil, symbolicates error events first.
+func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup,
+	sym func(context.Context, string, *ingest.Event) error) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
-		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{}}
+		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{},
+		releases: map[releaseKey]*releaseAgg{}}
 	decoded := make([][]ingest.Event, len(batches))
 	for i, b := range batches {
 		events, err := ingest.DecodePayload(b.Payload)
@@ -100,6 +135,15 @@ func prepare(ctx context.Context, batches []store.Batch, window time.Duration, o
 			return nil, fmt.Errorf("batch %d: %w", b.ID, err)
 		}
 		ingest.ScrubNUL(events) // batches queued before intake scrubbed them
+		if sym != nil {
+			for j := range events {
+				if events[j].Level > ingest.Info {
+					if err := sym(ctx, b.ProjectID, &events[j]); err != nil {
+						return nil, fmt.Errorf("batch %d: symbolicate: %w", b.ID, err)
+					}
+				}
+			}
+		}
 		decoded[i] = events
 	}
 	if old != nil {
@@ -179,6 +223,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
+		p.countRelease(b, e.Release)
 	}
 }
 

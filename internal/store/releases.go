@@ -86,17 +86,18 @@ func (c *Conn) SetReleaseDate(ctx context.Context, id string, at time.Time) erro
 	return nil
 }
 
-// CountReleaseEvents adds n events (newGroups of them opening a group) seen
-// at at to the project's release of version, making the release when it
-// is new.
-func (c *Conn) CountReleaseEvents(ctx context.Context, projectID, version, newID string, at time.Time, n, newGroups int64) error {
-	if _, err := c.EnsureRelease(ctx, projectID, version, newID, at); err != nil {
-		return err
+// CountReleaseEvents adds n events (newGroups of them opening a group),
+// received from first to last, to the project's release of version, making
+// the release when it is new.
+func (c *Conn) CountReleaseEvents(ctx context.Context, projectID, version, newID string, first, last time.Time, n, newGroups int64) error {
+	if _, err := c.exec(ctx, `INSERT INTO releases (id, project_id, version, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (project_id, version) DO NOTHING`, newID, projectID, version, ms(first)); err != nil {
+		return fmt.Errorf("store: create release: %w", err)
 	}
 	_, err := c.exec(ctx, `UPDATE releases SET event_count = event_count + ?, new_groups = new_groups + ?,
 		first_seen = CASE WHEN first_seen IS NULL OR first_seen > ? THEN ? ELSE first_seen END,
 		last_seen = CASE WHEN last_seen IS NULL OR last_seen < ? THEN ? ELSE last_seen END
-		WHERE project_id = ? AND version = ?`, n, newGroups, ms(at), ms(at), ms(at), ms(at), projectID, version)
+		WHERE project_id = ? AND version = ?`, n, newGroups, ms(first), ms(first), ms(last), ms(last), projectID, version)
 	if err != nil {
 		return fmt.Errorf("store: count release events: %w", err)
 	}

@@ -39,8 +39,14 @@ export function checkout(cart) {
 // main.js.map, minified.
 func build(t *testing.T, dir string) string {
 	t.Helper()
+	return buildSource(t, dir, appSource)
+}
+
+// buildSource bundles source as build does.
+func buildSource(t *testing.T, dir, source string) string {
+	t.Helper()
 	esbuild := filepath.Join(testtool.NPMPackage(t, "esbuild", esbuildVersion), "bin", "esbuild")
-	if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte(appSource), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte(source), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
