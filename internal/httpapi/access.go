@@ -135,6 +135,15 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 			return "", err
 		}
 		return s.projectOrg(ctx, ch.ProjectID)
+	case "release_id":
+		if !id.Valid(id.Release, value) {
+			return "", store.ErrNotFound
+		}
+		r, err := c.ReleaseByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, r.ProjectID)
 	case "delivery_id":
 		if !id.Valid(id.Delivery, value) && !id.Valid(id.TestDelivery, value) {
 			return "", store.ErrNotFound

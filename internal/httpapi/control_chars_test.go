@@ -55,6 +55,7 @@ var controlRows = map[string]controlRow{
 	"create-project":            {method: "POST", path: "/v1/orgs/{org}/projects", body: `{"name":"api"}`},
 	"update-project":            {method: "PATCH", path: "/v1/projects/{project}", body: `{"name":"api"}`},
 	"list-keys":                 {method: "GET", path: "/v1/projects/{project}/keys"},
+	"list-releases":             {method: "GET", path: "/v1/projects/{project}/releases"},
 	"create-key":                {method: "POST", path: "/v1/projects/{project}/keys", body: `{"name":"ci"}`},
 	"list-tickets":              {method: "GET", path: "/v1/projects/{project}/tickets"},
 	"update-ticket":             {method: "PATCH", path: "/v1/tickets/{ticket}", body: `{"status":"resolved"}`},

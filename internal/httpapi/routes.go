@@ -58,6 +58,11 @@ func (s *Server) routes() {
 	register(s, patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), in("project_id", org.Admin), s.updateProject)
 	register(s, del("/v1/projects/{project_id}", "delete-project", "Delete a project", "Projects"), in("project_id", org.Admin), s.deleteProject)
 
+	// Releases (CONTRACT 8): made by sentry-cli (/api/0, docs/sourcemaps.md)
+	// or by the events that name them.
+	register(s, get("/v1/projects/{project_id}/releases", "list-releases", "List a project's releases", "Releases"), in("project_id", org.Viewer), s.listReleases)
+	register(s, get("/v1/releases/{release_id}", "get-release", "Get a release", "Releases"), in("release_id", org.Viewer), s.getRelease)
+
 	// Project API keys.
 	register(s, get("/v1/projects/{project_id}/keys", "list-keys", "List API keys", "API keys"), in("project_id", org.Viewer), s.listKeys)
 	register(s, post("/v1/projects/{project_id}/keys", "create-key", "Create an API key", "API keys", http.StatusCreated), in("project_id", org.Admin), s.createKey)
