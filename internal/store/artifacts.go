@@ -23,6 +23,9 @@ type Artifact struct {
 
 // PutChunk keeps one uploaded chunk; a chunk already kept stays.
 func (c *Conn) PutChunk(ctx context.Context, orgID, sha1 string, data []byte, now time.Time) error {
+	if data == nil {
+		data = []byte{} // an empty chunk is bytes, not NULL
+	}
 	if _, err := c.exec(ctx, `INSERT INTO upload_chunks (organization_id, sha1, data, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (organization_id, sha1) DO NOTHING`, orgID, sha1, data, ms(now)); err != nil {
 		return fmt.Errorf("store: put chunk: %w", err)
@@ -78,6 +81,9 @@ func (c *Conn) SaveBundle(ctx context.Context, orgID, checksum string, files []A
 
 // CreateArtifact inserts a.
 func (c *Conn) CreateArtifact(ctx context.Context, a Artifact) error {
+	if a.Data == nil {
+		a.Data = []byte{}
+	}
 	var rel any
 	if a.ReleaseID != "" {
 		rel = a.ReleaseID
