@@ -58,7 +58,12 @@ func Mount(srv *httpapi.Server, db *store.DB, log *slog.Logger) *API {
 	h("PUT "+orgs+"releases/{version}/{$}", a.updateRelease, scopeReleases)
 	h("GET "+orgs+"releases/{version}/deploys/{$}", a.listDeploys, scopeRead)
 	h("POST "+orgs+"releases/{version}/deploys/{$}", a.newDeploy, scopeReleases)
-	h("POST /api/0/projects/{org}/{project}/releases/{version}/files/{$}", a.uploadReleaseFile, scopeReleases)
+	// sentry-cli 2.x names the project in the path for one-project releases.
+	const projects = "/api/0/projects/{org}/{project}/"
+	h("POST "+projects+"releases/{$}", a.newRelease, scopeReleases)
+	h("GET "+projects+"releases/{version}/{$}", a.getRelease, scopeRead)
+	h("PUT "+projects+"releases/{version}/{$}", a.updateRelease, scopeReleases)
+	h("POST "+projects+"releases/{version}/files/{$}", a.uploadReleaseFile, scopeReleases)
 	h("POST "+orgs+"releases/{version}/files/{$}", a.uploadReleaseFile, scopeReleases)
 	return a
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -74,6 +75,9 @@ func (a *API) newRelease(w http.ResponseWriter, r *http.Request, c *caller) erro
 	if err := checkVersion(req.Version); err != nil {
 		return err
 	}
+	if p := r.PathValue("project"); p != "" {
+		req.Projects = []string{p}
+	}
 	if len(req.Projects) == 0 {
 		return fail(http.StatusBadRequest, "projects: name at least one project")
 	}
@@ -109,10 +113,17 @@ func (a *API) newRelease(w http.ResponseWriter, r *http.Request, c *caller) erro
 	return err
 }
 
-// orgRelease finds {version} in the caller's organization (404 otherwise).
+// orgRelease finds {version} in the caller's organization, or in
+// {project} when the path names one (404 otherwise).
 func (a *API) orgRelease(r *http.Request, c *caller) (string, []store.Release, error) {
 	version := r.PathValue("version")
 	rels, err := a.db.Read().OrgReleases(r.Context(), c.org.ID, version)
+	if ref := r.PathValue("project"); ref != "" && err == nil {
+		var p store.Project
+		if p, err = a.projectOf(r.Context(), c, ref); err == nil {
+			rels = slices.DeleteFunc(rels, func(rel store.Release) bool { return rel.ProjectID != p.ID })
+		}
+	}
 	if err == nil && len(rels) == 0 {
 		err = fail(http.StatusNotFound, "release "+version+" does not exist")
 	}
