@@ -2,6 +2,7 @@ package symbolicate
 
 import (
 	"container/list"
+	"strings"
 	"sync"
 
 	"github.com/go-sourcemap/sourcemap"
@@ -13,13 +14,54 @@ type parsedMap struct {
 	c     *sourcemap.Consumer
 	lines map[string][]string
 	cost  int64
+
+	mu    sync.Mutex
+	funcs map[funcKey]string // enclosing functions found, by source and line
 }
 
+type funcKey struct {
+	source string
+	line   int
+}
+
+// function is enclosingFunction of a source's line, remembered: the frames
+// of one bug come back with every event.
+func (m *parsedMap) function(source string, line int) string {
+	m.mu.Lock()
+	fn, ok := m.funcs[funcKey{source, line}]
+	m.mu.Unlock()
+	if ok {
+		return fn
+	}
+	fn = enclosingFunction(m.sourceLines(source), line) // sourceLines locks m.mu itself
+	m.mu.Lock()
+	if m.funcs == nil {
+		m.funcs = map[funcKey]string{}
+	}
+	if len(m.funcs) < 100_000 {
+		m.funcs[funcKey{source, line}] = fn
+	}
+	m.mu.Unlock()
+	return fn
+}
+
+// sourceLines is a source's original text (sourcesContent) split into
+// lines, split on first use.
 func (m *parsedMap) sourceLines(source string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if ls, ok := m.lines[source]; ok {
 		return ls
 	}
-	return nil
+	var ls []string
+	if text := m.c.SourceContent(source); text != "" {
+		ls = strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	}
+	if m.lines == nil {
+		m.lines = map[string][]string{}
+	}
+	m.lines[source] = ls
+	return ls
 }
 
 // mapCache keeps parsed maps by artifact id within a byte budget, least

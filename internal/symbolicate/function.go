@@ -27,6 +27,9 @@ func enclosingFunction(lines []string, line int) string {
 				continue
 			}
 		}
+		if !strings.Contains(l, "(") && !strings.Contains(l, "=>") {
+			continue // every declaration has one or the other
+		}
 		for _, re := range declarations {
 			if m := re.FindStringSubmatch(l); m != nil && !keywords[m[1]] {
 				return m[1]

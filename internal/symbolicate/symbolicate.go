@@ -195,7 +195,7 @@ func resolve(pm *parsedMap, raw RawFrame) (Frame, bool) {
 	}
 	f := Frame{File: cleanSource(source), Line: line, Column: col + 1, Raw: raw}
 	src := pm.sourceLines(source)
-	if fn := enclosingFunction(src, line); fn != "" {
+	if fn := pm.function(source, line); fn != "" {
 		f.Function = fn
 	} else if name != "" {
 		f.Function = name
@@ -274,28 +274,22 @@ func (s *Symbolicator) mapFor(ctx context.Context, projectID, release, dist, deb
 	if pm := s.cache.get(a.ID); pm != nil {
 		return pm, "", nil
 	}
-	c, err := sourcemap.Parse(a.URL, a.Data)
+	pm, err := parse(a.URL, a.Data)
 	if err != nil {
 		return nil, "the source map " + a.URL + " for " + tilde(file) + " does not parse: " + err.Error(), nil
 	}
-	pm := &parsedMap{c: c, lines: sourcesOf(a.Data, c), cost: int64(len(a.Data)) * 3}
 	s.cache.put(a.ID, pm)
 	return pm, "", nil
 }
 
-// sourcesOf splits the map's sourcesContent into lines, by source name.
-func sourcesOf(data []byte, c *sourcemap.Consumer) map[string][]string {
-	var m struct {
-		Sources []string `json:"sources"`
+// parse parses a source map; its cost counts the decoded mappings and the
+// original sources' lines, about three times the map's bytes.
+func parse(url string, data []byte) (*parsedMap, error) {
+	c, err := sourcemap.Parse(url, data)
+	if err != nil {
+		return nil, err
 	}
-	_ = json.Unmarshal(data, &m)
-	out := make(map[string][]string, len(m.Sources))
-	for _, src := range m.Sources {
-		if text := c.SourceContent(src); text != "" {
-			out[src] = strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-		}
-	}
-	return out
+	return &parsedMap{c: c, cost: int64(len(data)) * 3}, nil
 }
 
 // find returns the source map artifact of a file (ID "" when there is
@@ -347,8 +341,11 @@ func (s *Symbolicator) lookup(ctx context.Context, projectID, release, dist, deb
 	}
 	for _, name := range candidates(file) {
 		got, err := c.ArtifactByURL(ctx, rel.ID, dist, name)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
+		if errors.Is(err, store.ErrNotFound) { // only the map was uploaded, as <file>.map
+			got, err = c.ArtifactByURL(ctx, rel.ID, dist, name+".map")
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
 		}
 		if err != nil {
 			return store.Artifact{}, err
