@@ -123,7 +123,9 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 	}
 	lines := strings.Split(e.StackTrace, "\n")
 	var res Result
-	debugIDs, dist := eventRefs(e.Attributes)
+	var debugIDs map[string]string
+	var dist string
+	refsRead := false
 	noted := map[string]bool{}
 	changed := false
 	for i, l := range lines {
@@ -140,6 +142,10 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 		raw.Column, _ = strconv.Atoi(col)
 		if !isScript(raw.File) {
 			continue
+		}
+		if !refsRead { // only events with a script frame pay for reading their attributes
+			debugIDs, dist = eventRefs(e.Attributes)
+			refsRead = true
 		}
 		pm, note, err := s.mapFor(ctx, projectID, e.Release, dist, debugIDs[raw.File], raw.File)
 		if err != nil {
