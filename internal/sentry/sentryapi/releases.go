@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ func (a *API) releaseInfo(ctx context.Context, version string, rels []store.Rele
 
 func checkVersion(v string) error {
 	if v == "" || utf8.RuneCountInString(v) > ingest.MaxReleaseLen || strings.ContainsAny(v, "\x00\n\r\t/") || v == "." || v == ".." || v == "latest" {
-		return fail(http.StatusBadRequest, "version: 1 to 200 characters, no slash, control character or the names ., .. and latest")
+		return fail(http.StatusBadRequest, "version: 1 to "+strconv.Itoa(ingest.MaxReleaseLen)+" characters (events keep no more), no slash, control character or the names ., .. and latest")
 	}
 	return nil
 }
@@ -206,7 +207,7 @@ func (a *API) newDeploy(w http.ResponseWriter, r *http.Request, c *caller) error
 		return err
 	}
 	if req.Environment == "" || utf8.RuneCountInString(req.Environment) > ingest.MaxEnvironmentLen || strings.ContainsAny(req.Environment, "\x00\n\r\t") {
-		return fail(http.StatusBadRequest, "environment: 1 to 64 characters, no control character")
+		return fail(http.StatusBadRequest, "environment: 1 to "+strconv.Itoa(ingest.MaxEnvironmentLen)+" characters, no control character")
 	}
 	if utf8.RuneCountInString(req.Name) > 200 || utf8.RuneCountInString(req.URL) > 2000 {
 		return fail(http.StatusBadRequest, "name: at most 200 characters; url: at most 2000")
