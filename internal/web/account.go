@@ -30,6 +30,7 @@ func (d *Dashboard) accountRoutes(mux *http.ServeMux) {
 	d.get(mux, "/projects/{project_id}/keys", d.keys)
 	d.post(mux, "/projects/{project_id}/keys", d.createKey)
 	d.post(mux, "/keys/{key_id}/revoke", d.revokeKey)
+	d.tokenRoutes(mux) // tokens.go: personal API tokens
 }
 
 // switcherOrgs lists p's organizations for the header's switcher: one query,
