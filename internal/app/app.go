@@ -30,8 +30,10 @@ import (
 	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
+	"github.com/errata-dev/errata/internal/sentry/sentryapi"
 	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/symbolicate"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/web"
 )
@@ -184,7 +186,8 @@ func (a *App) build(ctx context.Context) error {
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
 	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
 		Spike: spike, Logger: a.log, Now: now, Observe: a.Metrics.ObserveProcessed, OnSetAside: a.Metrics.FailedBatches.Inc,
-		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit})
+		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit,
+		Symbolicate: symbolicate.New(a.DB, int64(cfg.SourcemapCache)).Event})
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
 		a.Metrics.ObserveCommit(d, batches, events, err)
 		if err == nil {
@@ -203,6 +206,7 @@ func (a *App) build(ctx context.Context) error {
 	sentryIn := in.WithLimiter(sentryLimiter)
 	sentryIn.Events = ingestLimiter // their events count as /v1/ingest's do (CONTRACT 8)
 	sentryhttp.Mount(a.HTTP, sentryIn, a.log)
+	sentryapi.Mount(a.HTTP, a.DB, a.log)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}

@@ -62,6 +62,7 @@ type Serve struct {
 	ReadTimeout    time.Duration `name:"read-timeout" env:"ERRATA_READ_TIMEOUT" default:"60s" help:"A request's headers and body must arrive within this, or its connection is closed; gRPC connections that send nothing are closed after it."`
 	MaxConnections int           `name:"max-connections" env:"ERRATA_MAX_CONNECTIONS" default:"10000" help:"Most HTTP connections open at once (and as many gRPC connections); more wait to be accepted."`
 	IngestMemory   ByteSize      `name:"ingest-memory" env:"ERRATA_INGEST_MEMORY" default:"256MiB" help:"Memory budget of ingestion request bodies being decoded at one moment; past it a request waits up to 1s, then gets 503 overloaded."`
+	SourcemapCache ByteSize      `name:"sourcemap-cache" env:"ERRATA_SOURCEMAP_CACHE" default:"256MiB" help:"Memory the processing workers keep parsed source maps in (least recently used out first)."`
 	RedactKeys     []string      `name:"redact-keys" env:"ERRATA_REDACT_KEYS" help:"More attribute keys whose values are replaced by [redacted] (comma-separated; also as suffixes, ignoring case and - _ . and spaces)."`
 	TrustedProxies []string      `name:"trusted-proxies" env:"ERRATA_TRUSTED_PROXIES" help:"CIDR ranges of reverse proxies whose X-Forwarded-For gives the client address (comma-separated; default none)."`
 	IPv6Prefix     int           `name:"ipv6-prefix" env:"ERRATA_IPV6_PREFIX" default:"64" help:"Rate limits keyed by client address count an IPv6 address by its network of this many bits (32 to 128): one subscriber's /64 is one caller."`

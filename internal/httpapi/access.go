@@ -37,6 +37,9 @@ type Access struct {
 	Scope string
 	// Min is the lowest role allowed.
 	Min org.Role
+	// tokenScope is what a personal API token needs for the operation ("" for
+	// none: tokens cannot call it); register sets it from the path.
+	tokenScope string
 }
 
 // Principal is the authenticated caller of a session-token operation.
@@ -44,6 +47,8 @@ type Principal struct {
 	User      store.User
 	Session   store.Session
 	ViaCookie bool
+	// Token is the personal API token of the request, nil for a session.
+	Token *store.APIToken
 	// Member is the caller's membership of the scoped organization.
 	Member store.Member
 }
@@ -143,6 +148,15 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 			return "", err
 		}
 		return s.projectOrg(ctx, ch.ProjectID)
+	case "release_id":
+		if !id.Valid(id.Release, value) {
+			return "", store.ErrNotFound
+		}
+		r, err := c.ReleaseByID(ctx, value)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, r.ProjectID)
 	case "delivery_id":
 		if !id.Valid(id.Delivery, value) && !id.Valid(id.TestDelivery, value) {
 			return "", store.ErrNotFound
@@ -174,6 +188,9 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 	if err == nil && a.Scope != "" {
 		err = s.authorize(r.Context(), a, ctx.Param(a.Scope), p)
 	}
+	if err == nil && p.Token != nil && a.Scope == "" {
+		err = checkTokenScope(p.Token, a.tokenScope)
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -197,6 +214,13 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 	}
 	if auth.IsAPIKey(tok) {
 		return nil, auth.Unauthorized("this endpoint takes a session token, not a project API key; API keys are for ingestion only")
+	}
+	if auth.IsToken(tok) && !viaCookie {
+		u, t, err := s.auth.AuthenticateToken(r.Context(), tok)
+		if err != nil {
+			return nil, err
+		}
+		return &Principal{User: u, Token: &t}, nil
 	}
 	if viaCookie && !isSafe(r.Method) {
 		if err := s.CheckOrigin(r); err != nil {
@@ -226,6 +250,11 @@ func (s *Server) authorize(ctx context.Context, a Access, value string, p *Princ
 	}
 	if err != nil {
 		return err
+	}
+	if p.Token != nil { // a token's scopes, then its user's role
+		if err := checkTokenScope(p.Token, a.tokenScope); err != nil {
+			return err
+		}
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	if !role.AtLeast(a.Min) {

@@ -75,6 +75,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		}
 		do("PATCH", "/v1/keys/"+keyID, owner, map[string]any{"name": "ci", "allowed_origins": []string{"https://app.example.com"}}, http.StatusOK, "")
 		do("DELETE", "/v1/keys/"+keyID, owner, nil, http.StatusNoContent, "")
+		tokenFlow(t, c, owner, prj)
 		do("GET", "/v1/projects/"+prj+"/keys", owner, nil, http.StatusOK, "")
 
 		// Invitations and members.

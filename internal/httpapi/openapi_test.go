@@ -42,6 +42,8 @@ var unknownIDs = map[string]string{
 	"summary_id":    "ism_" + zeros,
 	"delivery_id":   "dlv_" + zeros,
 	"comment_id":    "cmt_" + zeros,
+	"token_id":      "pat_" + zeros,
+	"release_id":    "rel_" + zeros,
 }
 
 const zeros = "00000000000000000000000000"

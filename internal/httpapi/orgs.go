@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 
+	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -19,6 +20,13 @@ type OrgOutput struct{ Body OrgView }
 // JSON Schema keyword and strict OpenAPI tools reject the document.)
 type NameBody struct {
 	Name string `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
+}
+
+// ChangeBody is the PATCH of an organization or a project: at least one of
+// its fields.
+type ChangeBody struct {
+	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
+	Slug *string `json:"slug,omitempty" doc:"1 to 50 characters, the URL name (sentry-cli's SENTRY_ORG / SENTRY_PROJECT): a-z, 0-9 and -; unique in the installation (organizations) or the organization (projects), else 409 conflict"`
 }
 
 func (s *Server) listOrgs(ctx context.Context, in *ListParams) (*struct{ Body *Page[OrgView] }, error) {
@@ -47,9 +55,9 @@ func (s *Server) getOrg(ctx context.Context, in *OrgPath) (*OrgOutput, error) {
 
 func (s *Server) updateOrg(ctx context.Context, in *struct {
 	OrgPath
-	Body NameBody
+	Body ChangeBody
 }) (*OrgOutput, error) {
-	o, err := s.orgs.Rename(ctx, in.OrgID, in.Body.Name)
+	o, err := s.orgs.Update(ctx, in.OrgID, org.Change{Name: in.Body.Name, Slug: in.Body.Slug})
 	if err != nil {
 		return nil, err
 	}

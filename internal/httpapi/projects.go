@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 
+	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -45,9 +46,9 @@ func (s *Server) getProject(ctx context.Context, in *ProjectPath) (*ProjectOutpu
 
 func (s *Server) updateProject(ctx context.Context, in *struct {
 	ProjectPath
-	Body NameBody
+	Body ChangeBody
 }) (*ProjectOutput, error) {
-	p, err := s.orgs.RenameProject(ctx, in.ProjectID, in.Body.Name)
+	p, err := s.orgs.UpdateProject(ctx, in.ProjectID, org.Change{Name: in.Body.Name, Slug: in.Body.Slug})
 	if err != nil {
 		return nil, err
 	}

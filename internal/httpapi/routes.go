@@ -25,6 +25,11 @@ func (s *Server) routes() {
 			"(429 rate-limited with Retry-After past them; sign-up is not counted), and a user holds at most 100 sessions: a new one ends the oldest."), public, s.signIn)
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
+	register(s, get("/v1/auth/tokens", "list-tokens", "List your personal API tokens", "Auth"), signedIn, s.listTokens)
+	register(s, describe(post("/v1/auth/tokens", "create-token", "Create a personal API token", "Auth", http.StatusCreated),
+		"The token acts as you within its scopes and your roles (403 insufficient-scope otherwise), on /v1 and on the Sentry web API subset under /api/0 "+
+			"(docs/sourcemaps.md). It is shown only in this answer. Only a session can manage tokens."), signedIn, s.createToken)
+	register(s, withErrs(del("/v1/auth/tokens/{token_id}", "delete-token", "Delete (revoke) one of your personal API tokens", "Auth"), 404), signedIn, s.deleteToken)
 
 	// Organizations.
 	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
@@ -52,6 +57,11 @@ func (s *Server) routes() {
 	register(s, get("/v1/projects/{project_id}", "get-project", "Get a project", "Projects"), in("project_id", org.Viewer), s.getProject)
 	register(s, patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), in("project_id", org.Admin), s.updateProject)
 	register(s, del("/v1/projects/{project_id}", "delete-project", "Delete a project", "Projects"), in("project_id", org.Admin), s.deleteProject)
+
+	// Releases (CONTRACT 8): made by sentry-cli (/api/0, docs/sourcemaps.md)
+	// or by the events that name them.
+	register(s, get("/v1/projects/{project_id}/releases", "list-releases", "List a project's releases", "Releases"), in("project_id", org.Viewer), s.listReleases)
+	register(s, get("/v1/releases/{release_id}", "get-release", "Get a release", "Releases"), in("release_id", org.Viewer), s.getRelease)
 
 	// Project API keys.
 	register(s, get("/v1/projects/{project_id}/keys", "list-keys", "List API keys", "API keys"), in("project_id", org.Viewer), s.listKeys)
@@ -175,6 +185,7 @@ const maxBody = 1<<20 + 1
 func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
 	h = answered(h)
 	exact := o.Metadata["exactErrors"] == true
+	a.tokenScope = tokenScope(o.Method, o.Path)
 	o.Metadata = map[string]any{"access": a}
 	o.MaxBodyBytes = maxBody
 	o.BodyReadTimeout = s.readBody

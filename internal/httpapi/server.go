@@ -194,8 +194,9 @@ func (s *Server) humaConfig(cfg Config) huma.Config {
 	c.Tags = tags()
 	c.Servers = []*huma.Server{{URL: cfg.BaseURL}}
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		schemeSession: {Type: "http", Scheme: "bearer", Description: "Session token from POST /v1/auth/sign-in/email (or the errata_session cookie of the dashboard)."},
-		SchemeAPIKey:  {Type: "http", Scheme: "bearer", Description: "Project API key svc_live_<key_id>_<secret>; ingestion endpoints only."},
+		schemeSession: {Type: "http", Scheme: "bearer", Description: "Session token from POST /v1/auth/sign-in/email (or the errata_session cookie of the dashboard); " +
+			"or a personal API token errata_pat_… (POST /v1/auth/tokens), acting as its user within its scopes (403 insufficient-scope otherwise; /v1/auth/* takes sessions only)."},
+		SchemeAPIKey: {Type: "http", Scheme: "bearer", Description: "Project API key svc_live_<key_id>_<secret>; ingestion endpoints only."},
 	}
 	return c
 }

@@ -12,6 +12,7 @@ func tags() []*huma.Tag {
 		{Name: "Invitations", Description: "Inviting people into an organization by email."},
 		{Name: "Projects", Description: "A project receives the events of one application or system."},
 		{Name: "API keys", Description: "Project API keys (svc_live_…): the credential of the ingestion endpoints."},
+		{Name: "Releases", Description: "Versions of a project's code with their events, new groups, uploaded source maps and deploys; sentry-cli makes them (docs/sourcemaps.md)."},
 		{Name: "Ingestion", Description: "Sending events: POST /v1/ingest, and OpenTelemetry logs over OTLP/HTTP."},
 		{Name: "Tickets", Description: "Critical and high problems that need a person: opened, regressed, spiked, resolved."},
 		{Name: "Error groups", Description: "Events grouped by fingerprint."},

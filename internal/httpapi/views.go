@@ -24,6 +24,7 @@ func userView(u store.User) UserView {
 type OrgView struct {
 	ID        string     `json:"id" doc:"org_ identifier"`
 	Name      string     `json:"name"`
+	Slug      string     `json:"slug" doc:"URL name, unique in the installation: a-z, 0-9 and -, made from the name; SENTRY_ORG for sentry-cli"`
 	Plan      string     `json:"plan" enum:"free,team"`
 	Limits    org.Limits `json:"limits"`
 	CreatedAt Timestamp  `json:"created_at"`
@@ -31,7 +32,7 @@ type OrgView struct {
 }
 
 func orgView(o store.Org) OrgView {
-	return OrgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
+	return OrgView{ID: o.ID, Name: o.Name, Slug: o.Slug, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
 }
 
 // MemberView is a member of an organization.
@@ -71,13 +72,14 @@ type ProjectView struct {
 	ID             string    `json:"id" doc:"prj_ identifier"`
 	OrganizationID string    `json:"organization_id"`
 	Name           string    `json:"name"`
+	Slug           string    `json:"slug" doc:"URL name, unique in the organization: a-z, 0-9 and -, made from the name; SENTRY_PROJECT for sentry-cli"`
 	Number         int64     `json:"number" minimum:"1" doc:"A positive integer unique in the installation, never reused: the project's number in Sentry DSNs (<scheme>://<key>@<host>/<number>)"`
 	CreatedAt      Timestamp `json:"created_at"`
 	UpdatedAt      Timestamp `json:"updated_at"`
 }
 
 func projectView(p store.Project) ProjectView {
-	return ProjectView{ID: p.ID, OrganizationID: p.OrgID, Name: p.Name, Number: p.Number, CreatedAt: ts(p.CreatedAt), UpdatedAt: ts(p.UpdatedAt)}
+	return ProjectView{ID: p.ID, OrganizationID: p.OrgID, Name: p.Name, Slug: p.Slug, Number: p.Number, CreatedAt: ts(p.CreatedAt), UpdatedAt: ts(p.UpdatedAt)}
 }
 
 // KeyView is a project API key; its secret is never shown after creation.

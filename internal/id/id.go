@@ -33,6 +33,10 @@ const (
 	Session      = "ses_"
 	Activity     = "act_"
 	Comment      = "cmt_"
+	Token        = "pat_"
+	Release      = "rel_"
+	Deploy       = "dep_"
+	Artifact     = "art_"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

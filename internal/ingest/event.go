@@ -143,4 +143,16 @@ type Event struct {
 	// decoders only when it lies more than MaxFuture ahead of the receipt,
 	// for ClampFuture's original_timestamp. It is not part of the payload.
 	SentTimestamp string `json:"-"`
+	// Symbolication is what the worker's source map step recorded (the
+	// raw minified frames and notes, JSON), stored with the sample event.
+	// It is not part of the payload.
+	Symbolication json.RawMessage `json:"-"`
 }
+
+// Attributes the Sentry mapping adds for symbolication in the worker
+// (docs/sourcemaps.md): the event's dist, and its source map images as
+// "debug_id file" lines.
+const (
+	AttrDist     = "sentry.dist"
+	AttrDebugIDs = "sentry.debug_ids"
+)

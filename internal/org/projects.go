@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/slug"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -16,18 +17,16 @@ func (s *Service) CreateProject(ctx context.Context, orgID, name string) (store.
 	}
 	now := s.clock()
 	p := store.Project{ID: id.New(id.Project), OrgID: orgID, Name: strings.TrimSpace(name), CreatedAt: now, UpdatedAt: now}
+	base := slug.Make(p.Name, "project")
+	taken, err := s.db.Read().ProjectSlugsLike(ctx, orgID, base)
+	if err != nil {
+		return store.Project{}, err
+	}
+	p.Slug = slug.Free(base, taken)
 	return s.db.Write().InsertProject(ctx, p)
 }
 
 // RenameProject changes a project's name.
 func (s *Service) RenameProject(ctx context.Context, projectID, name string) (store.Project, error) {
-	if err := CheckName(name); err != nil {
-		return store.Project{}, err
-	}
-	p, err := s.db.Read().ProjectByID(ctx, projectID)
-	if err != nil {
-		return store.Project{}, err
-	}
-	p.Name, p.UpdatedAt = strings.TrimSpace(name), s.clock()
-	return p, s.db.Write().UpdateProject(ctx, p)
+	return s.UpdateProject(ctx, projectID, Change{Name: &name})
 }

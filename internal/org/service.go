@@ -9,6 +9,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/slug"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -64,6 +65,12 @@ func (s *Service) Create(ctx context.Context, creator store.User, name string) (
 	now := s.clock()
 	o := store.Org{ID: id.New(id.Org), Name: strings.TrimSpace(name), Plan: s.defaultPlan, CreatedAt: now, UpdatedAt: now}
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		base := slug.Make(o.Name, "org")
+		taken, err := c.OrgSlugsLike(ctx, base)
+		if err != nil {
+			return err
+		}
+		o.Slug = slug.Free(base, taken)
 		if err := c.CreateOrg(ctx, o); err != nil {
 			return err
 		}
@@ -74,15 +81,7 @@ func (s *Service) Create(ctx context.Context, creator store.User, name string) (
 
 // Rename changes an organization's name.
 func (s *Service) Rename(ctx context.Context, orgID, name string) (store.Org, error) {
-	if err := CheckName(name); err != nil {
-		return store.Org{}, err
-	}
-	o, err := s.db.Read().OrgByID(ctx, orgID)
-	if err != nil {
-		return store.Org{}, err
-	}
-	o.Name, o.UpdatedAt = strings.TrimSpace(name), s.clock()
-	return o, s.db.Write().UpdateOrg(ctx, o)
+	return s.Update(ctx, orgID, Change{Name: &name})
 }
 
 // SetPlan moves an organization to plan.

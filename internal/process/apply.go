@@ -48,6 +48,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		if err != nil {
 			return nil, err
 		}
+		if r := pr.relCounts[relVersion{ga.projectID, ga.first.Release}]; !found && r != nil {
+			r.newGroups++
+		}
 		seen.put(g)
 		out = append(out, evs...)
 	}
@@ -63,6 +66,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		return nil, err
 	}
 	if pr.releases, err = p.noteReleases(ctx, c, pr.values); err != nil {
+		return nil, err
+	}
+	if err := countReleases(ctx, c, pr.relCounts); err != nil {
 		return nil, err
 	}
 	// Last: every batch of a window updates the same summary row, so its
@@ -216,5 +222,27 @@ func sample(groupID string, b store.Batch, e *ingest.Event, first bool) store.Gr
 	}
 	return store.GroupEvent{GroupID: groupID, First: first, ReceivedAt: b.ReceivedAt, Timestamp: time.UnixMilli(e.Timestamp).UTC(),
 		Level: int(e.Level), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
-		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: strings.ToValidUTF8(attrs, "\uFFFD")}
+		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: strings.ToValidUTF8(attrs, "\uFFFD"), Symbolication: string(e.Symbolication)}
+}
+
+// countReleases adds the batches' error events and new groups to their
+// releases (made when new), in a fixed order.
+func countReleases(ctx context.Context, c *store.Conn, rels map[relVersion]*releaseAgg) error {
+	keys := make([]relVersion, 0, len(rels))
+	for k := range rels {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].project != keys[j].project {
+			return keys[i].project < keys[j].project
+		}
+		return keys[i].version < keys[j].version
+	})
+	for _, k := range keys {
+		r := rels[k]
+		if err := c.CountReleaseEvents(ctx, k.project, k.version, id.New(id.Release), r.first, r.last, r.events, r.newGroups); err != nil {
+			return err
+		}
+	}
+	return nil
 }

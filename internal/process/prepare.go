@@ -102,6 +102,38 @@ type prepared struct {
 	// releases are the release_order keys apply inserted, known to this
 	// process once its transaction commits (knownReleases).
 	releases []string
+	// relCounts are the error events' counts by project and release.
+	relCounts map[relVersion]*releaseAgg
+}
+
+// relVersion is one release of one project.
+type relVersion struct{ project, version string }
+
+// releaseAgg is what the batches bring to a release: events, groups they
+// opened, and the receipt times of the first and last.
+type releaseAgg struct {
+	events, newGroups int64
+	first, last       time.Time
+}
+
+// countRelease counts an error event of release v received with b.
+func (p *prepared) countRelease(b store.Batch, v string) {
+	if v == "" {
+		return
+	}
+	k := relVersion{b.ProjectID, v}
+	r := p.relCounts[k]
+	if r == nil {
+		r = &releaseAgg{first: b.ReceivedAt, last: b.ReceivedAt}
+		p.relCounts[k] = r
+	}
+	r.events++
+	if b.ReceivedAt.Before(r.first) {
+		r.first = b.ReceivedAt
+	}
+	if b.ReceivedAt.After(r.last) {
+		r.last = b.ReceivedAt
+	}
 }
 
 // valueKind is one kind of value (store.ValueEnvironment, ValueService) of
@@ -134,11 +166,13 @@ func (p *prepared) see(b store.Batch, kind, v string) {
 
 // prepare decodes and aggregates batches. old finds the groups made by
 // older fingerprint versions (nil: there are none); rules are the grouping
-// rules of the projects that have any.
-func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup, rules map[string]*grouping.Rules) (*prepared, error) {
+// rules of the projects that have any. sym, if not nil, symbolicates error
+// events first.
+func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup, rules map[string]*grouping.Rules,
+	sym func(context.Context, string, *ingest.Event) error) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
 		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{},
-		rules: rules}
+		rules: rules, relCounts: map[relVersion]*releaseAgg{}}
 	decoded := make([][]ingest.Event, len(batches))
 	for i, b := range batches {
 		events, err := ingest.DecodePayload(b.Payload)
@@ -146,6 +180,15 @@ func prepare(ctx context.Context, batches []store.Batch, window time.Duration, o
 			return nil, fmt.Errorf("batch %d: %w", b.ID, err)
 		}
 		ingest.ScrubNUL(events) // batches queued before intake scrubbed them
+		if sym != nil {
+			for j := range events {
+				if events[j].Level > ingest.Info {
+					if err := sym(ctx, b.ProjectID, &events[j]); err != nil {
+						return nil, fmt.Errorf("batch %d: symbolicate: %w", b.ID, err)
+					}
+				}
+			}
+		}
 		decoded[i] = events
 	}
 	if old != nil {
@@ -229,6 +272,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
 		g.addUser(e)
+		p.countRelease(b, e.Release)
 	}
 }
 

@@ -35,7 +35,7 @@ func BenchmarkPrepare(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := prepare(context.Background(), batches, time.Hour, nil, nil); err != nil {
+		if _, err := prepare(context.Background(), batches, time.Hour, nil, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

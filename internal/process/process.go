@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -52,8 +53,11 @@ type Options struct {
 	Observe func(events int, d time.Duration)
 	// OnSetAside, if set, is told when a batch is set aside.
 	OnSetAside func()
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// Symbolicate, if set, maps an error event's minified frames through
+	// its project's source maps before it is grouped (symbolicate.Event).
+	Symbolicate func(ctx context.Context, projectID string, e *ingest.Event) error
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Processor is the queue consumer service.
@@ -267,7 +271,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	if err != nil {
 		return err
 	}
-	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old, rules)
+	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old, rules, p.opts.Symbolicate)
 	if err != nil {
 		return err
 	}

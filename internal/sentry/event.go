@@ -15,15 +15,25 @@ import (
 // Fields whose polymorphism the protocol allows are kept raw and read by the
 // helpers below.
 type sentryEvent struct {
-	EventID     string              `json:"event_id"`
-	Type        string              `json:"type"`
-	Timestamp   json.RawMessage     `json:"timestamp"` // RFC 3339 string or seconds
-	Level       string              `json:"level"`
-	Platform    string              `json:"platform"`
-	Logger      string              `json:"logger"`
-	Transaction string              `json:"transaction"`
-	ServerName  string              `json:"server_name"`
-	Release     string              `json:"release"`
+	EventID     string          `json:"event_id"`
+	Type        string          `json:"type"`
+	Timestamp   json.RawMessage `json:"timestamp"` // RFC 3339 string or seconds
+	Level       string          `json:"level"`
+	Platform    string          `json:"platform"`
+	Logger      string          `json:"logger"`
+	Transaction string          `json:"transaction"`
+	ServerName  string          `json:"server_name"`
+	Release     string          `json:"release"`
+	Dist        string          `json:"dist"`
+	// DebugMeta names the source maps of JavaScript files by debug id
+	// (sentry-cli sourcemaps inject); symbolication reads them.
+	DebugMeta *struct {
+		Images []struct {
+			Type     string `json:"type"`
+			CodeFile string `json:"code_file"`
+			DebugID  string `json:"debug_id"`
+		} `json:"images"`
+	} `json:"debug_meta"`
 	Environment string              `json:"environment"`
 	Message     json.RawMessage     `json:"message"` // a string or a logentry object
 	LogEntry    json.RawMessage     `json:"logentry"`

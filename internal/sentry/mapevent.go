@@ -77,6 +77,8 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 	}
 	a.str("sentry.in_app", inApp, maxFrames*maxChain)
 	a.str("sentry.event_id", cleanID(se.EventID), 32)
+	a.str(ingest.AttrDist, clean(se.Dist), 64)
+	a.str(ingest.AttrDebugIDs, debugIDs(se), maxValueBytes)
 	if len(excs) > 0 {
 		if m := excs[len(excs)-1].Mechanism; m != nil && m.Handled != nil {
 			a.add("handled", strconv.AppendBool(nil, *m.Handled))
@@ -289,4 +291,20 @@ func eventTime(raw json.RawMessage, received int64) int64 {
 		}
 	}
 	return received
+}
+
+// debugIDs lists the event's source map images as "debug_id file" lines
+// (ingest.AttrDebugIDs), for symbolication in the worker.
+func debugIDs(se *sentryEvent) string {
+	if se.DebugMeta == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, im := range se.DebugMeta.Images {
+		if im.Type != "sourcemap" || im.DebugID == "" || im.CodeFile == "" || strings.ContainsAny(im.DebugID+im.CodeFile, " \n") {
+			continue
+		}
+		b.WriteString(strings.ToLower(im.DebugID) + " " + im.CodeFile + "\n")
+	}
+	return clean(b.String())
 }

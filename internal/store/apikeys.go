@@ -88,9 +88,9 @@ func (c *Conn) APIKeyWithProject(ctx context.Context, id string) (APIKey, Projec
 	var lu, rv sql.NullInt64
 	var origins string
 	err := c.queryRow(ctx, `SELECT k.id, k.project_id, k.name, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at, k.allowed_origins,
-		p.id, p.organization_id, p.name, p.number, p.created_at, p.updated_at
+		p.id, p.organization_id, p.name, p.slug, p.number, p.created_at, p.updated_at
 		FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.id = ?`, id).
-		Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &kc, &lu, &rv, &origins, &p.ID, &p.OrgID, &p.Name, &p.Number, &pc, &pu)
+		Scan(&k.ID, &k.ProjectID, &k.Name, &k.SecretHash, &kc, &lu, &rv, &origins, &p.ID, &p.OrgID, &p.Name, &p.Slug, &p.Number, &pc, &pu)
 	if err != nil {
 		return APIKey{}, Project{}, fmt.Errorf("store: API key %s: %w", id, translate(err))
 	}

@@ -16,10 +16,10 @@ import (
 func TestChannelConfirmationMigration(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
+		p := seedProject(t, db.Write()) // before going down: the code writes today's columns
 		if err := db.MigrateDownTo(ctx, 17); err != nil {
 			t.Fatal(err)
 		}
-		p := seedProject(t, db.Write())
 		if err := db.Write().ExecForTest(ctx, `INSERT INTO channels (id, project_id, member_id, name, type, url, email, enabled, secret, old_secret,
 			health, consecutive_failures, created_at, updated_at) VALUES ('chn_old', ?, 'mem_x', 'n', 'email', '', 'ops@example.net', ?, '', '', 'ok', 0, ?, ?)`,
 			p.ID, true, ms(now), ms(now)); err != nil {

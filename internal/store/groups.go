@@ -245,6 +245,9 @@ type GroupEvent struct {
 	TraceID     string
 	SpanID      string
 	Attributes  string // a JSON object, or "{}"
+	// Symbolication is what source map symbolication recorded (JSON,
+	// symbolicate.Result), "" when it did nothing.
+	Symbolication string
 }
 
 // InsertGroupEvent stores a sample event.
@@ -253,9 +256,9 @@ func (c *Conn) InsertGroupEvent(ctx context.Context, e GroupEvent) error {
 	if e.First {
 		first = 1
 	}
-	_, err := c.exec(ctx, `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment, e.Release, e.TraceID, e.SpanID, e.Attributes)
+	_, err := c.exec(ctx, `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes, symbolication)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment, e.Release, e.TraceID, e.SpanID, e.Attributes, e.Symbolication)
 	if err != nil {
 		return fmt.Errorf("store: insert group event: %w", err)
 	}
@@ -275,7 +278,7 @@ func (c *Conn) PruneGroupEvents(ctx context.Context, groupID string, keep int) e
 // ListGroupEvents lists a group's sample events, newest first; before is an
 // event id (0 for the first page).
 func (c *Conn) ListGroupEvents(ctx context.Context, groupID string, before int64, limit int) ([]GroupEvent, error) {
-	rows, err := c.query(ctx, `SELECT id, group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes
+	rows, err := c.query(ctx, `SELECT id, group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes, symbolication
 		FROM group_events WHERE group_id = ? AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`, groupID, before, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list group events: %w", err)
@@ -284,7 +287,7 @@ func (c *Conn) ListGroupEvents(ctx context.Context, groupID string, before int64
 		var e GroupEvent
 		var first int
 		var r, ts int64
-		err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes)
+		err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes, &e.Symbolication)
 		e.First, e.ReceivedAt, e.Timestamp = first == 1, fromMS(r), fromMS(ts)
 		return e, err
 	})

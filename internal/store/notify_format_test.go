@@ -104,10 +104,10 @@ func TestSystemEmailDeliveries(t *testing.T) {
 func TestDeliveryFormatMigration(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
+		p := seedProject(t, db.Write()) // before going down: the code writes today's columns
 		if err := db.MigrateDownTo(ctx, 13); err != nil {
 			t.Fatal(err)
 		}
-		p := seedProject(t, db.Write())
 		w := db.Write()
 		due := ms(now)
 		for _, c := range []struct{ ch, kind, dl string }{{"chn_hook", "webhook", "dlv_hook"}, {"chn_mail", "email", "dlv_mail"}} {

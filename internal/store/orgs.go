@@ -4,23 +4,27 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/errata-dev/errata/internal/slug"
 )
 
 // Org is an organization: the unit of membership and plan.
 type Org struct {
-	ID        string
-	Name      string
+	ID   string
+	Name string
+	// Slug is the organization's URL name, unique in the installation.
+	Slug      string
 	Plan      string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
 
-const orgCols = `o.id, o.name, o.plan, o.created_at, o.updated_at`
+const orgCols = `o.id, o.name, o.slug, o.plan, o.created_at, o.updated_at`
 
 func scanOrg(s interface{ Scan(...any) error }) (Org, error) {
 	var o Org
 	var c, u int64
-	if err := s.Scan(&o.ID, &o.Name, &o.Plan, &c, &u); err != nil {
+	if err := s.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &c, &u); err != nil {
 		return Org{}, err
 	}
 	o.CreatedAt, o.UpdatedAt = fromMS(c), fromMS(u)
@@ -29,8 +33,11 @@ func scanOrg(s interface{ Scan(...any) error }) (Org, error) {
 
 // CreateOrg inserts o.
 func (c *Conn) CreateOrg(ctx context.Context, o Org) error {
-	_, err := c.exec(ctx, `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-		o.ID, o.Name, o.Plan, ms(o.CreatedAt), ms(o.UpdatedAt))
+	if o.Slug == "" {
+		o.Slug = slug.OfID(o.ID)
+	}
+	_, err := c.exec(ctx, `INSERT INTO organizations (id, name, slug, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		o.ID, o.Name, o.Slug, o.Plan, ms(o.CreatedAt), ms(o.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create organization: %w", err)
 	}
@@ -74,7 +81,7 @@ func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) 
 	return collect(rows, func(s interface{ Scan(...any) error }) (Membership, error) {
 		var m Membership
 		var cr, up int64
-		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Plan, &cr, &up, &m.Role); err != nil {
+		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Slug, &m.Org.Plan, &cr, &up, &m.Role); err != nil {
 			return Membership{}, err
 		}
 		m.Org.CreatedAt, m.Org.UpdatedAt = fromMS(cr), fromMS(up)
@@ -82,10 +89,11 @@ func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) 
 	})
 }
 
-// UpdateOrg changes the name and plan of an organization.
+// UpdateOrg changes the name, slug and plan of an organization: ErrConflict
+// when another organization has the slug.
 func (c *Conn) UpdateOrg(ctx context.Context, o Org) error {
-	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, plan = ?, updated_at = ? WHERE id = ?`,
-		o.Name, o.Plan, ms(o.UpdatedAt), o.ID); err != nil {
+	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, slug = ?, plan = ?, updated_at = ? WHERE id = ?`,
+		o.Name, o.Slug, o.Plan, ms(o.UpdatedAt), o.ID); err != nil {
 		return fmt.Errorf("store: update organization %s: %w", o.ID, err)
 	}
 	return nil
@@ -125,4 +133,19 @@ func (c *Conn) lockRow(ctx context.Context, q, id string) error {
 		return fmt.Errorf("store: lock %s: %w", id, err)
 	}
 	return nil
+}
+
+// OrgBySlug returns the organization with a slug.
+func (c *Conn) OrgBySlug(ctx context.Context, s string) (Org, error) {
+	o, err := scanOrg(c.queryRow(ctx, `SELECT `+orgCols+` FROM organizations o WHERE o.slug = ?`, s))
+	if err != nil {
+		return Org{}, fmt.Errorf("store: organization %s: %w", s, translate(err))
+	}
+	return o, nil
+}
+
+// OrgSlugsLike returns the organization slugs that are s or start with s
+// followed by '-', for choosing a free slug.
+func (c *Conn) OrgSlugsLike(ctx context.Context, s string) ([]string, error) {
+	return c.slugsLike(ctx, `SELECT slug FROM organizations WHERE slug = ? OR slug LIKE ?`, s, s+"-%")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/errata-dev/errata/internal/slug"
 )
 
 // Project belongs to an organization and receives events.
@@ -11,6 +13,8 @@ type Project struct {
 	ID    string
 	OrgID string
 	Name  string
+	// Slug is the project's URL name, unique in its organization.
+	Slug string
 	// Number is a positive integer unique in the installation, given at
 	// creation and never reused: Sentry DSNs name the project by it.
 	Number    int64
@@ -18,12 +22,12 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
-const projectCols = `id, organization_id, name, number, created_at, updated_at`
+const projectCols = `id, organization_id, name, slug, number, created_at, updated_at`
 
 func scanProject(s interface{ Scan(...any) error }) (Project, error) {
 	var p Project
 	var cr, up int64
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &p.Number, &cr, &up); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &p.Slug, &p.Number, &cr, &up); err != nil {
 		return Project{}, err
 	}
 	p.CreatedAt, p.UpdatedAt = fromMS(cr), fromMS(up)
@@ -42,13 +46,16 @@ func (c *Conn) CreateProject(ctx context.Context, p Project) error {
 // PostgreSQL takes them from a sequence, SQLite from a counter row read in
 // the INSERT statement itself and moved on by a trigger (migration 00013).
 func (c *Conn) InsertProject(ctx context.Context, p Project) (Project, error) {
-	q := `INSERT INTO projects (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING number`
-	if c.dialect == SQLite {
-		q = `INSERT INTO projects (id, organization_id, name, created_at, updated_at, number)
-			VALUES (?, ?, ?, ?, ?, (SELECT last + 1 FROM project_number_seq)) RETURNING number`
+	if p.Slug == "" {
+		p.Slug = slug.OfID(p.ID)
 	}
-	if err := c.queryRow(ctx, q, p.ID, p.OrgID, p.Name, ms(p.CreatedAt), ms(p.UpdatedAt)).Scan(&p.Number); err != nil {
-		return Project{}, fmt.Errorf("store: create project: %w", err)
+	q := `INSERT INTO projects (id, organization_id, name, slug, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING number`
+	if c.dialect == SQLite {
+		q = `INSERT INTO projects (id, organization_id, name, slug, created_at, updated_at, number)
+			VALUES (?, ?, ?, ?, ?, ?, (SELECT last + 1 FROM project_number_seq)) RETURNING number`
+	}
+	if err := c.queryRow(ctx, q, p.ID, p.OrgID, p.Name, p.Slug, ms(p.CreatedAt), ms(p.UpdatedAt)).Scan(&p.Number); err != nil {
+		return Project{}, fmt.Errorf("store: create project: %w", translate(err))
 	}
 	return p, nil
 }
@@ -85,7 +92,7 @@ func (c *Conn) ListProjects(ctx context.Context, orgID, before string, limit int
 // belongs to, newest organization first and newest project first within
 // it: the home page's one query.
 func (c *Conn) ProjectsOfUser(ctx context.Context, userID string, limit int) ([]Project, error) {
-	rows, err := c.query(ctx, `SELECT p.id, p.organization_id, p.name, p.number, p.created_at, p.updated_at FROM projects p
+	rows, err := c.query(ctx, `SELECT p.id, p.organization_id, p.name, p.slug, p.number, p.created_at, p.updated_at FROM projects p
 		JOIN members m ON m.organization_id = p.organization_id WHERE m.user_id = ?
 		ORDER BY p.organization_id DESC, p.id DESC LIMIT ?`, userID, limit)
 	if err != nil {
@@ -94,9 +101,10 @@ func (c *Conn) ProjectsOfUser(ctx context.Context, userID string, limit int) ([]
 	return collect(rows, scanProject)
 }
 
-// UpdateProject renames a project.
+// UpdateProject changes a project's name and slug: ErrConflict when
+// another project of its organization has the slug.
 func (c *Conn) UpdateProject(ctx context.Context, p Project) error {
-	if err := c.execOne(ctx, `UPDATE projects SET name = ?, updated_at = ? WHERE id = ?`, p.Name, ms(p.UpdatedAt), p.ID); err != nil {
+	if err := c.execOne(ctx, `UPDATE projects SET name = ?, slug = ?, updated_at = ? WHERE id = ?`, p.Name, p.Slug, ms(p.UpdatedAt), p.ID); err != nil {
 		return fmt.Errorf("store: update project %s: %w", p.ID, err)
 	}
 	return nil
@@ -108,4 +116,30 @@ func (c *Conn) DeleteProject(ctx context.Context, id string) error {
 		return fmt.Errorf("store: delete project %s: %w", id, err)
 	}
 	return nil
+}
+
+// ProjectBySlug returns the project of an organization with a slug.
+func (c *Conn) ProjectBySlug(ctx context.Context, orgID, s string) (Project, error) {
+	p, err := scanProject(c.queryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE organization_id = ? AND slug = ?`, orgID, s))
+	if err != nil {
+		return Project{}, fmt.Errorf("store: project %s: %w", s, translate(err))
+	}
+	return p, nil
+}
+
+// ProjectSlugsLike returns the slugs of an organization's projects that are
+// s or start with s followed by '-', for choosing a free slug.
+func (c *Conn) ProjectSlugsLike(ctx context.Context, orgID, s string) ([]string, error) {
+	return c.slugsLike(ctx, `SELECT slug FROM projects WHERE organization_id = ? AND (slug = ? OR slug LIKE ?)`, orgID, s, s+"-%")
+}
+
+func (c *Conn) slugsLike(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := c.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: slugs: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var v string
+		return v, s.Scan(&v)
+	})
 }

@@ -21,8 +21,12 @@ var DefaultRetention = Retention{Minutes: 14 * 24 * time.Hour, Hours: 365 * 24 *
 
 // Pruned counts what Prune deleted.
 type Pruned struct {
-	Minutes, Hours, Tickets, Summaries, Digests, Deliveries int64
+	Minutes, Hours, Tickets, Summaries, Digests, Deliveries, Releases int64
 }
+
+// ChunksKept is how long uploaded chunks wait for the assembly that uses
+// them (sentry-cli assembles within minutes).
+const ChunksKept = 24 * time.Hour
 
 // Prune deletes what Retention no longer keeps, as of now. Open tickets
 // stay whatever their age: someone still has to act on them.
@@ -45,6 +49,13 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		{&p.Deliveries, `DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`, []any{ms(now.Add(-r.Records))}},
 		// Uses older than every quota's window count for nothing.
 		{nil, `DELETE FROM quota_uses WHERE at < ?`, []any{ms(now.Add(-QuotaKeep))}},
+		// Releases (with their deploys and uploaded files, by cascade) whose
+		// creation and latest event are past retention; files uploaded
+		// without a release by their own age; chunks no assembly used.
+		{&p.Releases, `DELETE FROM releases WHERE created_at < ? AND (last_seen IS NULL OR last_seen < ?)`, []any{ms(now.Add(-r.Records)), ms(now.Add(-r.Records))}},
+		{nil, `DELETE FROM artifacts WHERE release_id IS NULL AND created_at < ?`, []any{ms(now.Add(-r.Records))}},
+		{nil, `DELETE FROM artifact_bundles WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
+		{nil, `DELETE FROM upload_chunks WHERE created_at < ?`, []any{ms(now.Add(-ChunksKept))}},
 	}
 	for _, s := range steps {
 		res, err := c.exec(ctx, s.q, s.args...)

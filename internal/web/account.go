@@ -31,6 +31,7 @@ func (d *Dashboard) accountRoutes(mux *http.ServeMux) {
 	d.post(mux, "/projects/{project_id}/keys", d.createKey)
 	d.post(mux, "/keys/{key_id}/revoke", d.revokeKey)
 	d.post(mux, "/keys/{key_id}/origins", d.setKeyOrigins)
+	d.tokenRoutes(mux) // tokens.go: personal API tokens
 }
 
 // switcherOrgs lists p's organizations for the header's switcher: one query,

@@ -1,0 +1,4 @@
+package httpapi
+
+// TokenScope exposes tokenScope to the external tests.
+var TokenScope = tokenScope

@@ -1,0 +1,78 @@
+package org
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/slug"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Change is a PATCH of an organization or project: nil fields stay.
+type Change struct {
+	Name, Slug *string
+}
+
+func (ch Change) check() error {
+	if ch.Name == nil && ch.Slug == nil {
+		return problem.New("validation-failed", "name: 1 to 100 characters, not blank (or give slug)")
+	}
+	if ch.Name != nil {
+		if err := CheckName(*ch.Name); err != nil {
+			return err
+		}
+	}
+	if ch.Slug != nil && !slug.Valid(*ch.Slug) {
+		return problem.Newf("validation-failed", "slug: 1 to %d characters of a-z, 0-9 and -", slug.MaxLen)
+	}
+	return nil
+}
+
+func slugTaken(err error, s *string) error {
+	if errors.Is(err, store.ErrConflict) && s != nil {
+		return problem.Newf("conflict", "slug: %q is taken", *s)
+	}
+	return err
+}
+
+// Update renames an organization or changes its slug (409 conflict when
+// another organization has it).
+func (s *Service) Update(ctx context.Context, orgID string, ch Change) (store.Org, error) {
+	if err := ch.check(); err != nil {
+		return store.Org{}, err
+	}
+	o, err := s.db.Read().OrgByID(ctx, orgID)
+	if err != nil {
+		return store.Org{}, err
+	}
+	if ch.Name != nil {
+		o.Name = strings.TrimSpace(*ch.Name)
+	}
+	if ch.Slug != nil {
+		o.Slug = *ch.Slug
+	}
+	o.UpdatedAt = s.clock()
+	return o, slugTaken(s.db.Write().UpdateOrg(ctx, o), ch.Slug)
+}
+
+// UpdateProject renames a project or changes its slug (409 conflict when
+// another project of its organization has it).
+func (s *Service) UpdateProject(ctx context.Context, projectID string, ch Change) (store.Project, error) {
+	if err := ch.check(); err != nil {
+		return store.Project{}, err
+	}
+	p, err := s.db.Read().ProjectByID(ctx, projectID)
+	if err != nil {
+		return store.Project{}, err
+	}
+	if ch.Name != nil {
+		p.Name = strings.TrimSpace(*ch.Name)
+	}
+	if ch.Slug != nil {
+		p.Slug = *ch.Slug
+	}
+	p.UpdatedAt = s.clock()
+	return p, slugTaken(s.db.Write().UpdateProject(ctx, p), ch.Slug)
+}

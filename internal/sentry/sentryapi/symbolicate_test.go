@@ -1,0 +1,149 @@
+package sentryapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/symbolicate"
+	"github.com/errata-dev/errata/internal/testtool"
+)
+
+// served is where the test pretends the bundle was served from.
+const served = "http://shop.example.com/static/main.js"
+
+var stackFrame = regexp.MustCompile(`at (?:(\S+) \()?(\S+main\.js):(\d+):(\d+)\)?`)
+
+// crash runs the minified bundle under node, makes checkout throw, and
+// returns the Sentry frames of the error (oldest call first) as a browser
+// SDK would send them from served.
+func crash(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	node := testtool.Program(t, "node")
+	script := `const vm = require("vm"), fs = require("fs"); const p = process.argv[1];
+vm.runInThisContext(fs.readFileSync(p, "utf8"), {filename: p});
+try { app.checkout([{price: "12"}, {price: "twelve"}]); } catch (e) { console.log(e.stack); }`
+	b, err := exec.Command(node, "-e", script, filepath.Join(out, "main.js")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, b)
+	}
+	var frames []map[string]any
+	for _, m := range stackFrame.FindAllStringSubmatch(string(b), -1) {
+		line, _ := strconv.Atoi(m[3])
+		col, _ := strconv.Atoi(m[4])
+		f := map[string]any{"abs_path": served, "filename": "/static/main.js", "lineno": line, "colno": col, "in_app": true}
+		if m[1] != "" {
+			f["function"] = m[1]
+		}
+		frames = append([]map[string]any{f}, frames...)
+	}
+	if len(frames) < 2 {
+		t.Fatalf("node's stack has %d frames of main.js, want 2 or more:\n%s", len(frames), b)
+	}
+	return frames
+}
+
+// sendError sends a browser SDK's error event and processes it.
+func sendError(t *testing.T, s *apitest.Server, number int64, key string, event map[string]any) {
+	t.Helper()
+	event["platform"] = "javascript"
+	event["exception"] = map[string]any{"values": []any{map[string]any{"type": "TypeError", "value": "not a number: twelve",
+		"stacktrace": map[string]any{"frames": event["frames"]}}}}
+	delete(event, "frames")
+	body, _ := json.Marshal(event)
+	s.Do(apitest.Request{Method: "POST", Path: fmt.Sprintf("/api/%d/store/?sentry_key=%s", number, key), Body: body}).Expect(t, http.StatusOK, "")
+	if err := s.App.Processor.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSymbolication: an error from a minified esbuild bundle, sent as a
+// browser SDK sends it, is shown with its original names and lines when
+// sentry-cli uploaded its source map (found by debug id, or by release and
+// URL), is kept with a note when it did not, and two builds of one bug are
+// one group.
+func TestSymbolication(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		tok := token(t, s, w.Member.Token, "project:releases")
+		_, key, _ := s.CreateKeyDSN(t, w.Owner.Token, w.ProjectID)
+		num, _ := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID, Token: w.Owner.Token}).JSON(t)["number"].(float64)
+		number := int64(num)
+
+		out := build(t, t.TempDir())
+		sentryCLI(t, s, tok, "sourcemaps", "inject", out)
+		sentryCLI(t, s, tok, "sourcemaps", "upload", "--release", "1.2.0", "--url-prefix", "~/static", out)
+		js, _ := os.ReadFile(filepath.Join(out, "main.js"))
+		debugID := string(debugIDRe.FindSubmatch(js)[1])
+		frames := crash(t, out)
+
+		// By debug id, without a release.
+		sendError(t, s, number, key, map[string]any{"frames": frames,
+			"debug_meta": map[string]any{"images": []any{map[string]any{"type": "sourcemap", "code_file": served, "debug_id": debugID}}}})
+		groups := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups", Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		if len(groups) != 1 {
+			t.Fatalf("groups = %v, want one", groups)
+		}
+		g := groups[0].(map[string]any)
+		if c, _ := g["culprit"].(string); !strings.Contains(c, "parseAmount") || !strings.Contains(c, "app.js") {
+			t.Errorf("culprit = %q, want the original parseAmount in app.js", c)
+		}
+		groupID := g["id"].(string)
+		evs, err := s.App.DB.Read().ListGroupEvents(context.Background(), groupID, 0, 10)
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("sample events: %v, %v", evs, err)
+		}
+		ev := evs[0]
+		if !strings.Contains(ev.StackTrace, "at parseAmount (app.js:4:") || !strings.Contains(ev.StackTrace, "at checkout (app.js:10:") {
+			t.Errorf("stack trace = %q, want parseAmount at app.js:4 and checkout at app.js:10", ev.StackTrace)
+		}
+		var res symbolicate.Result
+		if err := json.Unmarshal([]byte(ev.Symbolication), &res); err != nil || len(res.Frames) < 2 {
+			t.Fatalf("symbolication = %q (%v), want the mapped frames", ev.Symbolication, err)
+		}
+		top := res.Frames[0]
+		if top.Function != "parseAmount" || top.File != "app.js" || top.Line != 4 || top.Raw.File != served || top.Raw.Line != frames[len(frames)-1]["lineno"] ||
+			top.Context == nil || !strings.Contains(top.Context.Line, "throw new TypeError") || len(top.Context.Pre) != 3 || len(top.Context.Post) != 5 {
+			t.Errorf("top frame = %+v (context %+v), want parseAmount at app.js:4 with its context and the raw minified frame", top, top.Context)
+		}
+
+		// By release and URL, without a debug id: the same group.
+		sendError(t, s, number, key, map[string]any{"frames": frames, "release": "1.2.0"})
+		// Another build of the same code (other columns, other names), its
+		// own release: still the same group.
+		out2 := buildSource(t, t.TempDir(), "export const version = '1.3.0';\n"+strings.Replace(appSource, "return value * 100;", "const cents = value * 100;\n  return cents;", 1))
+		sentryCLI(t, s, tok, "sourcemaps", "upload", "--release", "1.3.0", "--url-prefix", "~/static", out2)
+		sendError(t, s, number, key, map[string]any{"frames": crash(t, out2), "release": "1.3.0"})
+		groups = s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups", Token: w.Owner.Token}).JSON(t)["data"].([]any)
+		if len(groups) != 1 || groups[0].(map[string]any)["event_count"] != float64(3) {
+			t.Errorf("groups = %v, want the one group with 3 events", groups)
+		}
+
+		// Without a map: kept as sent, with a note naming the file.
+		sendError(t, s, number, key, map[string]any{"frames": frames, "release": "9.9.9"})
+		groups = s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups", Token: w.Owner.Token}).JSON(t)["data"].([]any)
+		if len(groups) != 2 {
+			t.Fatalf("groups = %d, want 2: the unmapped frames group apart", len(groups))
+		}
+		var other string
+		for _, g := range groups {
+			if id := g.(map[string]any)["id"].(string); id != groupID {
+				other = id
+			}
+		}
+		evs, _ = s.App.DB.Read().ListGroupEvents(context.Background(), other, 0, 10)
+		if len(evs) == 0 || !strings.Contains(evs[0].Symbolication, "no source map for ~/static/main.js (release 9.9.9)") || !strings.Contains(evs[0].StackTrace, served) {
+			t.Errorf("unmapped event = %+v, want its minified trace and the note naming ~/static/main.js (release 9.9.9)", evs)
+		}
+	})
+}

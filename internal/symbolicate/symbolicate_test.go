@@ -1,0 +1,77 @@
+package symbolicate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMapCacheKeepsWithinBudget(t *testing.T) {
+	c := newMapCache(100)
+	c.put("a", &parsedMap{cost: 40})
+	c.put("b", &parsedMap{cost: 40})
+	if c.get("a") == nil { // a is now the most recently used
+		t.Fatal("a missing")
+	}
+	c.put("c", &parsedMap{cost: 40}) // evicts b, the least recently used
+	if c.get("b") != nil || c.get("a") == nil || c.get("c") == nil {
+		t.Errorf("cache kept b or lost a or c")
+	}
+	if c.size() != 80 {
+		t.Errorf("size = %d, want 80", c.size())
+	}
+	c.put("huge", &parsedMap{cost: 101}) // never kept: over the budget alone
+	if c.get("huge") != nil || c.size() != 80 {
+		t.Errorf("a map over the budget was kept")
+	}
+}
+
+func TestEnclosingFunction(t *testing.T) {
+	src := strings.Split(`export function parseAmount(input) {
+  const value = Number(input);
+  if (Number.isNaN(value)) {
+    throw new TypeError("not a number: " + input);
+  }
+}
+const total = (items) => {
+  return items.reduce((a, b) => a + b);
+};
+class Cart {
+  async refresh(id) {
+    if (!id) {
+      throw new Error("no id");
+    }
+  }
+}`, "\n")
+	for line, want := range map[int]string{4: "parseAmount", 8: "total", 13: "refresh", 1: "parseAmount"} {
+		if got := enclosingFunction(src, line); got != want {
+			t.Errorf("line %d: %q, want %q", line, got, want)
+		}
+	}
+	if got := enclosingFunction([]string{"init();", "if (x) {", "  go();"}, 3); got != "" {
+		t.Errorf("top-level code: %q, want none", got)
+	}
+}
+
+func TestTildeAndJoin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.com/static/main.js": "~/static/main.js",
+		"/app/dist/main.js":                  "/app/dist/main.js",
+		"app:///main.js":                     "app:///main.js",
+	} {
+		if got := tilde(in); got != want {
+			t.Errorf("tilde(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := joinURL("~/static/main.js", "main.js.map"); got != "~/static/main.js.map" {
+		t.Errorf("joinURL = %q", got)
+	}
+	if got := joinURL("~/static/js/main.js", "/maps/main.js.map"); got != "~/maps/main.js.map" {
+		t.Errorf("joinURL = %q", got)
+	}
+	if got := sourceMappingURL([]byte("x()\n//# sourceMappingURL=main.js.map\n")); got != "main.js.map" {
+		t.Errorf("sourceMappingURL = %q", got)
+	}
+	if got := cleanSource("webpack://shop/./src/cart.ts"); got != "src/cart.ts" {
+		t.Errorf("cleanSource = %q", got)
+	}
+}
