@@ -47,6 +47,8 @@ type DB struct {
 	ckpt     *sql.DB
 	stopCkpt chan struct{}
 	ckptDone chan struct{}
+	// slow reports writes that hold the writer long (WarnSlowWrites).
+	slow slowWatch
 }
 
 // Options tune Open.
@@ -240,22 +242,31 @@ func (db *DB) Read() *Conn {
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
 func (db *DB) Write() *Conn {
-	return &Conn{run: db.write, dialect: db.dialect, pool: db.write, stmts: &db.wstmts}
+	return &Conn{run: db.write, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, slow: &db.slow}
 }
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
 // use only the Conn it is given: on SQLite another write would wait for this
 // one forever.
+//
+// The time from its BEGIN to the end of its COMMIT or ROLLBACK is the time
+// it held SQLite's one writer (BEGIN IMMEDIATE), or on PostgreSQL the row
+// locks it took: past ERRATA_SLOW_TX_WARN it is logged (WarnSlowWrites).
 func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
+	asked := time.Now()
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", translate(err))
 	}
+	began := time.Now()
 	if err := fn(&Conn{run: tx, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
+		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked))
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked))
+	if err != nil {
 		return fmt.Errorf("store: commit: %w", translate(err))
 	}
 	if db.dialect == SQLite {
@@ -277,9 +288,16 @@ type Conn struct {
 	pool    *sql.DB
 	stmts   *stmtCache
 	tx      *sql.Tx // nil outside a transaction
+	// slow, on the writer outside a transaction, reports statements
+	// that hold the writer long (see DB.Tx for those inside one).
+	slow *slowWatch
 }
 
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if c.slow != nil {
+		start := time.Now()
+		defer c.slow.done(ctx, c.dialect, "statement", start, 0)
+	}
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)
 		return res, translate(err)
