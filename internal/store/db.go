@@ -253,24 +253,31 @@ func (db *DB) Write() *Conn {
 // it held SQLite's one writer (BEGIN IMMEDIATE), or on PostgreSQL the row
 // locks it took: past ERRATA_SLOW_TX_WARN it is logged (WarnSlowWrites).
 func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
-	asked := time.Now()
-	tx, err := db.write.BeginTx(ctx, nil)
+	err := db.runTx(ctx, time.Now(), db.write.BeginTx, fn)
+	if err == nil && db.dialect == SQLite {
+		db.wstmts.prepareWanted(ctx, db.write)
+	}
+	return err
+}
+
+// runTx is Tx with the transaction begun by begin (on the writer pool or
+// on a connection taken from it), asked for at asked.
+func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(c *Conn) error) error {
+	tx, err := begin(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", translate(err))
 	}
 	began := time.Now()
 	if err := fn(&Conn{run: tx, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
-		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked))
+		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
 		return err
 	}
+	committing := time.Now()
 	err = tx.Commit()
-	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked))
+	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
 	if err != nil {
 		return fmt.Errorf("store: commit: %w", translate(err))
-	}
-	if db.dialect == SQLite {
-		db.wstmts.prepareWanted(ctx, db.write)
 	}
 	return nil
 }
@@ -296,7 +303,7 @@ type Conn struct {
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if c.slow != nil {
 		start := time.Now()
-		defer c.slow.done(ctx, c.dialect, "statement", start, 0)
+		defer c.slow.done(ctx, c.dialect, "statement", start, 0, 0)
 	}
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)

@@ -53,11 +53,12 @@ func (s *slowWatch) threshold() time.Duration {
 
 // done reports the write of kind ("transaction" or "statement") that took
 // the writer at start, after waiting for it waited, when it held the
-// writer too long. A transaction's start is when its BEGIN returned; a
+// writer too long; commit is what its COMMIT took of that (on SQLite,
+// mostly the WAL's fsync). A transaction's start is when its BEGIN returned; a
 // statement's is when it was asked for, and on SQLite it may have waited
 // for the writer after that, until the write before it ended. It names the caller from the stack, so it must be
 // called from the store's own function that the caller called.
-func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time.Time, waited time.Duration) {
+func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time.Time, waited, commit time.Duration) {
 	end := time.Now()
 	if d == SQLite {
 		if prev := time.Unix(0, s.released.Swap(end.UnixNano())); kind == "statement" && prev.After(start) {
@@ -78,14 +79,15 @@ func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time
 	log.LogAttrs(ctx, slog.LevelWarn, "a write held the database writer longer than ERRATA_SLOW_TX_WARN; other writes, ingestion's among them, waited",
 		slog.String("kind", kind), slog.String("caller", fn), slog.String("at", at),
 		slog.Float64("held_ms", float64(held.Microseconds())/1000), slog.Float64("waited_ms", float64(waited.Microseconds())/1000),
+		slog.Float64("commit_ms", float64(commit.Microseconds())/1000),
 		slog.Duration("threshold", limit), slog.String("dialect", string(d)))
 	if w != nil && w.OnSlow != nil {
 		w.OnSlow()
 	}
 }
 
-// caller names the first function on the stack outside this file and
-// db.go: the store method or the service that began the write.
+// caller names the first function on the stack outside this file, db.go
+// and redone.go: the store method or the service that began the write.
 func caller() (fn, at string) {
 	var pcs [16]uintptr
 	n := runtime.Callers(2, pcs[:])
@@ -93,7 +95,7 @@ func caller() (fn, at string) {
 	for {
 		f, more := frames.Next()
 		base := filepath.Base(f.File)
-		if (base != "db.go" && base != "slowwrite.go") || !strings.Contains(f.Function, "/internal/store.") {
+		if (base != "db.go" && base != "slowwrite.go" && base != "redone.go") || !strings.Contains(f.Function, "/internal/store.") {
 			name := f.Function
 			if i := strings.LastIndex(name, "/"); i >= 0 {
 				name = name[i+1:]
