@@ -5,8 +5,8 @@
 # each (to `errata receive`), and dashboard readers of both projects, for
 # DURATION; each generator then drains and runs its count check. Prints each
 # generator's text report and the server's slow-write warnings.
-# usage: BIN=./errata scripts/mixed-load.sh [DURATION] [REST_RATE] [SENTRY_RATE]
-: "${BIN:=./errata}"
+# usage: BIN=./errata [OUT=dir] [PORT=18180] scripts/mixed-load.sh [DURATION] [REST_RATE] [SENTRY_RATE]
+: "${BIN:=./errata}"; : "${LOADGEN:=$BIN}"   # LOADGEN: an errata with loadgen --readers, for an older server
 set -e
 DUR=${1:-150s}; REST_RATE=${2:-50}; SENTRY_RATE=${3:-1000}
 OUT=${OUT:-$(mktemp -d)}; DATA=$OUT/data; mkdir -p $DATA
@@ -31,9 +31,9 @@ for p in rest sentry; do
   echo $PRJ >$OUT/$p.prj
 done
 START=$(date +%s.%N)
-$BIN loadgen --url $B --key "$(jq -r .key $OUT/rest.key)" --concurrency 4 --batch-size 1000 --distinct 16 --rate $REST_RATE \
+$LOADGEN loadgen --url $B --key "$(jq -r .key $OUT/rest.key)" --concurrency 4 --batch-size 1000 --distinct 16 --rate $REST_RATE \
   --duration $DUR --token="$TOK" --project $(cat $OUT/rest.prj) --readers 1 --drain-timeout 10m >$OUT/rest.txt 2>$OUT/rest.err & L1=$!
-$BIN loadgen --target sentry --dsn "$(jq -r .dsn $OUT/sentry.key)" --concurrency 16 --distinct 64 --rate $SENTRY_RATE \
+$LOADGEN loadgen --target sentry --dsn "$(jq -r .dsn $OUT/sentry.key)" --concurrency 16 --distinct 64 --rate $SENTRY_RATE \
   --duration $DUR --token="$TOK" --project $(cat $OUT/sentry.prj) --readers 1 --drain-timeout 10m >$OUT/sentry.txt 2>$OUT/sentry.err & L2=$!
 RC=0
 wait $L1 || RC=$?; wait $L2 || RC=$?

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,9 @@ type DB struct {
 	ckpt     *sql.DB
 	stopCkpt chan struct{}
 	ckptDone chan struct{}
+	// walRestart is the WAL size, in bytes, past which the checkpointer
+	// starts the WAL over (restartWAL).
+	walRestart atomic.Int64
 	// slow reports writes that hold the writer long (WarnSlowWrites).
 	slow slowWatch
 }
@@ -146,6 +150,7 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	}
 	cp.SetMaxOpenConns(1)
 	db := &DB{dialect: SQLite, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
+	db.walRestart.Store(walRestartBytes)
 	go db.checkpointer()
 	return db, nil
 }
@@ -153,27 +158,6 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 // fileURI is path escaped for a file: URI, where "?" and "#" would end it.
 func fileURI(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-}
-
-// checkpointInterval is how often the background checkpointer copies the
-// WAL into the database file.
-const checkpointInterval = 250 * time.Millisecond
-
-// checkpointer runs PASSIVE checkpoints until Close: they copy what they can
-// without blocking the writer or readers; the writer restarts the WAL from
-// its beginning once a checkpoint has caught up.
-func (db *DB) checkpointer() {
-	defer close(db.ckptDone)
-	t := time.NewTicker(checkpointInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-db.stopCkpt:
-			return
-		case <-t.C:
-			_, _ = db.ckpt.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
-		}
-	}
 }
 
 // pgSessionDefaults bound how long a transaction waits for a lock and how
