@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -59,7 +60,7 @@ func family(series string) string {
 func TestMetricsScrape(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		before := scrape(t, s)
-		subsystems := []string{"errata_ingest_", "errata_process_", "errata_delivery_", "errata_data_dir_", "errata_sentry_"}
+		subsystems := []string{"errata_ingest_", "errata_process_", "errata_delivery_", "errata_data_dir_", "errata_sentry_", "errata_db_"}
 		for name := range before.types {
 			if !strings.HasPrefix(name, "errata_") {
 				continue
@@ -93,6 +94,7 @@ func TestMetricsScrape(t *testing.T) {
 			`errata_ingest_accepted_events_total{route="sentry"}`,
 			`errata_sentry_items_dropped_total{type="other"}`,
 			`errata_sentry_items_malformed_total`,
+			`errata_db_slow_writes_total`,
 		} {
 			if v := before.series[zero]; v != "0" {
 				t.Errorf("%s = %q before any traffic, want 0", zero, v)
@@ -170,4 +172,16 @@ func sendOnEveryRoute(t *testing.T, s *apitest.Server) {
 	path := "/api/" + strconv.FormatInt(number, 10) + "/envelope/"
 	s.Do(apitest.Request{Method: "POST", Path: path + "?sentry_key=" + key, Body: envelope}).Expect(t, 200, "")
 	s.Do(apitest.Request{Method: "POST", Path: path, Body: envelope}).Expect(t, 403, "")
+}
+
+// TestSlowWritesCounted: with ERRATA_SLOW_TX_WARN below any write's hold,
+// the writes of a sign-up are counted in errata_db_slow_writes_total.
+func TestSlowWritesCounted(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		s.SignUp(t, "slow@example.com")
+		n, err := strconv.ParseFloat(scrape(t, s).series["errata_db_slow_writes_total"], 64)
+		if err != nil || n < 1 {
+			t.Errorf("errata_db_slow_writes_total = %v (%v), want the sign-up's writes counted", n, err)
+		}
+	}, func(c *config.Serve) { c.SlowTxWarn = time.Nanosecond })
 }

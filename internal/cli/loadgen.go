@@ -46,7 +46,10 @@ type loadgenCmd struct {
 	WaitDrain    bool          `name:"wait-drain" help:"After sending, poll <url>/metrics until errata_ingest_backlog_events is 0 and report end-to-end events/s."`
 	DrainTimeout time.Duration `name:"drain-timeout" default:"5m" help:"Longest wait for --wait-drain (and for the count check)."`
 	Token        string        `env:"ERRATA_LOADGEN_TOKEN" help:"Session token (POST /v1/auth/sign-in/email) of a member of --project: turns on the count check (and --wait-drain): after the drain, the groups' event_count + the INFO summaries' event_count + debug_count the run added must be the events accepted."`
-	Project      string        `placeholder:"prj_…" help:"The key's project, for the count check with --token."`
+	Project      string        `placeholder:"prj_…" help:"The key's project, for the count check with --token and for --readers."`
+	Readers      int           `placeholder:"N" help:"Readers alongside the senders: each reads the first pages of --project's group list and INFO summaries every --read-every, as a dashboard open during the load, until the run ends (drain and count check included), and reports its own p50, p99, p99.9 and max."`
+	ReaderToken  string        `name:"reader-token" env:"ERRATA_LOADGEN_READER_TOKEN" help:"Session token of a member of --project for --readers (default --token)."`
+	ReadEvery    time.Duration `name:"read-every" default:"1s" help:"How often each reader reads its pages."`
 	JSON         bool          `name:"json" help:"Print the summary as JSON."`
 
 	Attack      string `enum:",slow-body,grpc-preface,grpc-bomb,gzip-bomb,keyless-stall,nested-encoding,keyless-bomb" default:"" help:"Send a hostile load instead, to loopback only: slow-body (stalled ingest and sign-in bodies), grpc-preface (gRPC connections that stop after the HTTP/2 preface or handshake), grpc-bomb (OTLP/gRPC exports of 19 MiB gzipped to 19 KiB; with a bogus key unless --key), gzip-bomb (gzip bodies inflating past 20 MiB to --path, with --key), keyless-stall (keyless Sentry envelopes announcing 20 MiB that send nothing), nested-encoding (bodies compressed gzip, gzip, gzip inflating to 100 MiB, to a keyless Sentry envelope or --path), keyless-bomb (keyless Sentry envelopes whose gzip first line inflates to 95 MiB). With --key (and --dsn for the Sentry route) another tenant's REST, OTLP and Sentry ingestion is probed every second."`
@@ -110,6 +113,7 @@ func (c *loadgenCmd) Run(e *env) error {
 		Gzip: c.Gzip, Concurrency: c.Concurrency, Duration: c.Duration, Batches: c.Batches,
 		Rate: c.Rate, Distinct: c.Distinct, Timeout: c.Timeout, MaxRetries: c.MaxRetries, IgnoreRateLimit: c.IgnoreRate,
 		WaitDrain: c.WaitDrain, DrainTimeout: c.DrainTimeout, Token: c.Token, Project: c.Project, Preset: c.Preset,
+		Readers: c.Readers, ReaderToken: c.ReaderToken, ReadEvery: c.ReadEvery,
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}

@@ -34,7 +34,7 @@ func TestLoadgenPresetCountCheck(t *testing.T) {
 			key := s.must(http.StatusCreated, "POST", "/v1/projects/"+prj+"/keys", token, map[string]any{"name": "k"})["key"].(string)
 
 			res := errata(t, dir, []string{"ERRATA_LOADGEN_KEY=" + key, "ERRATA_LOADGEN_TOKEN=" + token},
-				"loadgen", "--preset", "busy-senders", "--url", s.URL, "--batches", "12", "--project", prj, "--json")
+				"loadgen", "--preset", "busy-senders", "--url", s.URL, "--batches", "12", "--project", prj, "--readers", "1", "--json")
 			if res.code != 0 {
 				t.Fatalf("loadgen: code %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
 			}
@@ -55,8 +55,17 @@ func TestLoadgenPresetCountCheck(t *testing.T) {
 						Samples int     `json:"samples"`
 						P50     float64 `json:"p50"`
 						P99     float64 `json:"p99"`
+						P999    float64 `json:"p99_9"`
+						Max     float64 `json:"max"`
 					} `json:"latency_ms"`
 				} `json:"senders"`
+				Readers []struct {
+					Reads   int64 `json:"reads"`
+					Failed  int64 `json:"failed"`
+					Latency struct {
+						Max float64 `json:"max"`
+					} `json:"latency_ms"`
+				} `json:"readers"`
 				RateLimit struct {
 					Paced bool  `json:"paced"`
 					Limit int64 `json:"limit"`
@@ -87,12 +96,16 @@ func TestLoadgenPresetCountCheck(t *testing.T) {
 			var batches int64
 			for _, snd := range rep.Senders {
 				batches += snd.BatchesAccepted
-				if int64(snd.Latency.Samples) != snd.BatchesAccepted || snd.Latency.P99 < snd.Latency.P50 {
+				if int64(snd.Latency.Samples) != snd.BatchesAccepted || snd.Latency.P99 < snd.Latency.P50 ||
+					snd.Latency.P999 < snd.Latency.P99 || snd.Latency.Max < snd.Latency.P999 {
 					t.Errorf("sender %+v", snd)
 				}
 			}
 			if len(rep.Senders) != 4 || batches != 12 || rep.EventsAccepted != 12000 {
 				t.Errorf("%d senders sent %d batches, %d events accepted; want 4, 12, 12000", len(rep.Senders), batches, rep.EventsAccepted)
+			}
+			if len(rep.Readers) != 1 || rep.Readers[0].Reads < 2 || rep.Readers[0].Failed != 0 || rep.Readers[0].Latency.Max <= 0 {
+				t.Errorf("readers %+v: want one that read the group list and summaries with the token", rep.Readers)
 			}
 			if !rep.RateLimit.Paced || rep.RateLimit.Limit != 100000 || rep.RateLimit.Waits != 0 || rep.Refusals.Status429 != 0 {
 				t.Errorf("rate limit %+v, %d refused: want paced to a raised limit without a wait", rep.RateLimit, rep.Refusals.Status429)
@@ -112,7 +125,7 @@ func TestLoadgenHelpAndUsage(t *testing.T) {
 	dir := t.TempDir()
 	help := errata(t, dir, nil, "loadgen", "--help")
 	for _, want := range []string{"written into the project of the key", "create a project named loadgen", "--preset=", "--ignore-rate-limit",
-		"--token=", "--project=", "busy-senders"} {
+		"--token=", "--project=", "busy-senders", "--readers=", "--reader-token="} {
 		if !strings.Contains(strings.Join(strings.Fields(help.stdout), " "), want) {
 			t.Errorf("errata loadgen --help lacks %q:\n%s", want, help.stdout)
 		}

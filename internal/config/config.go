@@ -58,6 +58,7 @@ type Serve struct {
 	MemoryLimit     ByteSize      `name:"memory-limit" env:"ERRATA_MEMORY_LIMIT" default:"256MiB" help:"Soft memory limit of the Go runtime (0: none; GOMEMLIMIT, when set, wins)."`
 	WorkerLease     time.Duration `name:"worker-lease" env:"ERRATA_WORKER_LEASE" default:"30s" help:"How long a worker holds a claimed batch; a batch of a worker that died is processed again after it."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
+	SlowTxWarn      time.Duration `name:"slow-tx-warn" env:"ERRATA_SLOW_TX_WARN" default:"100ms" help:"A write transaction (or a write statement) that holds the database writer longer than this is logged at WARN with its caller (0: never)."`
 
 	ReadTimeout    time.Duration `name:"read-timeout" env:"ERRATA_READ_TIMEOUT" default:"60s" help:"A request's headers and body must arrive within this, or its connection is closed; gRPC connections that send nothing are closed after it."`
 	MaxConnections int           `name:"max-connections" env:"ERRATA_MAX_CONNECTIONS" default:"10000" help:"Most HTTP connections open at once (and as many gRPC connections); more wait to be accepted."`
@@ -142,6 +143,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.RetentionDays < 1 || s.GroupSamples < 1 || s.SpikeMin < 1 || s.SpikeFactor <= 0 {
 		return errors.New("--retention-days, --group-samples, --spike-min and --spike-factor must be positive")
+	}
+	if s.SlowTxWarn < 0 {
+		return errors.New("--slow-tx-warn must not be negative (0 turns the warning off)")
 	}
 	if s.WorkerLease < time.Second {
 		return errors.New("--worker-lease must be at least 1s")

@@ -134,7 +134,7 @@ type Probes struct {
 
 // latencyOf summarises sorted durations.
 func latencyOf(sorted []time.Duration) Latency {
-	l := Latency{Samples: len(sorted), P50: ms(percentile(sorted, 50)), P99: ms(percentile(sorted, 99))}
+	l := Latency{Samples: len(sorted), P50: ms(percentile(sorted, 50)), P99: ms(percentile(sorted, 99)), P999: ms(percentile(sorted, 99.9))}
 	if len(sorted) > 0 {
 		l.Max = ms(sorted[len(sorted)-1])
 	}

@@ -167,7 +167,7 @@ func TestPercentile(t *testing.T) {
 	for _, tc := range []struct {
 		p    float64
 		want time.Duration
-	}{{50, 100 * time.Millisecond}, {99, 198 * time.Millisecond}, {100, 200 * time.Millisecond}, {0, time.Millisecond}} {
+	}{{50, 100 * time.Millisecond}, {99, 198 * time.Millisecond}, {99.9, 200 * time.Millisecond}, {99.5, 199 * time.Millisecond}, {100, 200 * time.Millisecond}, {0, time.Millisecond}} {
 		if got := percentile(s, tc.p); got != tc.want {
 			t.Errorf("percentile(1..200ms, %v) = %s, want %s", tc.p, got, tc.want)
 		}

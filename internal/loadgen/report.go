@@ -52,6 +52,9 @@ type Report struct {
 	Drain *Drain `json:"drain,omitempty"`
 	// Counts is the count check (with a token): nil without one.
 	Counts *Counts `json:"counts,omitempty"`
+	// Readers is each reader's reads (--readers), in reader order; empty
+	// without readers.
+	Readers []Reader `json:"readers,omitempty"`
 }
 
 // Sender is one sender's part of a run: a sender is one connection
@@ -68,6 +71,7 @@ type Latency struct {
 	Samples int     `json:"samples"`
 	P50     float64 `json:"p50"`
 	P99     float64 `json:"p99"`
+	P999    float64 `json:"p99_9"`
 	Max     float64 `json:"max"`
 }
 

@@ -32,11 +32,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		{"latency_samples", strconv.Itoa(r.Latency.Samples)},
 		{"latency_p50", fmt.Sprintf("%.2fms", r.Latency.P50)},
 		{"latency_p99", fmt.Sprintf("%.2fms", r.Latency.P99)},
+		{"latency_p99_9", fmt.Sprintf("%.2fms", r.Latency.P999)},
 		{"latency_max", fmt.Sprintf("%.2fms", r.Latency.Max)},
 	}...)
 	for i, s := range r.Senders {
-		lines = append(lines, [2]string{fmt.Sprintf("sender_%d", i+1), fmt.Sprintf("%d batches, p50 %.2fms, p99 %.2fms, max %.2fms",
-			s.BatchesAccepted, s.Latency.P50, s.Latency.P99, s.Latency.Max)})
+		lines = append(lines, [2]string{fmt.Sprintf("sender_%d", i+1), fmt.Sprintf("%d batches, p50 %.2fms, p99 %.2fms, p99.9 %.2fms, max %.2fms",
+			s.BatchesAccepted, s.Latency.P50, s.Latency.P99, s.Latency.P999, s.Latency.Max)})
 	}
 	lines = append(lines, r.refusalLines()...)
 	lines = append(lines,
@@ -64,6 +65,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			[2]string{"counted_info_events", i64(n.InfoEvents)},
 			[2]string{"counted_debug_events", i64(n.DebugEvents)},
 			[2]string{"counted_events", fmt.Sprintf("%d of %d accepted: %s", n.Counted, n.Accepted, verdict)})
+	}
+	for i, rd := range r.Readers {
+		lines = append(lines, [2]string{fmt.Sprintf("reader_%d", i+1), fmt.Sprintf("%d reads, %d failed, p50 %.2fms, p99 %.2fms, p99.9 %.2fms, max %.2fms",
+			rd.Reads, rd.Failed, rd.Latency.P50, rd.Latency.P99, rd.Latency.P999, rd.Latency.Max)})
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintf(w, "%-24s %s\n", l[0], l[1]); err != nil {
@@ -118,6 +123,9 @@ func (r *Report) notes() []string {
 		limit = "the server's ERRATA_SENTRY_RATE_LIMIT and ERRATA_SENTRY_RATE_BURST"
 	}
 	var notes []string
+	if n := readerNote(r.Readers); n != "" {
+		notes = append(notes, n)
+	}
 	if rl := r.RateLimit; rl.Waits > 0 {
 		notes = append(notes, fmt.Sprintf("%d requests were held back %.1fs in all to keep to the server's rate limit "+
 			"(at least %.1f requests/s, bursts of %d): the throughput above is the limit's, not the server's; "+

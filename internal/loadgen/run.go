@@ -75,6 +75,14 @@ type Config struct {
 	// implies WaitDrain.
 	Token   string
 	Project string
+	// Readers, when positive, read the project's group list and INFO
+	// summaries (first pages) every ReadEvery (default 1s) from the start
+	// of the run to its end, count check included, each reporting its own
+	// latency: a dashboard open during the load. They sign in with
+	// ReaderToken, else Token, as a member of Project.
+	Readers     int
+	ReaderToken string
+	ReadEvery   time.Duration
 	// Preset names the preset the settings came from, for the report.
 	Preset string
 	Client *http.Client // default: a client with Timeout
@@ -115,7 +123,13 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--target must be errata, jsonl or sentry, got %q", c.Target)
 	}
 	switch {
-	case (c.Token == "") != (c.Project == ""):
+	case c.Readers < 0:
+		return fmt.Errorf("--readers must not be negative, got %d", c.Readers)
+	case c.Readers > 0 && (c.Project == "" || c.readToken() == ""):
+		return errors.New("--readers needs --project and a session token of a member (--reader-token or --token)")
+	case c.Readers > 0 && c.Target == TargetJSONL:
+		return errors.New("--readers works with --target errata or sentry only")
+	case c.Token != "" && c.Project == "", c.Project != "" && c.Token == "" && c.Readers == 0:
 		return errors.New("--token and --project go together: the count check reads the project with the token")
 	case c.Token != "" && c.Target == TargetJSONL:
 		return errors.New("--token works with --target errata or sentry only")
@@ -144,6 +158,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = 5 * time.Minute
+	}
+	if c.ReadEvery <= 0 {
+		c.ReadEvery = time.Second
 	}
 	if c.DrainPoll <= 0 {
 		c.DrainPoll = 250 * time.Millisecond
@@ -204,6 +221,7 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 		}
 		before = &n
 	}
+	rd := startReaders(ctx, &c)
 	start := time.Now()
 	next := make(chan int)
 	go func() {
@@ -249,6 +267,7 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 	if err == nil && before != nil {
 		rep.Counts, err = checkCounts(ctx, &c, *before, rep.EventsAccepted)
 	}
+	rep.Readers = rd.finish()
 	return rep, err
 }
 

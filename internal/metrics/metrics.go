@@ -85,6 +85,9 @@ type Metrics struct {
 	// because they could not be read.
 	SentryDropped   *prometheus.CounterVec
 	SentryMalformed prometheus.Counter
+	// SlowWrites counts the writes that held the database writer longer
+	// than ERRATA_SLOW_TX_WARN (store.SlowWrites).
+	SlowWrites prometheus.Counter
 }
 
 // New registers every collector on a fresh registry.
@@ -135,7 +138,10 @@ func New() *Metrics {
 	m.SentryMalformed = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "errata_sentry_items_malformed_total", Help: "Sentry envelope items and log records dropped because they could not be read (the rest of their envelope was accepted).",
 	})
-	reg.MustRegister(m.SentryDropped, m.SentryMalformed)
+	m.SlowWrites = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "errata_db_slow_writes_total", Help: "Write transactions and statements that held the database writer (or their row locks) longer than ERRATA_SLOW_TX_WARN, each logged at WARN with its caller.",
+	})
+	reg.MustRegister(m.SentryDropped, m.SentryMalformed, m.SlowWrites)
 	for _, typ := range SentryItemTypes {
 		m.SentryDropped.WithLabelValues(typ)
 	}

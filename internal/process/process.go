@@ -202,7 +202,10 @@ func (p *Processor) idle(ctx context.Context, ch <-chan struct{}) {
 func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	now := p.opts.Now().UTC().Truncate(time.Millisecond)
 	var batches []store.Batch
-	err := p.db.Tx(ctx, func(c *store.Conn) error {
+	// The claim and the apply commit without waiting for the disk
+	// (TxRedone): a power failure that loses either leaves the batches
+	// queued, and they are processed again.
+	err := p.db.TxRedone(ctx, func(c *store.Conn) error {
 		var err error
 		batches, err = c.ClaimBatches(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
 		return err
@@ -279,7 +282,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	// loser's transaction fails on the unique key and simply runs again.
 	var ticketEvents int
 	for attempt := 0; ; attempt++ {
-		err = p.db.Tx(ctx, func(c *store.Conn) error {
+		err = p.db.TxRedone(ctx, func(c *store.Conn) error {
 			evs, err := p.apply(ctx, c, pr, p.opts.Now().UTC().Truncate(time.Millisecond))
 			ticketEvents = len(evs)
 			return err

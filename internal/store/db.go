@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,11 @@ type DB struct {
 	ckpt     *sql.DB
 	stopCkpt chan struct{}
 	ckptDone chan struct{}
+	// walRestart is the WAL size, in bytes, past which the checkpointer
+	// starts the WAL over (restartWAL).
+	walRestart atomic.Int64
+	// slow reports writes that hold the writer long (WarnSlowWrites).
+	slow slowWatch
 }
 
 // Options tune Open.
@@ -144,6 +150,7 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	}
 	cp.SetMaxOpenConns(1)
 	db := &DB{dialect: SQLite, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
+	db.walRestart.Store(walRestartBytes)
 	go db.checkpointer()
 	return db, nil
 }
@@ -151,27 +158,6 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 // fileURI is path escaped for a file: URI, where "?" and "#" would end it.
 func fileURI(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-}
-
-// checkpointInterval is how often the background checkpointer copies the
-// WAL into the database file.
-const checkpointInterval = 250 * time.Millisecond
-
-// checkpointer runs PASSIVE checkpoints until Close: they copy what they can
-// without blocking the writer or readers; the writer restarts the WAL from
-// its beginning once a checkpoint has caught up.
-func (db *DB) checkpointer() {
-	defer close(db.ckptDone)
-	t := time.NewTicker(checkpointInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-db.stopCkpt:
-			return
-		case <-t.C:
-			_, _ = db.ckpt.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
-		}
-	}
 }
 
 // pgSessionDefaults bound how long a transaction waits for a lock and how
@@ -240,26 +226,42 @@ func (db *DB) Read() *Conn {
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
 func (db *DB) Write() *Conn {
-	return &Conn{run: db.write, dialect: db.dialect, pool: db.write, stmts: &db.wstmts}
+	return &Conn{run: db.write, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, slow: &db.slow}
 }
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
 // use only the Conn it is given: on SQLite another write would wait for this
 // one forever.
+//
+// The time from its BEGIN to the end of its COMMIT or ROLLBACK is the time
+// it held SQLite's one writer (BEGIN IMMEDIATE), or on PostgreSQL the row
+// locks it took: past ERRATA_SLOW_TX_WARN it is logged (WarnSlowWrites).
 func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	err := db.runTx(ctx, time.Now(), db.write.BeginTx, fn)
+	if err == nil && db.dialect == SQLite {
+		db.wstmts.prepareWanted(ctx, db.write)
+	}
+	return err
+}
+
+// runTx is Tx with the transaction begun by begin (on the writer pool or
+// on a connection taken from it), asked for at asked.
+func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(c *Conn) error) error {
+	tx, err := begin(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", translate(err))
 	}
+	began := time.Now()
 	if err := fn(&Conn{run: tx, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
+		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	committing := time.Now()
+	err = tx.Commit()
+	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
+	if err != nil {
 		return fmt.Errorf("store: commit: %w", translate(err))
-	}
-	if db.dialect == SQLite {
-		db.wstmts.prepareWanted(ctx, db.write)
 	}
 	return nil
 }
@@ -277,9 +279,16 @@ type Conn struct {
 	pool    *sql.DB
 	stmts   *stmtCache
 	tx      *sql.Tx // nil outside a transaction
+	// slow, on the writer outside a transaction, reports statements
+	// that hold the writer long (see DB.Tx for those inside one).
+	slow *slowWatch
 }
 
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if c.slow != nil {
+		start := time.Now()
+		defer c.slow.done(ctx, c.dialect, "statement", start, 0, 0)
+	}
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)
 		return res, translate(err)

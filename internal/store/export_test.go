@@ -46,3 +46,7 @@ func (c *Conn) SystemEmailBody(ctx context.Context, subjectID string) ([]byte, e
 func (c *Conn) QueryRowForTest(ctx context.Context, query string, args ...any) interface{ Scan(...any) error } {
 	return c.queryRow(ctx, query, args...)
 }
+
+// SetWALRestartForTest sets the WAL size past which the checkpointer
+// starts the WAL over.
+func (db *DB) SetWALRestartForTest(bytes int64) { db.walRestart.Store(bytes) }
