@@ -60,6 +60,7 @@ var controlRows = map[string]controlRow{
 	"update-group":              {method: "PATCH", path: "/v1/groups/{group}", body: `{"status":"ignored"}`},
 	"merge-groups":              {method: "POST", path: "/v1/groups/{group}/merge", body: `{"group_ids":["{other_group}"]}`},
 	"list-group-events":         {method: "GET", path: "/v1/groups/{group}/events"},
+	"get-group-facets":          {method: "GET", path: "/v1/groups/{group}/facets"},
 	"list-info-summaries":       {method: "GET", path: "/v1/projects/{project}/info-summaries"},
 	"list-channels":             {method: "GET", path: "/v1/projects/{project}/channels"},
 	"create-channel":            {method: "POST", path: "/v1/projects/{project}/channels", body: `{"member_id":"{owner_member}","name":"ops","type":"email"}`},

@@ -208,6 +208,7 @@ func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
 	}
 	gid := groups[0].(map[string]any)["id"].(string)
 	do("GET", "/v1/groups/"+gid+"/events?limit=1", nil, http.StatusOK, "")
+	do("GET", "/v1/groups/"+gid+"/facets", nil, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "ignored"}, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "resolved"}, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "unresolved"}, http.StatusOK, "")

@@ -39,6 +39,7 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		return nil, err
 	}
 	seen := txGroups{byID: map[string]store.Group{}, byKey: map[store.GroupKey]string{}}
+	var facets []store.FacetCount
 	for i, ga := range pr.groups {
 		g, found, err := seen.resolve(ctx, c, ga, keys[i], existing)
 		if err != nil {
@@ -50,8 +51,12 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		}
 		seen.put(g)
 		out = append(out, evs...)
+		facets = ga.facetCounts(g.ID, facets)
 	}
 	if err := c.AddGroupCounts(ctx, counts); err != nil {
+		return nil, err
+	}
+	if err := c.AddFacets(ctx, facets); err != nil {
 		return nil, err
 	}
 	if p.opts.OnTickets != nil && len(out) > 0 {

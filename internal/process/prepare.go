@@ -34,6 +34,7 @@ type groupAgg struct {
 	maxTS       int64
 	envs, rels  []string      // in order of appearance
 	minutes     map[int64]int // events by receipt minute (Unix ms)
+	facets      map[facetKV]int // attribute values (facets.go)
 }
 
 // prepared is a set of claimed batches turned into per-group and INFO
@@ -144,6 +145,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
 	info := p.infoByWin[wk]
 	minute := b.ReceivedAt.Truncate(time.Minute).UnixMilli()
+	var kvs []facetKV
 	for i := range events {
 		e := &events[i]
 		// Events of a batch mostly share both: a comparison, not a map
@@ -179,6 +181,8 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
+		kvs = facets(e, kvs)
+		g.addFacets(kvs)
 	}
 }
 

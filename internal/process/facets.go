@@ -1,0 +1,120 @@
+package process
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Bounds of the per-group value counts (CONTRACT 8): at most
+// maxFacetKeys keys an event, values cut to maxFacetValue characters; the
+// store caps the distinct values a key a group (store.MaxFacetValues).
+const (
+	maxFacetKeys  = 50
+	maxFacetValue = 200
+)
+
+// facetKV is one attribute value of an event.
+type facetKV struct{ key, value string }
+
+// facets returns the values an event contributes to its group's counts:
+// environment, release and service, then its attributes, flattened
+// ({"user": {"id": 7}} is user.id "7") and with a Sentry tag's "tags."
+// left out (tags.region is region), then browser and os from a user agent
+// when the event has none. Grouping's own attributes (fingerprint,
+// sentry.*) are not counted.
+func facets(e *ingest.Event, out []facetKV) []facetKV {
+	out = out[:0]
+	for _, kv := range [...]facetKV{{"environment", e.Environment}, {"release", e.Release}, {"service", e.Service}} {
+		if kv.value != "" {
+			out = append(out, kv)
+		}
+	}
+	if len(e.Attributes) > 2 {
+		var attrs map[string]json.RawMessage
+		if json.Unmarshal(e.Attributes, &attrs) == nil {
+			out = flatten(out, "", attrs, 0)
+		}
+	}
+	return deriveAgent(out)
+}
+
+// flatten appends the scalar values of attrs under prefix, at most
+// maxFacetKeys in all.
+func flatten(out []facetKV, prefix string, attrs map[string]json.RawMessage, depth int) []facetKV {
+	for k, raw := range attrs {
+		if len(out) >= maxFacetKeys {
+			return out
+		}
+		key := prefix + k
+		if depth == 0 && (k == "fingerprint" || strings.HasPrefix(k, "sentry.") || k == "message_template") {
+			continue
+		}
+		key = strings.TrimPrefix(key, "tags.")
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || key == "" || len(key) > 200 {
+			continue
+		}
+		switch raw[0] {
+		case '{':
+			var sub map[string]json.RawMessage
+			if depth < 3 && json.Unmarshal(raw, &sub) == nil {
+				out = flatten(out, key+".", sub, depth+1)
+			}
+		case '"':
+			var s string
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				out = appendFacet(out, key, s)
+			}
+		case '[', 'n': // lists and null are not values one filters on
+		default: // numbers and booleans, as written
+			out = appendFacet(out, key, string(raw))
+		}
+	}
+	return out
+}
+
+func appendFacet(out []facetKV, key, value string) []facetKV {
+	for i := range out {
+		if out[i].key == key { // a flat key and a nested one that flattens the same
+			return out
+		}
+	}
+	return append(out, facetKV{key, cutRunes(value, maxFacetValue)})
+}
+
+// cutRunes cuts s to at most n characters.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i < len(s) && count < n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return s[:i]
+}
+
+// addFacets adds an event's values to its group's counts.
+func (g *groupAgg) addFacets(kvs []facetKV) {
+	if g.facets == nil {
+		g.facets = map[facetKV]int{}
+	}
+	for _, kv := range kvs {
+		g.facets[kv]++
+	}
+}
+
+// facetCounts lists a group's counts for the store.
+func (g *groupAgg) facetCounts(groupID string, out []store.FacetCount) []store.FacetCount {
+	for kv, n := range g.facets {
+		out = append(out, store.FacetCount{GroupID: groupID, Key: kv.key, Value: kv.value, N: int64(n)})
+	}
+	return out
+}
