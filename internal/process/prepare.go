@@ -32,8 +32,8 @@ type groupAgg struct {
 	firstBatch  store.Batch
 	minTS       int64
 	maxTS       int64
-	envs, rels  []string      // in order of appearance
-	minutes     map[int64]int // events by receipt minute (Unix ms)
+	envs, rels  []string        // in order of appearance
+	minutes     map[int64]int   // events by receipt minute (Unix ms)
 	facets      map[facetKV]int // attribute values (facets.go)
 }
 
