@@ -61,6 +61,7 @@ var controlRows = map[string]controlRow{
 	"merge-groups":              {method: "POST", path: "/v1/groups/{group}/merge", body: `{"group_ids":["{other_group}"]}`},
 	"list-group-events":         {method: "GET", path: "/v1/groups/{group}/events"},
 	"get-group-facets":          {method: "GET", path: "/v1/groups/{group}/facets"},
+	"lookup":                    {method: "GET", path: "/v1/orgs/{org}/lookup"},
 	"list-info-summaries":       {method: "GET", path: "/v1/projects/{project}/info-summaries"},
 	"list-channels":             {method: "GET", path: "/v1/projects/{project}/channels"},
 	"create-channel":            {method: "POST", path: "/v1/projects/{project}/channels", body: `{"member_id":"{owner_member}","name":"ops","type":"email"}`},

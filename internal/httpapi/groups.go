@@ -168,10 +168,12 @@ func (s *Server) listGroupEvents(ctx context.Context, in *struct {
 			b, _ = strconv.ParseInt(before, 10, 64)
 		}
 		return s.db.Read().SearchGroupEvents(ctx, in.GroupID, q, b, limit)
-	}, func(e store.GroupEvent) string { return strconv.FormatInt(e.ID, 10) }, func(e store.GroupEvent) EventView {
-		return EventView{ID: strconv.FormatInt(e.ID, 10), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
-			Level: ingest.Level(e.Level).String(), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
-			TraceID: e.TraceID, SpanID: e.SpanID, Attributes: json.RawMessage(e.Attributes)}
-	})
+	}, func(e store.GroupEvent) string { return strconv.FormatInt(e.ID, 10) }, eventView)
 	return &struct{ Body *Page[EventView] }{page}, err
+}
+
+func eventView(e store.GroupEvent) EventView {
+	return EventView{ID: strconv.FormatInt(e.ID, 10), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
+		Level: ingest.Level(e.Level).String(), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
+		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: json.RawMessage(e.Attributes)}
 }

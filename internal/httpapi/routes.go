@@ -48,6 +48,7 @@ func (s *Server) routes() {
 
 	// Projects.
 	register(s, get("/v1/orgs/{org_id}/projects", "list-projects", "List projects", "Projects"), in("org_id", org.Viewer), s.listProjects)
+	register(s, get("/v1/orgs/{org_id}/lookup", "lookup", "Find error groups and events by trace id or event id", "Error groups"), in("org_id", org.Viewer), s.lookup)
 	register(s, post("/v1/orgs/{org_id}/projects", "create-project", "Create a project", "Projects", http.StatusCreated), in("org_id", org.Admin), s.createProject)
 	register(s, get("/v1/projects/{project_id}", "get-project", "Get a project", "Projects"), in("project_id", org.Viewer), s.getProject)
 	register(s, patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), in("project_id", org.Admin), s.updateProject)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/errata-dev/errata/internal/ingest"
@@ -26,8 +27,9 @@ type facetKV struct{ key, value string }
 // ({"user": {"id": 7}} is user.id "7") and with a Sentry tag's "tags."
 // left out (tags.region is region), then browser and os from a user agent
 // when the event has none. Grouping's own attributes (fingerprint,
-// sentry.*) are not counted.
-func facets(e *ingest.Event, out []facetKV) []facetKV {
+// sentry.*) are not counted; sdkID is the id the Sentry SDK was answered
+// (attribute sentry.event_id), "" for other events.
+func facets(e *ingest.Event, out []facetKV) (kvs []facetKV, sdkID string) {
 	out = out[:0]
 	for _, kv := range [...]facetKV{{"environment", e.Environment}, {"release", e.Release}, {"service", e.Service}} {
 		if kv.value != "" {
@@ -38,9 +40,12 @@ func facets(e *ingest.Event, out []facetKV) []facetKV {
 		var attrs map[string]json.RawMessage
 		if json.Unmarshal(e.Attributes, &attrs) == nil {
 			out = flatten(out, "", attrs, 0)
+			if raw, ok := attrs["sentry.event_id"]; ok {
+				_ = json.Unmarshal(raw, &sdkID)
+			}
 		}
 	}
-	return deriveAgent(out)
+	return deriveAgent(out), sdkID
 }
 
 // flatten appends the scalar values of attrs under prefix, at most
@@ -109,6 +114,27 @@ func (g *groupAgg) addFacets(kvs []facetKV) {
 	for _, kv := range kvs {
 		g.facets[kv]++
 	}
+}
+
+// addRefs records the ids an event carried (store.EventRef).
+func (g *groupAgg) addRefs(traceID, sdkID string, at int64) {
+	if g.refs == nil {
+		g.refs = map[[2]string]int64{}
+	}
+	if traceID != "" {
+		g.refs[[2]string{store.RefTrace, traceID}] = at
+	}
+	if sdkID != "" {
+		g.refs[[2]string{store.RefEvent, sdkID}] = at
+	}
+}
+
+// eventRefs lists a group's ids for the store.
+func (g *groupAgg) eventRefs(groupID string, out []store.EventRef) []store.EventRef {
+	for k, at := range g.refs {
+		out = append(out, store.EventRef{Kind: k[0], Ref: k[1], ProjectID: g.projectID, GroupID: groupID, LastSeen: time.UnixMilli(at).UTC()})
+	}
+	return out
 }
 
 // facetCounts lists a group's counts for the store.

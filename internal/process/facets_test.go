@@ -30,13 +30,17 @@ func TestFacetsOfAnEvent(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got []string
-		for _, kv := range facets(&c.event, nil) {
+		kvs, _ := facets(&c.event, nil)
+		for _, kv := range kvs {
 			got = append(got, kv.key+"="+kv.value)
 		}
 		sort.Strings(got)
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: facets = %q, want %q", c.name, got, c.want)
 		}
+	}
+	if _, id := facets(&ingest.Event{Attributes: []byte(`{"sentry.event_id":"9ec79c33ec9942838353589fcb2e04dc"}`)}, nil); id != "9ec79c33ec9942838353589fcb2e04dc" {
+		t.Errorf("SDK event id = %q", id)
 	}
 	var b strings.Builder
 	b.WriteString("{")
@@ -47,7 +51,7 @@ func TestFacetsOfAnEvent(t *testing.T) {
 		fmt.Fprintf(&b, `"k%d":%d`, i, i)
 	}
 	b.WriteString("}")
-	if got := facets(&ingest.Event{Environment: "e", Attributes: []byte(b.String())}, nil); len(got) != maxFacetKeys {
+	if got, _ := facets(&ingest.Event{Environment: "e", Attributes: []byte(b.String())}, nil); len(got) != maxFacetKeys {
 		t.Errorf("60 attributes give %d values, want %d", len(got), maxFacetKeys)
 	}
 }

@@ -32,9 +32,10 @@ type groupAgg struct {
 	firstBatch  store.Batch
 	minTS       int64
 	maxTS       int64
-	envs, rels  []string        // in order of appearance
-	minutes     map[int64]int   // events by receipt minute (Unix ms)
-	facets      map[facetKV]int // attribute values (facets.go)
+	envs, rels  []string            // in order of appearance
+	minutes     map[int64]int       // events by receipt minute (Unix ms)
+	facets      map[facetKV]int     // attribute values (facets.go)
+	refs        map[[2]string]int64 // ids carried (kind, id), with the latest receipt (Unix ms)
 }
 
 // prepared is a set of claimed batches turned into per-group and INFO
@@ -181,8 +182,10 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
-		kvs = facets(e, kvs)
+		var sdkID string
+		kvs, sdkID = facets(e, kvs)
 		g.addFacets(kvs)
+		g.addRefs(e.TraceID, sdkID, b.ReceivedAt.UnixMilli())
 	}
 }
 

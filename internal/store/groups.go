@@ -280,20 +280,24 @@ func (c *Conn) ListGroupEvents(ctx context.Context, groupID string, before int64
 func (c *Conn) SearchGroupEvents(ctx context.Context, groupID string, q search.Query, before int64, limit int) ([]GroupEvent, error) {
 	where, args := (&searchSQL{dialect: c.dialect, e: "e."}).where(q)
 	args = append([]any{groupID, before, before}, append(args, limit)...)
-	rows, err := c.query(ctx, likeClause(c.dialect, `SELECT e.id, e.group_id, e.first, e.received_at, e.timestamp, e.level, e.message, e.stack_trace,
-		e.environment, e.release, e.trace_id, e.span_id, e.attributes
-		FROM group_events e WHERE e.group_id = ? AND (? = 0 OR e.id < ?)`+where+` ORDER BY e.id DESC LIMIT ?`), args...)
+	rows, err := c.query(ctx, likeClause(c.dialect, `SELECT `+eventCols+` FROM group_events e WHERE e.group_id = ? AND (? = 0 OR e.id < ?)`+where+
+		` ORDER BY e.id DESC LIMIT ?`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list group events: %w", err)
 	}
-	return collect(rows, func(s interface{ Scan(...any) error }) (GroupEvent, error) {
-		var e GroupEvent
-		var first int
-		var r, ts int64
-		err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes)
-		e.First, e.ReceivedAt, e.Timestamp = first == 1, fromMS(r), fromMS(ts)
-		return e, err
-	})
+	return collect(rows, scanGroupEvent)
+}
+
+// eventCols are the columns of a sample event, of group_events aliased e.
+const eventCols = `e.id, e.group_id, e.first, e.received_at, e.timestamp, e.level, e.message, e.stack_trace, e.environment, e.release, e.trace_id, e.span_id, e.attributes`
+
+func scanGroupEvent(s interface{ Scan(...any) error }) (GroupEvent, error) {
+	var e GroupEvent
+	var first int
+	var r, ts int64
+	err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes)
+	e.First, e.ReceivedAt, e.Timestamp = first == 1, fromMS(r), fromMS(ts)
+	return e, err
 }
 
 // AddGroupCount adds n events at receipt time at to a group's minute and
