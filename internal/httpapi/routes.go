@@ -70,6 +70,7 @@ func (s *Server) routes() {
 	register(s, patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore or unresolve an error group", "Error groups"), in("group_id", org.MemberRole), s.updateGroup)
 	register(s, post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), in("group_id", org.MemberRole), s.mergeGroups)
 	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
+	register(s, get("/v1/events/{event_id}", "get-event", "Get a stored event whole", "Error groups"), in("event_id", org.Viewer), s.getEvent)
 	register(s, get("/v1/groups/{group_id}/facets", "get-group-facets", "Count an error group's attribute values", "Error groups"), in("group_id", org.Viewer), s.groupFacets)
 	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
 	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)

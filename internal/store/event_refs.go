@@ -143,3 +143,23 @@ func (c *Conn) SamplesWithRef(ctx context.Context, groupIDs []string, kind, ref 
 	}
 	return collect(rows, scanGroupEvent)
 }
+
+// GroupEventByID returns one stored sample event.
+func (c *Conn) GroupEventByID(ctx context.Context, id int64) (GroupEvent, error) {
+	e, err := scanGroupEvent(c.queryRow(ctx, `SELECT `+eventCols+` FROM group_events e WHERE e.id = ?`, id))
+	if err != nil {
+		return GroupEvent{}, fmt.Errorf("store: event %d: %w", id, translate(err))
+	}
+	return e, nil
+}
+
+// AdjacentEvents returns the ids of the stored sample events of the group
+// just before and just after id (0 when none).
+func (c *Conn) AdjacentEvents(ctx context.Context, groupID string, id int64) (prev, next int64, err error) {
+	err = c.queryRow(ctx, `SELECT COALESCE((SELECT MAX(id) FROM group_events WHERE group_id = ? AND id < ?), 0),
+		COALESCE((SELECT MIN(id) FROM group_events WHERE group_id = ? AND id > ?), 0)`, groupID, id, groupID, id).Scan(&prev, &next)
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: events beside %d: %w", id, err)
+	}
+	return prev, next, nil
+}
