@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -38,7 +40,9 @@ func facets(e *ingest.Event, out []facetKV) (kvs []facetKV, sdkID string) {
 	}
 	if len(e.Attributes) > 2 {
 		var attrs map[string]json.RawMessage
-		if json.Unmarshal(e.Attributes, &attrs) == nil {
+		// goccy/go-json (as the Sentry decoder uses): this runs for every
+		// error event, about three times faster than encoding/json here.
+		if gojson.Unmarshal(e.Attributes, &attrs) == nil {
 			out = flatten(out, "", attrs, 0)
 			if raw, ok := attrs["sentry.event_id"]; ok {
 				_ = json.Unmarshal(raw, &sdkID)
@@ -67,7 +71,7 @@ func flatten(out []facetKV, prefix string, attrs map[string]json.RawMessage, dep
 		switch raw[0] {
 		case '{':
 			var sub map[string]json.RawMessage
-			if depth < 3 && json.Unmarshal(raw, &sub) == nil {
+			if depth < 3 && gojson.Unmarshal(raw, &sub) == nil {
 				out = flatten(out, key+".", sub, depth+1)
 			}
 		case '"':

@@ -47,8 +47,12 @@ func (c *Conn) AddEventRefs(ctx context.Context, refs []EventRef) error {
 		}
 		return a.group < b.group
 	})
-	for start := 0; start < len(keys); start += 250 {
-		part := keys[start:min(start+250, len(keys))]
+	step := 250
+	if c.dialect != Postgres {
+		step = 1 // SQLite runs the cached one-row statement, no round trip
+	}
+	for start := 0; start < len(keys); start += step {
+		part := keys[start:min(start+step, len(keys))]
 		args := make([]any, 0, 5*len(part))
 		for _, k := range part {
 			args = append(args, k.kind, k.ref, k.project, k.group, latest[k])

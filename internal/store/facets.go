@@ -60,6 +60,16 @@ func (c *Conn) AddFacets(ctx context.Context, counts []FacetCount) error {
 	if err != nil {
 		return err
 	}
+	if c.dialect != Postgres {
+		newUsers, err := c.addFacetsEach(ctx, counts, keys)
+		if err != nil {
+			return err
+		}
+		if err := c.sketchUsers(ctx, keys, newUsers); err != nil {
+			return err
+		}
+		return c.writeFacetKeys(ctx, keys)
+	}
 	exists, err := c.facetsExist(ctx, counts)
 	if err != nil {
 		return err
@@ -71,11 +81,7 @@ func (c *Conn) AddFacets(ctx context.Context, counts []FacetCount) error {
 		gk := facetGK{fc.GroupID, fc.Key}
 		kv := facetGKV{fc.GroupID, fc.Key, fc.Value}
 		if !exists[kv] {
-			k := keys[gk]
-			if k == nil {
-				k = &facetKeyRow{}
-				keys[gk] = k
-			}
+			k := keys.get(gk)
 			if k.distinct < MaxFacetValues {
 				k.distinct++
 				k.changed = true
@@ -100,15 +106,72 @@ func (c *Conn) AddFacets(ctx context.Context, counts []FacetCount) error {
 	return c.writeFacetKeys(ctx, keys)
 }
 
+// facetKeyRows are the key rows of a batch's groups and keys.
+type facetKeyRows map[facetGK]*facetKeyRow
+
+// get returns the row of gk, a new one when the key is new to its group.
+func (m facetKeyRows) get(gk facetGK) *facetKeyRow {
+	k := m[gk]
+	if k == nil {
+		k = &facetKeyRow{}
+		m[gk] = k
+	}
+	return k
+}
+
+// addFacetsEach is AddFacets on SQLite: one-row statements, which SQLite
+// runs from its statement cache without a round trip. A value's count is
+// updated in place; when no row was there the value is new, and is
+// inserted while its key has fewer than MaxFacetValues values, else
+// counted under FacetOther. It returns the user.id values past the cap.
+func (c *Conn) addFacetsEach(ctx context.Context, counts []FacetCount, keys facetKeyRows) (map[string][]string, error) {
+	newUsers := map[string][]string{}
+	other := map[facetGK]int64{}
+	var others []facetGK
+	for _, fc := range counts {
+		res, err := c.exec(ctx, `UPDATE group_facets SET count = count + ? WHERE group_id = ? AND key = ? AND value = ?`, fc.N, fc.GroupID, fc.Key, fc.Value)
+		if err != nil {
+			return nil, fmt.Errorf("store: add facets: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			continue
+		}
+		gk := facetGK{fc.GroupID, fc.Key}
+		k := keys.get(gk)
+		if k.distinct < MaxFacetValues {
+			if _, err := c.exec(ctx, `INSERT INTO group_facets (group_id, key, value, count) VALUES (?, ?, ?, ?)`, fc.GroupID, fc.Key, fc.Value, fc.N); err != nil {
+				return nil, fmt.Errorf("store: add facets: %w", err)
+			}
+			k.distinct++
+			k.changed = true
+			continue
+		}
+		if fc.Key == UserKey {
+			newUsers[fc.GroupID] = append(newUsers[fc.GroupID], fc.Value)
+		}
+		if _, ok := other[gk]; !ok {
+			others = append(others, gk)
+		}
+		other[gk] += fc.N
+	}
+	for _, gk := range others {
+		if _, err := c.exec(ctx, `INSERT INTO group_facets (group_id, key, value, count) VALUES (?, ?, ?, ?)
+			ON CONFLICT (group_id, key, value) DO UPDATE SET count = group_facets.count + excluded.count`, gk.group, gk.key, FacetOther, other[gk]); err != nil {
+			return nil, fmt.Errorf("store: add facets: %w", err)
+		}
+	}
+	return newUsers, nil
+}
+
 // facetKeys reads the group_facet_keys rows of the batch's groups and keys.
-func (c *Conn) facetKeys(ctx context.Context, counts []FacetCount) (map[facetGK]*facetKeyRow, error) {
+func (c *Conn) facetKeys(ctx context.Context, counts []FacetCount) (facetKeyRows, error) {
 	var gks []facetGK
 	for i, fc := range counts {
 		if i == 0 || fc.GroupID != counts[i-1].GroupID || fc.Key != counts[i-1].Key {
 			gks = append(gks, facetGK{fc.GroupID, fc.Key})
 		}
 	}
-	out := make(map[facetGK]*facetKeyRow, len(gks))
+	out := make(facetKeyRows, len(gks))
 	for start := 0; start < len(gks); start += 300 {
 		part := gks[start:min(start+300, len(gks))]
 		args := make([]any, 0, 2*len(part))
@@ -190,7 +253,7 @@ func (c *Conn) upsertFacets(ctx context.Context, order []facetGKV, sums map[face
 
 // sketchUsers adds the user.id values past the cap to their group's
 // sketch, seeding a new sketch with the values kept so far.
-func (c *Conn) sketchUsers(ctx context.Context, keys map[facetGK]*facetKeyRow, newUsers map[string][]string) error {
+func (c *Conn) sketchUsers(ctx context.Context, keys facetKeyRows, newUsers map[string][]string) error {
 	for group, users := range newUsers {
 		k := keys[facetGK{group, UserKey}]
 		if k.sketch == nil {
@@ -220,7 +283,7 @@ func (c *Conn) sketchUsers(ctx context.Context, keys map[facetGK]*facetKeyRow, n
 
 // writeFacetKeys writes the changed key rows and the user_count of the
 // groups whose user.id gained values.
-func (c *Conn) writeFacetKeys(ctx context.Context, keys map[facetGK]*facetKeyRow) error {
+func (c *Conn) writeFacetKeys(ctx context.Context, keys facetKeyRows) error {
 	gks := make([]facetGK, 0, len(keys))
 	for gk, k := range keys {
 		if k.changed {
@@ -233,8 +296,12 @@ func (c *Conn) writeFacetKeys(ctx context.Context, keys map[facetGK]*facetKeyRow
 		}
 		return gks[i].key < gks[j].key
 	})
-	for start := 0; start < len(gks); start += 300 {
-		part := gks[start:min(start+300, len(gks))]
+	step := 300
+	if c.dialect != Postgres {
+		step = 1 // SQLite: the cached one-row statement (addFacetsEach)
+	}
+	for start := 0; start < len(gks); start += step {
+		part := gks[start:min(start+step, len(gks))]
 		args := make([]any, 0, 4*len(part))
 		for _, gk := range part {
 			k := keys[gk]
