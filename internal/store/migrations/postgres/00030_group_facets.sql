@@ -11,6 +11,10 @@ CREATE TABLE group_facets (
     count    BIGINT NOT NULL,
     PRIMARY KEY (group_id, key, value)
 );
+-- A key:value term finds its groups from here rather than probing every
+-- group of the project. Only a value new to a group adds an entry: the
+-- count, updated by every batch, is not in it.
+CREATE INDEX group_facets_value ON group_facets(key, value, group_id);
 -- One row a group and key: how many distinct values group_facets holds for
 -- it (so that the cap is checked without counting), and for user.id past
 -- the cap a HyperLogLog sketch of every value seen (user_count's estimate).
