@@ -253,5 +253,25 @@ func TestGroupFacets(t *testing.T) {
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + gid + "/facets?keys=a%20b", Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/grp_nothing/facets", Token: w.Viewer.Token}).Expect(t, http.StatusNotFound, "not-found")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + gid + "/facets", Token: w.Outsider.Token}).Expect(t, http.StatusNotFound, "not-found")
+
+		// A merge adds the merged group's counts and users to the target's.
+		feed(t, s, w.Key, map[string]any{"service": "api", "environment": "production", "events": []any{
+			ev("other boom", "error", "attributes", map[string]any{"fingerprint": "g", "user.id": "u3", "region": "eu"}, "trace_id", "t-merged"),
+			ev("other boom", "error", "attributes", map[string]any{"fingerprint": "g", "user.id": "u1"}),
+		}})
+		other := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "other boom")["id"].(string)
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/groups/" + gid + "/merge", Token: w.Member.Token, Body: map[string]any{"group_ids": []string{other}}}).
+			Expect(t, http.StatusOK, "")
+		if g := getJSON(t, s, w.Viewer.Token, "/v1/groups/"+gid); g["user_count"] != float64(3) {
+			t.Errorf("user_count after the merge = %v, want 3", g["user_count"])
+		}
+		got = facets("?keys=region,user.id")
+		if fmt.Sprint(got["region"]) != fmt.Sprint([]value{{"eu", 3, 0.75}, {"us", 1, 0.25}}) || len(got["user.id"]) != 3 {
+			t.Errorf("facets after the merge = %v", got)
+		}
+		look := getJSON(t, s, w.Viewer.Token, "/v1/orgs/"+w.OrgID+"/lookup?trace_id=t-merged")["groups"].([]any)
+		if len(look) != 1 || look[0].(map[string]any)["id"] != gid {
+			t.Errorf("lookup after the merge = %v", look)
+		}
 	})
 }

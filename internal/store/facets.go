@@ -382,3 +382,40 @@ func (c *Conn) GroupFacets(ctx context.Context, groupID string, keys []string, t
 	}
 	return out, nil
 }
+
+// moveFacets adds a merged group's value counts to the target's, and its
+// trace and event ids, then recounts the target's distinct values and
+// users. Values past the cap are kept as they were: a merge can leave a key
+// with more than MaxFacetValues values, which only stops new ones sooner.
+func (c *Conn) moveFacets(ctx context.Context, fromID, toID string) error {
+	steps := []struct {
+		q    string
+		args []any
+	}{
+		{`INSERT INTO group_facets (group_id, key, value, count) SELECT ?, key, value, count FROM group_facets WHERE group_id = ?
+			ON CONFLICT (group_id, key, value) DO UPDATE SET count = group_facets.count + excluded.count`, []any{toID, fromID}},
+		{`INSERT INTO group_facet_keys (group_id, key, distinct_values, sketch)
+			SELECT ?, key, SUM(CASE WHEN value <> '` + FacetOther + `' THEN 1 ELSE 0 END), NULL FROM group_facets WHERE group_id = ? GROUP BY key
+			ON CONFLICT (group_id, key) DO UPDATE SET distinct_values = excluded.distinct_values`, []any{toID, toID}},
+		{`INSERT INTO event_refs (kind, ref, project_id, group_id, last_seen) SELECT kind, ref, project_id, ?, last_seen FROM event_refs WHERE group_id = ?
+			ON CONFLICT (kind, ref, project_id, group_id) DO NOTHING`, []any{toID, fromID}},
+	}
+	for _, s := range steps {
+		if _, err := c.exec(ctx, s.q, s.args...); err != nil {
+			return fmt.Errorf("store: move facets: %w", err)
+		}
+	}
+	for _, table := range []string{"group_facets", "group_facet_keys", "event_refs"} {
+		if _, err := c.exec(ctx, `DELETE FROM `+table+` WHERE group_id = ?`, fromID); err != nil {
+			return fmt.Errorf("store: move facets: %w", err)
+		}
+	}
+	// The target's users: the larger of its own count (which a sketch may
+	// hold past the cap) and the distinct user.id values it now keeps.
+	_, err := c.exec(ctx, `UPDATE error_groups SET user_count = (SELECT MAX(n) FROM (SELECT user_count AS n FROM error_groups WHERE id = ?
+		UNION ALL SELECT distinct_values FROM group_facet_keys WHERE group_id = ? AND key = ?) u) WHERE id = ?`, toID, toID, UserKey, toID)
+	if err != nil {
+		return fmt.Errorf("store: move facets: %w", err)
+	}
+	return nil
+}
