@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -56,11 +57,8 @@ func (c *Conn) AddFacets(ctx context.Context, counts []FacetCount) error {
 		}
 		return a.Value < b.Value
 	})
-	keys, err := c.facetKeys(ctx, counts)
-	if err != nil {
-		return err
-	}
 	if c.dialect != Postgres {
+		keys := facetKeyRows{}
 		newUsers, err := c.addFacetsEach(ctx, counts, keys)
 		if err != nil {
 			return err
@@ -69,6 +67,10 @@ func (c *Conn) AddFacets(ctx context.Context, counts []FacetCount) error {
 			return err
 		}
 		return c.writeFacetKeys(ctx, keys)
+	}
+	keys, err := c.facetKeys(ctx, counts)
+	if err != nil {
+		return err
 	}
 	exists, err := c.facetsExist(ctx, counts)
 	if err != nil {
@@ -137,7 +139,10 @@ func (c *Conn) addFacetsEach(ctx context.Context, counts []FacetCount, keys face
 			continue
 		}
 		gk := facetGK{fc.GroupID, fc.Key}
-		k := keys.get(gk)
+		k, err := c.facetKey(ctx, keys, gk)
+		if err != nil {
+			return nil, err
+		}
 		if k.distinct < MaxFacetValues {
 			if _, err := c.exec(ctx, `INSERT INTO group_facets (group_id, key, value, count) VALUES (?, ?, ?, ?)`, fc.GroupID, fc.Key, fc.Value, fc.N); err != nil {
 				return nil, fmt.Errorf("store: add facets: %w", err)
@@ -161,6 +166,36 @@ func (c *Conn) addFacetsEach(ctx context.Context, counts []FacetCount, keys face
 		}
 	}
 	return newUsers, nil
+}
+
+// facetKey returns the key row of gk, read on first use (SQLite: only a
+// value new to its group needs it, and most values are not new).
+func (c *Conn) facetKey(ctx context.Context, keys facetKeyRows, gk facetGK) (*facetKeyRow, error) {
+	if k := keys[gk]; k != nil {
+		return k, nil
+	}
+	k := &facetKeyRow{}
+	var sketch []byte
+	err := c.queryRow(ctx, `SELECT distinct_values, sketch FROM group_facet_keys WHERE group_id = ? AND key = ?`, gk.group, gk.key).Scan(&k.distinct, &sketch)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("store: facet key: %w", err)
+	}
+	k.sketch = readSketch(sketch)
+	keys[gk] = k
+	return k, nil
+}
+
+// readSketch decodes a stored users sketch; nil when there is none (or it
+// does not decode: sketchUsers rebuilds it from the kept values).
+func readSketch(b []byte) *hyperloglog.Sketch {
+	if len(b) == 0 {
+		return nil
+	}
+	sk := hyperloglog.New14()
+	if sk.UnmarshalBinary(b) != nil {
+		return nil
+	}
+	return sk
 }
 
 // facetKeys reads the group_facet_keys rows of the batch's groups and keys.
@@ -191,12 +226,7 @@ func (c *Conn) facetKeys(ctx context.Context, counts []FacetCount) (facetKeyRows
 				rows.Close()
 				return nil, fmt.Errorf("store: facet keys: %w", err)
 			}
-			if len(sketch) > 0 {
-				k.sketch = hyperloglog.New14()
-				if err := k.sketch.UnmarshalBinary(sketch); err != nil {
-					k.sketch = nil // rebuilt from the kept values below
-				}
-			}
+			k.sketch = readSketch(sketch)
 			out[gk] = k
 		}
 		if err := rows.Close(); err != nil {
