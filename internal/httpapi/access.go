@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -126,6 +127,20 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 			return "", err
 		}
 		g, err := c.GroupByID(ctx, m.GroupID)
+		if err != nil {
+			return "", err
+		}
+		return s.projectOrg(ctx, g.ProjectID)
+	case "event_id":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n <= 0 {
+			return "", store.ErrNotFound
+		}
+		e, err := c.GroupEventByID(ctx, n)
+		if err != nil {
+			return "", err
+		}
+		g, err := c.GroupByID(ctx, e.GroupID)
 		if err != nil {
 			return "", err
 		}

@@ -2,7 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"strings"
+	"github.com/errata-dev/errata/internal/search"
 
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -64,26 +64,15 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 }
 
 // groupIDsMatching lists the ids of the project's groups (not merged into
-// another) that query matches, at most limit. It is the one place the bulk
-// action asks the search language; until that lands (package search) it
-// takes the list filters as terms: is:unresolved|resolved|ignored,
-// service:<name> and environment:<name>; any other term is 422 naming
-// query and the term.
+// another) that query matches, at most limit, in the search language of
+// the group list (docs/search.md); a malformed query is 422 naming query
+// and the term.
 func (s *Server) groupIDsMatching(ctx context.Context, projectID, query string, limit int) ([]string, error) {
-	var f store.GroupFilter
-	for _, term := range strings.Fields(query) {
-		key, value, ok := strings.Cut(term, ":")
-		switch {
-		case ok && key == "is" && (value == store.GroupUnresolved || value == store.GroupResolved || value == store.GroupIgnored):
-			f.Status = value
-		case ok && key == "service" && value != "":
-			f.Service = value
-		case ok && key == "environment" && value != "":
-			f.Environment = value
-		default:
-			return nil, problem.Newf("validation-failed", "query: %q is not a term this server understands (is:, service:, environment:)", term)
-		}
+	q, err := s.ParseQuery(query, search.Groups, principal(ctx).User.ID)
+	if err != nil {
+		return nil, err
 	}
+	f := store.GroupFilter{Query: q}
 	var ids []string
 	before := ""
 	for len(ids) < limit {

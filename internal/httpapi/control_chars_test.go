@@ -68,6 +68,8 @@ var controlRows = map[string]controlRow{
 	"create-comment":            {method: "POST", path: "/v1/groups/{group}/comments", body: `{"body":"looking"}`},
 	"update-comment":            {method: "PATCH", path: "/v1/comments/{comment}", body: `{"body":"looking"}`},
 	"bulk-groups":               {method: "POST", path: "/v1/projects/{project}/groups/bulk", body: `{"ids":["{group}"],"set":{"status":"ignored"}}`},
+	"get-group-facets":          {method: "GET", path: "/v1/groups/{group}/facets"},
+	"lookup":                    {method: "GET", path: "/v1/orgs/{org}/lookup"},
 	"list-info-summaries":       {method: "GET", path: "/v1/projects/{project}/info-summaries"},
 	"list-channels":             {method: "GET", path: "/v1/projects/{project}/channels"},
 	"create-channel":            {method: "POST", path: "/v1/projects/{project}/channels", body: `{"member_id":"{owner_member}","name":"ops","type":"email"}`},

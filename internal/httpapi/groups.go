@@ -3,9 +3,11 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"strconv"
 
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/view"
@@ -27,6 +29,7 @@ type GroupView struct {
 	FirstSeen          Timestamp      `json:"first_seen"`
 	LastSeen           Timestamp      `json:"last_seen"`
 	EventCount         int64          `json:"event_count"`
+	UserCount          int64          `json:"user_count" doc:"Distinct user.id values of the group's events: exact up to 1,000, then within 2 %"`
 	Environments       []string       `json:"environments" nullable:"false"`
 	Releases           []string       `json:"releases" nullable:"false"`
 	TicketID           *string        `json:"ticket_id" nullable:"true" doc:"The group's current ticket; null after it was deleted"`
@@ -51,7 +54,7 @@ func (s *Server) groupOutput(ctx context.Context, g store.Group) (*GroupOutput, 
 func groupView(g store.Group) GroupView {
 	v := GroupView{ID: g.ID, ProjectID: g.ProjectID, Service: g.Service, Title: g.Title, Level: ingest.Level(g.Level).String(), Status: g.Status,
 		Fingerprint: g.Fingerprint, FingerprintVersion: g.FingerprintVersion, FingerprintRule: g.FingerprintRule, ExceptionType: g.ExceptionType,
-		Culprit: g.Culprit, FirstSeen: ts(g.FirstSeen), LastSeen: ts(g.LastSeen), EventCount: g.EventCount,
+		Culprit: g.Culprit, FirstSeen: ts(g.FirstSeen), LastSeen: ts(g.LastSeen), EventCount: g.EventCount, UserCount: g.UserCount,
 		Environments: nonNil(g.Environments), Releases: nonNil(g.Releases), assigneeID: g.AssigneeID}
 	if g.TicketID != "" {
 		id := g.TicketID
@@ -92,12 +95,26 @@ func (s *Server) listGroups(ctx context.Context, in *struct {
 	Status      string `query:"status" enum:"unresolved,resolved,ignored"`
 	Service     string `query:"service"`
 	Environment string `query:"environment" doc:"Only groups seen in this environment"`
+	Query       string `query:"query" maxLength:"1000" doc:"Search the groups. See docs/search.md"`
+	Sort        string `query:"sort" enum:"newest,last_seen,event_count,users" doc:"Order, most first: newest (the default), last_seen, event_count or users (user_count)"`
 }) (*struct{ Body *Page[GroupView] }, error) {
-	f := store.GroupFilter{Status: in.Status, Service: in.Service, Environment: in.Environment}
-	scope := GroupListScope(in.ProjectID, f)
+	q, err := s.ParseQuery(in.Query, search.Groups, principal(ctx).User.ID)
+	if err != nil {
+		return nil, err
+	}
+	order, err := ParseSort(in.Sort)
+	if err != nil {
+		return nil, err
+	}
+	f := store.GroupFilter{Status: in.Status, Service: in.Service, Environment: in.Environment, Query: q}
+	scope := SortedScope(GroupListScope(in.ProjectID, f), order)
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.Group, error) {
-		return s.db.Read().ListGroups(ctx, in.ProjectID, f, before, limit)
-	}, func(g store.Group) string { return g.ID }, groupView)
+		k, err := ParseKeyset(order, before)
+		if err != nil {
+			return nil, err
+		}
+		return s.db.Read().ListGroupsBy(ctx, in.ProjectID, f, order, k, limit)
+	}, func(g store.Group) string { return KeysetText(order, store.SortValue(order, g), g.ID) }, groupView)
 	if err != nil {
 		return nil, err
 	}
@@ -189,17 +206,28 @@ type EventView struct {
 func (s *Server) listGroupEvents(ctx context.Context, in *struct {
 	GroupPath
 	ListParams
+	Query string `query:"query" maxLength:"1000" doc:"Search the group's stored events. See docs/search.md"`
 }) (*struct{ Body *Page[EventView] }, error) {
-	page, err := list(s, "events:"+in.GroupID, in.ListParams, func(before string, limit int) ([]store.GroupEvent, error) {
+	q, err := s.ParseQuery(in.Query, search.Events, principal(ctx).User.ID)
+	if err != nil {
+		return nil, err
+	}
+	scope := "events:" + in.GroupID
+	if !q.Empty() {
+		scope += ":" + url.Values{"query": {q.String()}}.Encode()
+	}
+	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.GroupEvent, error) {
 		var b int64
 		if before != "" {
 			b, _ = strconv.ParseInt(before, 10, 64)
 		}
-		return s.db.Read().ListGroupEvents(ctx, in.GroupID, b, limit)
-	}, func(e store.GroupEvent) string { return strconv.FormatInt(e.ID, 10) }, func(e store.GroupEvent) EventView {
-		return EventView{ID: strconv.FormatInt(e.ID, 10), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
-			Level: ingest.Level(e.Level).String(), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
-			TraceID: e.TraceID, SpanID: e.SpanID, Attributes: json.RawMessage(e.Attributes)}
-	})
+		return s.db.Read().SearchGroupEvents(ctx, in.GroupID, q, b, limit)
+	}, func(e store.GroupEvent) string { return strconv.FormatInt(e.ID, 10) }, eventView)
 	return &struct{ Body *Page[EventView] }{page}, err
+}
+
+func eventView(e store.GroupEvent) EventView {
+	return EventView{ID: strconv.FormatInt(e.ID, 10), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
+		Level: ingest.Level(e.Level).String(), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
+		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: json.RawMessage(e.Attributes)}
 }

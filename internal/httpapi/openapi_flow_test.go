@@ -210,6 +210,13 @@ func processingFlow(t *testing.T, c *contract, owner, prj, key string) {
 	}
 	gid := groups[0].(map[string]any)["id"].(string)
 	do("GET", "/v1/groups/"+gid+"/events?limit=1", nil, http.StatusOK, "")
+	do("GET", "/v1/groups/"+gid+"/facets", nil, http.StatusOK, "")
+	sample := do("GET", "/v1/groups/"+gid+"/events?limit=1", nil, http.StatusOK, "").JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+	do("GET", "/v1/events/"+sample, nil, http.StatusOK, "")
+	orgID := do("GET", "/v1/projects/"+prj, nil, http.StatusOK, "").JSON(t)["organization_id"].(string)
+	do("GET", "/v1/orgs/"+orgID+"/lookup?trace_id=4bf92f3577b34da6a3ce929d0e0e4736", nil, http.StatusOK, "")
+	do("GET", "/v1/projects/"+prj+"/groups?query=payment+level:fatal&sort=users", nil, http.StatusOK, "")
+	do("GET", "/v1/projects/"+prj+"/groups?query=level:", nil, http.StatusUnprocessableEntity, "validation-failed")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "ignored"}, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "resolved"}, http.StatusOK, "")
 	do("PATCH", "/v1/groups/"+gid, map[string]any{"status": "unresolved"}, http.StatusOK, "")

@@ -44,6 +44,7 @@ var unknownIDs = map[string]string{
 	"comment_id":    "cmt_" + zeros,
 	"token_id":      "pat_" + zeros,
 	"release_id":    "rel_" + zeros,
+	"event_id":      "999999999999",
 }
 
 const zeros = "00000000000000000000000000"

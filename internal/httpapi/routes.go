@@ -53,6 +53,7 @@ func (s *Server) routes() {
 
 	// Projects.
 	register(s, get("/v1/orgs/{org_id}/projects", "list-projects", "List projects", "Projects"), in("org_id", org.Viewer), s.listProjects)
+	register(s, get("/v1/orgs/{org_id}/lookup", "lookup", "Find error groups and events by trace id or event id", "Error groups"), in("org_id", org.Viewer), s.lookup)
 	register(s, post("/v1/orgs/{org_id}/projects", "create-project", "Create a project", "Projects", http.StatusCreated), in("org_id", org.Admin), s.createProject)
 	register(s, get("/v1/projects/{project_id}", "get-project", "Get a project", "Projects"), in("project_id", org.Viewer), s.getProject)
 	register(s, patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), in("project_id", org.Admin), s.updateProject)
@@ -103,6 +104,8 @@ func (s *Server) routes() {
 		"ids (at most 1,000) or query (at most 10,000 matches), with set (the fields of the group PATCH) or merge: true (ids only). "+
 			"Each group's change is atomic and recorded in its activity; matched counts the groups found, updated those changed."),
 		in("project_id", org.MemberRole), s.bulkGroups)
+	register(s, get("/v1/events/{event_id}", "get-event", "Get a stored event whole", "Error groups"), in("event_id", org.Viewer), s.getEvent)
+	register(s, get("/v1/groups/{group_id}/facets", "get-group-facets", "Count an error group's attribute values", "Error groups"), in("group_id", org.Viewer), s.groupFacets)
 	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
 	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/view"
 )
@@ -13,6 +14,13 @@ type TicketView = view.Ticket
 
 // TicketItem is a ticket in a list.
 type TicketItem = view.TicketItem
+
+// TicketListItem is an item of the project's ticket list: the list item
+// with the group's user_count.
+type TicketListItem struct {
+	view.TicketItem
+	UserCount int64 `json:"user_count" doc:"Distinct user.id values of the group's events: exact up to 1,000, then within 2 %"`
+}
 
 // TicketURL is a ticket's dashboard address.
 func TicketURL(appURL, id string) string { return view.TicketURL(appURL, id) }
@@ -33,15 +41,29 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 	Severity    string `query:"severity" enum:"critical,high,medium" doc:"Only tickets of this severity"`
 	Service     string `query:"service" doc:"Only tickets of groups of this service"`
 	Environment string `query:"environment" doc:"Only tickets of groups seen in this environment"`
-}) (*struct{ Body *Page[TicketItem] }, error) {
-	f := store.TicketFilter{Status: in.Status, Severity: in.Severity, Service: in.Service, Environment: in.Environment}
-	scope := TicketListScope(in.ProjectID, f)
+	Query       string `query:"query" maxLength:"1000" doc:"Search the tickets and their groups. See docs/search.md"`
+	Sort        string `query:"sort" enum:"newest,last_seen,event_count,users" doc:"Order, most first: newest (the default), or the group's last_seen, event_count or users (user_count)"`
+}) (*struct{ Body *Page[TicketListItem] }, error) {
+	q, err := s.ParseQuery(in.Query, search.Tickets, principal(ctx).User.ID)
+	if err != nil {
+		return nil, err
+	}
+	order, err := ParseSort(in.Sort)
+	if err != nil {
+		return nil, err
+	}
+	f := store.TicketFilter{Status: in.Status, Severity: in.Severity, Service: in.Service, Environment: in.Environment, Query: q}
+	scope := SortedScope(TicketListScope(in.ProjectID, f), order)
 	var assigned []string
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.TicketWithGroup, error) {
-		return s.db.Read().ListTickets(ctx, in.ProjectID, f, before, limit)
-	}, func(t store.TicketWithGroup) string { return t.ID }, func(t store.TicketWithGroup) TicketItem {
+		k, err := ParseKeyset(order, before)
+		if err != nil {
+			return nil, err
+		}
+		return s.db.Read().ListTicketsBy(ctx, in.ProjectID, f, order, k, limit)
+	}, func(t store.TicketWithGroup) string { return KeysetText(order, store.SortValue(order, t.Group), t.ID) }, func(t store.TicketWithGroup) TicketListItem {
 		assigned = append(assigned, t.Group.AssigneeID)
-		return view.NewTicketItem(s.appURL, t.Ticket)
+		return TicketListItem{view.NewTicketItem(s.appURL, t.Ticket), t.Group.UserCount}
 	})
 	if err != nil {
 		return nil, err
@@ -53,7 +75,7 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 	for i := range page.Data {
 		page.Data[i].Assignee = view.AssigneeOf(members[assigned[i]])
 	}
-	return &struct{ Body *Page[TicketItem] }{page}, nil
+	return &struct{ Body *Page[TicketListItem] }{page}, nil
 }
 
 // TicketOutput is one ticket.

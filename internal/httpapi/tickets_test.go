@@ -33,7 +33,7 @@ func TestNewErrorOpensATicket(t *testing.T) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			if want := []string{"assignee", "created_at", "id", "severity", "status", "title", "url"}; !slices.Equal(keys, want) {
+			if want := []string{"assignee", "created_at", "id", "severity", "status", "title", "url", "user_count"}; !slices.Equal(keys, want) { // user_count: CONTRACT 8
 				t.Errorf("list item fields = %v, want %v", keys, want)
 			}
 			if it["url"] != testAppURL+"/tickets/"+it["id"].(string) || !apiTimeRe.MatchString(it["created_at"].(string)) {

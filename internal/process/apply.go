@@ -39,6 +39,8 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		return nil, err
 	}
 	seen := txGroups{byID: map[string]store.Group{}, byKey: map[store.GroupKey]string{}}
+	var facets []store.FacetCount
+	var refs []store.EventRef
 	for i, ga := range pr.groups {
 		g, found, err := seen.resolve(ctx, c, ga, keys[i], existing)
 		if err != nil {
@@ -53,8 +55,16 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		}
 		seen.put(g)
 		out = append(out, evs...)
+		facets = ga.facetCounts(g.ID, facets)
+		refs = ga.eventRefs(g.ID, refs)
 	}
 	if err := c.AddGroupCounts(ctx, counts); err != nil {
+		return nil, err
+	}
+	if err := c.AddFacets(ctx, facets); err != nil {
+		return nil, err
+	}
+	if err := c.AddEventRefs(ctx, refs); err != nil {
 		return nil, err
 	}
 	if p.opts.OnTickets != nil && len(out) > 0 {

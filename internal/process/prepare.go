@@ -32,8 +32,10 @@ type groupAgg struct {
 	firstBatch  store.Batch
 	minTS       int64
 	maxTS       int64
-	envs, rels  []string      // in order of appearance
-	minutes     map[int64]int // events by receipt minute (Unix ms)
+	envs, rels  []string            // in order of appearance
+	minutes     map[int64]int       // events by receipt minute (Unix ms)
+	facets      map[facetKV]int     // attribute values (facets.go)
+	refs        map[[2]string]int64 // ids carried (kind, id), with the latest receipt (Unix ms)
 	// users are the distinct user.id attributes of the events, at most
 	// maxUsersPerGroup (for an ignore condition on users).
 	users    []string
@@ -233,6 +235,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
 	info := p.infoByWin[wk]
 	minute := b.ReceivedAt.Truncate(time.Minute).UnixMilli()
+	var kvs []facetKV
 	for i := range events {
 		e := &events[i]
 		// Events of a batch mostly share both: a comparison, not a map
@@ -273,6 +276,10 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.rels = appendNew(g.rels, e.Release)
 		g.addUser(e)
 		p.countRelease(b, e.Release)
+		var sdkID string
+		kvs, sdkID = facets(e, kvs)
+		g.addFacets(kvs)
+		g.addRefs(e.TraceID, sdkID, b.ReceivedAt.UnixMilli())
 	}
 }
 

@@ -46,8 +46,9 @@ type sentryEvent struct {
 		ID json.RawMessage `json:"id"` // a string or a number
 	} `json:"user"`
 	Request *struct {
-		URL    string `json:"url"`
-		Method string `json:"method"`
+		URL     string          `json:"url"`
+		Method  string          `json:"method"`
+		Headers json.RawMessage `json:"headers"` // an object, or a list of [name, value] pairs
 	} `json:"request"`
 	Contexts *struct {
 		Trace *struct {

@@ -93,6 +93,7 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 	if r := se.Request; r != nil {
 		a.str("request.method", r.Method, 32)
 		a.str("request.url", r.URL, maxValueBytes)
+		a.str("user_agent", headerValue(r.Headers, "User-Agent"), maxValueBytes) // browser and os come from it (CONTRACT 8)
 	}
 	if c := se.Contexts; c != nil {
 		a.str("runtime", c.Runtime.text(), maxValueBytes)
@@ -117,6 +118,36 @@ func (nv *nameVersion) text() string {
 		return ""
 	}
 	return strings.TrimSpace(nv.Name + " " + nv.Version)
+}
+
+// headerValue is the value of the named header of a Sentry request's
+// headers: an object or a list of [name, value] pairs; "" when absent.
+func headerValue(raw json.RawMessage, name string) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		for k, v := range obj {
+			if strings.EqualFold(k, name) {
+				var s string
+				if json.Unmarshal(v, &s) == nil {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	var pairs [][]json.RawMessage
+	if json.Unmarshal(raw, &pairs) == nil {
+		for _, p := range pairs {
+			var k, v string
+			if len(p) == 2 && json.Unmarshal(p[0], &k) == nil && strings.EqualFold(k, name) && json.Unmarshal(p[1], &v) == nil {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 func sdkName(se *sentryEvent) string {

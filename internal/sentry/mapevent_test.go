@@ -72,6 +72,10 @@ func TestMapEventFields(t *testing.T) {
 						t.Errorf("trace %q span %q environment %q release %q", ev.TraceID, ev.SpanID, ev.Environment, ev.Release)
 					}
 				})},
+		{"user agent header", `{"message":"m","request":{"url":"https://shop/","headers":{"user-agent":"Mozilla/5.0 Firefox/120.0","Cookie":"x"}}}`,
+			all(attr("user_agent", "Mozilla/5.0 Firefox/120.0"), noAttr("Cookie"))},
+		{"user agent in header pairs", `{"message":"m","request":{"headers":[["Accept","*/*"],["User-Agent","curl/8.4"]]}}`, attr("user_agent", "curl/8.4")},
+		{"headers of the wrong type", `{"message":"m","request":{"headers":"User-Agent: x"}}`, noAttr("user_agent")},
 		{"fingerprint", `{"message":"m","fingerprint":["{{ default }}","db",7]}`, rawAttr("fingerprint", `["{{ default }}","db","7"]`)},
 		{"fingerprint as a string", `{"message":"m","fingerprint":"one"}`, rawAttr("fingerprint", `["one"]`)},
 		{"handled", `{"exception":{"values":[{"type":"E","mechanism":{"type":"onunhandledrejection","handled":false}}]}}`, rawAttr("handled", "false")},

@@ -23,6 +23,9 @@ func (c *Conn) MoveGroupData(ctx context.Context, fromID, toID string) error {
 			return fmt.Errorf("store: move %s: %w", t.table, err)
 		}
 	}
+	if err := c.moveFacets(ctx, fromID, toID); err != nil {
+		return err
+	}
 	// Groups merged into this one before now follow it to the target.
 	if _, err := c.exec(ctx, `UPDATE error_groups SET merged_into = ? WHERE merged_into = ?`, toID, fromID); err != nil {
 		return fmt.Errorf("store: repoint merged groups: %w", err)

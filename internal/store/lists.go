@@ -20,10 +20,12 @@ const (
 	OrderLastSeen Order = "last_seen"
 	// OrderEventCount is by event count, most first.
 	OrderEventCount Order = "event_count"
+	// OrderUsers is by users affected (user_count), most first.
+	OrderUsers Order = "users"
 )
 
 // Orders are the list orders a caller may ask for, OrderNewest first.
-var Orders = []Order{OrderNewest, OrderLastSeen, OrderEventCount}
+var Orders = []Order{OrderNewest, OrderLastSeen, OrderEventCount, OrderUsers}
 
 // Keyset is where a page of a list starts: after the row with this sort
 // value (Unix ms for OrderLastSeen, a count for OrderEventCount; unused for
@@ -43,6 +45,8 @@ func orderColumn(o Order) (string, error) {
 		return "last_seen", nil
 	case OrderEventCount:
 		return "event_count", nil
+	case OrderUsers:
+		return "user_count", nil
 	}
 	return "", fmt.Errorf("store: unknown list order %q", o)
 }
@@ -91,6 +95,9 @@ func (c *Conn) ListTicketsBy(ctx context.Context, projectID string, f TicketFilt
 		q += ` AND g.environments LIKE ?`
 		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
 	}
+	sq, sargs := (&searchSQL{dialect: c.dialect, g: "g.", t: "t."}).where(f.Query)
+	q += sq
+	args = append(args, sargs...)
 	cols := `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen, t.created_at, t.updated_at, t.resolved_at, ` +
 		prefixCols("g.", groupCols) + ` `
 	if o == OrderNewest {
@@ -136,6 +143,9 @@ func (c *Conn) ListGroupsBy(ctx context.Context, projectID string, f GroupFilter
 		q += ` AND environments LIKE ?`
 		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
 	}
+	sq, sargs := (&searchSQL{dialect: c.dialect, g: "error_groups."}).where(f.Query)
+	q += sq
+	args = append(args, sargs...)
 	rows, err := c.query(ctx, likeClause(c.dialect, q+order+` LIMIT ?`), append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list groups: %w", err)
@@ -151,6 +161,8 @@ func SortValue(o Order, g Group) int64 {
 		return g.LastSeen.UnixMilli()
 	case OrderEventCount:
 		return g.EventCount
+	case OrderUsers:
+		return g.UserCount
 	}
 	return 0
 }

@@ -41,6 +41,7 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		{&p.Hours, `DELETE FROM group_hours WHERE hour < ?`, []any{ms(now.Add(-r.Hours))}},
 		{nil, `DELETE FROM project_hours WHERE hour < ?`, []any{ms(now.Add(-r.Hours))}},
 		{nil, `DELETE FROM project_values WHERE last_seen < ?`, []any{ms(now.Add(-ValuesKept))}},
+		{nil, `DELETE FROM event_refs WHERE last_seen < ?`, []any{ms(now.Add(-r.Records))}},
 		{nil, `UPDATE error_groups SET ticket_id = NULL WHERE ticket_id IN (SELECT id FROM tickets WHERE status = 'resolved' AND resolved_at < ?)`, []any{ms(now.Add(-r.Records))}},
 		{&p.Tickets, `DELETE FROM tickets WHERE status = 'resolved' AND resolved_at < ?`, []any{ms(now.Add(-r.Records))}},
 		{&p.Summaries, `DELETE FROM info_summaries WHERE window_end < ?`, []any{ms(now.Add(-r.Records))}},

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/errata-dev/errata/internal/search"
+
 	"context"
 	"database/sql"
 	"fmt"
@@ -107,6 +109,8 @@ func (c *Conn) DeleteTicket(ctx context.Context, id string) error {
 // ticket's group.
 type TicketFilter struct {
 	Status, Severity, Service, Environment string
+	// Query holds the terms of the list's query parameter (package search).
+	Query search.Query
 }
 
 // TicketWithGroup is a ticket read with its group.

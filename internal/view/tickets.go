@@ -23,6 +23,7 @@ type Ticket struct {
 	Summary    string         `json:"summary" doc:"One or two sentences: what, where, how often, since when, which release"`
 	Facts      map[string]any `json:"facts" doc:"service, environment, release, level, first_seen, last_seen, event_count, group_id, reason (new, regression, spike, or merged for a ticket resolved because its group was merged into another), sample_message, trace_id when known, and more"`
 	URL        string         `json:"url" doc:"Dashboard address: {app_url}/tickets/{id}"`
+	UserCount  int64          `json:"user_count" doc:"Distinct user.id values of the group's events: exact up to 1,000, then within 2 %"`
 	CreatedAt  Timestamp      `json:"created_at"`
 	UpdatedAt  Timestamp      `json:"updated_at"`
 	ResolvedAt *Timestamp     `json:"resolved_at" nullable:"true"`
@@ -63,7 +64,7 @@ func NewTicket(appURL string, tg store.TicketWithGroup, now time.Time) Ticket {
 	t := tg.Ticket
 	return Ticket{ID: t.ID, ProjectID: t.ProjectID, GroupID: t.GroupID, Severity: t.Severity, Status: t.Status, Title: t.Title,
 		Summary: tickets.Summary(t, tg.Group, now), Facts: tickets.Facts(t, tg.Group, TimeFormat), URL: TicketURL(appURL, t.ID),
-		CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(t.UpdatedAt), ResolvedAt: TSPtr(t.ResolvedAt)}
+		UserCount: tg.Group.UserCount, CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(t.UpdatedAt), ResolvedAt: TSPtr(t.ResolvedAt)}
 }
 
 // NewTicketItem builds a list item.

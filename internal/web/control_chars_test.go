@@ -76,7 +76,7 @@ var listRows = []struct {
 	params []string
 }{
 	{"/projects/{project}/tickets", []string{"status", "severity", "service", "environment", "sort", "cursor"}},
-	{"/projects/{project}/groups", []string{"status", "service", "environment", "sort", "cursor"}},
+	{"/projects/{project}/groups", []string{"status", "service", "environment", "query", "sort", "cursor"}},
 	{"/projects/{project}/summaries", []string{"from", "to", "cursor"}},
 	{"/projects/{project}/channels", []string{"before"}},
 	{"/channels/{channel}", []string{"before", "tested"}},

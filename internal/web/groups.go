@@ -13,6 +13,7 @@ import (
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -62,6 +63,11 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi
 	if f.Status != "" && !validGroupStatus(f.Status) {
 		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
 	}
+	parsed, err := d.api.ParseQuery(q.Get("query"), search.Groups, p.User.ID)
+	if err != nil {
+		return err
+	}
+	f.Query = parsed
 	order, err := parseSort(q.Get("sort"))
 	if err != nil {
 		return err
@@ -81,7 +87,7 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi
 		return err
 	}
 	role, _ := org.ParseRole(p.Member.Role)
-	lq := newListQuery("/projects/"+prj.ID+"/groups", order, "status", f.Status, "service", f.Service, "environment", f.Environment)
+	lq := newListQuery("/projects/"+prj.ID+"/groups", order, "status", f.Status, "service", f.Service, "environment", f.Environment, "query", f.Query.String())
 	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Sorts: sortOptions(order, "Newest"),
 		Sort: newSortLinks(lq, order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
 	if len(rows) > groupPage {

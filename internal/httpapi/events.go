@@ -1,0 +1,210 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+// FrameContext is the source around a frame's line, when the sender gave it.
+type FrameContext struct {
+	Pre  []string `json:"pre" nullable:"false"`
+	Line string   `json:"line"`
+	Post []string `json:"post" nullable:"false"`
+}
+
+// FrameView is one frame of an event's stack trace.
+type FrameView struct {
+	Function string        `json:"function"`
+	Module   string        `json:"module"`
+	File     string        `json:"file"`
+	Line     *int          `json:"line" nullable:"true"`
+	Column   *int          `json:"column" nullable:"true"`
+	InApp    bool          `json:"in_app"`
+	Context  *FrameContext `json:"context" doc:"The source lines around the frame's line; null when the sender gave none"`
+}
+
+// nullableObject is the schema of an object that may be null: huma allows
+// null only on scalar fields, so these types describe themselves.
+func nullableObject(doc string, props map[string]*huma.Schema) *huma.Schema {
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	sort.Strings(req)
+	return &huma.Schema{Type: huma.TypeObject, Nullable: true, Description: doc, Properties: props, Required: req, AdditionalProperties: false}
+}
+
+var (
+	stringSchema = &huma.Schema{Type: huma.TypeString}
+	linesSchema  = &huma.Schema{Type: huma.TypeArray, Items: stringSchema}
+)
+
+// Schema describes a frame's context, or null.
+func (FrameContext) Schema(huma.Registry) *huma.Schema {
+	return nullableObject("Source lines before, at and after the frame's line", map[string]*huma.Schema{"pre": linesSchema, "line": stringSchema, "post": linesSchema})
+}
+
+// Schema describes an event's user, or null.
+func (EventUser) Schema(huma.Registry) *huma.Schema {
+	return nullableObject("The user an event names", map[string]*huma.Schema{"id": stringSchema})
+}
+
+// Schema describes an event's request, or null.
+func (EventRequest) Schema(huma.Registry) *huma.Schema {
+	return nullableObject("The HTTP request an event names", map[string]*huma.Schema{"url": stringSchema, "method": stringSchema})
+}
+
+// BreadcrumbView is one of the steps an SDK recorded before the event.
+type BreadcrumbView struct {
+	Timestamp *Timestamp     `json:"timestamp" nullable:"true"`
+	Category  string         `json:"category"`
+	Level     string         `json:"level"`
+	Message   string         `json:"message"`
+	Data      map[string]any `json:"data" nullable:"true"`
+}
+
+// EventUser is the user an event names.
+type EventUser struct {
+	ID string `json:"id" doc:"The attribute user.id"`
+}
+
+// EventRequest is the HTTP request an event names.
+type EventRequest struct {
+	URL    string `json:"url" doc:"The attribute request.url"`
+	Method string `json:"method" doc:"The attribute request.method"`
+}
+
+// EventDetail is a stored event whole (CONTRACT 8).
+type EventDetail struct {
+	ID              string           `json:"id"`
+	GroupID         string           `json:"group_id"`
+	ProjectID       string           `json:"project_id"`
+	Timestamp       Timestamp        `json:"timestamp"`
+	ReceivedAt      Timestamp        `json:"received_at"`
+	Level           string           `json:"level" enum:"debug,info,warn,error,fatal"`
+	Service         string           `json:"service"`
+	Environment     string           `json:"environment"`
+	Release         string           `json:"release"`
+	Message         string           `json:"message"`
+	StackTrace      string           `json:"stack_trace"`
+	Frames          []FrameView      `json:"frames" nullable:"false" doc:"The stack trace's frames as parsed, in its printed order; empty when it did not parse"`
+	Attributes      json.RawMessage  `json:"attributes" doc:"The event's attributes, secrets redacted"`
+	Breadcrumbs     []BreadcrumbView `json:"breadcrumbs" nullable:"false"`
+	TraceID         string           `json:"trace_id"`
+	SpanID          string           `json:"span_id"`
+	User            *EventUser       `json:"user" doc:"null when the event names no user.id"`
+	Request         *EventRequest    `json:"request" doc:"null when the event names no request"`
+	PreviousEventID *string          `json:"previous_event_id" nullable:"true" doc:"The group's stored event before this one"`
+	NextEventID     *string          `json:"next_event_id" nullable:"true" doc:"The group's stored event after this one"`
+}
+
+// EventPath names a stored event.
+type EventPath struct {
+	EventID string `path:"event_id" doc:"A stored event's id (the id of GET /v1/groups/{group_id}/events)"`
+}
+
+// EventOutput is one stored event.
+type EventOutput struct{ Body EventDetail }
+
+func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, error) {
+	n, _ := strconv.ParseInt(in.EventID, 10, 64) // the access check proved it a number
+	db := s.db.Read()
+	e, err := db.GroupEventByID(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	g, err := db.GroupByID(ctx, e.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	prev, next, err := db.AdjacentEvents(ctx, e.GroupID, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	d := EventDetail{ID: strconv.FormatInt(e.ID, 10), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: ts(e.Timestamp), ReceivedAt: ts(e.ReceivedAt),
+		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
+		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes), Breadcrumbs: []BreadcrumbView{},
+		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
+	attrs := attributeStrings(e.Attributes)
+	if id := attrs["user.id"]; id != "" {
+		d.User = &EventUser{ID: id}
+	}
+	if url, method := attrs["request.url"], attrs["request.method"]; url != "" || method != "" {
+		d.Request = &EventRequest{URL: url, Method: method}
+	}
+	return &EventOutput{d}, nil
+}
+
+func eventRef(id int64) *string {
+	if id == 0 {
+		return nil
+	}
+	s := strconv.FormatInt(id, 10)
+	return &s
+}
+
+// lineCol finds a frame's line (and column) in its line of the trace:
+// "file.js:10:5", "Foo.java:10)", `File "x.py", line 10`.
+var lineCol = regexp.MustCompile(`(?:line (\d+))|(?::(\d+)(?::(\d+))?\)?\s*$)`)
+
+// frames parses a stack trace's frames for the event detail.
+func frames(trace string) []FrameView {
+	st := grouping.ParseStack(trace)
+	lines := strings.Split(trace, "\n")
+	out := make([]FrameView, 0, len(st.Frames))
+	for k, f := range st.Frames {
+		v := FrameView{Function: f.Function, Module: f.Module, File: f.File, InApp: f.InApp}
+		if k < len(st.Lines) && st.Lines[k] < len(lines) {
+			if m := lineCol.FindStringSubmatch(lines[st.Lines[k]]); m != nil {
+				v.Line = atoiPtr(m[1] + m[2])
+				v.Column = atoiPtr(m[3])
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func atoiPtr(s string) *int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
+// attributeStrings reads an event's attributes as strings by flattened key
+// ({"user": {"id": 7}} is "user.id" = "7"), one level deep.
+func attributeStrings(raw string) map[string]string {
+	var attrs map[string]any
+	out := map[string]string{}
+	if json.Unmarshal([]byte(raw), &attrs) != nil {
+		return out
+	}
+	var walk func(prefix string, m map[string]any, depth int)
+	walk = func(prefix string, m map[string]any, depth int) {
+		for k, v := range m {
+			switch v := v.(type) {
+			case string:
+				out[prefix+k] = v
+			case float64:
+				out[prefix+k] = strconv.FormatFloat(v, 'f', -1, 64)
+			case map[string]any:
+				if depth < 2 {
+					walk(prefix+k+".", v, depth+1)
+				}
+			}
+		}
+	}
+	walk("", attrs, 0)
+	return out
+}

@@ -1,0 +1,82 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+func TestLookupByTraceAndEventID(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+		// Twenty events of one group share a trace id: most are not stored
+		// samples, the index still has them; another group shares it too.
+		var evs []any
+		for range 20 {
+			evs = append(evs, ev("card declined", "error", "attributes", map[string]any{"fingerprint": "card"}, "trace_id", "other-trace"))
+		}
+		evs = append(evs, ev("card declined", "error", "attributes", map[string]any{"fingerprint": "card"}, "trace_id", trace))
+		evs = append(evs, ev("stock low", "error", "attributes", map[string]any{"fingerprint": "stock"}, "trace_id", trace))
+		feed(t, s, w.Key, map[string]any{"service": "api", "events": evs})
+
+		_, key, dsn := s.CreateKeyDSN(t, w.Owner.Token, w.ProjectID)
+		number := dsn[strings.LastIndex(dsn, "/")+1:]
+		s.Do(apitest.Request{Method: "POST", Path: "/api/" + number + "/store/?sentry_key=" + key,
+			Body: map[string]any{"event_id": "9ec79c33ec9942838353589fcb2e04dc", "message": "checkout failed", "level": "error"}}).Expect(t, http.StatusOK, "")
+		drain(t, s)
+
+		look := func(token, q string) (groups []string, events []map[string]any) {
+			t.Helper()
+			body := getJSON(t, s, token, "/v1/orgs/"+w.OrgID+"/lookup?"+q)
+			for _, g := range body["groups"].([]any) {
+				groups = append(groups, g.(map[string]any)["title"].(string))
+			}
+			for _, e := range body["events"].([]any) {
+				events = append(events, e.(map[string]any))
+			}
+			return groups, events
+		}
+		groups, events := look(w.Viewer.Token, "trace_id="+trace)
+		if len(groups) != 2 || !strings.Contains(strings.Join(groups, ","), "card declined") || !strings.Contains(strings.Join(groups, ","), "stock low") {
+			t.Errorf("trace groups = %q", groups)
+		}
+		for _, e := range events {
+			if e["trace_id"] != trace || e["group_id"] == "" {
+				t.Errorf("trace event = %v", e)
+			}
+		}
+		if groups, _ := look(w.Viewer.Token, "trace_id=other-trace"); len(groups) != 1 {
+			t.Errorf("other-trace groups = %q", groups)
+		}
+		groups, events = look(w.Viewer.Token, "event_id=9EC79C33-EC99-4283-8353-589FCB2E04DC")
+		if len(groups) != 1 || groups[0] != "checkout failed" || len(events) != 1 || events[0]["message"] != "checkout failed" {
+			t.Errorf("event id lookup = %q %v", groups, events)
+		}
+		sample := events[0]["id"].(string)
+		if groups, events := look(w.Viewer.Token, "event_id="+sample); len(groups) != 1 || len(events) != 1 || events[0]["id"] != sample {
+			t.Errorf("stored event lookup = %q %v", groups, events)
+		}
+		if groups, events := look(w.Viewer.Token, "trace_id=nothing"); len(groups) != 0 || len(events) != 0 {
+			t.Errorf("unknown trace = %q %v", groups, events)
+		}
+		// Another organization's ids are not found, its lookup not reached.
+		if groups, _ := look(w.Viewer.Token, "event_id=9ec79c33ec9942838353589fcb2e04dd"); len(groups) != 0 {
+			t.Errorf("unknown event = %q", groups)
+		}
+		body := getJSON(t, s, w.Outsider.Token, "/v1/orgs/"+w.OtherOrgID+"/lookup?trace_id="+trace)
+		if len(body["groups"].([]any)) != 0 {
+			t.Errorf("other organization's lookup = %v", body)
+		}
+		if len(getJSON(t, s, w.Outsider.Token, "/v1/orgs/"+w.OtherOrgID+"/lookup?event_id="+sample)["groups"].([]any)) != 0 {
+			t.Errorf("another organization's stored event was found")
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + w.OrgID + "/lookup?trace_id=" + trace, Token: w.Outsider.Token}).Expect(t, http.StatusNotFound, "not-found")
+		for _, q := range []string{"", "trace_id=a&event_id=b", "event_id=xyz"} {
+			s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + w.OrgID + "/lookup?" + q, Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		}
+	})
+}

@@ -1,0 +1,57 @@
+package process
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+func TestFacetsOfAnEvent(t *testing.T) {
+	long := strings.Repeat("é", 250)
+	cases := []struct {
+		name  string
+		event ingest.Event
+		want  []string // key=value, sorted
+	}{
+		{"fields", ingest.Event{Environment: "production", Release: "1.0", Service: "api"},
+			[]string{"environment=production", "release=1.0", "service=api"}},
+		{"attributes flattened, tags and grouping keys left out", ingest.Event{Service: "api", Attributes: []byte(
+			`{"fingerprint":["x"],"sentry.in_app":"1","message_template":"t","tags.region":"eu","user":{"id":7,"geo":{"city":"Oslo"}},"ok":true,"n":1.5,"list":[1],"nothing":null,"empty":""}`)},
+			[]string{"n=1.5", "ok=true", "region=eu", "service=api", "user.geo.city=Oslo", "user.id=7"}},
+		{"long values cut to 200 characters", ingest.Event{Attributes: []byte(`{"v":"` + long + `"}`)}, []string{"v=" + long[:400]}},
+		{"browser and os from a user agent", ingest.Event{Attributes: []byte(
+			`{"user_agent":{"original":"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}}`)},
+			[]string{"browser=Firefox", "os=Linux", "user_agent.original=Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}},
+		{"an event's own browser wins", ingest.Event{Attributes: []byte(`{"browser":"Edge 1","http.user_agent":"curl/8.4"}`)},
+			[]string{"browser=Edge 1", "http.user_agent=curl/8.4"}},
+	}
+	for _, c := range cases {
+		var got []string
+		kvs, _ := facets(&c.event, nil)
+		for _, kv := range kvs {
+			got = append(got, kv.key+"="+kv.value)
+		}
+		sort.Strings(got)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: facets = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if _, id := facets(&ingest.Event{Attributes: []byte(`{"sentry.event_id":"9ec79c33ec9942838353589fcb2e04dc"}`)}, nil); id != "9ec79c33ec9942838353589fcb2e04dc" {
+		t.Errorf("SDK event id = %q", id)
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 60 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	b.WriteString("}")
+	if got, _ := facets(&ingest.Event{Environment: "e", Attributes: []byte(b.String())}, nil); len(got) != maxFacetKeys {
+		t.Errorf("60 attributes give %d values, want %d", len(got), maxFacetKeys)
+	}
+}

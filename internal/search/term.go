@@ -1,0 +1,268 @@
+package search
+
+import (
+	"fmt"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
+
+// rawTerm is a term split from the query but not yet understood.
+type rawTerm struct {
+	text   string // as typed
+	negate bool
+	key    string // "" for a word
+	hasKey bool
+	value  string // unquoted
+	quoted bool
+}
+
+// split cuts a query into terms at spaces outside double quotes. Inside
+// quotes, \" and \\ stand for " and \.
+func split(s string) ([]rawTerm, error) {
+	var out []rawTerm
+	i := 0
+	for i < len(s) {
+		if isSpace(s[i]) {
+			i++
+			continue
+		}
+		start := i
+		var t rawTerm
+		if s[i] == '!' {
+			t.negate = true
+			i++
+		}
+		// A key is what comes before the first colon, if that colon
+		// comes before any quote or space.
+		j := i
+		for j < len(s) && !isSpace(s[j]) && s[j] != ':' && s[j] != '"' {
+			j++
+		}
+		if j < len(s) && s[j] == ':' {
+			t.key, t.hasKey = s[i:j], true
+			if t.key == "" {
+				return nil, &Error{Term: word(s, start), Reason: "a key is missing before the colon"}
+			}
+			j++
+		} else {
+			j = i
+		}
+		if j < len(s) && s[j] == '"' {
+			v, end, err := unquote(s, j)
+			if err != nil {
+				return nil, &Error{Term: s[start:], Reason: err.Error()}
+			}
+			if end < len(s) && !isSpace(s[end]) {
+				return nil, &Error{Term: word(s, start), Reason: "a closing quote must end the term"}
+			}
+			t.value, t.quoted, i = v, true, end
+		} else {
+			end := j
+			for end < len(s) && !isSpace(s[end]) {
+				if s[end] == '"' {
+					return nil, &Error{Term: word(s, start), Reason: "a quote may only open a value"}
+				}
+				end++
+			}
+			t.value, i = s[j:end], end
+		}
+		t.text = s[start:i]
+		if t.value == "" && !t.quoted {
+			if t.hasKey {
+				return nil, &Error{Term: t.text, Reason: "no value after the colon"}
+			}
+			return nil, &Error{Term: t.text, Reason: "nothing to negate"}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// word is the text from start to the next space, for messages.
+func word(s string, start int) string {
+	end := start
+	for end < len(s) && !isSpace(s[end]) {
+		end++
+	}
+	return s[start:end]
+}
+
+// unquote reads a double-quoted string starting at s[i] and returns it
+// and the index after its closing quote.
+func unquote(s string, i int) (string, int, error) {
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			if j+1 < len(s) && (s[j+1] == '"' || s[j+1] == '\\') {
+				b.WriteByte(s[j+1])
+				j++
+				continue
+			}
+			b.WriteByte('\\')
+		case '"':
+			return b.String(), j + 1, nil
+		default:
+			b.WriteByte(s[j])
+		}
+	}
+	return "", 0, fmt.Errorf("the quote is not closed")
+}
+
+// builtin maps the built-in keys to their fields and the lists that take
+// them; any other key is an attribute.
+var builtin = map[string]struct {
+	field Field
+	kinds []Kind
+}{
+	"is":          {FieldIs, []Kind{Groups, Tickets}},
+	"assigned":    {FieldAssigned, []Kind{Groups, Tickets}},
+	"level":       {FieldLevel, []Kind{Groups, Tickets, Events}},
+	"service":     {FieldService, []Kind{Groups, Tickets, Events}},
+	"environment": {FieldEnvironment, []Kind{Groups, Tickets, Events}},
+	"release":     {FieldRelease, []Kind{Groups, Tickets, Events}},
+	"first_seen":  {FieldFirstSeen, []Kind{Groups, Tickets}},
+	"last_seen":   {FieldLastSeen, []Kind{Groups, Tickets}},
+	"timestamp":   {FieldTimestamp, []Kind{Events}},
+	"events":      {FieldEvents, []Kind{Groups, Tickets}},
+	"users":       {FieldUsers, []Kind{Groups, Tickets}},
+	"has":         {FieldHas, []Kind{Groups, Tickets, Events}},
+	"trace_id":    {FieldTraceID, []Kind{Groups, Tickets, Events}},
+	"span_id":     {FieldSpanID, []Kind{Events}},
+	"severity":    {FieldSeverity, []Kind{Tickets}},
+	"reason":      {FieldReason, []Kind{Tickets}},
+}
+
+var kindNames = [...]string{"groups", "tickets", "group events"}
+
+// isValues are the is: values of each list.
+var isValues = map[Kind][]string{
+	Groups:  {"unresolved", "resolved", "ignored", "assigned", "unassigned"},
+	Tickets: {"open", "resolved", "unresolved", "ignored", "assigned", "unassigned"},
+}
+
+func parseTerm(r rawTerm, kind Kind, now time.Time) (Term, error) {
+	t := Term{Text: r.text, Negate: r.negate, Value: r.value}
+	bad := func(format string, args ...any) (Term, error) {
+		return Term{}, &Error{Term: r.text, Reason: fmt.Sprintf(format, args...)}
+	}
+	if !r.hasKey {
+		t.Field = FieldWord
+		return t, nil
+	}
+	if !ValidKey(r.key) {
+		return bad("a key is letters, digits and . _ - / @ (quote the whole term's value, not the key)")
+	}
+	// The operator, if any, opens an unquoted value.
+	if !r.quoted {
+		for _, op := range []Op{Ge, Le, Gt, Lt} {
+			if strings.HasPrefix(t.Value, op.String()) {
+				t.Op, t.Value = op, t.Value[len(op.String()):]
+				break
+			}
+		}
+		if t.Value == "" {
+			return bad("no value after %q", t.Op.String())
+		}
+	}
+	b, ok := builtin[strings.ToLower(r.key)]
+	if !ok {
+		t.Field, t.Key = FieldAttribute, r.key
+		if t.Op != Eq {
+			return bad("%s is an attribute: comparisons are for levels, numbers and times", r.key)
+		}
+		return t, nil
+	}
+	t.Field, t.Key = b.field, strings.ToLower(r.key)
+	if !containsKind(b.kinds, kind) {
+		return bad("%s: is not a key of %s", t.Key, kindNames[kind])
+	}
+	switch t.Field {
+	case FieldLevel:
+		l, ok := ingest.ParseLevel(t.Value)
+		if !ok {
+			return bad("not a level (debug, info, warn, error, fatal)")
+		}
+		t.Num = int64(l)
+		return t, nil
+	case FieldEvents, FieldUsers:
+		n, err := strconv.ParseInt(t.Value, 10, 64)
+		if err != nil || n < 0 {
+			return bad("%s: takes a whole number, optionally after > >= < <=", t.Key)
+		}
+		t.Num = n
+		return t, nil
+	case FieldFirstSeen, FieldLastSeen, FieldTimestamp:
+		if err := parseTime(&t, now); err != nil {
+			return bad("%v", err)
+		}
+		return t, nil
+	}
+	if t.Op != Eq {
+		return bad("%s: takes no comparison", t.Key)
+	}
+	switch t.Field {
+	case FieldIs:
+		t.Value = strings.ToLower(t.Value)
+		if !containsString(isValues[kind], t.Value) {
+			return bad("is: takes %s", strings.Join(isValues[kind], ", "))
+		}
+	case FieldAssigned:
+		t.Value = strings.ToLower(t.Value)
+		if t.Value != "me" && t.Value != "none" {
+			if _, err := mail.ParseAddress(t.Value); err != nil || strings.ContainsAny(t.Value, "<> ") {
+				return bad("assigned: takes me, none or a member's email")
+			}
+		}
+	case FieldSeverity:
+		t.Value = strings.ToLower(t.Value)
+		if !containsString([]string{"critical", "high", "medium"}, t.Value) {
+			return bad("severity: takes critical, high or medium")
+		}
+	case FieldHas:
+		if !ValidKey(t.Value) {
+			return bad("has: takes a key")
+		}
+	}
+	return t, nil
+}
+
+// ValidKey reports whether k is a key a query can name: letters, digits
+// and . _ - / @, at most 200 characters.
+func ValidKey(k string) bool {
+	if k == "" || len(k) > 200 {
+		return false
+	}
+	for _, c := range k {
+		ok := c == '.' || c == '_' || c == '-' || c == '/' || c == '@' ||
+			('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func containsKind(ks []Kind, k Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func containsString(vs []string, v string) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// The kinds of id event_refs holds.
+const (
+	RefTrace = "trace" // an event's trace_id
+	RefEvent = "event" // the id a Sentry SDK was answered (sentry.event_id)
+)
+
+// EventRef says that an error event of a group carried an id.
+type EventRef struct {
+	Kind, Ref, ProjectID, GroupID string
+	LastSeen                      time.Time
+}
+
+// AddEventRefs records a batch's ids (duplicates allowed) in multi-row
+// upserts, in a fixed order.
+func (c *Conn) AddEventRefs(ctx context.Context, refs []EventRef) error {
+	type key struct{ kind, ref, project, group string }
+	latest := make(map[key]int64, len(refs))
+	keys := make([]key, 0, len(refs))
+	for _, r := range refs {
+		k := key{r.Kind, r.Ref, r.ProjectID, r.GroupID}
+		if at, ok := latest[k]; !ok {
+			keys = append(keys, k)
+		} else if at >= ms(r.LastSeen) {
+			continue
+		}
+		latest[k] = ms(r.LastSeen)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		if a.ref != b.ref {
+			return a.ref < b.ref
+		}
+		if a.project != b.project {
+			return a.project < b.project
+		}
+		return a.group < b.group
+	})
+	step := 250
+	if c.dialect != Postgres {
+		step = 1 // SQLite runs the cached one-row statement, no round trip
+	}
+	for start := 0; start < len(keys); start += step {
+		part := keys[start:min(start+step, len(keys))]
+		args := make([]any, 0, 5*len(part))
+		for _, k := range part {
+			args = append(args, k.kind, k.ref, k.project, k.group, latest[k])
+		}
+		if _, err := c.exec(ctx, `INSERT INTO event_refs (kind, ref, project_id, group_id, last_seen) VALUES `+tuples(len(part), "(?, ?, ?, ?, ?)")+
+			` ON CONFLICT (kind, ref, project_id, group_id) DO UPDATE SET last_seen = excluded.last_seen`, args...); err != nil {
+			return fmt.Errorf("store: event refs: %w", err)
+		}
+	}
+	return nil
+}
+
+// LookupRefs returns the ids of the groups of the organization's projects
+// whose events carried ref (of kind), the latest first, at most limit.
+func (c *Conn) LookupRefs(ctx context.Context, orgID, kind, ref string, limit int) ([]string, error) {
+	rows, err := c.query(ctx, `SELECT r.group_id FROM event_refs r JOIN projects p ON p.id = r.project_id
+		WHERE r.kind = ? AND r.ref = ? AND p.organization_id = ? ORDER BY r.last_seen DESC, r.group_id LIMIT ?`, kind, ref, orgID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var id string
+		return id, s.Scan(&id)
+	})
+}
+
+// GroupsByIDs returns the groups with these ids that exist, in the order
+// of ids.
+func (c *Conn) GroupsByIDs(ctx context.Context, ids []string) ([]Group, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := c.query(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id IN (`+tuples(len(ids), "?")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: groups: %w", err)
+	}
+	gs, err := collect(rows, scanGroup)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]Group, len(gs))
+	for _, g := range gs {
+		byID[g.ID] = g
+	}
+	out := make([]Group, 0, len(gs))
+	for _, id := range ids {
+		if g, ok := byID[id]; ok {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// SampleGroup returns the group of the stored sample event with this id if
+// the group belongs to a project of the organization; ErrNotFound
+// otherwise.
+func (c *Conn) SampleGroup(ctx context.Context, orgID string, eventID int64) (string, error) {
+	var groupID string
+	err := c.queryRow(ctx, `SELECT e.group_id FROM group_events e JOIN error_groups g ON g.id = e.group_id JOIN projects p ON p.id = g.project_id
+		WHERE e.id = ? AND p.organization_id = ?`, eventID, orgID).Scan(&groupID)
+	if err != nil {
+		return "", fmt.Errorf("store: sample %d: %w", eventID, translate(err))
+	}
+	return groupID, nil
+}
+
+// SamplesWithRef lists the stored sample events of the groups that carry
+// the id: the trace id (RefTrace), the SDK's event id (RefEvent, in the
+// attribute sentry.event_id) or, for RefEvent, the sample's own id.
+func (c *Conn) SamplesWithRef(ctx context.Context, groupIDs []string, kind, ref string, limit int) ([]GroupEvent, error) {
+	if len(groupIDs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(groupIDs)+3)
+	for _, id := range groupIDs {
+		args = append(args, id)
+	}
+	cond := `e.trace_id = ?`
+	args = append(args, ref)
+	if kind == RefEvent {
+		cond = `(e.attributes LIKE ? OR CAST(e.id AS TEXT) = ?)`
+		args = append(args[:len(groupIDs)], "%"+likeEscape(`"sentry.event_id":`+mustJSON(ref))+"%", ref)
+	}
+	rows, err := c.query(ctx, likeClause(c.dialect, `SELECT `+eventCols+` FROM group_events e WHERE e.group_id IN (`+tuples(len(groupIDs), "?")+`) AND `+cond+
+		` ORDER BY e.id DESC LIMIT ?`), append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: samples: %w", err)
+	}
+	return collect(rows, scanGroupEvent)
+}
+
+// GroupEventByID returns one stored sample event.
+func (c *Conn) GroupEventByID(ctx context.Context, id int64) (GroupEvent, error) {
+	e, err := scanGroupEvent(c.queryRow(ctx, `SELECT `+eventCols+` FROM group_events e WHERE e.id = ?`, id))
+	if err != nil {
+		return GroupEvent{}, fmt.Errorf("store: event %d: %w", id, translate(err))
+	}
+	return e, nil
+}
+
+// AdjacentEvents returns the ids of the stored sample events of the group
+// just before and just after id (0 when none).
+func (c *Conn) AdjacentEvents(ctx context.Context, groupID string, id int64) (prev, next int64, err error) {
+	err = c.queryRow(ctx, `SELECT COALESCE((SELECT MAX(id) FROM group_events WHERE group_id = ? AND id < ?), 0),
+		COALESCE((SELECT MIN(id) FROM group_events WHERE group_id = ? AND id > ?), 0)`, groupID, id, groupID, id).Scan(&prev, &next)
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: events beside %d: %w", id, err)
+	}
+	return prev, next, nil
+}

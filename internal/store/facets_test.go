@@ -1,0 +1,77 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// TestFacetCountsAndUsers: values are counted per group and key, at most
+// MaxFacetValues distinct a key a group (the rest under (other)), and
+// user_count is exact up to the cap and within 2 % past it.
+func TestFacetCountsAndUsers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		c := db.Write()
+		p := seedProject(t, c)
+		g, other := seedGroupFor(t, c, p.ID, "a"), seedGroupFor(t, c, p.ID, "b")
+		add := func(counts []store.FacetCount) {
+			t.Helper()
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddFacets(ctx, counts) }); err != nil {
+				t.Fatalf("AddFacets: %v", err)
+			}
+		}
+		users := func(id string) int64 {
+			t.Helper()
+			gr, err := db.Read().GroupByID(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return gr.UserCount
+		}
+		add([]store.FacetCount{{g, "environment", "production", 3}, {g, "environment", "staging", 1}, {other, "environment", "staging", 5},
+			{g, "user.id", "u1", 2}, {g, "user.id", "u2", 1}})
+		add([]store.FacetCount{{g, "environment", "production", 2}, {g, "user.id", "u1", 1}})
+		fs, err := db.Read().GroupFacets(ctx, g, []string{"environment", "user.id", "nothing"}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) != 3 || fs[0].Total != 6 || len(fs[0].Values) != 2 || fs[0].Values[0] != (store.FacetValue{Value: "production", Count: 5}) ||
+			fs[1].Total != 4 || fs[2].Total != 0 || len(fs[2].Values) != 0 {
+			t.Errorf("facets = %+v", fs)
+		}
+		if n := users(g); n != 2 {
+			t.Errorf("user_count = %d, want 2", n)
+		}
+		// Past the cap: 3,000 distinct users in batches of 500.
+		const total = 3000
+		for start := 0; start < total; start += 500 {
+			var counts []store.FacetCount
+			for i := start; i < start+500; i++ {
+				counts = append(counts, store.FacetCount{GroupID: other, Key: "user.id", Value: fmt.Sprintf("user-%d", i), N: 1})
+			}
+			add(counts)
+			if start == 500 {
+				if n := users(other); n != 1000 {
+					t.Errorf("user_count at the cap = %d, want 1000 exactly", n)
+				}
+			}
+		}
+		// Users seen again are not counted twice.
+		add([]store.FacetCount{{other, "user.id", "user-5", 1}, {other, "user.id", "user-2999", 1}})
+		if n := users(other); math.Abs(float64(n)-total)/total > 0.02 {
+			t.Errorf("user_count = %d, want %d within 2 %%", n, total)
+		}
+		fs, err = db.Read().GroupFacets(ctx, other, []string{"user.id"}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs[0].Total != total+2 || fs[0].Values[0] != (store.FacetValue{Value: store.FacetOther, Count: total - store.MaxFacetValues + 1}) {
+			t.Errorf("user.id facet = %+v", fs[0])
+		}
+	})
+}

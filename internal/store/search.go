@@ -1,0 +1,243 @@
+package store
+
+import (
+	"strings"
+
+	"github.com/errata-dev/errata/internal/search"
+)
+
+// searchSQL turns a parsed query into SQL conditions, each " AND (…)", with
+// their arguments. Keys, columns and operators come from constants; every
+// value the caller typed is an argument. Conditions on a group's own
+// columns are read from the row; attribute terms probe group_facets by its
+// primary key (group, key, value), so a term costs one index look-up a
+// candidate group.
+type searchSQL struct {
+	dialect Dialect
+	// g is the group table's name or alias with its dot ("error_groups.",
+	// "g."), t the ticket alias ("t." or "" outside ticket lists), e the
+	// sample event alias ("e." for group events, else "").
+	g, t, e string
+	me      string // the user id of assigned:me
+	b       strings.Builder
+	args    []any
+}
+
+// where builds the conditions of q.
+func (s *searchSQL) where(q search.Query) (string, []any) {
+	s.me = q.Me
+	for _, t := range q.Terms {
+		s.b.WriteString(" AND ")
+		if t.Negate {
+			s.b.WriteString("NOT ")
+		}
+		s.b.WriteString("(")
+		if s.e != "" {
+			s.event(t)
+		} else {
+			s.group(t)
+		}
+		s.b.WriteString(")")
+	}
+	return s.b.String(), s.args
+}
+
+func (s *searchSQL) add(sql string, args ...any) {
+	s.b.WriteString(sql)
+	s.args = append(s.args, args...)
+}
+
+// like is the case-insensitive LIKE of the dialect (SQLite's LIKE ignores
+// the case of ASCII letters); likeClause adds the ESCAPE.
+func (s *searchSQL) like() string {
+	if s.dialect == Postgres {
+		return " ILIKE ?"
+	}
+	return " LIKE ?"
+}
+
+func contains(v string) string { return "%" + likeEscape(v) + "%" }
+
+var opSQL = map[search.Op]string{search.Eq: " = ?", search.Gt: " > ?", search.Ge: " >= ?", search.Lt: " < ?", search.Le: " <= ?"}
+
+// cmp compares col with v under the term's operator.
+func (s *searchSQL) cmp(col string, op search.Op, v any) { s.add(col+opSQL[op], v) }
+
+// when compares a time column (Unix ms) with a time term.
+func (s *searchSQL) when(col string, t search.Term) {
+	if t.Op == search.Eq {
+		s.add(col+" >= ? AND "+col+" < ?", ms(t.From), ms(t.Until))
+		return
+	}
+	s.cmp(col, t.Op, ms(t.From))
+}
+
+// facetKey is the key a term's attribute is counted under: a Sentry tag
+// (tags.region) is the attribute region (CONTRACT 8).
+func facetKey(k string) string { return strings.TrimPrefix(k, "tags.") }
+
+// facet is a probe of the group's value counts: key with value, or any
+// value when value is nil.
+func (s *searchSQL) facet(key string, value *string) {
+	if value == nil {
+		s.add("EXISTS (SELECT 1 FROM group_facets f WHERE f.group_id = "+s.g+"id AND f.key = ?)", facetKey(key))
+		return
+	}
+	// Driven by the (key, value, group_id) index: the few groups with the
+	// value, not a probe of every group of the project.
+	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND f.value = ?)", facetKey(key), *value)
+}
+
+// group writes the condition of one term on a group (and its ticket).
+func (s *searchSQL) group(t search.Term) {
+	g := s.g
+	switch t.Field {
+	case search.FieldWord:
+		p := contains(t.Value)
+		// The group's own columns only: reading every stored sample of
+		// every group of the project would not stay within the speed target
+		// (docs/performance.md).
+		s.add(g+"title"+s.like()+" OR "+g+"culprit"+s.like()+" OR "+g+"sample_message"+s.like(), p, p, p)
+	case search.FieldIs:
+		switch t.Value {
+		case "open":
+			s.add(s.t+"status = ?", TicketOpen)
+		case "resolved":
+			if s.t != "" {
+				s.add(s.t+"status = ?", TicketResolved)
+			} else {
+				s.add(g+"status = ?", GroupResolved)
+			}
+		case "assigned", "unassigned":
+			s.assignee(t)
+		default:
+			s.add(g+"status = ?", t.Value)
+		}
+	case search.FieldAssigned:
+		s.assignee(t)
+	case search.FieldLevel:
+		s.cmp(g+"level", t.Op, t.Num)
+	case search.FieldService:
+		s.add(g+"service = ?", t.Value)
+	case search.FieldEnvironment, search.FieldRelease:
+		col, key := "environments", "environment"
+		if t.Field == search.FieldRelease {
+			col, key = "releases", "release"
+		}
+		// The group's list keeps its 20 most recent values; the counts
+		// keep up to 1,000.
+		s.add(g+col+s.like()+" OR ", contains(mustJSON(t.Value)))
+		s.facet(key, &t.Value)
+	case search.FieldFirstSeen:
+		s.when(g+"first_seen", t)
+	case search.FieldLastSeen:
+		s.when(g+"last_seen", t)
+	case search.FieldEvents:
+		s.cmp(g+"event_count", t.Op, t.Num)
+	case search.FieldUsers:
+		s.cmp(g+"user_count", t.Op, t.Num)
+	case search.FieldHas:
+		switch t.Value {
+		case "environment":
+			s.add(g + "environments <> '[]'")
+		case "release":
+			s.add(g + "releases <> '[]'")
+		case "trace_id":
+			s.add(g + "last_trace_id <> ''")
+		default:
+			s.facet(t.Value, nil)
+		}
+	case search.FieldTraceID:
+		s.add(g+"last_trace_id = ? OR EXISTS (SELECT 1 FROM group_events se WHERE se.group_id = "+g+"id AND se.trace_id = ?)", t.Value, t.Value)
+	case search.FieldSeverity:
+		s.add(s.t+"severity = ?", t.Value)
+	case search.FieldReason:
+		s.add(s.t+"reason = ?", t.Value)
+	default: // search.FieldAttribute
+		s.facet(t.Key, &t.Value)
+	}
+}
+
+// assignee is the condition of is:assigned, is:unassigned and assigned:
+// (me, none or a member's email, compared without case). COALESCE keeps
+// a negation true for unassigned groups (NOT of NULL is not true).
+func (s *searchSQL) assignee(t search.Term) {
+	col := s.g + "assignee_id"
+	switch {
+	case t.Field == search.FieldIs && t.Value == "assigned":
+		s.b.WriteString(col + " IS NOT NULL")
+	case t.Value == "unassigned" || t.Value == "none":
+		s.b.WriteString(col + " IS NULL")
+	case t.Value == "me":
+		s.add("COALESCE("+col+", '') IN (SELECT am.id FROM members am WHERE am.user_id = ?)", s.me)
+	default:
+		s.add("COALESCE("+col+", '') IN (SELECT am.id FROM members am JOIN users au ON au.id = am.user_id WHERE lower(au.email) = ?)", strings.ToLower(t.Value))
+	}
+}
+
+// event writes the condition of one term on a stored sample event.
+func (s *searchSQL) event(t search.Term) {
+	e := s.e
+	switch t.Field {
+	case search.FieldWord:
+		p := contains(t.Value)
+		s.add(e+"message"+s.like()+" OR "+e+"stack_trace"+s.like(), p, p)
+	case search.FieldLevel:
+		s.cmp(e+"level", t.Op, t.Num)
+	case search.FieldService:
+		s.add("EXISTS (SELECT 1 FROM error_groups sg WHERE sg.id = "+e+"group_id AND sg.service = ?)", t.Value)
+	case search.FieldEnvironment:
+		s.add(e+"environment = ?", t.Value)
+	case search.FieldRelease:
+		s.add(e+"release = ?", t.Value)
+	case search.FieldTraceID:
+		s.add(e+"trace_id = ?", t.Value)
+	case search.FieldSpanID:
+		s.add(e+"span_id = ?", t.Value)
+	case search.FieldTimestamp:
+		s.when(e+"timestamp", t)
+	case search.FieldHas:
+		switch t.Value {
+		case "environment", "release", "trace_id", "span_id":
+			s.add(e + t.Value + " <> ''")
+		default:
+			s.attribute(t.Value, nil)
+		}
+	default: // search.FieldAttribute
+		s.attribute(t.Key, &t.Value)
+	}
+}
+
+// attribute compares an event's attribute with value (or asks that it is
+// there, value nil): the key flat ("user.id": 42), as a Sentry tag
+// ("tags.user.id") or nested ({"user": {"id": 42}}). Keys are letters,
+// digits and . _ - / @ (search.Parse), so they quote safely in a path.
+func (s *searchSQL) attribute(key string, value *string) {
+	flat := []string{key, "tags." + facetKey(key)}
+	nested := strings.Split(facetKey(key), ".")
+	for i, k := range flat {
+		if i > 0 {
+			s.b.WriteString(" OR ")
+		}
+		s.attrPath([]string{k}, value)
+	}
+	if len(nested) > 1 {
+		s.b.WriteString(" OR ")
+		s.attrPath(nested, value)
+	}
+}
+
+func (s *searchSQL) attrPath(path []string, value *string) {
+	var expr string
+	var arg any
+	if s.dialect == Postgres {
+		expr, arg = "(CAST("+s.e+"attributes AS jsonb) #>> CAST(? AS text[]))", `{"`+strings.Join(path, `","`)+`"}`
+	} else {
+		expr, arg = "CAST(json_extract("+s.e+"attributes, ?) AS TEXT)", `$."`+strings.Join(path, `"."`)+`"`
+	}
+	if value == nil {
+		s.add(expr+" IS NOT NULL", arg)
+		return
+	}
+	s.add(expr+" = ?", arg, *value)
+}
