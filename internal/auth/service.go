@@ -149,7 +149,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 				return err
 			}
 		}
-		out, err = s.newSession(ctx, c, u)
+		out, err = s.newSession(ctx, c, u, store.SignInPassword)
 		return err
 	})
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
@@ -30,6 +31,15 @@ const MaxSessions = 100
 // quotaSignIns names the quota of SignInLimit.
 const quotaSignIns = "sign-ins"
 
+// SignInInput is what sign-in takes. The client's address and user agent
+// come from the request in ctx (audit.From).
+type SignInInput struct {
+	Email, Password string
+	// Code is a TOTP code or a recovery code, needed when the account has
+	// two-factor sign-in.
+	Code string
+}
+
 // SignIn checks an email and password and opens a session. Failures answer
 // the same for an unknown address and a wrong password, take the same time,
 // and are rate limited per address and per client IP. The limiters' tokens
@@ -38,7 +48,8 @@ const quotaSignIns = "sign-ins"
 // guesses gets past the limit (CONTRACT 7). A right password then takes a
 // use of the account's SignInLimit (429 past it), and the new session ends
 // the oldest beyond MaxSessions.
-func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
+func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
+	email, password, clientIP := in.Email, in.Password, audit.From(ctx).IP
 	if err := text.Check("email", email); err != nil { // a NUL would reach the database
 		return Signed{}, err
 	}
@@ -70,6 +81,9 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 		return Signed{}, verr
 	}
 	if err != nil || !ok {
+		if err == nil {
+			s.recordFailure(ctx, u, "password")
+		}
 		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
 	}
 	giveBack()
@@ -83,10 +97,33 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 			return problem.Newf("rate-limited", "this account signed in %d times within the last hour, the most allowed; retry in %d seconds",
 				SignInLimit.Max, int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
 		}
-		out, err = s.newSession(ctx, c, u)
-		return err
+		out, err = s.newSession(ctx, c, u, store.SignInPassword)
+		if err != nil {
+			return err
+		}
+		return s.recordSignIn(ctx, c, u, out.Session)
 	})
 	return out, err
+}
+
+// recordSignIn writes a successful sign-in to the audit log of each of
+// the user's organizations.
+func (s *Service) recordSignIn(ctx context.Context, c *store.Conn, u store.User, sess store.Session) error {
+	return audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "user.signed_in", Target: sess.ID, ActorID: u.ID, ActorEmail: u.Email,
+		Data: map[string]any{"method": sess.Method}, At: s.clock()})
+}
+
+// recordFailure writes a failed sign-in of an existing account (reason
+// "password" or "code") to its organizations' audit logs. It is best
+// effort: the answer is the same whether it could be written or not.
+func (s *Service) recordFailure(ctx context.Context, u store.User, reason string) {
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		return audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "user.sign_in_failed", Target: u.ID, ActorID: u.ID, ActorEmail: u.Email,
+			Data: map[string]any{"reason": reason}, At: s.clock()})
+	})
+	if err != nil {
+		s.log.Warn("recording a failed sign-in", "user_id", u.ID, "err", err)
+	}
 }
 
 // signInAddress is the address typed at sign-in in its canonical form
@@ -118,12 +155,14 @@ func (s *Service) userByEmail(ctx context.Context, canonical, legacy string) (st
 	return u, err
 }
 
-// newSession opens a session of u in c's transaction, ending the user's
+// newSession opens a session of u, signed in by method, in c's transaction, ending the user's
 // oldest sessions beyond MaxSessions.
-func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User) (Signed, error) {
+func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User, method string) (Signed, error) {
 	tok := secret.NewToken()
 	now := s.clock()
-	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now}
+	client := audit.From(ctx)
+	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now,
+		IP: client.IP, UserAgent: client.UserAgent, Method: method}
 	if err := c.CreateSession(ctx, sess); err != nil {
 		return Signed{}, err
 	}

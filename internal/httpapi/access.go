@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
@@ -194,6 +195,8 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
+	ar := audit.From(r.Context())
+	ar.UserID, ar.Email = u.ID, u.Email
 	return &Principal{User: u, Session: sess, ViaCookie: viaCookie}, nil
 }
 

@@ -41,6 +41,7 @@ var unknownIDs = map[string]string{
 	"group_id":      "grp_" + zeros,
 	"summary_id":    "ism_" + zeros,
 	"delivery_id":   "dlv_" + zeros,
+	"session_id":    "ses_" + zeros,
 }
 
 const zeros = "00000000000000000000000000"

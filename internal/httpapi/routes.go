@@ -25,6 +25,12 @@ func (s *Server) routes() {
 			"(429 rate-limited with Retry-After past them; sign-up is not counted), and a user holds at most 100 sessions: a new one ends the oldest."), public, s.signIn)
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
+	register(s, get("/v1/auth/sessions", "list-sessions", "List your sessions", "Auth"), signedIn, s.listSessions)
+	register(s, describe(withErrs(del("/v1/auth/sessions/{session_id}", "end-session", "End one of your sessions", "Auth"), 404),
+		"Signs that session out at once; ending the current one is signing out. Another user's session is 404 not-found."), signedIn, s.endSession)
+	register(s, describe(post("/v1/auth/password", "change-password", "Change your password", "Auth", http.StatusNoContent),
+		"Ends every other session of the account. A wrong current_password is 422 naming it, and counts in the sign-in failure limit (429 rate-limited)."),
+		signedIn, s.changePassword)
 
 	// Organizations.
 	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
@@ -32,6 +38,10 @@ func (s *Server) routes() {
 	register(s, get("/v1/orgs/{org_id}", "get-org", "Get an organization", "Organizations"), in("org_id", org.Viewer), s.getOrg)
 	register(s, patch("/v1/orgs/{org_id}", "update-org", "Rename an organization", "Organizations"), in("org_id", org.Owner), s.updateOrg)
 	register(s, del("/v1/orgs/{org_id}", "delete-org", "Delete an organization and everything in it", "Organizations"), in("org_id", org.Owner), s.deleteOrg)
+
+	register(s, describe(get("/v1/orgs/{org_id}/audit-log", "list-audit-log", "List the organization's audit log", "Organizations"),
+		"Newest first; kept one year. Sign-ins (successful and failed) of members, sessions ended, role changes, invitations, keys and tokens, "+
+			"channels, settings, single sign-on and two-factor changes, deleted projects and grouping rules."), in("org_id", org.Admin), s.listAuditLog)
 
 	// Members: anyone may leave; the service checks the finer owner rules.
 	register(s, get("/v1/orgs/{org_id}/members", "list-members", "List members", "Members"), in("org_id", org.Viewer), s.listMembers)

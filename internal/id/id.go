@@ -31,6 +31,7 @@ const (
 	InfoSummary  = "ism_"
 	Request      = "req_"
 	Session      = "ses_"
+	Audit        = "aud_"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

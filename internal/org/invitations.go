@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
@@ -78,6 +79,9 @@ func (s *Service) Invite(ctx context.Context, actor store.Member, email string, 
 		if err := c.CreateInvitation(ctx, inv); err != nil {
 			return err
 		}
+		if err := s.record(ctx, c, inv.OrgID, "invitation.created", inv.ID, map[string]any{"email": inv.Email, "role": inv.Role}); err != nil {
+			return err
+		}
 		if s.mailer == nil {
 			return nil
 		}
@@ -99,7 +103,16 @@ func (s *Service) Invite(ctx context.Context, actor store.Member, email string, 
 
 // Revoke withdraws a pending invitation.
 func (s *Service) Revoke(ctx context.Context, invitationID string) error {
-	err := s.db.Write().SetInvitationStatus(ctx, invitationID, store.InvitationRevoked, s.clock())
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		inv, err := c.InvitationByID(ctx, invitationID)
+		if err != nil {
+			return err
+		}
+		if err := c.SetInvitationStatus(ctx, invitationID, store.InvitationRevoked, s.clock()); err != nil {
+			return err
+		}
+		return s.record(ctx, c, inv.OrgID, "invitation.revoked", inv.ID, map[string]any{"email": inv.Email, "role": inv.Role})
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return problem.New("conflict", "only a pending invitation can be revoked")
 	}
@@ -133,7 +146,11 @@ func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, to
 		return store.Member{}, err
 	}
 	m := store.Member{ID: id.New(id.Member), OrgID: inv.OrgID, UserID: user.ID, Role: inv.Role, CreatedAt: now, Email: user.Email, Name: user.Name}
-	return m, c.CreateMember(ctx, m)
+	if err := c.CreateMember(ctx, m); err != nil {
+		return store.Member{}, err
+	}
+	return m, audit.Record(ctx, c, audit.Entry{OrgID: inv.OrgID, Action: "invitation.accepted", Target: inv.ID, ActorID: user.ID, ActorEmail: user.Email,
+		Data: map[string]any{"email": inv.Email, "role": inv.Role, "member_id": m.ID}, At: now})
 }
 
 // AcceptToken is Accept in a transaction of its own.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -81,8 +82,20 @@ func (s *Service) Rename(ctx context.Context, orgID, name string) (store.Org, er
 	if err != nil {
 		return store.Org{}, err
 	}
+	from := o.Name
 	o.Name, o.UpdatedAt = strings.TrimSpace(name), s.clock()
-	return o, s.db.Write().UpdateOrg(ctx, o)
+	return o, s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.UpdateOrg(ctx, o); err != nil {
+			return err
+		}
+		return s.record(ctx, c, o.ID, "org.updated", o.ID, map[string]any{"name": map[string]any{"from": from, "to": o.Name}})
+	})
+}
+
+// record writes an audit entry dated by the service's clock in c's
+// transaction.
+func (s *Service) record(ctx context.Context, c *store.Conn, orgID, action, target string, data map[string]any) error {
+	return audit.Record(ctx, c, audit.Entry{OrgID: orgID, Action: action, Target: target, Data: data, At: s.clock()})
 }
 
 // SetPlan moves an organization to plan.
@@ -113,9 +126,10 @@ func (s *Service) SetRole(ctx context.Context, actor store.Member, memberID stri
 		if err := c.SetMemberRole(ctx, m.ID, role.String()); err != nil {
 			return err
 		}
+		from := m.Role
 		m.Role = role.String()
 		out = m
-		return nil
+		return s.record(ctx, c, m.OrgID, "member.role_changed", m.ID, map[string]any{"email": m.Email, "from": from, "to": m.Role})
 	})
 	return out, err
 }
@@ -136,7 +150,10 @@ func (s *Service) Remove(ctx context.Context, actor store.Member, memberID strin
 		if err := s.mayChangeOwner(ctx, c, actor, m, 0); err != nil {
 			return err
 		}
-		return c.DeleteMember(ctx, m.ID)
+		if err := c.DeleteMember(ctx, m.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, c, m.OrgID, "member.removed", m.ID, map[string]any{"email": m.Email, "role": m.Role})
 	})
 }
 

@@ -64,3 +64,11 @@ func (c *Conn) CountUsers(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// SetUserPassword replaces a user's password hash.
+func (c *Conn) SetUserPassword(ctx context.Context, id, hash string, now time.Time) error {
+	if err := c.execOne(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`, hash, ms(now), id); err != nil {
+		return fmt.Errorf("store: set password of %s: %w", id, err)
+	}
+	return nil
+}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/problem"
 )
 
@@ -44,7 +44,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
-	sg, err := d.auth.SignIn(r.Context(), email, r.PostForm.Get("password"), httpapi.RemoteIP(r.Context()))
+	sg, err := d.auth.SignIn(r.Context(), auth.SignInInput{Email: email, Password: r.PostForm.Get("password"), Code: r.PostForm.Get("code")})
 	if pr := shown(err, "invalid-credentials", "rate-limited", "validation-failed"); pr != nil {
 		msg := "The email address or the password is wrong."
 		if pr.Status != http.StatusUnauthorized {
