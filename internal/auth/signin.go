@@ -86,9 +86,23 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 		}
 		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
 	}
-	giveBack()
+	if !u.HasTOTP() {
+		giveBack()
+	} else if strings.TrimSpace(in.Code) == "" {
+		giveBack()
+		return Signed{}, problem.New("totp-required", "this account signs in with a second factor: send the authenticator's code, or a recovery code, as code")
+	}
 	var out Signed
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if u.HasTOTP() {
+			ok, err := s.spendSecondFactor(ctx, c, u, in.Code)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errWrongCode
+			}
+		}
 		ok, wait, err := c.TakeQuota(ctx, quotaSignIns, u.ID, s.clock(), SignInLimit)
 		if err != nil {
 			return err
@@ -103,8 +117,20 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 		}
 		return s.recordSignIn(ctx, c, u, out.Session)
 	})
+	if errors.Is(err, errWrongCode) {
+		// The reserved failure tokens stay spent: wrong codes count in the
+		// sign-in limits like wrong passwords.
+		s.recordFailure(ctx, u, "code")
+		return Signed{}, problem.New("invalid-credentials", "the two-factor code is wrong, or was used already")
+	}
+	if u.HasTOTP() {
+		giveBack()
+	}
 	return out, err
 }
+
+// errWrongCode ends a sign-in's transaction when its second factor is wrong.
+var errWrongCode = errors.New("auth: wrong second factor")
 
 // recordSignIn writes a successful sign-in to the audit log of each of
 // the user's organizations.

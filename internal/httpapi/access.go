@@ -217,6 +217,9 @@ func (s *Server) authorize(ctx context.Context, a Access, value string, p *Princ
 	if err != nil {
 		return err
 	}
+	if err := s.signInRules(ctx, orgID, p); err != nil {
+		return err
+	}
 	role, _ := org.ParseRole(p.Member.Role)
 	if !role.AtLeast(a.Min) {
 		return problem.Newf("forbidden", "this operation takes the %s role or higher; yours is %s", a.Min, role)
@@ -248,4 +251,21 @@ func bearer(r *http.Request) string {
 
 func isSafe(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}
+
+// signInRules applies the organization's sign-in rules to a member: with
+// sso_required only sessions that signed in through OpenID Connect, with
+// require_2fa only accounts with two-factor sign-in (CONTRACT 8).
+func (s *Server) signInRules(ctx context.Context, orgID string, p *Principal) error {
+	o, err := s.db.Read().OrgByID(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	if o.SSORequired && p.Session.Method != store.SignInOIDC {
+		return problem.New("sso-required", "this organization requires single sign-on: sign in through it to reach its resources")
+	}
+	if o.Require2FA && !p.User.HasTOTP() {
+		return problem.New("2fa-required", "this organization requires two-factor sign-in: turn it on for your account (POST /v1/auth/totp) to reach its resources")
+	}
+	return nil
 }

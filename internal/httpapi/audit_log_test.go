@@ -47,7 +47,7 @@ func TestAuditLog(t *testing.T) {
 		all := auditLog(t, s, w.Admin.Token, w.OrgID, "")
 		got := actions(all)
 		for _, a := range []string{"member.role_changed", "api_key.created", "api_key.revoked", "channel.created", "channel.updated", "channel.deleted",
-			"org.updated", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "project.deleted"} {
+			"org.renamed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "project.deleted"} {
 			if got[a] == 0 {
 				t.Errorf("no %s entry in %v", a, got)
 			}

@@ -70,6 +70,8 @@ var controlRows = map[string]controlRow{
 	"list-sessions":             {method: "GET", path: "/v1/auth/sessions"},
 	"change-password":           {method: "POST", path: "/v1/auth/password", body: `{"current_password":"long enough","new_password":"long enough"}`},
 	"list-audit-log":            {method: "GET", path: "/v1/orgs/{org}/audit-log"},
+	"confirm-totp":              {method: "POST", path: "/v1/auth/totp/confirm", body: `{"code":"123456"}`},
+	"disable-totp":              {method: "DELETE", path: "/v1/auth/totp", body: `{"code":"123456"}`},
 }
 
 // stringInput is one string a request can carry: a query parameter or a

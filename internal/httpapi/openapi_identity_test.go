@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
 )
@@ -26,6 +27,19 @@ func identityFlow(t *testing.T, c *contract, owner, other, orgID string) {
 	do("DELETE", "/v1/auth/sessions/"+otherID, owner, nil, http.StatusNotFound, "not-found")
 	do("POST", "/v1/auth/password", owner, map[string]any{"current_password": "wrong password", "new_password": apitest.Password}, http.StatusUnprocessableEntity, "validation-failed")
 	do("POST", "/v1/auth/password", owner, map[string]any{"current_password": apitest.Password, "new_password": apitest.Password}, http.StatusNoContent, "")
+	now := time.Now().UTC().Truncate(30 * time.Second).Add(10 * time.Second)
+	c.s.Clock.Set(now)
+	secret := do("POST", "/v1/auth/totp", owner, nil, http.StatusCreated, "").Str(t, "secret")
+	do("POST", "/v1/auth/totp/confirm", owner, map[string]any{"code": "12345x"}, http.StatusUnprocessableEntity, "validation-failed")
+	do("POST", "/v1/auth/totp/confirm", owner, map[string]any{"code": totpCode(t, secret, now)}, http.StatusOK, "")
+	do("POST", "/v1/auth/totp", owner, nil, http.StatusConflict, "conflict")
+	do("POST", "/v1/auth/sign-in/email", "", map[string]any{"email": "owner@example.com", "password": apitest.Password}, http.StatusUnauthorized, "totp-required")
+	do("PATCH", "/v1/orgs/"+orgID, owner, map[string]any{"require_2fa": true}, http.StatusOK, "")
+	do("PATCH", "/v1/orgs/"+orgID, owner, map[string]any{"sso_required": true}, http.StatusForbidden, "sso-required")
+	do("PATCH", "/v1/orgs/"+orgID, owner, map[string]any{"require_2fa": false}, http.StatusOK, "")
+	do("DELETE", "/v1/auth/totp", owner, map[string]any{"code": totpCode(t, secret, now.Add(30*time.Second))}, http.StatusNoContent, "")
+	do("PATCH", "/v1/orgs/"+orgID, owner, map[string]any{"require_2fa": true}, http.StatusForbidden, "2fa-required")
+	c.s.Clock.Set(time.Time{})
 	do("GET", "/v1/orgs/"+orgID+"/audit-log?limit=5", owner, nil, http.StatusOK, "")
 	do("GET", "/v1/orgs/"+orgID+"/audit-log?action=member.role_changed", owner, nil, http.StatusOK, "")
 }

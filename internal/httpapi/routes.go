@@ -21,10 +21,12 @@ func (s *Server) routes() {
 	// Identity (CONTRACT 2).
 	register(s, withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409), public, s.signUp)
 	register(s, describe(withErrs(post("/v1/auth/sign-in/email", "sign-in", "Sign in", "Auth", http.StatusOK), 401),
-		"Failed sign-ins are rate limited per address and per client (429 rate-limited). A successful sign-in takes one of the account's 30 an hour "+
+		"An account with two-factor sign-in needs code (a TOTP or recovery code): without it 401 totp-required, a wrong or used one 401 invalid-credentials. "+
+			"Failed sign-ins, wrong codes included, are rate limited per address and per client (429 rate-limited). A successful sign-in takes one of the account's 30 an hour "+
 			"(429 rate-limited with Retry-After past them; sign-up is not counted), and a user holds at most 100 sessions: a new one ends the oldest."), public, s.signIn)
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
+	s.totpRoutes(signedIn)
 	register(s, get("/v1/auth/sessions", "list-sessions", "List your sessions", "Auth"), signedIn, s.listSessions)
 	register(s, describe(withErrs(del("/v1/auth/sessions/{session_id}", "end-session", "End one of your sessions", "Auth"), 404),
 		"Signs that session out at once; ending the current one is signing out. Another user's session is 404 not-found."), signedIn, s.endSession)
@@ -36,7 +38,9 @@ func (s *Server) routes() {
 	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
 	register(s, post("/v1/orgs", "create-org", "Create an organization", "Organizations", http.StatusCreated), signedIn, s.createOrg)
 	register(s, get("/v1/orgs/{org_id}", "get-org", "Get an organization", "Organizations"), in("org_id", org.Viewer), s.getOrg)
-	register(s, patch("/v1/orgs/{org_id}", "update-org", "Rename an organization", "Organizations"), in("org_id", org.Owner), s.updateOrg)
+	register(s, describe(patch("/v1/orgs/{org_id}", "update-org", "Rename an organization or change its sign-in rules", "Organizations"),
+		"require_2fa: true needs two-factor sign-in on your own account (403 2fa-required); sso_required: true needs your session to have signed in "+
+			"through single sign-on (403 sso-required)."), in("org_id", org.Owner), s.updateOrg)
 	register(s, del("/v1/orgs/{org_id}", "delete-org", "Delete an organization and everything in it", "Organizations"), in("org_id", org.Owner), s.deleteOrg)
 
 	register(s, describe(get("/v1/orgs/{org_id}/audit-log", "list-audit-log", "List the organization's audit log", "Organizations"),

@@ -22,16 +22,20 @@ func userView(u store.User) UserView {
 
 // OrgView is an organization.
 type OrgView struct {
-	ID        string     `json:"id" doc:"org_ identifier"`
-	Name      string     `json:"name"`
-	Plan      string     `json:"plan" enum:"free,team"`
-	Limits    org.Limits `json:"limits"`
-	CreatedAt Timestamp  `json:"created_at"`
-	UpdatedAt Timestamp  `json:"updated_at"`
+	ID     string     `json:"id" doc:"org_ identifier"`
+	Name   string     `json:"name"`
+	Plan   string     `json:"plan" enum:"free,team"`
+	Limits org.Limits `json:"limits"`
+	// Require2FA and SSORequired are the organization's sign-in rules.
+	Require2FA  bool      `json:"require_2fa" doc:"Members without two-factor sign-in get 403 2fa-required"`
+	SSORequired bool      `json:"sso_required" doc:"Sessions that did not sign in through single sign-on get 403 sso-required"`
+	CreatedAt   Timestamp `json:"created_at"`
+	UpdatedAt   Timestamp `json:"updated_at"`
 }
 
 func orgView(o store.Org) OrgView {
-	return OrgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
+	return OrgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), Require2FA: o.Require2FA, SSORequired: o.SSORequired,
+		CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
 }
 
 // MemberView is a member of an organization.

@@ -75,21 +75,86 @@ func (s *Service) Create(ctx context.Context, creator store.User, name string) (
 
 // Rename changes an organization's name.
 func (s *Service) Rename(ctx context.Context, orgID, name string) (store.Org, error) {
-	if err := CheckName(name); err != nil {
-		return store.Org{}, err
+	return s.Update(ctx, orgID, Caller{}, Settings{Name: &name})
+}
+
+// Settings is a change of an organization: nil fields stay as they are.
+type Settings struct {
+	Name                    *string
+	Require2FA, SSORequired *bool
+}
+
+// Caller is who changes an organization's sign-in rules: requiring
+// two-factor sign-in takes an account that has it, requiring single
+// sign-on a session that signed in through it (nobody locks themselves out).
+type Caller struct {
+	User    store.User
+	Session store.Session
+}
+
+// Update changes an organization's name and sign-in rules, each change
+// recorded in its audit log.
+func (s *Service) Update(ctx context.Context, orgID string, by Caller, in Settings) (store.Org, error) {
+	if in == (Settings{}) {
+		return store.Org{}, problem.New("validation-failed", "name: required, unless require_2fa or sso_required is given")
 	}
-	o, err := s.db.Read().OrgByID(ctx, orgID)
-	if err != nil {
-		return store.Org{}, err
+	if in.Name != nil {
+		if err := CheckName(*in.Name); err != nil {
+			return store.Org{}, err
+		}
 	}
-	from := o.Name
-	o.Name, o.UpdatedAt = strings.TrimSpace(name), s.clock()
-	return o, s.db.Tx(ctx, func(c *store.Conn) error {
+	if in.Require2FA != nil && *in.Require2FA && !by.User.HasTOTP() {
+		return store.Org{}, problem.New("2fa-required", "require_2fa: turn on two-factor sign-in for your own account first")
+	}
+	if in.SSORequired != nil && *in.SSORequired && by.Session.Method != store.SignInOIDC {
+		return store.Org{}, problem.New("sso-required", "sso_required: sign in through single sign-on first, so that you keep access")
+	}
+	var o store.Org
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		var err error
+		if o, err = c.OrgByID(ctx, orgID); err != nil {
+			return err
+		}
+		before := o
+		if in.Name != nil {
+			o.Name = strings.TrimSpace(*in.Name)
+		}
+		if in.Require2FA != nil {
+			o.Require2FA = *in.Require2FA
+		}
+		if in.SSORequired != nil {
+			o.SSORequired = *in.SSORequired
+		}
+		o.UpdatedAt = s.clock()
 		if err := c.UpdateOrg(ctx, o); err != nil {
 			return err
 		}
-		return s.record(ctx, c, o.ID, "org.updated", o.ID, map[string]any{"name": map[string]any{"from": from, "to": o.Name}})
+		return s.recordOrgChanges(ctx, c, before, o)
 	})
+	return o, err
+}
+
+// recordOrgChanges writes an audit entry for each setting that changed
+// from a to b.
+func (s *Service) recordOrgChanges(ctx context.Context, c *store.Conn, a, b store.Org) error {
+	changes := []struct {
+		action   string
+		from, to any
+		changed  bool
+	}{
+		{"org.renamed", a.Name, b.Name, a.Name != b.Name},
+		{"org.require_2fa_changed", a.Require2FA, b.Require2FA, a.Require2FA != b.Require2FA},
+		{"org.sso_required_changed", a.SSORequired, b.SSORequired, a.SSORequired != b.SSORequired},
+	}
+	for _, ch := range changes {
+		if !ch.changed {
+			continue
+		}
+		if err := s.record(ctx, c, b.ID, ch.action, b.ID, map[string]any{"from": ch.from, "to": ch.to}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // record writes an audit entry dated by the service's clock in c's

@@ -13,14 +13,17 @@ type Org struct {
 	Plan      string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Require2FA refuses members without two-factor sign-in; SSORequired
+	// refuses sessions that did not sign in through OpenID Connect.
+	Require2FA, SSORequired bool
 }
 
-const orgCols = `o.id, o.name, o.plan, o.created_at, o.updated_at`
+const orgCols = `o.id, o.name, o.plan, o.created_at, o.updated_at, o.require_2fa, o.sso_required`
 
 func scanOrg(s interface{ Scan(...any) error }) (Org, error) {
 	var o Org
 	var c, u int64
-	if err := s.Scan(&o.ID, &o.Name, &o.Plan, &c, &u); err != nil {
+	if err := s.Scan(&o.ID, &o.Name, &o.Plan, &c, &u, &o.Require2FA, &o.SSORequired); err != nil {
 		return Org{}, err
 	}
 	o.CreatedAt, o.UpdatedAt = fromMS(c), fromMS(u)
@@ -74,7 +77,7 @@ func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) 
 	return collect(rows, func(s interface{ Scan(...any) error }) (Membership, error) {
 		var m Membership
 		var cr, up int64
-		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Plan, &cr, &up, &m.Role); err != nil {
+		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Plan, &cr, &up, &m.Org.Require2FA, &m.Org.SSORequired, &m.Role); err != nil {
 			return Membership{}, err
 		}
 		m.Org.CreatedAt, m.Org.UpdatedAt = fromMS(cr), fromMS(up)
@@ -82,10 +85,10 @@ func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) 
 	})
 }
 
-// UpdateOrg changes the name and plan of an organization.
+// UpdateOrg changes the name, plan and sign-in rules of an organization.
 func (c *Conn) UpdateOrg(ctx context.Context, o Org) error {
-	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, plan = ?, updated_at = ? WHERE id = ?`,
-		o.Name, o.Plan, ms(o.UpdatedAt), o.ID); err != nil {
+	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, plan = ?, require_2fa = ?, sso_required = ?, updated_at = ? WHERE id = ?`,
+		o.Name, o.Plan, o.Require2FA, o.SSORequired, ms(o.UpdatedAt), o.ID); err != nil {
 		return fmt.Errorf("store: update organization %s: %w", o.ID, err)
 	}
 	return nil

@@ -14,14 +14,22 @@ type User struct {
 	PasswordHash string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// TOTPSecret is the confirmed TOTP secret ("" without two-factor
+	// sign-in); TOTPPending one being set up; TOTPLastStep the time step of
+	// the last code accepted.
+	TOTPSecret, TOTPPending string
+	TOTPLastStep            int64
 }
 
-const userCols = `id, email, name, password_hash, created_at, updated_at`
+// HasTOTP reports whether the user signs in with a second factor.
+func (u User) HasTOTP() bool { return u.TOTPSecret != "" }
+
+const userCols = `id, email, name, password_hash, created_at, updated_at, totp_secret, totp_pending, totp_last_step`
 
 func scanUser(s interface{ Scan(...any) error }) (User, error) {
 	var u User
 	var c, up int64
-	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up); err != nil {
+	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.TOTPSecret, &u.TOTPPending, &u.TOTPLastStep); err != nil {
 		return User{}, err
 	}
 	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
@@ -30,7 +38,7 @@ func scanUser(s interface{ Scan(...any) error }) (User, error) {
 
 // CreateUser inserts u; a taken email is ErrConflict.
 func (c *Conn) CreateUser(ctx context.Context, u User) error {
-	_, err := c.exec(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		u.ID, u.Email, u.Name, u.PasswordHash, ms(u.CreatedAt), ms(u.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create user: %w", err)

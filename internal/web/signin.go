@@ -14,6 +14,8 @@ type signInData struct {
 	Next, Email, Error string
 	// SignUp links to the sign-up form (ERRATA_SIGNUP=open).
 	SignUp bool
+	// NeedCode asks for the second factor too.
+	NeedCode bool
 }
 
 func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
@@ -45,16 +47,22 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
 	sg, err := d.auth.SignIn(r.Context(), auth.SignInInput{Email: email, Password: r.PostForm.Get("password"), Code: r.PostForm.Get("code")})
-	if pr := shown(err, "invalid-credentials", "rate-limited", "validation-failed"); pr != nil {
+	if pr := shown(err, "invalid-credentials", "totp-required", "rate-limited", "validation-failed"); pr != nil {
 		msg := "The email address or the password is wrong."
-		if pr.Status != http.StatusUnauthorized {
+		needCode := r.PostForm.Get("code") != ""
+		switch {
+		case pr.Code() == "totp-required":
+			msg, needCode = "Enter your password again with the code of your authenticator app.", true
+		case needCode && pr.Status == http.StatusUnauthorized:
+			msg = "The password or the two-factor code is wrong, or the code was used already."
+		case pr.Status != http.StatusUnauthorized:
 			msg = sentence(pr.Detail)
 			for k, vs := range pr.GetHeaders() {
 				w.Header()[k] = vs
 			}
 		}
 		d.render(w, r, pr.Status, "sign-in", nil, frame{Title: "Sign in",
-			Data: signInData{Next: next, Email: email, Error: msg, SignUp: d.auth.SignUpOpen()}})
+			Data: signInData{Next: next, Email: email, Error: msg, SignUp: d.auth.SignUpOpen(), NeedCode: needCode}})
 		return
 	}
 	if err != nil {
