@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 
@@ -51,7 +52,18 @@ func (s *Service) BeginTOTP(ctx context.Context, u store.User) (TOTPSetup, error
 	if err := s.db.Write().SetTOTPPending(ctx, u.ID, key.Secret(), s.clock()); err != nil {
 		return TOTPSetup{}, err
 	}
-	return TOTPSetup{Secret: key.Secret(), URI: key.URL()}, nil
+	return TOTPSetup{Secret: key.Secret(), URI: TOTPURI(u.Email, key.Secret())}, nil
+}
+
+// TOTPURI is the otpauth:// URI of a TOTP secret of the account email.
+func TOTPURI(email, sec string) string {
+	v := url.Values{}
+	v.Set("secret", sec)
+	v.Set("issuer", TOTPIssuer)
+	v.Set("algorithm", "SHA1")
+	v.Set("digits", "6")
+	v.Set("period", "30")
+	return "otpauth://totp/" + url.PathEscape(TOTPIssuer) + ":" + url.PathEscape(email) + "?" + v.Encode()
 }
 
 // ConfirmTOTP turns two-factor sign-in on with a code of the pending secret

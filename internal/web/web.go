@@ -96,6 +96,7 @@ func (d *Dashboard) routes(mux *http.ServeMux) {
 	d.insightRoutes(mux)   // insight.go: error groups, INFO summaries, charts
 	d.channelRoutes(mux)   // channels.go: channels, deliveries, notification settings
 	d.emailLinkRoutes(mux) // email_links.go: the confirmation and unsubscribe links of emails
+	d.securityRoutes(mux)  // account_security.go: sessions, two-factor sign-in, password; audit_log.go
 }
 
 // get registers a signed-in page; post a signed-in form action, refused
