@@ -155,7 +155,8 @@ func (a *App) build(ctx context.Context) error {
 	keep.Records = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	a.retention = &retention{db: a.DB, keep: keep, leads: leads, now: now, log: a.log, every: time.Hour}
 	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: a.Notify, Logger: a.log, Now: now})
-	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now})
+	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now,
+		Mailer: a.Notify, AppURL: cfg.AppURL})
 	key, err := a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
 		b := make([]byte, 32)
 		_, err := rand.Read(b)

@@ -69,7 +69,9 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 	giveBack := func() { giveBackEmail(); giveBackIP() }
 	u, err := s.userByEmail(ctx, canonical, legacy)
 	hash := u.PasswordHash
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && hash == "") {
+		// No account, or one that signs in only through OpenID Connect:
+		// the same work and the same answer as a wrong password.
 		hash = s.dummyHash
 	} else if err != nil {
 		giveBack()
@@ -80,7 +82,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 		giveBack()
 		return Signed{}, verr
 	}
-	if err != nil || !ok {
+	if err != nil || !ok || u.PasswordHash == "" {
 		if err == nil {
 			s.recordFailure(ctx, u, "password")
 		}

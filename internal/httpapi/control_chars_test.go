@@ -72,6 +72,7 @@ var controlRows = map[string]controlRow{
 	"list-audit-log":            {method: "GET", path: "/v1/orgs/{org}/audit-log"},
 	"confirm-totp":              {method: "POST", path: "/v1/auth/totp/confirm", body: `{"code":"123456"}`},
 	"disable-totp":              {method: "DELETE", path: "/v1/auth/totp", body: `{"code":"123456"}`},
+	"verify-email":              {method: "POST", path: "/v1/auth/verify-email", body: `{"token":"abc"}`, public: true},
 }
 
 // stringInput is one string a request can carry: a query parameter or a

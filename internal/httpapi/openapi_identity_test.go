@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/mail/mailtest"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // identityFlow validates the answers of the identity operations of CONTRACT
@@ -40,6 +43,36 @@ func identityFlow(t *testing.T, c *contract, owner, other, orgID string) {
 	do("DELETE", "/v1/auth/totp", owner, map[string]any{"code": totpCode(t, secret, now.Add(30*time.Second))}, http.StatusNoContent, "")
 	do("PATCH", "/v1/orgs/"+orgID, owner, map[string]any{"require_2fa": true}, http.StatusForbidden, "2fa-required")
 	c.s.Clock.Set(time.Time{})
+	verificationFlow(t, c)
 	do("GET", "/v1/orgs/"+orgID+"/audit-log?limit=5", owner, nil, http.StatusOK, "")
 	do("GET", "/v1/orgs/"+orgID+"/audit-log?action=member.role_changed", owner, nil, http.StatusOK, "")
+}
+
+// verificationFlow validates email verification's answers. It needs email,
+// so it runs on a second server with an SMTP server and open sign-up,
+// checking its answers against c's document.
+func verificationFlow(t *testing.T, c *contract) {
+	t.Helper()
+	smtp := mailtest.Start(t)
+	other := apitest.Start(t, store.SQLite, func(cfg *config.Serve) { cfg.SMTPURL, cfg.Signup = smtp.URL(), "open" })
+	do := func(method, path, token string, body any, status int, code string) *apitest.Response {
+		t.Helper()
+		req := apitest.Request{Method: method, Path: path, Token: token, Body: body}
+		res := other.Do(req).Expect(t, status, code)
+		if status >= 300 {
+			return res // its problem type names the other server's docs
+		}
+		if err := c.check(req, res); err != nil {
+			t.Errorf("%s %s answered %d, which the document does not describe:\n%v\nbody: %s", method, path, res.Status, err, res.Body)
+		}
+		return res
+	}
+	other.SignUp(t, "first@example.com")
+	ada := other.SignUp(t, "ada@example.com")
+	do("POST", "/v1/auth/verify-email/send", ada.Token, nil, http.StatusNoContent, "")
+	deliverDue(t, other)
+	token := verificationToken(t, smtp, "ada@example.com", 2)
+	do("POST", "/v1/auth/verify-email", "", map[string]any{"token": token}, http.StatusOK, "")
+	do("POST", "/v1/auth/verify-email", "", map[string]any{"token": token}, http.StatusUnprocessableEntity, "validation-failed")
+	do("POST", "/v1/auth/verify-email/send", ada.Token, nil, http.StatusConflict, "conflict")
 }

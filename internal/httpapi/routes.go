@@ -19,7 +19,9 @@ func (s *Server) routes() {
 	in := func(scope string, min org.Role) Access { return Access{Scope: scope, Min: min} }
 
 	// Identity (CONTRACT 2).
-	register(s, withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409), public, s.signUp)
+	register(s, describe(withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409),
+		"With invitation_token the account takes the invitation's address (whatever email says), verified by the invitation's link. Otherwise, "+
+			"when the server sends email, the address gets a verification link and stays unverified until it is opened."), public, s.signUp)
 	register(s, describe(withErrs(post("/v1/auth/sign-in/email", "sign-in", "Sign in", "Auth", http.StatusOK), 401),
 		"An account with two-factor sign-in needs code (a TOTP or recovery code): without it 401 totp-required, a wrong or used one 401 invalid-credentials. "+
 			"Failed sign-ins, wrong codes included, are rate limited per address and per client (429 rate-limited). A successful sign-in takes one of the account's 30 an hour "+
@@ -27,6 +29,7 @@ func (s *Server) routes() {
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
 	s.totpRoutes(signedIn)
+	s.verificationRoutes(public, signedIn)
 	register(s, get("/v1/auth/sessions", "list-sessions", "List your sessions", "Auth"), signedIn, s.listSessions)
 	register(s, describe(withErrs(del("/v1/auth/sessions/{session_id}", "end-session", "End one of your sessions", "Auth"), 404),
 		"Signs that session out at once; ending the current one is signing out. Another user's session is 404 not-found."), signedIn, s.endSession)
@@ -58,7 +61,9 @@ func (s *Server) routes() {
 		"An organization sends at most 20 invitations an hour and 100 a day, whoever sends them: past either, 429 rate-limited with Retry-After "+
 			"and nothing is created. The email is normalised (docs/decisions.md); look-alike addresses are 422 naming email."), in("org_id", org.Admin), s.createInvitation)
 	register(s, withErrs(del("/v1/invitations/{invitation_id}", "revoke-invitation", "Revoke an invitation", "Invitations"), 409), in("invitation_id", org.Admin), s.revokeInvitation)
-	register(s, withErrs(post("/v1/invitations/accept", "accept-invitation", "Accept an invitation", "Invitations", http.StatusOK), 409), signedIn, s.acceptInvitation)
+	register(s, describe(withErrs(post("/v1/invitations/accept", "accept-invitation", "Accept an invitation", "Invitations", http.StatusOK), 409),
+		"An invitation binds to its address: another account's is 403 invitation-email-mismatch, and the account of that address must have verified "+
+			"it first (403 email-unverified)."), signedIn, s.acceptInvitation)
 
 	// Projects.
 	register(s, get("/v1/orgs/{org_id}/projects", "list-projects", "List projects", "Projects"), in("org_id", org.Viewer), s.listProjects)

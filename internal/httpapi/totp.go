@@ -63,3 +63,35 @@ func (s *Server) totpRoutes(signedIn Access) {
 		"Takes a current code or an unused recovery code; a wrong one is 422 naming code and counts in the sign-in failure limit. "+
 			"The secret and the recovery codes are forgotten."), signedIn, s.disableTOTP)
 }
+
+// VerifyEmailInput carries a verification link's token.
+type VerifyEmailInput struct {
+	Body struct {
+		Token string `json:"token" minLength:"1" maxLength:"200" doc:"The token of the verification email's link"`
+	}
+}
+
+// UserOutput is one user.
+type UserOutput struct{ Body UserView }
+
+func (s *Server) verifyEmail(ctx context.Context, in *VerifyEmailInput) (*UserOutput, error) {
+	u, err := s.auth.VerifyEmail(ctx, in.Body.Token)
+	if err != nil {
+		return nil, err
+	}
+	return &UserOutput{userView(u)}, nil
+}
+
+func (s *Server) sendVerification(ctx context.Context, _ *struct{}) (*struct{}, error) {
+	return nil, s.auth.SendVerification(ctx, principal(ctx).User)
+}
+
+// verificationRoutes registers email verification (CONTRACT 8).
+func (s *Server) verificationRoutes(public, signedIn Access) {
+	register(s, describe(post("/v1/auth/verify-email", "verify-email", "Verify an account's email address", "Auth", http.StatusOK),
+		"Takes the token of the verification email's link (valid seven days, once) and answers the account. Its pending email channels to "+
+			"that address are confirmed with it. An unknown, used or expired token is 422 naming token."), public, s.verifyEmail)
+	register(s, describe(withErrs(post("/v1/auth/verify-email/send", "send-verification-email", "Send the verification email again", "Auth", http.StatusNoContent), 409),
+		"A new link replaces the previous one; at most 5 an hour (429). A verified address, or a server without SMTP, is 409 conflict."),
+		signedIn, s.sendVerification)
+}

@@ -10,14 +10,18 @@ import (
 
 // UserView is a user as the API shows it.
 type UserView struct {
-	ID        string    `json:"id" doc:"usr_ identifier"`
-	Email     string    `json:"email"`
-	Name      string    `json:"name"`
-	CreatedAt Timestamp `json:"created_at"`
+	ID    string `json:"id" doc:"usr_ identifier"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// EmailVerified: until true, the address receives no channel email and
+	// accepts no invitation.
+	EmailVerified bool      `json:"email_verified" doc:"Whether the address is verified (the link of the verification email)"`
+	TOTPEnabled   bool      `json:"totp_enabled" doc:"Whether signing in takes a second factor"`
+	CreatedAt     Timestamp `json:"created_at"`
 }
 
 func userView(u store.User) UserView {
-	return UserView{ID: u.ID, Email: u.Email, Name: u.Name, CreatedAt: ts(u.CreatedAt)}
+	return UserView{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: u.EmailVerified(), TOTPEnabled: u.HasTOTP(), CreatedAt: ts(u.CreatedAt)}
 }
 
 // OrgView is an organization.

@@ -123,21 +123,27 @@ func (s *Service) Revoke(ctx context.Context, invitationID string) error {
 // tokenHash. It runs inside c so that sign-up can create the user and accept
 // in one transaction.
 func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, tokenHash []byte) (store.Member, error) {
-	inv, err := c.InvitationByTokenHash(ctx, tokenHash)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Member{}, problem.New("invitation-invalid", "invitation_token: no invitation has this token")
-	}
+	inv, err := s.PendingInvitation(ctx, c, tokenHash)
 	if err != nil {
 		return store.Member{}, err
 	}
+	return s.AcceptInvitation(ctx, c, user, inv)
+}
+
+// AcceptInvitation makes user a member through the pending invitation inv,
+// in c's transaction, if the invitation's address is user's verified one.
+func (s *Service) AcceptInvitation(ctx context.Context, c *store.Conn, user store.User, inv store.Invitation) (store.Member, error) {
 	now := s.clock()
-	switch st := inv.StatusAt(now); st {
-	case store.InvitationPending:
-	default:
-		return store.Member{}, problem.Newf("invitation-invalid", "invitation_token: the invitation is %s", st)
-	}
 	if _, err := c.MemberOf(ctx, inv.OrgID, user.ID); err == nil {
 		return store.Member{}, problem.New("already-member", "you are already a member of the invitation's organization")
+	}
+	// An invitation binds to its address (CONTRACT 8): only the account
+	// of that address, once verified, accepts it.
+	if user.Email != inv.Email {
+		return store.Member{}, problem.Newf("invitation-email-mismatch", "the invitation is for %s; sign in with that address's account to accept it", inv.Email)
+	}
+	if !user.EmailVerified() {
+		return store.Member{}, problem.New("email-unverified", "confirm your email address first (the link of the verification email), then accept the invitation")
 	}
 	if err := c.SetInvitationStatus(ctx, inv.ID, store.InvitationAccepted, now); err != nil {
 		if errors.Is(err, store.ErrConflict) {
@@ -151,6 +157,23 @@ func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, to
 	}
 	return m, audit.Record(ctx, c, audit.Entry{OrgID: inv.OrgID, Action: "invitation.accepted", Target: inv.ID, ActorID: user.ID, ActorEmail: user.Email,
 		Data: map[string]any{"email": inv.Email, "role": inv.Role, "member_id": m.ID}, At: now})
+}
+
+// PendingInvitation returns the pending invitation whose token hashes to
+// tokenHash; an unknown token or an invitation no longer pending is 422
+// invitation-invalid.
+func (s *Service) PendingInvitation(ctx context.Context, c *store.Conn, tokenHash []byte) (store.Invitation, error) {
+	inv, err := c.InvitationByTokenHash(ctx, tokenHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Invitation{}, problem.New("invitation-invalid", "invitation_token: no invitation has this token")
+	}
+	if err != nil {
+		return store.Invitation{}, err
+	}
+	if st := inv.StatusAt(s.clock()); st != store.InvitationPending {
+		return store.Invitation{}, problem.Newf("invitation-invalid", "invitation_token: the invitation is %s", st)
+	}
+	return inv, nil
 }
 
 // AcceptToken is Accept in a transaction of its own.

@@ -54,6 +54,9 @@ type Delivery struct {
 const (
 	EventInvitation   = "invitation"
 	EventConfirmation = "confirmation"
+	// EventVerification is an account's email verification; its subject
+	// is the user.
+	EventVerification = "verification"
 )
 
 // FormatEmail is the format of an email delivery.

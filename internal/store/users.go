@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -19,27 +20,37 @@ type User struct {
 	// the last code accepted.
 	TOTPSecret, TOTPPending string
 	TOTPLastStep            int64
+	// EmailVerifiedAt is when the address was verified; nil until then.
+	EmailVerifiedAt *time.Time
 }
+
+// EmailVerified reports whether the user's address is verified.
+func (u User) EmailVerified() bool { return u.EmailVerifiedAt != nil }
 
 // HasTOTP reports whether the user signs in with a second factor.
 func (u User) HasTOTP() bool { return u.TOTPSecret != "" }
 
-const userCols = `id, email, name, password_hash, created_at, updated_at, totp_secret, totp_pending, totp_last_step`
+const userCols = `id, email, name, password_hash, created_at, updated_at, totp_secret, totp_pending, totp_last_step, email_verified_at`
 
 func scanUser(s interface{ Scan(...any) error }) (User, error) {
 	var u User
 	var c, up int64
-	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.TOTPSecret, &u.TOTPPending, &u.TOTPLastStep); err != nil {
+	var verified sql.NullInt64
+	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.TOTPSecret, &u.TOTPPending, &u.TOTPLastStep, &verified); err != nil {
 		return User{}, err
 	}
 	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
+	if verified.Valid {
+		t := fromMS(verified.Int64)
+		u.EmailVerifiedAt = &t
+	}
 	return u, nil
 }
 
 // CreateUser inserts u; a taken email is ErrConflict.
 func (c *Conn) CreateUser(ctx context.Context, u User) error {
-	_, err := c.exec(ctx, `INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Email, u.Name, u.PasswordHash, ms(u.CreatedAt), ms(u.UpdatedAt))
+	_, err := c.exec(ctx, `INSERT INTO users (id, email, name, password_hash, created_at, updated_at, email_verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.Name, u.PasswordHash, ms(u.CreatedAt), ms(u.UpdatedAt), nullMS(u.EmailVerifiedAt))
 	if err != nil {
 		return fmt.Errorf("store: create user: %w", err)
 	}

@@ -29,6 +29,7 @@ var (
 	testTemplates         = parse("test")
 	invitationTemplates   = parse("invitation")
 	confirmationTemplates = parse("confirmation")
+	verificationTemplates = parse("verification")
 )
 
 func parse(name string) templates {
