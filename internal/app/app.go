@@ -31,6 +31,7 @@ import (
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
+	"github.com/errata-dev/errata/internal/sso"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/web"
@@ -208,7 +209,16 @@ func (a *App) build(ctx context.Context) error {
 	a.registerGauges()
 	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
 	a.ops = httpapi.Ops(a.Metrics.Handler(), a.ready, a.log)
-	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: tickets.NewService(a.DB, now), Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}); err != nil {
+	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: tickets.NewService(a.DB, now), Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}
+	if cfg.OIDCIssuer != "" {
+		wo.SSO = sso.New(sso.Options{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret, AppURL: cfg.AppURL})
+		wo.SSOName = cfg.OIDCName
+		for _, e := range cfg.OIDCAutoJoin {
+			j, _ := config.ParseAutoJoin(e) // Validate checked it
+			wo.AutoJoin = append(wo.AutoJoin, auth.AutoJoin{Domain: j.Domain, OrgID: j.OrgID, Role: j.Role})
+		}
+	}
+	if _, err := web.Mount(a.HTTP, wo); err != nil {
 		return err
 	}
 	return nil

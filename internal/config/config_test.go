@@ -62,6 +62,15 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"sentry rate", func(s *Serve) { s.SentryRateLimit = 0 }, "--sentry-rate-limit"},
 		{"sentry burst", func(s *Serve) { s.SentryRateBurst = 0 }, "--sentry-rate-burst"},
 		{"proxies", func(s *Serve) { s.TrustedProxies = []string{"10.0.0.0/33"} }, "--trusted-proxies"},
+		{"oidc issuer", func(s *Serve) { s.OIDCIssuer, s.OIDCClientID = "accounts.example.com", "x" }, "--oidc-issuer"},
+		{"oidc client", func(s *Serve) { s.OIDCIssuer = "https://accounts.example.com" }, "--oidc-client-id"},
+		{"oidc alone", func(s *Serve) { s.OIDCClientID = "x" }, "--oidc-issuer"},
+		{"auto join", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com=org_1"}
+		}, "--oidc-auto-join"},
+		{"auto join owner", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com=org_1:owner"}
+		}, "--oidc-auto-join"},
 	} {
 		s := valid()
 		for i := range s.WebhookRetryWaits {

@@ -16,6 +16,18 @@ type signInData struct {
 	SignUp bool
 	// NeedCode asks for the second factor too.
 	NeedCode bool
+	// SSOName labels the single sign-on button ("" without one).
+	SSOName string
+}
+
+// signInData completes the sign-in form's data with what the server
+// offers besides passwords.
+func (d *Dashboard) signInData(data signInData) signInData {
+	data.SignUp = d.auth.SignUpOpen()
+	if d.sso != nil {
+		data.SSOName = d.ssoName
+	}
+	return data
 }
 
 func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +45,7 @@ func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, signUpURL(next), http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next, SignUp: d.auth.SignUpOpen()}})
+	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: d.signInData(signInData{Next: next})})
 }
 
 // signIn opens a session through auth.Service and sets the same cookie as
@@ -62,7 +74,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		d.render(w, r, pr.Status, "sign-in", nil, frame{Title: "Sign in",
-			Data: signInData{Next: next, Email: email, Error: msg, SignUp: d.auth.SignUpOpen(), NeedCode: needCode}})
+			Data: d.signInData(signInData{Next: next, Email: email, Error: msg, NeedCode: needCode})})
 		return
 	}
 	if err != nil {
