@@ -220,7 +220,16 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 
 // SignOut ends a session.
 func (s *Service) SignOut(ctx context.Context, sessionID string) error {
-	return s.db.Write().DeleteSession(ctx, sessionID)
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		sess, err := c.SessionByID(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		if err := c.DeleteSession(ctx, sessionID); err != nil {
+			return err
+		}
+		return s.recordUser(ctx, c, sess.UserID, "session.ended", sessionID, map[string]any{"reason": "sign-out"})
+	})
 }
 
 // Unauthorized returns the problem of a missing or rejected credential.

@@ -21,7 +21,7 @@ func (s *Service) EndSession(ctx context.Context, u store.User, sessionID string
 		if err := c.DeleteSessionOf(ctx, u.ID, sessionID); err != nil {
 			return err
 		}
-		return s.recordUser(ctx, c, u.ID, "session.ended", sessionID, nil)
+		return s.recordUser(ctx, c, u.ID, "session.ended", sessionID, map[string]any{"reason": "ended"})
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return problem.Newf("not-found", "session %q does not exist", sessionID)

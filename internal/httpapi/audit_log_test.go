@@ -40,14 +40,15 @@ func TestAuditLog(t *testing.T) {
 		invID, _ := s.Invite(t, owner, w.OrgID, "new@example.com", "viewer")
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/invitations/" + invID, Token: owner}).Expect(t, http.StatusNoContent, "")
 		signInWith(s, "member@example.com", "wrong password", "", "curl/8").Expect(t, http.StatusUnauthorized, "invalid-credentials")
-		signInWith(s, "member@example.com", apitest.Password, "", "curl/8").Expect(t, http.StatusOK, "")
+		tok := signInWith(s, "member@example.com", apitest.Password, "", "curl/8").Expect(t, http.StatusOK, "").Str(t, "token")
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-out", Token: tok}).Expect(t, http.StatusNoContent, "")
 		doomed := s.CreateProject(t, owner, w.OrgID, "doomed")
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/projects/" + doomed, Token: owner}).Expect(t, http.StatusNoContent, "")
 
 		all := auditLog(t, s, w.Admin.Token, w.OrgID, "")
 		got := actions(all)
 		for _, a := range []string{"member.role_changed", "api_key.created", "api_key.revoked", "channel.created", "channel.updated", "channel.deleted",
-			"org.renamed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "project.deleted"} {
+			"org.renamed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "session.ended", "project.deleted"} {
 			if got[a] == 0 {
 				t.Errorf("no %s entry in %v", a, got)
 			}

@@ -128,3 +128,12 @@ func (c *Conn) DeleteOtherSessions(ctx context.Context, userID, keep string) (in
 	}
 	return res.RowsAffected()
 }
+
+// SessionByID returns one session, expired or not.
+func (c *Conn) SessionByID(ctx context.Context, id string) (Session, error) {
+	s, err := scanSession(c.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	if err != nil {
+		return Session{}, fmt.Errorf("store: session %s: %w", id, translate(err))
+	}
+	return s, nil
+}
