@@ -73,3 +73,27 @@ func TestAuditLogPage(t *testing.T) {
 		m.get("/orgs/"+w.OrgID+"/audit-log").expect(t, http.StatusForbidden)
 	})
 }
+
+// TestOrgSignInRules: an owner requires two-factor sign-in from the
+// organization page once it is on for their own account; members without
+// it then get 403 on the organization's pages.
+func TestOrgSignInRules(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		now := time.Now().UTC().Truncate(30 * time.Second).Add(10 * time.Second)
+		s.Clock.Set(now)
+		w := s.NewWorld(t)
+		b := newBrowser(t, s)
+		b.signIn(w.Owner.Email)
+		b.get("/orgs/"+w.OrgID).expect(t, http.StatusOK, "Sign-in rules", `name="require_2fa"`)
+		b.post("/orgs/"+w.OrgID+"/sign-in-rules", url.Values{"require_2fa": {"on"}}).expect(t, http.StatusForbidden, "two-factor sign-in for your own account")
+		secret := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/totp", Token: w.Owner.Token}).Expect(t, http.StatusCreated, "").Str(t, "secret")
+		code, _ := totp.GenerateCode(secret, now)
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/totp/confirm", Token: w.Owner.Token, Body: map[string]any{"code": code}}).Expect(t, http.StatusOK, "")
+		b.post("/orgs/"+w.OrgID+"/sign-in-rules", url.Values{"require_2fa": {"on"}}).expect(t, http.StatusSeeOther)
+		b.get("/orgs/"+w.OrgID).expect(t, http.StatusOK, `name="require_2fa" checked`)
+		m := newBrowser(t, s)
+		m.signIn(w.Member.Email)
+		m.get("/projects/"+w.ProjectID).expect(t, http.StatusForbidden)
+	})
+}
