@@ -32,6 +32,7 @@ import (
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/sentry/sentryapi"
 	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
+	"github.com/errata-dev/errata/internal/sso"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/symbolicate"
 	"github.com/errata-dev/errata/internal/tickets"
@@ -158,7 +159,8 @@ func (a *App) build(ctx context.Context) error {
 	keep.Records = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	a.retention = &retention{db: a.DB, keep: keep, leads: leads, now: now, log: a.log, every: time.Hour}
 	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: a.Notify, Logger: a.log, Now: now})
-	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now})
+	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now,
+		Mailer: a.Notify, AppURL: cfg.AppURL})
 	key, err := a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
 		b := make([]byte, 32)
 		_, err := rand.Read(b)
@@ -216,7 +218,16 @@ func (a *App) build(ctx context.Context) error {
 	a.ops = httpapi.Ops(a.Metrics.Handler(), a.ready, a.log)
 	dashTickets := tickets.NewService(a.DB, now)
 	dashTickets.UseMailer(a.Notify)
-	if _, err := web.Mount(a.HTTP, web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}); err != nil {
+	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}
+	if cfg.OIDCIssuer != "" {
+		wo.SSO = sso.New(sso.Options{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret, AppURL: cfg.AppURL})
+		wo.SSOName = cfg.OIDCName
+		for _, e := range cfg.OIDCAutoJoin {
+			j, _ := config.ParseAutoJoin(e) // Validate checked it
+			wo.AutoJoin = append(wo.AutoJoin, auth.AutoJoin{Domain: j.Domain, OrgID: j.OrgID, Role: j.Role})
+		}
+	}
+	if _, err := web.Mount(a.HTTP, wo); err != nil {
 		return err
 	}
 	return nil

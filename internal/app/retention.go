@@ -69,6 +69,6 @@ func (r *retention) run(ctx context.Context) {
 		r.log.Warn("pruning old data", "err", err)
 	} else if p != (store.Pruned{}) {
 		r.log.Info("old data pruned", "minute_counts", p.Minutes, "hour_counts", p.Hours, "tickets", p.Tickets, "info_summaries", p.Summaries,
-			"digests", p.Digests, "deliveries", p.Deliveries)
+			"digests", p.Digests, "deliveries", p.Deliveries, "audit_entries", p.Audit)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/secret"
@@ -34,7 +35,13 @@ func (s *Service) CreateAPIKey(ctx context.Context, projectID, name string, orig
 	sec := NewAPIKeySecret()
 	k := store.APIKey{ID: id.New(id.Key), ProjectID: projectID, Name: strings.TrimSpace(name), SecretHash: secret.Hash(sec), CreatedAt: s.clock(),
 		AllowedOrigins: origins}
-	if err := s.db.Write().CreateAPIKey(ctx, k); err != nil {
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.CreateAPIKey(ctx, k); err != nil {
+			return err
+		}
+		return s.recordKey(ctx, c, "api_key.created", k)
+	})
+	if err != nil {
 		return NewKey{}, err
 	}
 	return NewKey{APIKey: k, Key: FormatAPIKey(k.ID, sec)}, nil
@@ -64,7 +71,26 @@ func (s *Service) UpdateAPIKey(ctx context.Context, keyID string, name *string, 
 
 // RevokeAPIKey revokes a key: the next request with it is unauthorized.
 func (s *Service) RevokeAPIKey(ctx context.Context, keyID string) error {
-	return s.db.Write().RevokeAPIKey(ctx, keyID, s.clock())
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		k, err := c.APIKeyByID(ctx, keyID)
+		if err != nil {
+			return err
+		}
+		if err := c.RevokeAPIKey(ctx, keyID, s.clock()); err != nil {
+			return err
+		}
+		return s.recordKey(ctx, c, "api_key.revoked", k)
+	})
+}
+
+// recordKey writes an audit entry about key k in its organization's log.
+func (s *Service) recordKey(ctx context.Context, c *store.Conn, action string, k store.APIKey) error {
+	p, err := c.ProjectByID(ctx, k.ProjectID)
+	if err != nil {
+		return err
+	}
+	return audit.Record(ctx, c, audit.Entry{OrgID: p.OrgID, Action: action, Target: k.ID,
+		Data: map[string]any{"name": k.Name, "project_id": p.ID, "project": p.Name}, At: s.clock()})
 }
 
 // AuthenticateKey checks a project API key credential and returns the key

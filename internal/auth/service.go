@@ -39,6 +39,9 @@ type Service struct {
 
 	failuresByEmail *ratelimit.Limiter
 	failuresByIP    *ratelimit.Limiter
+
+	mailer Mailer // nil: no verification emails
+	appURL string
 }
 
 // Options configure a Service.
@@ -49,6 +52,9 @@ type Options struct {
 	Argon2     Argon2
 	Now        func() time.Time
 	Logger     *slog.Logger
+	// Mailer sends verification emails; AppURL starts their links.
+	Mailer Mailer
+	AppURL string
 }
 
 // New returns a Service.
@@ -68,6 +74,7 @@ func New(db *store.DB, orgs *org.Service, opts Options) *Service {
 		failuresByEmail: ratelimit.New(1.0/60, 10).WithClock(opts.Now),
 		failuresByIP:    ratelimit.New(1.0/6, 50).WithClock(opts.Now),
 	}
+	s.mailer, s.appURL = opts.Mailer, opts.AppURL
 	s.dummyHash = s.hasher.Dummy()
 	return s
 }
@@ -126,7 +133,8 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 	u := store.User{ID: id.New(id.User), Email: email, Name: strings.TrimSpace(in.Name), PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	var out Signed
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
-		if in.InvitationToken == "" && !s.open {
+		first := false
+		if in.InvitationToken == "" {
 			if err := c.LockSignUps(ctx); err != nil {
 				return err
 			}
@@ -134,9 +142,26 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 			if err != nil {
 				return err
 			}
-			if n > 0 {
+			if n > 0 && !s.open {
 				return problem.New("sign-up-closed", "this server needs an invitation_token to sign up")
 			}
+			first = n == 0
+		}
+		if in.InvitationToken != "" {
+			// The account takes the invitation's address, verified by the
+			// link that carried the token (CONTRACT 8).
+			inv, err := s.orgs.PendingInvitation(ctx, c, secret.Hash(in.InvitationToken))
+			if err != nil {
+				if _, taken := c.UserByEmail(ctx, email); taken == nil {
+					return problem.New("email-taken", "an account with this email already exists; sign in instead")
+				}
+				return err
+			}
+			u.Email, u.EmailVerifiedAt = inv.Email, &now
+		} else if first || s.verifiedAtStart() {
+			// The installation's first account is its operator's, made
+			// before there is anyone to pose as (docs/decisions.md).
+			u.EmailVerifiedAt = &now
 		}
 		if err := c.CreateUser(ctx, u); err != nil {
 			if errors.Is(err, store.ErrConflict) {
@@ -148,12 +173,19 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 			if _, err := s.orgs.Accept(ctx, c, u, secret.Hash(in.InvitationToken)); err != nil {
 				return err
 			}
+		} else if !u.EmailVerified() {
+			if err := s.queueVerification(ctx, c, u); err != nil {
+				return err
+			}
 		}
-		out, err = s.newSession(ctx, c, u)
+		out, err = s.newSession(ctx, c, u, store.SignInPassword)
 		return err
 	})
 	if err == nil {
 		s.log.Info("user signed up", "user_id", u.ID)
+		if !u.EmailVerified() {
+			s.mailer.Wake()
+		}
 	}
 	return out, err
 }
@@ -175,7 +207,8 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 		return store.User{}, err
 	}
 	now := s.clock()
-	u := store.User{ID: id.New(id.User), Email: email, Name: strings.TrimSpace(name), PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	// The operator's command: the address counts as verified.
+	u := store.User{ID: id.New(id.User), Email: email, Name: strings.TrimSpace(name), PasswordHash: hash, CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 	if err := s.db.Write().CreateUser(ctx, u); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return store.User{}, problem.New("email-taken", "an account with this email already exists")
@@ -187,7 +220,16 @@ func (s *Service) CreateUser(ctx context.Context, email, password, name string) 
 
 // SignOut ends a session.
 func (s *Service) SignOut(ctx context.Context, sessionID string) error {
-	return s.db.Write().DeleteSession(ctx, sessionID)
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		sess, err := c.SessionByID(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		if err := c.DeleteSession(ctx, sessionID); err != nil {
+			return err
+		}
+		return s.recordUser(ctx, c, sess.UserID, "session.ended", sessionID, map[string]any{"reason": "sign-out"})
+	})
 }
 
 // Unauthorized returns the problem of a missing or rejected credential.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
@@ -30,6 +31,18 @@ const MaxSessions = 100
 // quotaSignIns names the quota of SignInLimit.
 const quotaSignIns = "sign-ins"
 
+// SignInInput is what sign-in takes. The client's address and user agent
+// come from the request in ctx (audit.From).
+type SignInInput struct {
+	Email, Password string
+	// Code is a TOTP code or a recovery code, needed when the account has
+	// two-factor sign-in.
+	Code string
+	// ClientKey is the caller's rate-limit key (clientip.Resolver.Key: an
+	// IPv6 address's network); "" takes the request's address.
+	ClientKey string
+}
+
 // SignIn checks an email and password and opens a session. Failures answer
 // the same for an unknown address and a wrong password, take the same time,
 // and are rate limited per address and per client IP. The limiters' tokens
@@ -38,7 +51,11 @@ const quotaSignIns = "sign-ins"
 // guesses gets past the limit (CONTRACT 7). A right password then takes a
 // use of the account's SignInLimit (429 past it), and the new session ends
 // the oldest beyond MaxSessions.
-func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (Signed, error) {
+func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
+	email, password, clientIP := in.Email, in.Password, in.ClientKey
+	if clientIP == "" {
+		clientIP = audit.From(ctx).IP
+	}
 	if err := text.Check("email", email); err != nil { // a NUL would reach the database
 		return Signed{}, err
 	}
@@ -58,7 +75,9 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 	giveBack := func() { giveBackEmail(); giveBackIP() }
 	u, err := s.userByEmail(ctx, canonical, legacy)
 	hash := u.PasswordHash
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && hash == "") {
+		// No account, or one that signs in only through OpenID Connect:
+		// the same work and the same answer as a wrong password.
 		hash = s.dummyHash
 	} else if err != nil {
 		giveBack()
@@ -69,12 +88,29 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 		giveBack()
 		return Signed{}, verr
 	}
-	if err != nil || !ok {
+	if err != nil || !ok || u.PasswordHash == "" {
+		if err == nil {
+			s.recordFailure(ctx, u, "password")
+		}
 		return Signed{}, problem.New("invalid-credentials", "the email address or password is wrong")
 	}
-	giveBack()
+	if !u.HasTOTP() {
+		giveBack()
+	} else if strings.TrimSpace(in.Code) == "" {
+		giveBack()
+		return Signed{}, problem.New("totp-required", "this account signs in with a second factor: send the authenticator's code, or a recovery code, as code")
+	}
 	var out Signed
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		if u.HasTOTP() {
+			ok, err := s.spendSecondFactor(ctx, c, u, in.Code)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errWrongCode
+			}
+		}
 		ok, wait, err := c.TakeQuota(ctx, quotaSignIns, u.ID, s.clock(), SignInLimit)
 		if err != nil {
 			return err
@@ -83,10 +119,45 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 			return problem.Newf("rate-limited", "this account signed in %d times within the last hour, the most allowed; retry in %d seconds",
 				SignInLimit.Max, int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
 		}
-		out, err = s.newSession(ctx, c, u)
-		return err
+		out, err = s.newSession(ctx, c, u, store.SignInPassword)
+		if err != nil {
+			return err
+		}
+		return s.recordSignIn(ctx, c, u, out.Session)
 	})
+	if errors.Is(err, errWrongCode) {
+		// The reserved failure tokens stay spent: wrong codes count in the
+		// sign-in limits like wrong passwords.
+		s.recordFailure(ctx, u, "code")
+		return Signed{}, problem.New("invalid-credentials", "the two-factor code is wrong, or was used already")
+	}
+	if u.HasTOTP() {
+		giveBack()
+	}
 	return out, err
+}
+
+// errWrongCode ends a sign-in's transaction when its second factor is wrong.
+var errWrongCode = errors.New("auth: wrong second factor")
+
+// recordSignIn writes a successful sign-in to the audit log of each of
+// the user's organizations.
+func (s *Service) recordSignIn(ctx context.Context, c *store.Conn, u store.User, sess store.Session) error {
+	return audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "user.signed_in", Target: sess.ID, ActorID: u.ID, ActorEmail: u.Email,
+		Data: map[string]any{"method": sess.Method}, At: s.clock()})
+}
+
+// recordFailure writes a failed sign-in of an existing account (reason
+// "password" or "code") to its organizations' audit logs. It is best
+// effort: the answer is the same whether it could be written or not.
+func (s *Service) recordFailure(ctx context.Context, u store.User, reason string) {
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		return audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "user.sign_in_failed", Target: u.ID, ActorID: u.ID, ActorEmail: u.Email,
+			Data: map[string]any{"reason": reason}, At: s.clock()})
+	})
+	if err != nil {
+		s.log.Warn("recording a failed sign-in", "user_id", u.ID, "err", err)
+	}
 }
 
 // signInAddress is the address typed at sign-in in its canonical form
@@ -118,12 +189,14 @@ func (s *Service) userByEmail(ctx context.Context, canonical, legacy string) (st
 	return u, err
 }
 
-// newSession opens a session of u in c's transaction, ending the user's
+// newSession opens a session of u, signed in by method, in c's transaction, ending the user's
 // oldest sessions beyond MaxSessions.
-func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User) (Signed, error) {
+func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User, method string) (Signed, error) {
 	tok := secret.NewToken()
 	now := s.clock()
-	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now}
+	client := audit.From(ctx)
+	sess := store.Session{ID: id.New(id.Session), UserID: u.ID, TokenHash: secret.Hash(tok), CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastUsedAt: now,
+		IP: client.IP, UserAgent: client.UserAgent, Method: method}
 	if err := c.CreateSession(ctx, sess); err != nil {
 		return Signed{}, err
 	}

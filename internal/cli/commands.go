@@ -62,7 +62,27 @@ func (versionCmd) Run(e *env) error {
 }
 
 type orgCmd struct {
-	SetPlan setPlanCmd `cmd:"" name:"set-plan" help:"Change an organization's plan (also while the server runs)."`
+	SetPlan   setPlanCmd   `cmd:"" name:"set-plan" help:"Change an organization's plan (also while the server runs)."`
+	LiftRules liftRulesCmd `cmd:"" name:"lift-sign-in-rules" help:"Turn an organization's require_2fa and sso_required off: the way back in when its owners are locked out."`
+}
+
+type liftRulesCmd struct {
+	OrgID string `arg:"" name:"org_id" help:"org_ identifier."`
+}
+
+func (c *liftRulesCmd) Run(e *env) error {
+	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	off := false
+	o, err := org.New(db, org.Options{}).Update(e.ctx, c.OrgID, org.Caller{}, org.Settings{Require2FA: &off, SSORequired: &off})
+	if err != nil {
+		return fmt.Errorf("lift the sign-in rules of %s: %w", c.OrgID, err)
+	}
+	fmt.Fprintf(e.stdout, "%s (%s) no longer requires two-factor sign-in or single sign-on\n", o.ID, o.Name)
+	return nil
 }
 
 type setPlanCmd struct {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pquerna/otp/totp"
+
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
@@ -54,6 +56,24 @@ func TestSetPlanWhileServing(t *testing.T) {
 				t.Fatalf("unknown org: code %d, stderr %q; want non-zero and one line naming the organization", unknown.code, unknown.stderr)
 			}
 			checkPlan(t, s.must(http.StatusOK, "GET", "/v1/orgs/"+orgID, token, nil), "team", 25)
+
+			// The operator's way back in when the owners are locked out.
+			setup := s.must(http.StatusCreated, "POST", "/v1/auth/totp", token, nil)
+			code, err := totp.GenerateCode(setup["secret"].(string), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.must(http.StatusOK, "POST", "/v1/auth/totp/confirm", token, map[string]any{"code": code})
+			if o := s.must(http.StatusOK, "PATCH", "/v1/orgs/"+orgID, token, map[string]any{"require_2fa": true}); o["require_2fa"] != true {
+				t.Fatalf("organization = %v, want require_2fa", o)
+			}
+			lift := errata(t, dir, env, "org", "lift-sign-in-rules", orgID)
+			if lift.code != 0 || !strings.Contains(lift.stdout, orgID) {
+				t.Fatalf("lift-sign-in-rules: code %d, stdout %q, stderr %q", lift.code, lift.stdout, lift.stderr)
+			}
+			if o := s.must(http.StatusOK, "GET", "/v1/orgs/"+orgID, token, nil); o["require_2fa"] != false || o["sso_required"] != false {
+				t.Fatalf("organization after lifting = %v", o)
+			}
 			if code := s.stop(); code != 0 {
 				t.Fatalf("serve exit code %d, want 0; log:\n%s", code, s.log)
 			}

@@ -27,16 +27,22 @@ type Log struct {
 
 // Serve holds the settings of `errata serve`.
 type Serve struct {
-	Roles       []string `name:"roles" env:"ERRATA_ROLES" default:"api,worker,scheduler" help:"What this process runs: api, worker, scheduler (comma-separated)."`
-	Addr        string   `name:"addr" env:"ERRATA_ADDR" default:"127.0.0.1:8080" help:"HTTP address of the API and dashboard."`
-	GRPCAddr    string   `name:"grpc-addr" env:"ERRATA_GRPC_ADDR" default:"127.0.0.1:4317" help:"OTLP/gRPC address, or off."`
-	BaseURL     string   `name:"base-url" env:"ERRATA_BASE_URL" help:"Public URL of the API (default http://<addr>)."`
-	AppURL      string   `name:"app-url" env:"ERRATA_APP_URL" help:"Public URL of the dashboard, used in links (default: the base URL)."`
-	DocsURL     string   `name:"docs-url" env:"ERRATA_DOCS_URL" help:"Where error pages live; problem types are <docs-url>/errors/<code> (default <base-url>/docs)."`
-	SMTPURL     string   `name:"smtp-url" env:"ERRATA_SMTP_URL" help:"smtp://user:pass@host:port or smtps://…; empty disables email."`
-	MailFrom    string   `name:"mail-from" env:"ERRATA_MAIL_FROM" default:"Errata <errata@localhost>" help:"From address of every email."`
-	Signup      string   `name:"signup" env:"ERRATA_SIGNUP" default:"invite-only" enum:"invite-only,open" help:"Who may sign up after the first user (${enum})."`
-	DefaultPlan string   `name:"default-plan" env:"ERRATA_DEFAULT_PLAN" default:"team" enum:"free,team" help:"Plan of a new organization (${enum})."`
+	Roles    []string `name:"roles" env:"ERRATA_ROLES" default:"api,worker,scheduler" help:"What this process runs: api, worker, scheduler (comma-separated)."`
+	Addr     string   `name:"addr" env:"ERRATA_ADDR" default:"127.0.0.1:8080" help:"HTTP address of the API and dashboard."`
+	GRPCAddr string   `name:"grpc-addr" env:"ERRATA_GRPC_ADDR" default:"127.0.0.1:4317" help:"OTLP/gRPC address, or off."`
+	BaseURL  string   `name:"base-url" env:"ERRATA_BASE_URL" help:"Public URL of the API (default http://<addr>)."`
+	AppURL   string   `name:"app-url" env:"ERRATA_APP_URL" help:"Public URL of the dashboard, used in links (default: the base URL)."`
+	DocsURL  string   `name:"docs-url" env:"ERRATA_DOCS_URL" help:"Where error pages live; problem types are <docs-url>/errors/<code> (default <base-url>/docs)."`
+	SMTPURL  string   `name:"smtp-url" env:"ERRATA_SMTP_URL" help:"smtp://user:pass@host:port or smtps://…; empty disables email."`
+	MailFrom string   `name:"mail-from" env:"ERRATA_MAIL_FROM" default:"Errata <errata@localhost>" help:"From address of every email."`
+	Signup   string   `name:"signup" env:"ERRATA_SIGNUP" default:"invite-only" enum:"invite-only,open" help:"Who may sign up after the first user (${enum})."`
+	// OpenID Connect sign-in (docs/sso.md).
+	OIDCIssuer       string   `name:"oidc-issuer" env:"ERRATA_OIDC_ISSUER" help:"Issuer URL of the OpenID Connect provider; empty: no single sign-on."`
+	OIDCClientID     string   `name:"oidc-client-id" env:"ERRATA_OIDC_CLIENT_ID" help:"Errata's client id at the OpenID Connect provider."`
+	OIDCClientSecret string   `name:"oidc-client-secret" env:"ERRATA_OIDC_CLIENT_SECRET" help:"Errata's client secret at the OpenID Connect provider."`
+	OIDCName         string   `name:"oidc-name" env:"ERRATA_OIDC_NAME" default:"single sign-on" help:"The label of the sign-in button: Sign in with <name>."`
+	OIDCAutoJoin     []string `name:"oidc-auto-join" env:"ERRATA_OIDC_AUTO_JOIN" help:"domain=org_…:role entries: OIDC users of that email domain join that organization with that role."`
+	DefaultPlan      string   `name:"default-plan" env:"ERRATA_DEFAULT_PLAN" default:"team" enum:"free,team" help:"Plan of a new organization (${enum})."`
 
 	WebhookAllowPrivate bool            `name:"webhook-allow-private" env:"ERRATA_WEBHOOK_ALLOW_PRIVATE" help:"Development only: let webhook URLs point at private and loopback addresses."`
 	WebhookRetryWaits   []time.Duration `name:"webhook-retry-waits" env:"ERRATA_WEBHOOK_RETRY_WAITS" default:"1m,5m,15m,1h,3h,6h,12h" help:"The seven waits between webhook attempts."`
@@ -117,6 +123,9 @@ func (s *Serve) Validate() error {
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
 			return errors.New("--smtp-url: want smtp://user:pass@host:port or smtps://…")
 		}
+	}
+	if err := s.checkOIDC(); err != nil {
+		return err
 	}
 	if _, err := mail.ParseAddress(s.MailFrom); err != nil {
 		return fmt.Errorf("--mail-from: %q is not an email address", s.MailFrom)
@@ -224,6 +233,47 @@ func checkHTTPURL(flag, v string) error {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%s: %q is not an http(s) URL", flag, v)
+	}
+	return nil
+}
+
+// AutoJoin is one ERRATA_OIDC_AUTO_JOIN entry: OIDC users whose email is at
+// Domain join OrgID with Role.
+type AutoJoin struct{ Domain, OrgID, Role string }
+
+// ParseAutoJoin parses domain=org_…:role.
+func ParseAutoJoin(entry string) (AutoJoin, error) {
+	domain, rest, ok := strings.Cut(strings.TrimSpace(entry), "=")
+	orgID, role, ok2 := strings.Cut(rest, ":")
+	j := AutoJoin{Domain: strings.ToLower(strings.TrimSpace(domain)), OrgID: strings.TrimSpace(orgID), Role: strings.TrimSpace(role)}
+	if !ok || !ok2 || j.Domain == "" || !strings.HasPrefix(j.OrgID, "org_") {
+		return AutoJoin{}, fmt.Errorf("--oidc-auto-join: %q: want domain=org_…:role", entry)
+	}
+	switch j.Role {
+	case "viewer", "member", "admin":
+	default:
+		return AutoJoin{}, fmt.Errorf("--oidc-auto-join: %q: the role must be viewer, member or admin", entry)
+	}
+	return j, nil
+}
+
+func (s *Serve) checkOIDC() error {
+	if s.OIDCIssuer == "" {
+		if s.OIDCClientID != "" || len(s.OIDCAutoJoin) > 0 {
+			return errors.New("--oidc-client-id and --oidc-auto-join need --oidc-issuer")
+		}
+		return nil
+	}
+	if err := checkHTTPURL("--oidc-issuer", s.OIDCIssuer); err != nil {
+		return err
+	}
+	if s.OIDCClientID == "" {
+		return errors.New("--oidc-issuer needs --oidc-client-id")
+	}
+	for _, e := range s.OIDCAutoJoin {
+		if _, err := ParseAutoJoin(e); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -65,6 +65,15 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"ipv6 prefix too short", func(s *Serve) { s.IPv6Prefix = 31 }, "ERRATA_IPV6_PREFIX"},
 		{"ipv6 prefix too long", func(s *Serve) { s.IPv6Prefix = 129 }, "ERRATA_IPV6_PREFIX"},
 		{"ipv6 prefix unset", func(s *Serve) { s.IPv6Prefix = 0 }, "--ipv6-prefix"},
+		{"oidc issuer", func(s *Serve) { s.OIDCIssuer, s.OIDCClientID = "accounts.example.com", "x" }, "--oidc-issuer"},
+		{"oidc client", func(s *Serve) { s.OIDCIssuer = "https://accounts.example.com" }, "--oidc-client-id"},
+		{"oidc alone", func(s *Serve) { s.OIDCClientID = "x" }, "--oidc-issuer"},
+		{"auto join", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com=org_1"}
+		}, "--oidc-auto-join"},
+		{"auto join owner", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com=org_1:owner"}
+		}, "--oidc-auto-join"},
 	} {
 		s := valid()
 		for i := range s.WebhookRetryWaits {

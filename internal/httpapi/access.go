@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
@@ -246,6 +247,8 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
+	ar := audit.From(r.Context())
+	ar.UserID, ar.Email = u.ID, u.Email
 	return &Principal{User: u, Session: sess, ViaCookie: viaCookie}, nil
 }
 
@@ -270,6 +273,9 @@ func (s *Server) authorize(ctx context.Context, a Access, value string, p *Princ
 		if err := checkTokenScope(p.Token, a.tokenScope); err != nil {
 			return err
 		}
+	}
+	if err := s.signInRules(ctx, orgID, p); err != nil {
+		return err
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	if !role.AtLeast(a.Min) {
@@ -302,4 +308,21 @@ func bearer(r *http.Request) string {
 
 func isSafe(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}
+
+// signInRules applies the organization's sign-in rules to a member: with
+// sso_required only sessions that signed in through OpenID Connect, with
+// require_2fa only accounts with two-factor sign-in (CONTRACT 8).
+func (s *Server) signInRules(ctx context.Context, orgID string, p *Principal) error {
+	o, err := s.db.Read().OrgByID(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	if o.SSORequired && p.Session.Method != store.SignInOIDC {
+		return problem.New("sso-required", "this organization requires single sign-on: sign in through it to reach its resources")
+	}
+	if o.Require2FA && !p.User.HasTOTP() {
+		return problem.New("2fa-required", "this organization requires two-factor sign-in: turn it on for your account (POST /v1/auth/totp) to reach its resources")
+	}
+	return nil
 }

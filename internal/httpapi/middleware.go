@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/secret"
@@ -84,7 +85,8 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		ri.key = s.clientIP.Group(ri.ip)
 		w.Header().Set(RequestIDHeader, rid)
 		rec := &statusRecorder{ResponseWriter: w}
-		r = r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, ri))
+		ctx := audit.WithRequest(context.WithValue(r.Context(), reqInfoKey{}, ri), &audit.Request{IP: ri.ip, UserAgent: audit.Agent(r.UserAgent())})
+		r = r.WithContext(ctx)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {

@@ -121,6 +121,8 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		c.call(t, apitest.Request{Method: "POST", Path: "/v1/orgs", Body: map[string]any{"name": "x"}, Cookies: cookies,
 			Headers: map[string]string{"Origin": "https://evil.example"}}, http.StatusForbidden, "csrf-origin-rejected")
 
+		identityFlow(t, c, owner, signedIn.Str(t, "token"), orgID)
+
 		// Removals and sign-out.
 		do("DELETE", "/v1/members/"+viewerMember, owner, nil, http.StatusNoContent, "")
 		do("DELETE", "/v1/projects/"+prj, owner, nil, http.StatusNoContent, "")

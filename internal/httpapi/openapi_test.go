@@ -45,6 +45,7 @@ var unknownIDs = map[string]string{
 	"token_id":      "pat_" + zeros,
 	"release_id":    "rel_" + zeros,
 	"event_id":      "999999999999",
+	"session_id":    "ses_" + zeros,
 }
 
 const zeros = "00000000000000000000000000"

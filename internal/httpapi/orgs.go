@@ -53,11 +53,22 @@ func (s *Server) getOrg(ctx context.Context, in *OrgPath) (*OrgOutput, error) {
 	return &OrgOutput{orgView(o)}, nil
 }
 
+// OrgPatchBody is the body of an organization's change; absent fields
+// stay as they are.
+type OrgPatchBody struct {
+	Name        *string `json:"name,omitempty" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
+	Slug        *string `json:"slug,omitempty" doc:"1 to 50 characters, the URL name (sentry-cli's SENTRY_ORG): a-z, 0-9 and -; unique in the installation, else 409 conflict"`
+	Require2FA  *bool   `json:"require_2fa,omitempty" doc:"Refuse members without two-factor sign-in (403 2fa-required); turning it on needs it on your own account"`
+	SSORequired *bool   `json:"sso_required,omitempty" doc:"Refuse sessions that did not sign in through single sign-on (403 sso-required); turning it on needs your own session to have signed in through it"`
+}
+
 func (s *Server) updateOrg(ctx context.Context, in *struct {
 	OrgPath
-	Body ChangeBody
+	Body OrgPatchBody
 }) (*OrgOutput, error) {
-	o, err := s.orgs.Update(ctx, in.OrgID, org.Change{Name: in.Body.Name, Slug: in.Body.Slug})
+	p := principal(ctx)
+	o, err := s.orgs.Update(ctx, in.OrgID, org.Caller{User: p.User, Session: p.Session},
+		org.Settings{Name: in.Body.Name, Slug: in.Body.Slug, Require2FA: in.Body.Require2FA, SSORequired: in.Body.SSORequired})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -56,5 +57,14 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 }
 
 func (s *Server) deleteProject(ctx context.Context, in *ProjectPath) (*struct{}, error) {
-	return nil, s.db.Write().DeleteProject(ctx, in.ProjectID)
+	return nil, s.db.Tx(ctx, func(c *store.Conn) error {
+		p, err := c.ProjectByID(ctx, in.ProjectID)
+		if err != nil {
+			return err
+		}
+		if err := c.DeleteProject(ctx, p.ID); err != nil {
+			return err
+		}
+		return audit.Record(ctx, c, audit.Entry{OrgID: p.OrgID, Action: "project.deleted", Target: p.ID, Data: map[string]any{"name": p.Name}, At: s.now()})
+	})
 }

@@ -19,9 +19,12 @@ func (s *Server) routes() {
 	in := func(scope string, min org.Role) Access { return Access{Scope: scope, Min: min} }
 
 	// Identity (CONTRACT 2).
-	register(s, withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409), public, s.signUp)
+	register(s, describe(withErrs(post("/v1/auth/sign-up/email", "sign-up", "Sign up", "Auth", http.StatusOK), 403, 409),
+		"With invitation_token the account takes the invitation's address (whatever email says), verified by the invitation's link. Otherwise, "+
+			"when the server sends email, the address gets a verification link and stays unverified until it is opened."), public, s.signUp)
 	register(s, describe(withErrs(post("/v1/auth/sign-in/email", "sign-in", "Sign in", "Auth", http.StatusOK), 401),
-		"Failed sign-ins are rate limited per address and per client (429 rate-limited). A successful sign-in takes one of the account's 30 an hour "+
+		"An account with two-factor sign-in needs code (a TOTP or recovery code): without it 401 totp-required, a wrong or used one 401 invalid-credentials. "+
+			"Failed sign-ins, wrong codes included, are rate limited per address and per client (429 rate-limited). A successful sign-in takes one of the account's 30 an hour "+
 			"(429 rate-limited with Retry-After past them; sign-up is not counted), and a user holds at most 100 sessions: a new one ends the oldest."), public, s.signIn)
 	register(s, post("/v1/auth/sign-out", "sign-out", "Sign out", "Auth", http.StatusNoContent), signedIn, s.signOut)
 	register(s, get("/v1/auth/session", "get-session", "Get the current session", "Auth"), signedIn, s.getSession)
@@ -30,13 +33,27 @@ func (s *Server) routes() {
 		"The token acts as you within its scopes and your roles (403 insufficient-scope otherwise), on /v1 and on the Sentry web API subset under /api/0 "+
 			"(docs/sourcemaps.md). It is shown only in this answer. Only a session can manage tokens."), signedIn, s.createToken)
 	register(s, withErrs(del("/v1/auth/tokens/{token_id}", "delete-token", "Delete (revoke) one of your personal API tokens", "Auth"), 404), signedIn, s.deleteToken)
+	s.totpRoutes(signedIn)
+	s.verificationRoutes(public, signedIn)
+	register(s, get("/v1/auth/sessions", "list-sessions", "List your sessions", "Auth"), signedIn, s.listSessions)
+	register(s, describe(withErrs(del("/v1/auth/sessions/{session_id}", "end-session", "End one of your sessions", "Auth"), 404),
+		"Signs that session out at once; ending the current one is signing out. Another user's session is 404 not-found."), signedIn, s.endSession)
+	register(s, describe(post("/v1/auth/password", "change-password", "Change your password", "Auth", http.StatusNoContent),
+		"Ends every other session of the account. A wrong current_password is 422 naming it, and counts in the sign-in failure limit (429 rate-limited)."),
+		signedIn, s.changePassword)
 
 	// Organizations.
 	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
 	register(s, post("/v1/orgs", "create-org", "Create an organization", "Organizations", http.StatusCreated), signedIn, s.createOrg)
 	register(s, get("/v1/orgs/{org_id}", "get-org", "Get an organization", "Organizations"), in("org_id", org.Viewer), s.getOrg)
-	register(s, patch("/v1/orgs/{org_id}", "update-org", "Rename an organization", "Organizations"), in("org_id", org.Owner), s.updateOrg)
+	register(s, describe(patch("/v1/orgs/{org_id}", "update-org", "Rename an organization or change its sign-in rules", "Organizations"),
+		"require_2fa: true needs two-factor sign-in on your own account (403 2fa-required); sso_required: true needs your session to have signed in "+
+			"through single sign-on (403 sso-required)."), in("org_id", org.Owner), s.updateOrg)
 	register(s, del("/v1/orgs/{org_id}", "delete-org", "Delete an organization and everything in it", "Organizations"), in("org_id", org.Owner), s.deleteOrg)
+
+	register(s, describe(get("/v1/orgs/{org_id}/audit-log", "list-audit-log", "List the organization's audit log", "Organizations"),
+		"Newest first; kept one year. Sign-ins (successful and failed) of members, sessions ended, role changes, invitations, keys and tokens, "+
+			"channels, settings, single sign-on and two-factor changes, deleted projects and grouping rules."), in("org_id", org.Admin), s.listAuditLog)
 
 	// Members: anyone may leave; the service checks the finer owner rules.
 	register(s, get("/v1/orgs/{org_id}/members", "list-members", "List members", "Members"), in("org_id", org.Viewer), s.listMembers)
@@ -49,7 +66,9 @@ func (s *Server) routes() {
 		"An organization sends at most 20 invitations an hour and 100 a day, whoever sends them: past either, 429 rate-limited with Retry-After "+
 			"and nothing is created. The email is normalised (docs/decisions.md); look-alike addresses are 422 naming email."), in("org_id", org.Admin), s.createInvitation)
 	register(s, withErrs(del("/v1/invitations/{invitation_id}", "revoke-invitation", "Revoke an invitation", "Invitations"), 409), in("invitation_id", org.Admin), s.revokeInvitation)
-	register(s, withErrs(post("/v1/invitations/accept", "accept-invitation", "Accept an invitation", "Invitations", http.StatusOK), 409), signedIn, s.acceptInvitation)
+	register(s, describe(withErrs(post("/v1/invitations/accept", "accept-invitation", "Accept an invitation", "Invitations", http.StatusOK), 409),
+		"An invitation binds to its address: another account's is 403 invitation-email-mismatch, and the account of that address must have verified "+
+			"it first (403 email-unverified)."), signedIn, s.acceptInvitation)
 
 	// Projects.
 	register(s, get("/v1/orgs/{org_id}/projects", "list-projects", "List projects", "Projects"), in("org_id", org.Viewer), s.listProjects)

@@ -17,8 +17,8 @@ import (
 
 	"github.com/errata-dev/errata/docs"
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/docsite"
 	"github.com/errata-dev/errata/internal/clientip"
+	"github.com/errata-dev/errata/internal/docsite"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"

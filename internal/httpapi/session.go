@@ -23,6 +23,7 @@ type SignInInput struct {
 	Body struct {
 		Email    string `json:"email" maxLength:"254"`
 		Password string `json:"password" maxLength:"256" text:"secret"`
+		Code     string `json:"code,omitempty" maxLength:"64" doc:"With two-factor sign-in: the authenticator's 6-digit code, or one of the recovery codes (each works once)"`
 	}
 }
 
@@ -60,7 +61,7 @@ func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignedIn, error)
 }
 
 func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignedIn, error) {
-	sg, err := s.auth.SignIn(ctx, in.Body.Email, in.Body.Password, clientKey(ctx))
+	sg, err := s.auth.SignIn(ctx, auth.SignInInput{Email: in.Body.Email, Password: in.Body.Password, Code: in.Body.Code, ClientKey: clientKey(ctx)})
 	if err != nil {
 		return nil, err
 	}

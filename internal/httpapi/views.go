@@ -10,29 +10,37 @@ import (
 
 // UserView is a user as the API shows it.
 type UserView struct {
-	ID        string    `json:"id" doc:"usr_ identifier"`
-	Email     string    `json:"email"`
-	Name      string    `json:"name"`
-	CreatedAt Timestamp `json:"created_at"`
+	ID    string `json:"id" doc:"usr_ identifier"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// EmailVerified: until true, the address receives no channel email and
+	// accepts no invitation.
+	EmailVerified bool      `json:"email_verified" doc:"Whether the address is verified (the link of the verification email)"`
+	TOTPEnabled   bool      `json:"totp_enabled" doc:"Whether signing in takes a second factor"`
+	CreatedAt     Timestamp `json:"created_at"`
 }
 
 func userView(u store.User) UserView {
-	return UserView{ID: u.ID, Email: u.Email, Name: u.Name, CreatedAt: ts(u.CreatedAt)}
+	return UserView{ID: u.ID, Email: u.Email, Name: u.Name, EmailVerified: u.EmailVerified(), TOTPEnabled: u.HasTOTP(), CreatedAt: ts(u.CreatedAt)}
 }
 
 // OrgView is an organization.
 type OrgView struct {
-	ID        string     `json:"id" doc:"org_ identifier"`
-	Name      string     `json:"name"`
-	Slug      string     `json:"slug" doc:"URL name, unique in the installation: a-z, 0-9 and -, made from the name; SENTRY_ORG for sentry-cli"`
-	Plan      string     `json:"plan" enum:"free,team"`
-	Limits    org.Limits `json:"limits"`
-	CreatedAt Timestamp  `json:"created_at"`
-	UpdatedAt Timestamp  `json:"updated_at"`
+	ID     string     `json:"id" doc:"org_ identifier"`
+	Name   string     `json:"name"`
+	Slug   string     `json:"slug" doc:"URL name, unique in the installation: a-z, 0-9 and -, made from the name; SENTRY_ORG for sentry-cli"`
+	Plan   string     `json:"plan" enum:"free,team"`
+	Limits org.Limits `json:"limits"`
+	// Require2FA and SSORequired are the organization's sign-in rules.
+	Require2FA  bool      `json:"require_2fa" doc:"Members without two-factor sign-in get 403 2fa-required"`
+	SSORequired bool      `json:"sso_required" doc:"Sessions that did not sign in through single sign-on get 403 sso-required"`
+	CreatedAt   Timestamp `json:"created_at"`
+	UpdatedAt   Timestamp `json:"updated_at"`
 }
 
 func orgView(o store.Org) OrgView {
-	return OrgView{ID: o.ID, Name: o.Name, Slug: o.Slug, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
+	return OrgView{ID: o.ID, Name: o.Name, Slug: o.Slug, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), Require2FA: o.Require2FA, SSORequired: o.SSORequired,
+		CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt)}
 }
 
 // MemberView is a member of an organization.

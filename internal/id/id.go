@@ -37,6 +37,7 @@ const (
 	Release      = "rel_"
 	Deploy       = "dep_"
 	Artifact     = "art_"
+	Audit        = "aud_"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

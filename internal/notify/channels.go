@@ -124,7 +124,10 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 		if n >= limits.ChannelsPerProject {
 			return problem.Newf("plan-limit-reached", "the %s plan allows %d channels per project", o.Plan, limits.ChannelsPerProject)
 		}
-		if err := c.CreateChannel(ctx, ch); err != nil || cf == nil {
+		if err := c.CreateChannel(ctx, ch); err != nil {
+			return err
+		}
+		if err := s.recordChannel(ctx, c, p, "channel.created", ch, nil); err != nil || cf == nil {
 			return err
 		}
 		return s.queueConfirmation(ctx, c, ch.ID, *cf)
@@ -192,6 +195,7 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 	if err != nil {
 		return store.Channel{}, err
 	}
+	before := ch
 	if err := checkText("", deref(in.Name), deref(in.URL), deref(in.Email), deref(in.Format)); err != nil {
 		return store.Channel{}, err
 	}
@@ -238,6 +242,9 @@ func (s *Service) UpdateChannel(ctx context.Context, channelID string, in Channe
 	ch.UpdatedAt = s.now()
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
 		if err := c.UpdateChannel(ctx, ch); err != nil {
+			return err
+		}
+		if err := s.recordChannel(ctx, c, store.Project{ID: ch.ProjectID}, "channel.updated", ch, channelChanges(before, ch)); err != nil {
 			return err
 		}
 		if disable || moved { // what is queued was for the old address
@@ -290,7 +297,16 @@ func (s *Service) patchTarget(ctx context.Context, ch *store.Channel, in Channel
 
 // DeleteChannel deletes a channel; its deliveries go with it.
 func (s *Service) DeleteChannel(ctx context.Context, channelID string) error {
-	return s.db.Write().DeleteChannel(ctx, channelID)
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		ch, err := c.ChannelByID(ctx, channelID)
+		if err != nil {
+			return err
+		}
+		if err := c.DeleteChannel(ctx, channelID); err != nil {
+			return err
+		}
+		return s.recordChannel(ctx, c, store.Project{ID: ch.ProjectID}, "channel.deleted", ch, nil)
+	})
 }
 
 // RotateSecret gives a webhook channel a new secret; the old one keeps
@@ -306,7 +322,12 @@ func (s *Service) RotateSecret(ctx context.Context, channelID string) (store.Cha
 	now := s.now()
 	until := now.Add(RotationOverlap)
 	ch.OldSecret, ch.OldSecretUntil, ch.Secret, ch.UpdatedAt = ch.Secret, &until, NewSecret(), now
-	return ch, s.db.Write().UpdateChannel(ctx, ch)
+	return ch, s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.UpdateChannel(ctx, ch); err != nil {
+			return err
+		}
+		return s.recordChannel(ctx, c, store.Project{ID: ch.ProjectID}, "channel.secret_rotated", ch, nil)
+	})
 }
 
 // checkText applies the control rule (text.Check) to a channel's strings

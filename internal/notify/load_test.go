@@ -40,7 +40,7 @@ func newBenchRig(tb testing.TB, d store.Dialect, opts notify.Options) *benchRig 
 	now := time.Now().UTC()
 	r := &benchRig{db: db, roots: x509.NewCertPool()}
 	r.org = store.Org{ID: id.New(id.Org), Name: "Acme", Plan: "team", CreatedAt: now, UpdatedAt: now}
-	u := store.User{ID: id.New(id.User), Email: "ada@example.com", Name: "Ada", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
+	u := store.User{ID: id.New(id.User), Email: "ada@example.com", Name: "Ada", PasswordHash: "x", CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 	r.proj = store.Project{ID: id.New(id.Project), OrgID: r.org.ID, Name: "shop", CreatedAt: now, UpdatedAt: now}
 	r.mem = store.Member{ID: id.New(id.Member), OrgID: r.org.ID, UserID: u.ID, Role: "admin", CreatedAt: now, Email: u.Email, Name: u.Name}
 	w := db.Write()

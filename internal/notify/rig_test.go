@@ -48,7 +48,7 @@ func newRig(t *testing.T, db *store.DB, opts notify.Options) *rig {
 	r := &rig{db: db, clock: &clock{t: t0}, roots: x509.NewCertPool()}
 	w := db.Write()
 	r.org = store.Org{ID: id.New(id.Org), Name: "Acme", Plan: "team", CreatedAt: t0, UpdatedAt: t0}
-	u := store.User{ID: id.New(id.User), Email: "ada@example.com", Name: "Ada", PasswordHash: "x", CreatedAt: t0, UpdatedAt: t0}
+	u := store.User{ID: id.New(id.User), Email: "ada@example.com", Name: "Ada", PasswordHash: "x", CreatedAt: t0, UpdatedAt: t0, EmailVerifiedAt: &t0}
 	r.proj = store.Project{ID: id.New(id.Project), OrgID: r.org.ID, Name: "shop", CreatedAt: t0, UpdatedAt: t0}
 	r.mem = store.Member{ID: id.New(id.Member), OrgID: r.org.ID, UserID: u.ID, Role: "admin", CreatedAt: t0, Email: u.Email, Name: u.Name}
 	if existing, err := db.Read().UserByEmail(ctx, u.Email); err == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/notify/schedule"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -60,7 +61,15 @@ func (s *Service) PutNotificationSettings(ctx context.Context, projectID string,
 		}
 		st.UpdatedAt = now
 		out = st
-		return c.PutNotificationSettings(ctx, st)
+		if err := c.PutNotificationSettings(ctx, st); err != nil {
+			return err
+		}
+		p, err := c.ProjectByID(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, c, audit.Entry{OrgID: p.OrgID, Action: "notification_settings.updated", Target: projectID,
+			Data: map[string]any{"digest": map[string]any{"enabled": d.Enabled, "frequency": d.Frequency, "hour": d.Hour, "weekday": d.Weekday, "timezone": d.Timezone}}, At: now})
 	})
 	if err != nil {
 		return Settings{}, err

@@ -61,6 +61,26 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 	return c.InsertDelivery(ctx, d)
 }
 
+// QueueVerification queues an account's verification email in c's
+// transaction (auth.Mailer); without SMTP it queues nothing.
+func (s *Service) QueueVerification(ctx context.Context, c *store.Conn, userID, to, name, verifyURL string) error {
+	if s.opts.Mail == nil {
+		return nil
+	}
+	msg := email.RenderVerification(email.Verification{Name: name, VerifyURL: verifyURL})
+	body, err := marshal(store.EventVerification, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventVerification, SubjectID: userID, Format: store.FormatEmail, Body: body,
+		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+	return c.InsertDelivery(ctx, d)
+}
+
+// MailConfigured reports whether email can be sent (ERRATA_SMTP_URL).
+func (s *Service) MailConfigured() bool { return s.opts.Mail != nil }
+
 // attemptSystem attempts a system email. An invitation's email is
 // cancelled once the invitation is no longer pending (accepted, revoked,
 // expired or gone), and a channel's confirmation once the channel no longer

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
@@ -78,6 +79,9 @@ func (s *Service) Invite(ctx context.Context, actor store.Member, email string, 
 		if err := c.CreateInvitation(ctx, inv); err != nil {
 			return err
 		}
+		if err := s.record(ctx, c, inv.OrgID, "invitation.created", inv.ID, map[string]any{"email": inv.Email, "role": inv.Role}); err != nil {
+			return err
+		}
 		if s.mailer == nil {
 			return nil
 		}
@@ -99,7 +103,16 @@ func (s *Service) Invite(ctx context.Context, actor store.Member, email string, 
 
 // Revoke withdraws a pending invitation.
 func (s *Service) Revoke(ctx context.Context, invitationID string) error {
-	err := s.db.Write().SetInvitationStatus(ctx, invitationID, store.InvitationRevoked, s.clock())
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		inv, err := c.InvitationByID(ctx, invitationID)
+		if err != nil {
+			return err
+		}
+		if err := c.SetInvitationStatus(ctx, invitationID, store.InvitationRevoked, s.clock()); err != nil {
+			return err
+		}
+		return s.record(ctx, c, inv.OrgID, "invitation.revoked", inv.ID, map[string]any{"email": inv.Email, "role": inv.Role})
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return problem.New("conflict", "only a pending invitation can be revoked")
 	}
@@ -110,21 +123,27 @@ func (s *Service) Revoke(ctx context.Context, invitationID string) error {
 // tokenHash. It runs inside c so that sign-up can create the user and accept
 // in one transaction.
 func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, tokenHash []byte) (store.Member, error) {
-	inv, err := c.InvitationByTokenHash(ctx, tokenHash)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Member{}, problem.New("invitation-invalid", "invitation_token: no invitation has this token")
-	}
+	inv, err := s.PendingInvitation(ctx, c, tokenHash)
 	if err != nil {
 		return store.Member{}, err
 	}
+	return s.AcceptInvitation(ctx, c, user, inv)
+}
+
+// AcceptInvitation makes user a member through the pending invitation inv,
+// in c's transaction, if the invitation's address is user's verified one.
+func (s *Service) AcceptInvitation(ctx context.Context, c *store.Conn, user store.User, inv store.Invitation) (store.Member, error) {
 	now := s.clock()
-	switch st := inv.StatusAt(now); st {
-	case store.InvitationPending:
-	default:
-		return store.Member{}, problem.Newf("invitation-invalid", "invitation_token: the invitation is %s", st)
-	}
 	if _, err := c.MemberOf(ctx, inv.OrgID, user.ID); err == nil {
 		return store.Member{}, problem.New("already-member", "you are already a member of the invitation's organization")
+	}
+	// An invitation binds to its address (CONTRACT 8): only the account
+	// of that address, once verified, accepts it.
+	if user.Email != inv.Email {
+		return store.Member{}, problem.Newf("invitation-email-mismatch", "the invitation is for %s; sign in with that address's account to accept it", inv.Email)
+	}
+	if !user.EmailVerified() {
+		return store.Member{}, problem.New("email-unverified", "confirm your email address first (the link of the verification email), then accept the invitation")
 	}
 	if err := c.SetInvitationStatus(ctx, inv.ID, store.InvitationAccepted, now); err != nil {
 		if errors.Is(err, store.ErrConflict) {
@@ -133,7 +152,28 @@ func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, to
 		return store.Member{}, err
 	}
 	m := store.Member{ID: id.New(id.Member), OrgID: inv.OrgID, UserID: user.ID, Role: inv.Role, CreatedAt: now, Email: user.Email, Name: user.Name}
-	return m, c.CreateMember(ctx, m)
+	if err := c.CreateMember(ctx, m); err != nil {
+		return store.Member{}, err
+	}
+	return m, audit.Record(ctx, c, audit.Entry{OrgID: inv.OrgID, Action: "invitation.accepted", Target: inv.ID, ActorID: user.ID, ActorEmail: user.Email,
+		Data: map[string]any{"email": inv.Email, "role": inv.Role, "member_id": m.ID}, At: now})
+}
+
+// PendingInvitation returns the pending invitation whose token hashes to
+// tokenHash; an unknown token or an invitation no longer pending is 422
+// invitation-invalid.
+func (s *Service) PendingInvitation(ctx context.Context, c *store.Conn, tokenHash []byte) (store.Invitation, error) {
+	inv, err := c.InvitationByTokenHash(ctx, tokenHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Invitation{}, problem.New("invitation-invalid", "invitation_token: no invitation has this token")
+	}
+	if err != nil {
+		return store.Invitation{}, err
+	}
+	if st := inv.StatusAt(s.clock()); st != store.InvitationPending {
+		return store.Invitation{}, problem.Newf("invitation-invalid", "invitation_token: the invitation is %s", st)
+	}
+	return inv, nil
 }
 
 // AcceptToken is Accept in a transaction of its own.

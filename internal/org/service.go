@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/audit"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/slug"
@@ -81,7 +82,96 @@ func (s *Service) Create(ctx context.Context, creator store.User, name string) (
 
 // Rename changes an organization's name.
 func (s *Service) Rename(ctx context.Context, orgID, name string) (store.Org, error) {
-	return s.Update(ctx, orgID, Change{Name: &name})
+	return s.Update(ctx, orgID, Caller{}, Settings{Name: &name})
+}
+
+// Settings is a change of an organization: nil fields stay as they are.
+type Settings struct {
+	Name, Slug              *string
+	Require2FA, SSORequired *bool
+}
+
+// Caller is who changes an organization's sign-in rules: requiring
+// two-factor sign-in takes an account that has it, requiring single
+// sign-on a session that signed in through it (nobody locks themselves out).
+type Caller struct {
+	User    store.User
+	Session store.Session
+}
+
+// Update changes an organization's name and sign-in rules, each change
+// recorded in its audit log.
+func (s *Service) Update(ctx context.Context, orgID string, by Caller, in Settings) (store.Org, error) {
+	if in == (Settings{}) {
+		return store.Org{}, problem.New("validation-failed", "name: required, unless slug, require_2fa or sso_required is given")
+	}
+	if in.Name != nil || in.Slug != nil {
+		if err := (Change{Name: in.Name, Slug: in.Slug}).check(); err != nil {
+			return store.Org{}, err
+		}
+	}
+	if in.Require2FA != nil && *in.Require2FA && !by.User.HasTOTP() {
+		return store.Org{}, problem.New("2fa-required", "require_2fa: turn on two-factor sign-in for your own account first")
+	}
+	if in.SSORequired != nil && *in.SSORequired && by.Session.Method != store.SignInOIDC {
+		return store.Org{}, problem.New("sso-required", "sso_required: sign in through single sign-on first, so that you keep access")
+	}
+	var o store.Org
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		var err error
+		if o, err = c.OrgByID(ctx, orgID); err != nil {
+			return err
+		}
+		before := o
+		if in.Name != nil {
+			o.Name = strings.TrimSpace(*in.Name)
+		}
+		if in.Slug != nil {
+			o.Slug = *in.Slug
+		}
+		if in.Require2FA != nil {
+			o.Require2FA = *in.Require2FA
+		}
+		if in.SSORequired != nil {
+			o.SSORequired = *in.SSORequired
+		}
+		o.UpdatedAt = s.clock()
+		if err := c.UpdateOrg(ctx, o); err != nil {
+			return slugTaken(err, in.Slug)
+		}
+		return s.recordOrgChanges(ctx, c, before, o)
+	})
+	return o, err
+}
+
+// recordOrgChanges writes an audit entry for each setting that changed
+// from a to b.
+func (s *Service) recordOrgChanges(ctx context.Context, c *store.Conn, a, b store.Org) error {
+	changes := []struct {
+		action   string
+		from, to any
+		changed  bool
+	}{
+		{"org.renamed", a.Name, b.Name, a.Name != b.Name},
+		{"org.slug_changed", a.Slug, b.Slug, a.Slug != b.Slug},
+		{"org.require_2fa_changed", a.Require2FA, b.Require2FA, a.Require2FA != b.Require2FA},
+		{"org.sso_required_changed", a.SSORequired, b.SSORequired, a.SSORequired != b.SSORequired},
+	}
+	for _, ch := range changes {
+		if !ch.changed {
+			continue
+		}
+		if err := s.record(ctx, c, b.ID, ch.action, b.ID, map[string]any{"from": ch.from, "to": ch.to}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record writes an audit entry dated by the service's clock in c's
+// transaction.
+func (s *Service) record(ctx context.Context, c *store.Conn, orgID, action, target string, data map[string]any) error {
+	return audit.Record(ctx, c, audit.Entry{OrgID: orgID, Action: action, Target: target, Data: data, At: s.clock()})
 }
 
 // SetPlan moves an organization to plan.
@@ -112,9 +202,10 @@ func (s *Service) SetRole(ctx context.Context, actor store.Member, memberID stri
 		if err := c.SetMemberRole(ctx, m.ID, role.String()); err != nil {
 			return err
 		}
+		from := m.Role
 		m.Role = role.String()
 		out = m
-		return nil
+		return s.record(ctx, c, m.OrgID, "member.role_changed", m.ID, map[string]any{"email": m.Email, "from": from, "to": m.Role})
 	})
 	return out, err
 }
@@ -135,7 +226,10 @@ func (s *Service) Remove(ctx context.Context, actor store.Member, memberID strin
 		if err := s.mayChangeOwner(ctx, c, actor, m, 0); err != nil {
 			return err
 		}
-		return c.DeleteMember(ctx, m.ID)
+		if err := c.DeleteMember(ctx, m.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, c, m.OrgID, "member.removed", m.ID, map[string]any{"email": m.Email, "role": m.Role})
 	})
 }
 

@@ -37,26 +37,6 @@ func slugTaken(err error, s *string) error {
 	return err
 }
 
-// Update renames an organization or changes its slug (409 conflict when
-// another organization has it).
-func (s *Service) Update(ctx context.Context, orgID string, ch Change) (store.Org, error) {
-	if err := ch.check(); err != nil {
-		return store.Org{}, err
-	}
-	o, err := s.db.Read().OrgByID(ctx, orgID)
-	if err != nil {
-		return store.Org{}, err
-	}
-	if ch.Name != nil {
-		o.Name = strings.TrimSpace(*ch.Name)
-	}
-	if ch.Slug != nil {
-		o.Slug = *ch.Slug
-	}
-	o.UpdatedAt = s.clock()
-	return o, slugTaken(s.db.Write().UpdateOrg(ctx, o), ch.Slug)
-}
-
 // UpdateProject renames a project or changes its slug (409 conflict when
 // another project of its organization has it).
 func (s *Service) UpdateProject(ctx context.Context, projectID string, ch Change) (store.Project, error) {

@@ -9,13 +9,20 @@ import (
 
 // VerifiedMemberEmail reports whether email (canonical, see emailaddr) is
 // the verified email of a member of orgID: an email channel to such an
-// address needs no confirmation (CONTRACT 8). Today every account's email
-// counts as verified; when accounts verify their email (issue 27), this one
-// function is where an unverified one stops counting.
+// address needs no confirmation (CONTRACT 8). An account's address counts
+// once it is verified (the link of its verification email, or an
+// invitation's link that created the account).
 func VerifiedMemberEmail(ctx context.Context, c *store.Conn, orgID, email string) (bool, error) {
-	_, err := c.MemberByEmail(ctx, orgID, email)
+	m, err := c.MemberByEmail(ctx, orgID, email)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, err
+	}
+	u, err := c.UserByID(ctx, m.UserID)
+	if err != nil {
+		return false, err
+	}
+	return u.EmailVerified(), nil
 }

@@ -56,6 +56,9 @@ const (
 	EventInvitation   = "invitation"
 	EventConfirmation = "confirmation"
 	EventAssignment   = "assignment"
+	// EventVerification is an account's email verification; its subject
+	// is the user.
+	EventVerification = "verification"
 )
 
 // FormatEmail is the format of an email delivery.

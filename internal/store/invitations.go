@@ -101,3 +101,14 @@ func (c *Conn) SetInvitationStatus(ctx context.Context, id, status string, now t
 	}
 	return nil
 }
+
+// PendingInvitationsFor lists the invitations to email that are pending at
+// now, oldest first.
+func (c *Conn) PendingInvitationsFor(ctx context.Context, email string, now time.Time) ([]Invitation, error) {
+	rows, err := c.query(ctx, `SELECT `+invitationCols+` FROM invitations WHERE email = ? AND status = 'pending' AND expires_at > ? ORDER BY id`,
+		email, ms(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: pending invitations: %w", err)
+	}
+	return collect(rows, scanInvitation)
+}

@@ -17,14 +17,17 @@ type Org struct {
 	Plan      string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Require2FA refuses members without two-factor sign-in; SSORequired
+	// refuses sessions that did not sign in through OpenID Connect.
+	Require2FA, SSORequired bool
 }
 
-const orgCols = `o.id, o.name, o.slug, o.plan, o.created_at, o.updated_at`
+const orgCols = `o.id, o.name, o.slug, o.plan, o.created_at, o.updated_at, o.require_2fa, o.sso_required`
 
 func scanOrg(s interface{ Scan(...any) error }) (Org, error) {
 	var o Org
 	var c, u int64
-	if err := s.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &c, &u); err != nil {
+	if err := s.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &c, &u, &o.Require2FA, &o.SSORequired); err != nil {
 		return Org{}, err
 	}
 	o.CreatedAt, o.UpdatedAt = fromMS(c), fromMS(u)
@@ -81,7 +84,7 @@ func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) 
 	return collect(rows, func(s interface{ Scan(...any) error }) (Membership, error) {
 		var m Membership
 		var cr, up int64
-		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Slug, &m.Org.Plan, &cr, &up, &m.Role); err != nil {
+		if err := s.Scan(&m.Org.ID, &m.Org.Name, &m.Org.Slug, &m.Org.Plan, &cr, &up, &m.Org.Require2FA, &m.Org.SSORequired, &m.Role); err != nil {
 			return Membership{}, err
 		}
 		m.Org.CreatedAt, m.Org.UpdatedAt = fromMS(cr), fromMS(up)
@@ -89,11 +92,11 @@ func (c *Conn) MembershipsOfUser(ctx context.Context, userID string, limit int) 
 	})
 }
 
-// UpdateOrg changes the name, slug and plan of an organization: ErrConflict
-// when another organization has the slug.
+// UpdateOrg changes the name, slug, plan and sign-in rules of an
+// organization: ErrConflict when another organization has the slug.
 func (c *Conn) UpdateOrg(ctx context.Context, o Org) error {
-	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, slug = ?, plan = ?, updated_at = ? WHERE id = ?`,
-		o.Name, o.Slug, o.Plan, ms(o.UpdatedAt), o.ID); err != nil {
+	if err := c.execOne(ctx, `UPDATE organizations SET name = ?, slug = ?, plan = ?, require_2fa = ?, sso_required = ?, updated_at = ? WHERE id = ?`,
+		o.Name, o.Slug, o.Plan, o.Require2FA, o.SSORequired, ms(o.UpdatedAt), o.ID); err != nil {
 		return fmt.Errorf("store: update organization %s: %w", o.ID, err)
 	}
 	return nil

@@ -22,6 +22,8 @@ var DefaultRetention = Retention{Minutes: 14 * 24 * time.Hour, Hours: 365 * 24 *
 // Pruned counts what Prune deleted.
 type Pruned struct {
 	Minutes, Hours, Tickets, Summaries, Digests, Deliveries, Releases int64
+	// Audit counts audit log entries older than AuditKept.
+	Audit int64
 }
 
 // ChunksKept is how long uploaded chunks wait for the assembly that uses
@@ -48,6 +50,7 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		{&p.Digests, `DELETE FROM digests WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
 		// Pending deliveries stay whatever their age: they are still owed.
 		{&p.Deliveries, `DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`, []any{ms(now.Add(-r.Records))}},
+		{&p.Audit, `DELETE FROM audit_log WHERE created_at < ?`, []any{ms(now.Add(-AuditKept))}},
 		// Uses older than every quota's window count for nothing.
 		{nil, `DELETE FROM quota_uses WHERE at < ?`, []any{ms(now.Add(-QuotaKeep))}},
 		// Releases (with their deploys and uploaded files, by cascade) whose

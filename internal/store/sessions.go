@@ -14,12 +14,37 @@ type Session struct {
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
 	LastUsedAt time.Time
+	// IP and UserAgent are the client's at sign-in.
+	IP, UserAgent string
+	// Method is how the session signed in: SignInPassword or SignInOIDC.
+	Method string
+}
+
+// How a session signed in.
+const (
+	SignInPassword = "password"
+	SignInOIDC     = "oidc"
+)
+
+const sessionCols = `id, user_id, token_hash, created_at, expires_at, last_used_at, ip, user_agent, method`
+
+func scanSession(r interface{ Scan(...any) error }) (Session, error) {
+	var s Session
+	var cr, ex, lu int64
+	if err := r.Scan(&s.ID, &s.UserID, &s.TokenHash, &cr, &ex, &lu, &s.IP, &s.UserAgent, &s.Method); err != nil {
+		return Session{}, err
+	}
+	s.CreatedAt, s.ExpiresAt, s.LastUsedAt = fromMS(cr), fromMS(ex), fromMS(lu)
+	return s, nil
 }
 
 // CreateSession inserts s.
 func (c *Conn) CreateSession(ctx context.Context, s Session) error {
-	_, err := c.exec(ctx, `INSERT INTO sessions (id, user_id, token_hash, created_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		s.ID, s.UserID, s.TokenHash, ms(s.CreatedAt), ms(s.ExpiresAt), ms(s.LastUsedAt))
+	if s.Method == "" {
+		s.Method = SignInPassword
+	}
+	_, err := c.exec(ctx, `INSERT INTO sessions (`+sessionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.UserID, s.TokenHash, ms(s.CreatedAt), ms(s.ExpiresAt), ms(s.LastUsedAt), s.IP, s.UserAgent, s.Method)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}
@@ -28,14 +53,10 @@ func (c *Conn) CreateSession(ctx context.Context, s Session) error {
 
 // SessionByTokenHash returns the session whose token hashes to h, expired or not.
 func (c *Conn) SessionByTokenHash(ctx context.Context, h []byte) (Session, error) {
-	var s Session
-	var cr, ex, lu int64
-	err := c.queryRow(ctx, `SELECT id, user_id, token_hash, created_at, expires_at, last_used_at FROM sessions WHERE token_hash = ?`, h).
-		Scan(&s.ID, &s.UserID, &s.TokenHash, &cr, &ex, &lu)
+	s, err := scanSession(c.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions WHERE token_hash = ?`, h))
 	if err != nil {
 		return Session{}, fmt.Errorf("store: session: %w", translate(err))
 	}
-	s.CreatedAt, s.ExpiresAt, s.LastUsedAt = fromMS(cr), fromMS(ex), fromMS(lu)
 	return s, nil
 }
 
@@ -77,4 +98,42 @@ func (c *Conn) CapSessions(ctx context.Context, userID string, keep int) (int64,
 		return 0, fmt.Errorf("store: cap sessions of %s: %w", userID, err)
 	}
 	return res.RowsAffected()
+}
+
+// SessionsOfUser lists a user's unexpired sessions at now, newest first,
+// starting below the id before ("" for the first page).
+func (c *Conn) SessionsOfUser(ctx context.Context, userID string, now time.Time, before string, limit int) ([]Session, error) {
+	rows, err := c.query(ctx, `SELECT `+sessionCols+` FROM sessions WHERE user_id = ? AND expires_at > ? AND (? = '' OR id < ?)
+		ORDER BY id DESC LIMIT ?`, userID, ms(now), before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: sessions of %s: %w", userID, err)
+	}
+	return collect(rows, scanSession)
+}
+
+// DeleteSessionOf ends session id if it is userID's; else ErrNotFound.
+func (c *Conn) DeleteSessionOf(ctx context.Context, userID, id string) error {
+	if err := c.execOne(ctx, `DELETE FROM sessions WHERE id = ? AND user_id = ?`, id, userID); err != nil {
+		return fmt.Errorf("store: delete session %s: %w", id, err)
+	}
+	return nil
+}
+
+// DeleteOtherSessions ends every session of userID but keep and reports
+// how many it ended.
+func (c *Conn) DeleteOtherSessions(ctx context.Context, userID, keep string) (int64, error) {
+	res, err := c.exec(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keep)
+	if err != nil {
+		return 0, fmt.Errorf("store: end other sessions of %s: %w", userID, err)
+	}
+	return res.RowsAffected()
+}
+
+// SessionByID returns one session, expired or not.
+func (c *Conn) SessionByID(ctx context.Context, id string) (Session, error) {
+	s, err := scanSession(c.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	if err != nil {
+		return Session{}, fmt.Errorf("store: session %s: %w", id, translate(err))
+	}
+	return s, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -14,24 +15,42 @@ type User struct {
 	PasswordHash string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// TOTPSecret is the confirmed TOTP secret ("" without two-factor
+	// sign-in); TOTPPending one being set up; TOTPLastStep the time step of
+	// the last code accepted.
+	TOTPSecret, TOTPPending string
+	TOTPLastStep            int64
+	// EmailVerifiedAt is when the address was verified; nil until then.
+	EmailVerifiedAt *time.Time
 }
 
-const userCols = `id, email, name, password_hash, created_at, updated_at`
+// EmailVerified reports whether the user's address is verified.
+func (u User) EmailVerified() bool { return u.EmailVerifiedAt != nil }
+
+// HasTOTP reports whether the user signs in with a second factor.
+func (u User) HasTOTP() bool { return u.TOTPSecret != "" }
+
+const userCols = `id, email, name, password_hash, created_at, updated_at, totp_secret, totp_pending, totp_last_step, email_verified_at`
 
 func scanUser(s interface{ Scan(...any) error }) (User, error) {
 	var u User
 	var c, up int64
-	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up); err != nil {
+	var verified sql.NullInt64
+	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.TOTPSecret, &u.TOTPPending, &u.TOTPLastStep, &verified); err != nil {
 		return User{}, err
 	}
 	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
+	if verified.Valid {
+		t := fromMS(verified.Int64)
+		u.EmailVerifiedAt = &t
+	}
 	return u, nil
 }
 
 // CreateUser inserts u; a taken email is ErrConflict.
 func (c *Conn) CreateUser(ctx context.Context, u User) error {
-	_, err := c.exec(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Email, u.Name, u.PasswordHash, ms(u.CreatedAt), ms(u.UpdatedAt))
+	_, err := c.exec(ctx, `INSERT INTO users (id, email, name, password_hash, created_at, updated_at, email_verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.Name, u.PasswordHash, ms(u.CreatedAt), ms(u.UpdatedAt), nullMS(u.EmailVerifiedAt))
 	if err != nil {
 		return fmt.Errorf("store: create user: %w", err)
 	}
@@ -63,4 +82,12 @@ func (c *Conn) CountUsers(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("store: count users: %w", translate(err))
 	}
 	return n, nil
+}
+
+// SetUserPassword replaces a user's password hash.
+func (c *Conn) SetUserPassword(ctx context.Context, id, hash string, now time.Time) error {
+	if err := c.execOne(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`, hash, ms(now), id); err != nil {
+		return fmt.Errorf("store: set password of %s: %w", id, err)
+	}
+	return nil
 }

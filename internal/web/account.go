@@ -20,6 +20,7 @@ func (d *Dashboard) accountRoutes(mux *http.ServeMux) {
 	d.get(mux, "/orgs/{org_id}", d.orgShow)
 	d.post(mux, "/orgs/{org_id}/projects", d.orgCreateProject)
 	d.post(mux, "/orgs/{org_id}/rename", d.orgRename)
+	d.post(mux, "/orgs/{org_id}/sign-in-rules", d.orgRules)
 
 	d.get(mux, "/orgs/{org_id}/members", d.members)
 	d.post(mux, "/members/{member_id}/role", d.memberRole)

@@ -115,7 +115,7 @@ func benchPeople(ctx context.Context, c *store.Conn, p *benchProject, sz benchSi
 	for i := range sz.Members {
 		at := now.Add(-time.Duration(sz.Members-i) * 36 * time.Hour)
 		u := store.User{ID: id.NewAt(id.User, at), Email: fmt.Sprintf("person%02d@example.com", i), Name: fmt.Sprintf("Person %02d", i),
-			PasswordHash: "$argon2id$v=19$m=65536,t=1,p=1$c2VlZHNlZWRzZWVk$c2VlZHNlZWRzZWVkc2VlZHNlZWRzZWVk", CreatedAt: at, UpdatedAt: at}
+			PasswordHash: "$argon2id$v=19$m=65536,t=1,p=1$c2VlZHNlZWRzZWVk$c2VlZHNlZWRzZWVkc2VlZHNlZWRzZWVk", CreatedAt: at, UpdatedAt: at, EmailVerifiedAt: &at}
 		if err := c.CreateUser(ctx, u); err != nil {
 			return err
 		}

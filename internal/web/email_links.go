@@ -30,6 +30,19 @@ func (d *Dashboard) emailLinkRoutes(mux *http.ServeMux) {
 	mux.Handle("GET "+notify.ConfirmPath, secure(http.HandlerFunc(d.confirmChannel)))
 	mux.Handle("GET "+notify.UnsubscribePath, secure(http.HandlerFunc(d.unsubscribeForm)))
 	mux.Handle("POST "+notify.UnsubscribePath, secure(http.HandlerFunc(d.unsubscribe)))
+	mux.Handle("GET /verify-email", secure(http.HandlerFunc(d.verifyEmail)))
+}
+
+// verifyEmail verifies the address of the account the link was sent to:
+// opening the link is the proof that the address is its owner's.
+func (d *Dashboard) verifyEmail(w http.ResponseWriter, r *http.Request) {
+	u, err := d.auth.VerifyEmail(r.Context(), r.URL.Query().Get("token"))
+	if err != nil {
+		d.emailLinkFailed(w, r, "This verification link is not valid", err)
+		return
+	}
+	d.renderEmailLink(w, r, http.StatusOK, "Address verified", emailLinkData{Heading: "Address verified",
+		Message: u.Email + " is verified: it can accept invitations to it and receive notifications."})
 }
 
 // confirmChannel confirms the email channel the link was sent for: opening

@@ -19,6 +19,10 @@ type orgData struct {
 	CanCreate, CanRename bool
 	// ProjectName, ProjectError and RenameError refill a refused form.
 	ProjectName, ProjectError, Name, RenameError string
+	// RulesError is why a change of the sign-in rules was refused; SSO
+	// shows the single sign-on rule (configured).
+	RulesError string
+	SSO        bool
 }
 
 // orgCreate makes an organization with the caller as its owner (POST
@@ -62,6 +66,7 @@ func (d *Dashboard) orgPage(w http.ResponseWriter, r *http.Request, p *httpapi.P
 	role, _ := org.ParseRole(p.Member.Role)
 	data.Org, data.Role, data.Limits = o, p.Member.Role, org.LimitsOf(o.Plan)
 	data.CanCreate, data.CanRename = role.AtLeast(org.Admin), role.AtLeast(org.Owner)
+	data.SSO = d.sso != nil || o.SSORequired
 	if data.Name == "" {
 		data.Name = o.Name
 	}
@@ -105,6 +110,31 @@ func (d *Dashboard) orgRename(w http.ResponseWriter, r *http.Request, p *httpapi
 	_, err = d.orgs.Rename(r.Context(), p.Member.OrgID, name)
 	if pr := shown(err, "validation-failed"); pr != nil {
 		return d.orgPage(w, r, p, pr.Status, orgData{Name: name, RenameError: sentence(pr.Detail)})
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/orgs/"+p.Member.OrgID, http.StatusSeeOther)
+	return nil
+}
+
+// orgRules sets the organization's sign-in rules, require_2fa and
+// sso_required (PATCH /v1/orgs/{org_id}: owner, with the same guards).
+func (d *Dashboard) orgRules(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	if err := d.authorize(r, p, "org_id", org.Owner); err != nil {
+		return err
+	}
+	if err := r.ParseForm(); err != nil {
+		return err
+	}
+	twoFA, ssoOnly := r.PostForm.Get("require_2fa") == "on", r.PostForm.Get("sso_required") == "on"
+	in := org.Settings{Require2FA: &twoFA}
+	if d.sso != nil || r.PostForm.Has("sso_shown") {
+		in.SSORequired = &ssoOnly
+	}
+	_, err := d.orgs.Update(r.Context(), p.Member.OrgID, org.Caller{User: p.User, Session: p.Session}, in)
+	if pr := shown(err, "2fa-required", "sso-required"); pr != nil {
+		return d.orgPage(w, r, p, pr.Status, orgData{RulesError: sentence(pr.Detail)})
 	}
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/problem"
 )
@@ -14,6 +15,20 @@ type signInData struct {
 	Next, Email, Error string
 	// SignUp links to the sign-up form (ERRATA_SIGNUP=open).
 	SignUp bool
+	// NeedCode asks for the second factor too.
+	NeedCode bool
+	// SSOName labels the single sign-on button ("" without one).
+	SSOName string
+}
+
+// signInData completes the sign-in form's data with what the server
+// offers besides passwords.
+func (d *Dashboard) signInData(data signInData) signInData {
+	data.SignUp = d.auth.SignUpOpen()
+	if d.sso != nil {
+		data.SSOName = d.ssoName
+	}
+	return data
 }
 
 func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
@@ -31,7 +46,7 @@ func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, signUpURL(next), http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: signInData{Next: next, SignUp: d.auth.SignUpOpen()}})
+	d.render(w, r, http.StatusOK, "sign-in", nil, frame{Title: "Sign in", Data: d.signInData(signInData{Next: next})})
 }
 
 // signIn opens a session through auth.Service and sets the same cookie as
@@ -44,17 +59,24 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
-	sg, err := d.auth.SignIn(r.Context(), email, r.PostForm.Get("password"), httpapi.ClientKey(r.Context()))
-	if pr := shown(err, "invalid-credentials", "rate-limited", "validation-failed"); pr != nil {
+	sg, err := d.auth.SignIn(r.Context(), auth.SignInInput{Email: email, Password: r.PostForm.Get("password"), Code: r.PostForm.Get("code"),
+		ClientKey: httpapi.ClientKey(r.Context())})
+	if pr := shown(err, "invalid-credentials", "totp-required", "rate-limited", "validation-failed"); pr != nil {
 		msg := "The email address or the password is wrong."
-		if pr.Status != http.StatusUnauthorized {
+		needCode := r.PostForm.Get("code") != ""
+		switch {
+		case pr.Code() == "totp-required":
+			msg, needCode = "Enter your password again with the code of your authenticator app.", true
+		case needCode && pr.Status == http.StatusUnauthorized:
+			msg = "The password or the two-factor code is wrong, or the code was used already."
+		case pr.Status != http.StatusUnauthorized:
 			msg = sentence(pr.Detail)
 			for k, vs := range pr.GetHeaders() {
 				w.Header()[k] = vs
 			}
 		}
 		d.render(w, r, pr.Status, "sign-in", nil, frame{Title: "Sign in",
-			Data: signInData{Next: next, Email: email, Error: msg, SignUp: d.auth.SignUpOpen()}})
+			Data: d.signInData(signInData{Next: next, Email: email, Error: msg, NeedCode: needCode})})
 		return
 	}
 	if err != nil {

@@ -56,7 +56,7 @@ func TestReleasesPage(t *testing.T) {
 		s.Do(apitest.Request{Method: "POST", Path: "/api/0/organizations/acme/releases/7.1.0/deploys/", Token: tok,
 			Body: map[string]any{"environment": "production", "name": "green"}}).Expect(t, http.StatusCreated, "")
 		b.get(path).expect(t, http.StatusOK, "<code>7.1.0</code>", "production (green)", "no events")
-		b.get("/projects/" + w.OtherProjectID + "/releases").expect(t, http.StatusNotFound)
+		b.get("/projects/"+w.OtherProjectID+"/releases").expect(t, http.StatusNotFound)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/sso"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -39,6 +40,11 @@ type Options struct {
 	Log     *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// SSO signs people in through OpenID Connect (nil: not configured);
+	// SSOName labels its button; AutoJoin are ERRATA_OIDC_AUTO_JOIN.
+	SSO      *sso.Client
+	SSOName  string
+	AutoJoin []auth.AutoJoin
 }
 
 // Dashboard serves the pages; handlers are its methods.
@@ -53,6 +59,10 @@ type Dashboard struct {
 	log     *slog.Logger
 	now     func() time.Time
 	pages   *pages
+
+	sso      *sso.Client
+	ssoName  string
+	autoJoin []auth.AutoJoin
 }
 
 // Mount builds the dashboard and registers its routes on api's router.
@@ -62,7 +72,7 @@ func Mount(api *httpapi.Server, o Options) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, orgs: o.Orgs, tickets: o.Tickets, notify: o.Notify, baseURL: o.BaseURL,
-		log: o.Log, now: o.Now, pages: p}
+		log: o.Log, now: o.Now, pages: p, sso: o.SSO, ssoName: o.SSOName, autoJoin: o.AutoJoin}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -96,6 +106,8 @@ func (d *Dashboard) routes(mux *http.ServeMux) {
 	d.insightRoutes(mux)   // insight.go: error groups, INFO summaries, charts
 	d.channelRoutes(mux)   // channels.go: channels, deliveries, notification settings
 	d.emailLinkRoutes(mux) // email_links.go: the confirmation and unsubscribe links of emails
+	d.securityRoutes(mux)  // account_security.go: sessions, two-factor sign-in, password; audit_log.go
+	d.ssoRoutes(mux)       // sso.go: OpenID Connect sign-in
 }
 
 // get registers a signed-in page; post a signed-in form action, refused

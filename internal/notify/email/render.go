@@ -30,6 +30,7 @@ var (
 	invitationTemplates   = parse("invitation")
 	confirmationTemplates = parse("confirmation")
 	assignmentTemplates   = parse("assignment")
+	verificationTemplates = parse("verification")
 )
 
 func parse(name string) templates {

@@ -1,0 +1,128 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/errata-dev/errata/internal/audit"
+	"github.com/errata-dev/errata/internal/emailaddr"
+	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// AutoJoin makes OpenID Connect users whose email is at Domain members of
+// OrgID with Role (ERRATA_OIDC_AUTO_JOIN).
+type AutoJoin struct{ Domain, OrgID, Role string }
+
+// SignInOIDC signs in the user of a verified email that the provider
+// vouched for, with a session of method oidc (CONTRACT 8). A user is
+// created when sign-up is open, an invitation to the address is pending
+// (every pending one is accepted), or joins maps the address's domain to an
+// organization; otherwise 403 sign-up-closed. The auto-join applies to
+// existing users too. Two-factor sign-in is the provider's business: its
+// sessions do not ask for Errata's TOTP code.
+func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, joins []AutoJoin) (Signed, error) {
+	email, err := emailaddr.Normalize(verifiedEmail)
+	if err != nil {
+		return Signed{}, err
+	}
+	var join *AutoJoin
+	if _, domain, ok := strings.Cut(email, "@"); ok {
+		for i := range joins {
+			if strings.EqualFold(joins[i].Domain, domain) {
+				join = &joins[i]
+			}
+		}
+	}
+	var out Signed
+	err = s.db.Tx(ctx, func(c *store.Conn) error {
+		now := s.clock()
+		u, err := c.UserByEmail(ctx, email)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			if u, err = s.createOIDCUser(ctx, c, email, name, join != nil); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case !u.EmailVerified():
+			if err := c.MarkEmailVerified(ctx, u.ID, now); err != nil {
+				return err
+			}
+			u.EmailVerifiedAt = &now
+		}
+		if join != nil {
+			if err := s.autoJoin(ctx, c, u, *join); err != nil {
+				return err
+			}
+		}
+		ok, wait, err := c.TakeQuota(ctx, quotaSignIns, u.ID, now, SignInLimit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return problem.Newf("rate-limited", "this account signed in %d times within the last hour, the most allowed; retry in %d seconds",
+				SignInLimit.Max, int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
+		}
+		if out, err = s.newSession(ctx, c, u, store.SignInOIDC); err != nil {
+			return err
+		}
+		return s.recordSignIn(ctx, c, u, out.Session)
+	})
+	return out, err
+}
+
+// createOIDCUser makes the account of a provider-verified address, without
+// a password, if sign-up is open, an invitation to it is pending (all are
+// accepted) or an auto-join rule covers it.
+func (s *Service) createOIDCUser(ctx context.Context, c *store.Conn, email, name string, joins bool) (store.User, error) {
+	now := s.clock()
+	invs, err := c.PendingInvitationsFor(ctx, email, now)
+	if err != nil {
+		return store.User{}, err
+	}
+	if !s.open && len(invs) == 0 && !joins {
+		return store.User{}, problem.New("sign-up-closed", "no account has this email, and this server needs an invitation to it to create one")
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name, _, _ = strings.Cut(email, "@")
+	}
+	u := store.User{ID: id.New(id.User), Email: email, Name: name, CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
+	if err := c.CreateUser(ctx, u); err != nil {
+		return store.User{}, err
+	}
+	for _, inv := range invs {
+		if _, err := s.orgs.AcceptInvitation(ctx, c, u, inv); err != nil {
+			return store.User{}, err
+		}
+	}
+	s.log.Info("user signed up through OpenID Connect", "user_id", u.ID)
+	return u, nil
+}
+
+// autoJoin makes u a member of j's organization with j's role unless it is
+// one already (or the organization is gone).
+func (s *Service) autoJoin(ctx context.Context, c *store.Conn, u store.User, j AutoJoin) error {
+	if _, err := c.MemberOf(ctx, j.OrgID, u.ID); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if _, err := c.OrgByID(ctx, j.OrgID); errors.Is(err, store.ErrNotFound) {
+		s.log.Warn("ERRATA_OIDC_AUTO_JOIN names an organization that does not exist", "org_id", j.OrgID)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	now := s.clock()
+	m := store.Member{ID: id.New(id.Member), OrgID: j.OrgID, UserID: u.ID, Role: j.Role, CreatedAt: now, Email: u.Email, Name: u.Name}
+	if err := c.CreateMember(ctx, m); err != nil {
+		return err
+	}
+	return audit.Record(ctx, c, audit.Entry{OrgID: j.OrgID, Action: "member.auto_joined", Target: m.ID, ActorID: u.ID, ActorEmail: u.Email,
+		Data: map[string]any{"email": u.Email, "role": j.Role, "domain": j.Domain}, At: now})
+}

@@ -1,0 +1,73 @@
+package auth
+
+import (
+	"context"
+	"errors"
+
+	"github.com/errata-dev/errata/internal/audit"
+	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// Sessions lists a user's live sessions, newest first, below the id before.
+func (s *Service) Sessions(ctx context.Context, userID, before string, limit int) ([]store.Session, error) {
+	return s.db.Read().SessionsOfUser(ctx, userID, s.clock(), before, limit)
+}
+
+// EndSession ends one of the user's sessions (sign-out elsewhere). A
+// session of someone else is not-found, as if it did not exist.
+func (s *Service) EndSession(ctx context.Context, u store.User, sessionID string) error {
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.DeleteSessionOf(ctx, u.ID, sessionID); err != nil {
+			return err
+		}
+		return s.recordUser(ctx, c, u.ID, "session.ended", sessionID, map[string]any{"reason": "ended"})
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.Newf("not-found", "session %q does not exist", sessionID)
+	}
+	return err
+}
+
+// ChangePassword replaces the password of u after checking the current one,
+// and ends every session of u but current (CONTRACT 8). A wrong current
+// password is 422 naming current_password and counts, like a failed
+// sign-in, in the failure limits of the account's address.
+func (s *Service) ChangePassword(ctx context.Context, u store.User, current, currentPassword, newPassword string) error {
+	if err := checkPassword(newPassword); err != nil {
+		return problem.New("validation-failed", "new_password: must be 8 to 256 characters")
+	}
+	r, giveBack := s.failuresByEmail.Reserve(u.Email)
+	if !r.Allowed {
+		return problem.New("rate-limited", "too many wrong passwords for this account; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	ok, err := s.hasher.Verify(ctx, u.PasswordHash, currentPassword)
+	if err != nil {
+		giveBack()
+		return err
+	}
+	if !ok {
+		return problem.New("validation-failed", "current_password: is not the account's password")
+	}
+	giveBack()
+	hash, err := s.hasher.Hash(ctx, newPassword)
+	if err != nil {
+		return err
+	}
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.SetUserPassword(ctx, u.ID, hash, s.clock()); err != nil {
+			return err
+		}
+		n, err := c.DeleteOtherSessions(ctx, u.ID, current)
+		if err != nil {
+			return err
+		}
+		return s.recordUser(ctx, c, u.ID, "user.password_changed", u.ID, map[string]any{"sessions_ended": n})
+	})
+}
+
+// recordUser writes an audit entry of an account change, dated by the
+// service's clock, to every organization of userID.
+func (s *Service) recordUser(ctx context.Context, c *store.Conn, userID, action, target string, data map[string]any) error {
+	return audit.RecordUser(ctx, c, userID, audit.Entry{Action: action, Target: target, Data: data, At: s.clock()})
+}

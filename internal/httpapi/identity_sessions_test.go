@@ -1,0 +1,153 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+// signInWith signs email in with the password and an optional code, sending
+// userAgent.
+func signInWith(s *apitest.Server, email, password, code, userAgent string) *apitest.Response {
+	body := map[string]any{"email": email, "password": password}
+	if code != "" {
+		body["code"] = code
+	}
+	return s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: body, Headers: map[string]string{"User-Agent": userAgent}})
+}
+
+func sessionsOf(t *testing.T, s *apitest.Server, token string) []map[string]any {
+	t.Helper()
+	return items(t, s, token, "/v1/auth/sessions?limit=100")
+}
+
+// TestSessionsListAndEnd: GET /v1/auth/sessions shows every live session
+// with its address, user agent, method and which one is the caller's;
+// DELETE ends one at once; another user's session is 404.
+func TestSessionsListAndEnd(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		ada := s.SignUp(t, "ada@example.com")
+		laptop := signInWith(s, "ada@example.com", apitest.Password, "", "Firefox/140 laptop").Expect(t, http.StatusOK, "").Str(t, "token")
+		phone := signInWith(s, "ada@example.com", apitest.Password, "", "Safari phone").Expect(t, http.StatusOK, "").Str(t, "token")
+
+		list := sessionsOf(t, s, laptop)
+		if len(list) != 3 {
+			t.Fatalf("%d sessions, want 3 (sign-up, laptop, phone): %v", len(list), list)
+		}
+		var phoneID string
+		current := 0
+		for _, se := range list {
+			for _, f := range []string{"id", "created_at", "last_seen_at", "ip", "user_agent", "method", "current"} {
+				if _, ok := se[f]; !ok {
+					t.Fatalf("session %v lacks %s", se, f)
+				}
+			}
+			if se["method"] != "password" || se["ip"] != "127.0.0.1" {
+				t.Fatalf("session %v: want method password from 127.0.0.1", se)
+			}
+			if se["current"] == true {
+				current++
+				if se["user_agent"] != "Firefox/140 laptop" {
+					t.Fatalf("the current session is %v, want the laptop's", se)
+				}
+			}
+			if se["user_agent"] == "Safari phone" {
+				phoneID = se["id"].(string)
+			}
+		}
+		if current != 1 || phoneID == "" {
+			t.Fatalf("sessions %v: want exactly one current and the phone's", list)
+		}
+
+		bob := s.AddMember(t, ada.Token, s.CreateOrg(t, ada.Token, "Acme"), "bob@example.com", "member")
+		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/auth/sessions/" + phoneID, Token: bob.Token}).Expect(t, http.StatusNotFound, "not-found")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: phone}).Expect(t, http.StatusOK, "")
+
+		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/auth/sessions/" + phoneID, Token: laptop}).Expect(t, http.StatusNoContent, "")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: phone}).Expect(t, http.StatusUnauthorized, "unauthorized")
+		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/auth/sessions/" + phoneID, Token: laptop}).Expect(t, http.StatusNotFound, "not-found")
+		if n := len(sessionsOf(t, s, laptop)); n != 2 {
+			t.Fatalf("%d sessions after ending one, want 2", n)
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/sessions", Token: ""}).Expect(t, http.StatusUnauthorized, "unauthorized")
+	})
+}
+
+// TestEndSessionWhileInUse: a session ended while requests with it are in
+// flight answers 401 to every request after the end; ending it from many
+// requests at once ends it once (one 204, the rest 404).
+func TestEndSessionWhileInUse(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		ada := s.SignUp(t, "ada@example.com")
+		victim := signInWith(s, "ada@example.com", apitest.Password, "", "old phone").Expect(t, http.StatusOK, "").Str(t, "token")
+		var victimID string
+		for _, se := range sessionsOf(t, s, ada.Token) {
+			if se["user_agent"] == "old phone" {
+				victimID = se["id"].(string)
+			}
+		}
+		statuses := together(16, func(i int) int {
+			if i%2 == 0 {
+				st, _ := do(t, bearerReq(t, "DELETE", s.URL+"/v1/auth/sessions/"+victimID, ada.Token))
+				return st
+			}
+			st, _ := do(t, bearerReq(t, "GET", s.URL+"/v1/orgs", victim))
+			return st
+		})
+		ends := map[int]int{}
+		for i, st := range statuses {
+			if i%2 == 0 {
+				ends[st]++
+			} else if st != http.StatusOK && st != http.StatusUnauthorized {
+				t.Fatalf("a request with the session being ended answered %d", st)
+			}
+		}
+		if ends[http.StatusNoContent] != 1 || ends[http.StatusNotFound] != 7 {
+			t.Fatalf("8 concurrent ends: %v, want one 204 and seven 404", ends)
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs", Token: victim}).Expect(t, http.StatusUnauthorized, "unauthorized")
+	})
+}
+
+func bearerReq(t *testing.T, method, url, token string) *http.Request {
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}
+
+// TestPasswordChange: a wrong current password is 422 naming it; a right
+// one answers 204, ends every other session (the current one stays), and
+// only the new password signs in.
+func TestPasswordChange(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		ada := s.SignUp(t, "ada@example.com")
+		other := signInWith(s, "ada@example.com", apitest.Password, "", "other").Expect(t, http.StatusOK, "").Str(t, "token")
+		change := func(current, next string) *apitest.Response {
+			return s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/password", Token: ada.Token,
+				Body: map[string]any{"current_password": current, "new_password": next}})
+		}
+		r := change("not the password", "a new long password").Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		if !strings.HasPrefix(r.Str(t, "detail"), "current_password") {
+			t.Fatalf("detail %q does not name current_password", r.Str(t, "detail"))
+		}
+		r = change(apitest.Password, "short").Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		if !strings.HasPrefix(r.Str(t, "detail"), "new_password") {
+			t.Fatalf("detail %q does not name new_password", r.Str(t, "detail"))
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: other}).Expect(t, http.StatusOK, "")
+
+		change(apitest.Password, "a new long password").Expect(t, http.StatusNoContent, "")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: other}).Expect(t, http.StatusUnauthorized, "unauthorized")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: ada.Token}).Expect(t, http.StatusOK, "")
+		if n := len(sessionsOf(t, s, ada.Token)); n != 1 {
+			t.Fatalf("%d sessions after a password change, want 1", n)
+		}
+		signInWith(s, "ada@example.com", apitest.Password, "", "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		signInWith(s, "ada@example.com", "a new long password", "", "x").Expect(t, http.StatusOK, "")
+	})
+}

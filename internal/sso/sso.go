@@ -1,0 +1,175 @@
+// Package sso signs people in through an OpenID Connect provider (CONTRACT
+// 8): the authorization code flow with PKCE, state and nonce, through
+// github.com/coreos/go-oidc and golang.org/x/oauth2. It trusts only an
+// email the provider marks verified.
+package sso
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+)
+
+// CallbackPath is the redirect URI's path under the app URL.
+const CallbackPath = "/auth/oidc/callback"
+
+// Options configure a Client.
+type Options struct {
+	Issuer, ClientID, ClientSecret string
+	// AppURL is the dashboard's public URL; the redirect URI is
+	// AppURL + CallbackPath.
+	AppURL string
+	// HTTPClient talks to the provider (nil: http.DefaultClient).
+	HTTPClient *http.Client
+}
+
+// Client is Errata as an OpenID Connect relying party. The provider's
+// discovery document is fetched on first use and kept once it answered,
+// so Errata starts even when the provider is down.
+type Client struct {
+	opts     Options
+	mu       sync.Mutex
+	provider *oidc.Provider
+}
+
+// New returns a Client.
+func New(opts Options) *Client { return &Client{opts: opts} }
+
+// ErrUnverified is the answer for an identity whose email the provider
+// does not mark verified: it is not trusted.
+var ErrUnverified = errors.New("sso: the provider did not verify the email address")
+
+func (c *Client) ctx(ctx context.Context) context.Context {
+	if c.opts.HTTPClient != nil {
+		return oidc.ClientContext(ctx, c.opts.HTTPClient)
+	}
+	return ctx
+}
+
+func (c *Client) discover(ctx context.Context) (*oidc.Provider, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.provider != nil {
+		return c.provider, nil
+	}
+	p, err := oidc.NewProvider(c.ctx(ctx), c.opts.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("sso: discover %s: %w", c.opts.Issuer, err)
+	}
+	c.provider = p
+	return p, nil
+}
+
+func (c *Client) oauth(p *oidc.Provider) *oauth2.Config {
+	return &oauth2.Config{ClientID: c.opts.ClientID, ClientSecret: c.opts.ClientSecret, Endpoint: p.Endpoint(),
+		RedirectURL: c.opts.AppURL + CallbackPath, Scopes: []string{oidc.ScopeOpenID, "email", "profile"}}
+}
+
+// Flow is one sign-in's secrets, kept by the browser between the redirect
+// to the provider and the callback (in a signed, HttpOnly cookie).
+type Flow struct {
+	State, Nonce, Verifier string
+	// Next is the dashboard page to return to.
+	Next string
+}
+
+// NewFlow makes a flow with fresh random secrets.
+func NewFlow(next string) Flow {
+	return Flow{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), Next: next}
+}
+
+func random() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// AuthURL is the provider's authorization URL for f: code flow, PKCE
+// (S256), state and nonce.
+func (c *Client) AuthURL(ctx context.Context, f Flow) (string, error) {
+	p, err := c.discover(ctx)
+	if err != nil {
+		return "", err
+	}
+	return c.oauth(p).AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)), nil
+}
+
+// Identity is who the provider signed in.
+type Identity struct {
+	Subject, Email, Name string
+}
+
+// claims are the ID token's (or userinfo's) claims Errata reads.
+// email_verified is a boolean, or a string at some providers.
+type claims struct {
+	Nonce         string          `json:"nonce"`
+	Email         string          `json:"email"`
+	EmailVerified json.RawMessage `json:"email_verified"`
+	Name          string          `json:"name"`
+}
+
+func (cl claims) verified() bool {
+	var b bool
+	if json.Unmarshal(cl.EmailVerified, &b) == nil {
+		return b
+	}
+	var s string
+	return json.Unmarshal(cl.EmailVerified, &s) == nil && s == "true"
+}
+
+// Exchange trades the callback's code for tokens (with f's PKCE verifier),
+// verifies the ID token (signature, issuer, audience, expiry) and its
+// nonce, and returns the identity; the userinfo endpoint completes the
+// claims when the ID token lacks the email. An email the provider does
+// not mark verified is ErrUnverified.
+func (c *Client) Exchange(ctx context.Context, f Flow, code string) (Identity, error) {
+	p, err := c.discover(ctx)
+	if err != nil {
+		return Identity{}, err
+	}
+	ctx = c.ctx(ctx)
+	conf := c.oauth(p)
+	tok, err := conf.Exchange(ctx, code, oauth2.VerifierOption(f.Verifier))
+	if err != nil {
+		return Identity{}, fmt.Errorf("sso: exchange the code: %w", err)
+	}
+	raw, ok := tok.Extra("id_token").(string)
+	if !ok {
+		return Identity{}, errors.New("sso: the provider answered no id_token")
+	}
+	idt, err := p.Verifier(&oidc.Config{ClientID: c.opts.ClientID}).Verify(ctx, raw)
+	if err != nil {
+		return Identity{}, fmt.Errorf("sso: the ID token: %w", err)
+	}
+	var cl claims
+	if err := idt.Claims(&cl); err != nil {
+		return Identity{}, fmt.Errorf("sso: the ID token's claims: %w", err)
+	}
+	if cl.Nonce != f.Nonce {
+		return Identity{}, errors.New("sso: the ID token's nonce is not this sign-in's")
+	}
+	if cl.Email == "" {
+		info, err := p.UserInfo(ctx, conf.TokenSource(ctx, tok))
+		if err != nil {
+			return Identity{}, fmt.Errorf("sso: userinfo: %w", err)
+		}
+		if info.Subject != idt.Subject {
+			return Identity{}, errors.New("sso: userinfo is about another subject")
+		}
+		if err := info.Claims(&cl); err != nil {
+			return Identity{}, fmt.Errorf("sso: userinfo's claims: %w", err)
+		}
+	}
+	if cl.Email == "" || !cl.verified() {
+		return Identity{}, ErrUnverified
+	}
+	return Identity{Subject: idt.Subject, Email: cl.Email, Name: cl.Name}, nil
+}

@@ -1,0 +1,248 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/testtool"
+)
+
+// oidcProviderVersion is the npm oidc-provider the single sign-on tests run
+// (.ci/run installs it).
+const oidcProviderVersion = "9.13.3"
+
+const (
+	ssoClientID     = "errata"
+	ssoClientSecret = "a long test client secret"
+)
+
+// freePort returns a loopback port nothing listens on.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// startProvider runs the real OpenID Connect provider on port, with
+// Errata's client allowed to redirect to each of apps' callbacks.
+func startProvider(t *testing.T, port string, apps ...*apitest.Server) {
+	t.Helper()
+	testtool.NPMPackage(t, "oidc-provider", oidcProviderVersion)
+	var redirects []string
+	for _, s := range apps {
+		redirects = append(redirects, s.Config.AppURL+"/auth/oidc/callback")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, "node", "testdata/oidc_provider.mjs", port, ssoClientID, ssoClientSecret, strings.Join(redirects, ","))
+	cmd.Env = append(os.Environ(), "ERRATA_NPM_CACHE="+testtool.NPMCache())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the OpenID provider: %v", err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "listening ") {
+				ready <- true
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the OpenID provider did not start within 30 s")
+	}
+}
+
+var (
+	formAction = regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
+	formPrompt = regexp.MustCompile(`name="prompt" value="([a-z]+)"`)
+)
+
+// ssoSignIn follows the single sign-on flow from s's button as a browser
+// would, logging in to the provider as login and consenting, until Errata
+// answers something other than a redirect into the flow: it returns that
+// answer's status, its Location and its body.
+func ssoSignIn(t *testing.T, s *apitest.Server, jar http.CookieJar, login string) (int, string, string) {
+	t.Helper()
+	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	target, method, form := s.URL+"/auth/oidc/start?next=/account", "GET", url.Values(nil)
+	for range 20 {
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, _ := http.NewRequest(method, target, body)
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, target, err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		fromErrata := strings.HasPrefix(target, s.URL)
+		switch {
+		case res.StatusCode >= 300 && res.StatusCode < 400:
+			loc, _ := res.Request.URL.Parse(res.Header.Get("Location"))
+			if fromErrata && !strings.HasPrefix(target, s.URL+"/auth/oidc/start") {
+				return res.StatusCode, loc.String(), string(b)
+			}
+			target, method, form = loc.String(), "GET", nil
+		case res.StatusCode == http.StatusOK && !fromErrata:
+			action, prompt := formAction.FindStringSubmatch(string(b)), formPrompt.FindStringSubmatch(string(b))
+			if action == nil || prompt == nil {
+				t.Fatalf("the provider's page has no form: %s", b)
+			}
+			next, _ := res.Request.URL.Parse(action[1])
+			target, method, form = next.String(), "POST", url.Values{"prompt": {prompt[1]}}
+			if prompt[1] == "login" {
+				form.Set("login", login)
+				form.Set("password", "anything")
+			}
+		default:
+			return res.StatusCode, "", string(b)
+		}
+	}
+	t.Fatal("the sign-in flow does not end")
+	return 0, "", ""
+}
+
+func sessionOf(t *testing.T, jar http.CookieJar, s *apitest.Server) *http.Cookie {
+	t.Helper()
+	u, _ := url.Parse(s.URL)
+	for _, c := range jar.Cookies(u) {
+		if c.Name == "errata_session" {
+			return c
+		}
+	}
+	t.Fatal("no errata_session cookie")
+	return nil
+}
+
+func withSSO(port string) func(*config.Serve) {
+	return func(c *config.Serve) {
+		c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret, c.OIDCName = "http://127.0.0.1:"+port, ssoClientID, ssoClientSecret, "Acme ID"
+	}
+}
+
+// TestSSOSignIn signs in through a real OpenID Connect provider (npm
+// oidc-provider): the code flow with PKCE, state and nonce; only verified
+// emails; users created only when invited (invite-only server) or by an
+// auto-join rule; sessions of method oidc; an organization's sso_required.
+func TestSSOSignIn(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		port := freePort(t)
+		s = apitest.StartOn(t, s.DatabaseURL, withSSO(port))
+		owner := s.SignUp(t, "owner@example.com")
+		orgID := s.CreateOrg(t, owner.Token, "Acme")
+		joins := apitest.StartOn(t, s.DatabaseURL, withSSO(port), func(c *config.Serve) { c.OIDCAutoJoin = []string{"corp.example=" + orgID + ":member"} })
+		startProvider(t, port, s, joins)
+		newJar := func() http.CookieJar { j, _ := cookiejar.New(nil); return j }
+
+		b := newBrowser(t, s)
+		b.get("/sign-in").expect(t, http.StatusOK, `href="/auth/oidc/start"`, "Sign in with Acme ID")
+
+		// No account and no invitation on an invite-only server.
+		st, _, body := ssoSignIn(t, s, newJar(), "ada")
+		if st != http.StatusForbidden || !strings.Contains(body, "invitation") {
+			t.Fatalf("an uninvited stranger: %d %s", st, body)
+		}
+		// The provider has not verified the address: not trusted.
+		if st, _, body := ssoSignIn(t, s, newJar(), "unverified"); st != http.StatusForbidden || !strings.Contains(body, "not verified") {
+			t.Fatalf("an unverified email: %d %s", st, body)
+		}
+
+		// Invited: the account is created and the invitation accepted.
+		s.Invite(t, owner.Token, orgID, "ada@example.com", "admin")
+		jar := newJar()
+		st, loc, body := ssoSignIn(t, s, jar, "ada")
+		if st != http.StatusSeeOther || loc != s.URL+"/account" {
+			t.Fatalf("an invited user: %d %q %s", st, loc, body)
+		}
+		ada := sessionOf(t, jar, s)
+		sess := s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/sessions", Cookies: []*http.Cookie{ada}}).Expect(t, http.StatusOK, "").JSON(t)
+		if m := sess["data"].([]any)[0].(map[string]any)["method"]; m != "oidc" {
+			t.Fatalf("session method = %v, want oidc", m)
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ada}}).Expect(t, http.StatusOK, "")
+		me := s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Cookies: []*http.Cookie{ada}}).Expect(t, http.StatusOK, "").JSON(t)
+		if u := me["user"].(map[string]any); u["email"] != "ada@example.com" || u["email_verified"] != true || u["name"] != "SSO ada" {
+			t.Fatalf("user = %v", u)
+		}
+		// She has no password: password sign-in fails as a wrong one.
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "ada@example.com", "password": ""}}).
+			Expect(t, http.StatusUnauthorized, "invalid-credentials")
+
+		// sso_required: set only from a single sign-on session, then
+		// password sessions are refused.
+		origin := map[string]string{"Origin": s.URL}
+		s.Do(apitest.Request{Method: "PATCH", Path: "/v1/orgs/" + orgID, Token: owner.Token, Body: map[string]any{"sso_required": true}}).
+			Expect(t, http.StatusForbidden, "sso-required")
+		ownerJar := newJar()
+		if st, _, body := ssoSignIn(t, s, ownerJar, "owner"); st != http.StatusSeeOther {
+			t.Fatalf("the owner through single sign-on: %d %s", st, body)
+		}
+		ownerSSO := sessionOf(t, ownerJar, s)
+		r := s.Do(apitest.Request{Method: "PATCH", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ownerSSO}, Headers: origin, Body: map[string]any{"sso_required": true}}).
+			Expect(t, http.StatusOK, "")
+		if r.JSON(t)["sso_required"] != true {
+			t.Fatalf("organization = %s", r.Body)
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: owner.Token}).Expect(t, http.StatusForbidden, "sso-required")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ownerSSO}}).Expect(t, http.StatusOK, "")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ada}}).Expect(t, http.StatusOK, "")
+
+		// Auto-join: a user of the mapped domain is created as a member.
+		jar = newJar()
+		if st, _, body := ssoSignIn(t, joins, jar, "autobob"); st != http.StatusSeeOther {
+			t.Fatalf("an auto-joined user: %d %s", st, body)
+		}
+		members := items(t, s, ownerSSO, "/v1/orgs/"+orgID+"/members")
+		found := false
+		for _, m := range members {
+			found = found || (m["email"] == "autobob@corp.example" && m["role"] == "member")
+		}
+		if !found {
+			t.Fatalf("members = %v, want autobob@corp.example as member", members)
+		}
+
+		// A callback this browser did not start is refused.
+		b.get("/auth/oidc/callback?state=forged&code=x").expect(t, http.StatusBadRequest, "not started here")
+	})
+}
+
+func items(t *testing.T, s *apitest.Server, c *http.Cookie, path string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, d := range s.Do(apitest.Request{Method: "GET", Path: path, Cookies: []*http.Cookie{c}}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any) {
+		out = append(out, d.(map[string]any))
+	}
+	return out
+}
