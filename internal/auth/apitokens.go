@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"github.com/errata-dev/errata/internal/audit"
 	"slices"
 	"strings"
 	"time"
@@ -78,11 +79,30 @@ func (s *Service) CreateToken(ctx context.Context, userID, name string, scopes [
 	sec := NewAPIKeySecret()
 	t := store.APIToken{ID: id.New(id.Token), UserID: userID, Name: strings.TrimSpace(name), Scopes: set,
 		SecretHash: secret.Hash(sec), CreatedAt: now, ExpiresAt: expiresAt}
-	if err := s.db.Write().CreateAPIToken(ctx, t); err != nil {
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.CreateAPIToken(ctx, t); err != nil {
+			return err
+		}
+		return audit.RecordUser(ctx, c, userID, audit.Entry{Action: "api_token.created", Target: t.ID,
+			Data: map[string]any{"name": t.Name, "scopes": t.Scopes}, At: now})
+	})
+	if err != nil {
 		return NewToken{}, err
 	}
 	s.log.Info("API token created", "user_id", userID, "token_id", t.ID)
 	return NewToken{APIToken: t, Token: FormatToken(t.ID, sec)}, nil
+}
+
+// DeleteToken deletes one of userID's tokens (store.ErrNotFound when the
+// user has no such token), recorded in the audit log of each of the
+// user's organizations.
+func (s *Service) DeleteToken(ctx context.Context, userID, tokenID string) error {
+	return s.db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.DeleteAPIToken(ctx, userID, tokenID); err != nil {
+			return err
+		}
+		return audit.RecordUser(ctx, c, userID, audit.Entry{Action: "api_token.revoked", Target: tokenID, At: s.clock()})
+	})
 }
 
 // AuthenticateToken checks a personal API token and returns it with its

@@ -44,11 +44,17 @@ func TestAuditLog(t *testing.T) {
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-out", Token: tok}).Expect(t, http.StatusNoContent, "")
 		doomed := s.CreateProject(t, owner, w.OrgID, "doomed")
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/projects/" + doomed, Token: owner}).Expect(t, http.StatusNoContent, "")
+		pat := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/tokens", Token: owner,
+			Body: map[string]any{"name": "ci", "scopes": []string{"project:releases"}}}).Expect(t, http.StatusCreated, "").Str(t, "id")
+		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/auth/tokens/" + pat, Token: owner}).Expect(t, http.StatusNoContent, "")
+		s.Do(apitest.Request{Method: "PUT", Path: "/v1/projects/" + w.ProjectID + "/grouping-rules", Token: owner,
+			Body: map[string]any{"fingerprint": "error.type:LedgerError -> ledger", "stack_trace": ""}}).Expect(t, http.StatusOK, "")
 
 		all := auditLog(t, s, w.Admin.Token, w.OrgID, "")
 		got := actions(all)
 		for _, a := range []string{"member.role_changed", "api_key.created", "api_key.revoked", "channel.created", "channel.updated", "channel.deleted",
-			"org.renamed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "session.ended", "project.deleted"} {
+			"org.renamed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "session.ended", "project.deleted",
+			"api_token.created", "api_token.revoked", "grouping_rules.changed"} {
 			if got[a] == 0 {
 				t.Errorf("no %s entry in %v", a, got)
 			}

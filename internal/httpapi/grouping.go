@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/errata-dev/errata/internal/audit"
 	"strings"
 	"time"
 
@@ -139,10 +140,18 @@ func SaveGroupingRules(ctx context.Context, db *store.DB, projectID, fingerprint
 	if _, err := grouping.ParseRules(r.Fingerprint, r.StackTrace); err != nil {
 		return r, ruleProblem(err)
 	}
-	if err := db.Write().PutGroupingRules(ctx, r); err != nil {
-		return r, err
-	}
-	return r, nil
+	err := db.Tx(ctx, func(c *store.Conn) error {
+		if err := c.PutGroupingRules(ctx, r); err != nil {
+			return err
+		}
+		p, err := c.ProjectByID(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, c, audit.Entry{OrgID: p.OrgID, Action: "grouping_rules.changed", Target: projectID,
+			Data: map[string]any{"project": p.Name, "fingerprint": r.Fingerprint, "stack_trace": r.StackTrace}, At: now})
+	})
+	return r, err
 }
 
 // normalizeRules makes a rule text's line endings "\n" and trims its end.

@@ -60,7 +60,7 @@ func (s *Server) deleteToken(ctx context.Context, in *struct {
 	if !id.Valid(id.Token, in.TokenID) {
 		return nil, problem.Newf("not-found", "token %q does not exist", in.TokenID)
 	}
-	err := s.db.Write().DeleteAPIToken(ctx, principal(ctx).User.ID, in.TokenID)
+	err := s.auth.DeleteToken(ctx, principal(ctx).User.ID, in.TokenID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, problem.Newf("not-found", "token %q does not exist", in.TokenID)
 	}

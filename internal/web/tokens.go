@@ -67,7 +67,7 @@ func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, p *httpa
 
 // deleteToken deletes one of the user's tokens (DELETE /v1/auth/tokens/{token_id}).
 func (d *Dashboard) deleteToken(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
-	if err := d.db.Write().DeleteAPIToken(r.Context(), p.User.ID, r.PathValue("token_id")); err != nil {
+	if err := d.auth.DeleteToken(r.Context(), p.User.ID, r.PathValue("token_id")); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/tokens", http.StatusSeeOther)
