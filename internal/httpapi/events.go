@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -132,8 +133,11 @@ func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, err
 	}
 	d := EventDetail{ID: strconv.FormatInt(e.ID, 10), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: ts(e.Timestamp), ReceivedAt: ts(e.ReceivedAt),
 		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
-		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes), Breadcrumbs: []BreadcrumbView{},
+		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes),
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
+	detail := ingest.ParseDetail(e.Detail)
+	d.Breadcrumbs = breadcrumbs(detail.Breadcrumbs)
+	withContext(d.Frames, detail.Sources)
 	attrs := attributeStrings(e.Attributes)
 	if id := attrs["user.id"]; id != "" {
 		d.User = &EventUser{ID: id}
@@ -142,6 +146,51 @@ func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, err
 		d.Request = &EventRequest{URL: url, Method: method}
 	}
 	return &EventOutput{d}, nil
+}
+
+// breadcrumbs views an event's stored breadcrumbs.
+func breadcrumbs(in []ingest.Breadcrumb) []BreadcrumbView {
+	out := make([]BreadcrumbView, 0, len(in))
+	for _, c := range in {
+		v := BreadcrumbView{Category: c.Category, Level: c.Level, Message: c.Message}
+		if c.Timestamp != nil {
+			t := ts(time.UnixMilli(*c.Timestamp))
+			v.Timestamp = &t
+		}
+		if len(c.Data) > 0 && json.Unmarshal(c.Data, &v.Data) != nil {
+			v.Data = nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// withContext gives the parsed frames the source context the SDK sent for
+// the frame of the same line in the same file (its path, or a path ending
+// with the other).
+func withContext(fs []FrameView, sources []ingest.FrameSource) {
+	if len(sources) == 0 {
+		return
+	}
+	for k := range fs {
+		f := &fs[k]
+		if f.Line == nil {
+			continue
+		}
+		for _, src := range sources {
+			if src.Line == *f.Line && sameFile(src.File, f.File) {
+				f.Context = &FrameContext{Pre: nonNil(src.Pre), Line: src.Text, Post: nonNil(src.Post)}
+				break
+			}
+		}
+	}
+}
+
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 
 func eventRef(id int64) *string {
