@@ -13,6 +13,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/symbolicate"
 )
 
 // FrameContext is the source around a frame's line, when the sender gave it.
@@ -137,7 +138,7 @@ func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, err
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
 	detail := ingest.ParseDetail(e.Detail)
 	d.Breadcrumbs = breadcrumbs(detail.Breadcrumbs)
-	withContext(d.Frames, detail.Sources)
+	withContext(d.Frames, append(symbolicatedSources(e.Symbolication), detail.Sources...))
 	attrs := attributeStrings(e.Attributes)
 	if id := attrs["user.id"]; id != "" {
 		d.User = &EventUser{ID: id}
@@ -184,6 +185,25 @@ func withContext(fs []FrameView, sources []ingest.FrameSource) {
 			}
 		}
 	}
+}
+
+// symbolicatedSources is the source context source map symbolication found
+// for the original frames it wrote into the trace (symbolicate.Result).
+func symbolicatedSources(raw string) []ingest.FrameSource {
+	if raw == "" {
+		return nil
+	}
+	var res symbolicate.Result
+	if json.Unmarshal([]byte(raw), &res) != nil {
+		return nil
+	}
+	var out []ingest.FrameSource
+	for _, f := range res.Frames {
+		if f.Context != nil {
+			out = append(out, ingest.FrameSource{File: f.File, Function: f.Function, Line: f.Line, Pre: f.Context.Pre, Text: f.Context.Line, Post: f.Context.Post})
+		}
+	}
+	return out
 }
 
 func sameFile(a, b string) bool {
