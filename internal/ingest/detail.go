@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // Limits of the breadcrumbs an event keeps (CONTRACT 8). An event keeps its
@@ -129,6 +130,7 @@ func parseBreadcrumbs(raw string, prefix string, r *Redactor) ([]Breadcrumb, str
 			if len(*f.dst) > f.max {
 				return nil, at + "." + f.name + ": is " + strconv.Itoa(len(*f.dst)) + " bytes, more than " + strconv.Itoa(f.max)
 			}
+			*f.dst = strings.ReplaceAll(*f.dst, "\x00", "\uFFFD") // as ScrubNUL does for the fields
 		}
 		if isSet(rc.Data) {
 			if rc.Data[0] != '{' {

@@ -3,6 +3,7 @@ package sentry
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/errata-dev/errata/internal/ingest"
 )
@@ -17,48 +18,61 @@ type breadcrumb struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// maxContextLines caps the source lines kept on either side of a frame's
-// line; SDKs send five.
-const maxContextLines = 10
+// Limits of the source context an event keeps: SDKs send five lines either
+// side; the frames' context stops growing past maxSourcesBytes of JSON.
+const (
+	maxContextLines = 10
+	maxContextBytes = 1024
+	maxSourcesBytes = 256 << 10
+)
 
 // eventDetail is what a Sentry event keeps for the event detail only
 // (CONTRACT 8): its last ingest.MaxBreadcrumbs breadcrumbs and the source
-// context of its frames, encoded; nil when it has neither.
+// context of its frames, as an encoded ingest.Detail; nil when it has
+// neither. It writes the JSON itself, as the attributes are written: this
+// runs for every event.
 func eventDetail(se *sentryEvent, excs []exception, m *mapping) json.RawMessage {
-	var d ingest.Detail
 	crumbs := se.Breadcrumbs.Values
 	if len(crumbs) > ingest.MaxBreadcrumbs {
 		crumbs = crumbs[len(crumbs)-ingest.MaxBreadcrumbs:]
 	}
+	var b []byte
 	if len(crumbs) > 0 {
-		d.Breadcrumbs = make([]ingest.Breadcrumb, 0, len(crumbs))
+		b = append(b, `{"breadcrumbs":[`...)
+		for k := range crumbs {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = appendBreadcrumb(b, &crumbs[k], m.redact)
+		}
+		b = append(b, ']')
 	}
-	for k := range crumbs {
-		c := &crumbs[k]
-		b := ingest.Breadcrumb{
-			Category: limitBytes(clean(c.Category), ingest.MaxBreadcrumbCategory),
-			Level:    limitBytes(clean(c.Level), ingest.MaxBreadcrumbLevel),
-			Message:  limitBytes(clean(c.Message), ingest.MaxBreadcrumbMessage),
-		}
-		if b.Category == "" {
-			b.Category = limitBytes(clean(c.Type), ingest.MaxBreadcrumbCategory)
-		}
-		if ms := eventTime(c.Timestamp, -1); ms >= 0 {
-			b.Timestamp = &ms
-		}
-		if data := bytes.TrimSpace(c.Data); len(data) > 0 && data[0] == '{' && len(data) <= ingest.MaxBreadcrumbDataBytes && json.Valid(data) {
-			b.Data = m.redact.Redact(data)
-		}
-		d.Breadcrumbs = append(d.Breadcrumbs, b)
-	}
+	start, n := len(b), 0
 	add := func(frames []frame) {
 		for k := range frames {
 			f := &frames[k]
-			if f.ContextLine == "" || f.Lineno <= 0 || len(d.Sources) >= maxFrames*maxChain {
+			if f.ContextLine == "" || f.Lineno <= 0 || len(b)-start > maxSourcesBytes {
 				continue
 			}
-			d.Sources = append(d.Sources, ingest.FrameSource{File: clean(framePath(f)), Function: clean(frameFunction(f)), Line: f.Lineno,
-				Pre: contextLines(f.PreContext, true), Text: clean(cutUTF8(f.ContextLine, maxContextBytes)), Post: contextLines(f.PostContext, false)})
+			if n == 0 {
+				if len(b) == 0 {
+					b = append(b, '{')
+				} else {
+					b = append(b, ',')
+				}
+				b = append(b, `"sources":[`...)
+			} else {
+				b = append(b, ',')
+			}
+			n++
+			b = append(b, `{"file":`...)
+			b = appendString(b, framePath(f))
+			b = append(b, `,"function":`...)
+			b = appendString(b, frameFunction(f))
+			b = append(append(b, `,"line":`...), strconv.Itoa(f.Lineno)...)
+			b = appendLines(append(b, `,"pre":`...), f.PreContext, true)
+			b = appendString(append(b, `,"text":`...), cutUTF8(f.ContextLine, maxContextBytes))
+			b = append(appendLines(append(b, `,"post":`...), f.PostContext, false), '}')
 		}
 	}
 	for k := range excs {
@@ -67,15 +81,57 @@ func eventDetail(se *sentryEvent, excs []exception, m *mapping) json.RawMessage 
 		}
 	}
 	add(threadFrames(se))
-	return d.Encode()
+	switch {
+	case n > 0:
+		b = append(b, ']', '}')
+	case len(b) > 0:
+		b = append(b, '}')
+	default:
+		return nil
+	}
+	return b
 }
 
-// maxContextBytes caps one line of source context.
-const maxContextBytes = 1024
+// appendBreadcrumb appends c as an ingest.Breadcrumb, cut to its limits;
+// data that is not an object of at most ingest.MaxBreadcrumbDataBytes is
+// null, and secrets in it are redacted by r.
+func appendBreadcrumb(b []byte, c *breadcrumb, r *ingest.Redactor) []byte {
+	b = append(b, `{"timestamp":`...)
+	if ms := eventTime(c.Timestamp, -1); ms >= 0 {
+		b = strconv.AppendInt(b, ms, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	category := c.Category
+	if category == "" {
+		category = c.Type
+	}
+	b = appendString(append(b, `,"category":`...), limitBytes(category, ingest.MaxBreadcrumbCategory))
+	b = appendString(append(b, `,"level":`...), limitBytes(c.Level, ingest.MaxBreadcrumbLevel))
+	b = appendString(append(b, `,"message":`...), limitBytes(c.Message, ingest.MaxBreadcrumbMessage))
+	b = append(b, `,"data":`...)
+	if data := bytes.TrimSpace(c.Data); len(data) > 0 && data[0] == '{' && len(data) <= ingest.MaxBreadcrumbDataBytes && json.Valid(data) {
+		b = append(b, r.Redact(data)...)
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
+}
 
-// contextLines keeps the maxContextLines lines nearest the frame's line:
-// the last ones before it (pre), the first ones after it.
-func contextLines(lines []string, pre bool) []string {
+// appendLines appends a frame's context lines (raw, a JSON array of
+// strings) as a JSON array of at most maxContextLines lines of at most
+// maxContextBytes, the ones nearest the frame's line (the last ones before
+// it when pre, else the first ones after it). An array already within the
+// limits is copied as it is; anything but an array is empty.
+func appendLines(b []byte, raw json.RawMessage, pre bool) []byte {
+	t := bytes.TrimSpace(raw)
+	if plainLines(t) {
+		return append(b, t...)
+	}
+	var lines []string
+	if len(t) == 0 || t[0] != '[' || decode(t, &lines) != nil {
+		return append(b, '[', ']')
+	}
 	if len(lines) > maxContextLines {
 		if pre {
 			lines = lines[len(lines)-maxContextLines:]
@@ -83,9 +139,39 @@ func contextLines(lines []string, pre bool) []string {
 			lines = lines[:maxContextLines]
 		}
 	}
-	out := make([]string, len(lines))
+	b = append(b, '[')
 	for k, l := range lines {
-		out[k] = clean(cutUTF8(l, maxContextBytes))
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, cutUTF8(l, maxContextBytes))
 	}
-	return out
+	return append(b, ']')
+}
+
+// plainLines reports whether t is a valid JSON array of at most
+// maxContextLines strings of at most maxContextBytes, none with an escaped
+// NUL, so that it can be kept as sent.
+func plainLines(t []byte) bool {
+	if len(t) < 2 || t[0] != '[' || !json.Valid(t) {
+		return false
+	}
+	i := skipSpace(t, 1)
+	if t[i] == ']' {
+		return true
+	}
+	for n := 1; n <= maxContextLines; n++ {
+		if t[i] != '"' {
+			return false
+		}
+		end := stringEnd(t, i)
+		if end < 0 || end-i > maxContextBytes || bytes.Contains(t[i:end], []byte(`\u0000`)) {
+			return false
+		}
+		if i = skipSpace(t, end); t[i] == ']' {
+			return true
+		}
+		i = skipSpace(t, i+1) // a comma: the array is valid
+	}
+	return false
 }

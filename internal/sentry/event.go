@@ -111,19 +111,21 @@ type stacktrace struct {
 }
 
 type frame struct {
-	Function    string   `json:"function"`
-	RawFunction string   `json:"raw_function"`
-	Module      string   `json:"module"`
-	Package     string   `json:"package"`
-	Filename    string   `json:"filename"`
-	AbsPath     string   `json:"abs_path"`
-	Lineno      int      `json:"lineno"`
-	Colno       int      `json:"colno"`
-	InApp       *bool    `json:"in_app"`
-	ContextLine string   `json:"context_line"`
-	PreContext  []string `json:"pre_context"`
-	PostContext []string `json:"post_context"`
-	Native      bool     `json:"native"` // Java: a native method
+	Function    string `json:"function"`
+	RawFunction string `json:"raw_function"`
+	Module      string `json:"module"`
+	Package     string `json:"package"`
+	Filename    string `json:"filename"`
+	AbsPath     string `json:"abs_path"`
+	Lineno      int    `json:"lineno"`
+	Colno       int    `json:"colno"`
+	InApp       *bool  `json:"in_app"`
+	ContextLine string `json:"context_line"`
+	// The lines around context_line, raw: usually copied as they are
+	// (appendLines), which spares decoding each line.
+	PreContext  json.RawMessage `json:"pre_context"`
+	PostContext json.RawMessage `json:"post_context"`
+	Native      bool            `json:"native"` // Java: a native method
 }
 
 // logEntry is the "logentry" interface, also accepted as "message".
