@@ -7,11 +7,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/symbolicate"
 )
 
 // FrameContext is the source around a frame's line, when the sender gave it.
@@ -132,8 +134,11 @@ func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, err
 	}
 	d := EventDetail{ID: strconv.FormatInt(e.ID, 10), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: ts(e.Timestamp), ReceivedAt: ts(e.ReceivedAt),
 		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
-		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes), Breadcrumbs: []BreadcrumbView{},
+		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes),
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
+	detail := ingest.ParseDetail(e.Detail)
+	d.Breadcrumbs = breadcrumbs(detail.Breadcrumbs)
+	withContext(d.Frames, append(symbolicatedSources(e.Symbolication), detail.Sources...))
 	attrs := attributeStrings(e.Attributes)
 	if id := attrs["user.id"]; id != "" {
 		d.User = &EventUser{ID: id}
@@ -142,6 +147,70 @@ func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, err
 		d.Request = &EventRequest{URL: url, Method: method}
 	}
 	return &EventOutput{d}, nil
+}
+
+// breadcrumbs views an event's stored breadcrumbs.
+func breadcrumbs(in []ingest.Breadcrumb) []BreadcrumbView {
+	out := make([]BreadcrumbView, 0, len(in))
+	for _, c := range in {
+		v := BreadcrumbView{Category: c.Category, Level: c.Level, Message: c.Message}
+		if c.Timestamp != nil {
+			t := ts(time.UnixMilli(*c.Timestamp))
+			v.Timestamp = &t
+		}
+		if len(c.Data) > 0 && json.Unmarshal(c.Data, &v.Data) != nil {
+			v.Data = nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// withContext gives the parsed frames the source context the SDK sent for
+// the frame of the same line in the same file (its path, or a path ending
+// with the other).
+func withContext(fs []FrameView, sources []ingest.FrameSource) {
+	if len(sources) == 0 {
+		return
+	}
+	for k := range fs {
+		f := &fs[k]
+		if f.Line == nil {
+			continue
+		}
+		for _, src := range sources {
+			if src.Line == *f.Line && sameFile(src.File, f.File) {
+				f.Context = &FrameContext{Pre: nonNil(src.Pre), Line: src.Text, Post: nonNil(src.Post)}
+				break
+			}
+		}
+	}
+}
+
+// symbolicatedSources is the source context source map symbolication found
+// for the original frames it wrote into the trace (symbolicate.Result).
+func symbolicatedSources(raw string) []ingest.FrameSource {
+	if raw == "" {
+		return nil
+	}
+	var res symbolicate.Result
+	if json.Unmarshal([]byte(raw), &res) != nil {
+		return nil
+	}
+	var out []ingest.FrameSource
+	for _, f := range res.Frames {
+		if f.Context != nil {
+			out = append(out, ingest.FrameSource{File: f.File, Function: f.Function, Line: f.Line, Pre: f.Context.Pre, Text: f.Context.Line, Post: f.Context.Post})
+		}
+	}
+	return out
+}
+
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 
 func eventRef(id int64) *string {

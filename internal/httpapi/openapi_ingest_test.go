@@ -47,25 +47,33 @@ func TestOpenAPIIngestSchemaAsStrictAsServer(t *testing.T) {
 		return out
 	}
 	refused := map[string]any{
-		"events null":            map[string]any{"service": "web", "events": nil},
-		"events missing":         map[string]any{"service": "web"},
-		"events empty":           map[string]any{"service": "web", "events": []any{}},
-		"1001 events":            map[string]any{"service": "web", "events": events(1001)},
-		"events not an array":    map[string]any{"service": "web", "events": map[string]any{}},
-		"no message":             event(func(ev map[string]any) { delete(ev, "message") }),
-		"empty message":          event(func(ev map[string]any) { ev["message"] = "" }),
-		"message over 16 KiB":    event(func(ev map[string]any) { ev["message"] = strings.Repeat("a", 16<<10+1) }),
-		"unknown level":          event(func(ev map[string]any) { ev["level"] = "verbose" }),
-		"empty level":            event(func(ev map[string]any) { ev["level"] = "" }),
-		"service too long":       event(func(ev map[string]any) { ev["service"] = strings.Repeat("é", 129) }),
-		"environment too long":   event(func(ev map[string]any) { ev["environment"] = strings.Repeat("e", 65) }),
-		"release too long":       event(func(ev map[string]any) { ev["release"] = strings.Repeat("r", 65) }),
-		"stack over 64 KiB":      event(func(ev map[string]any) { ev["stack_trace"] = strings.Repeat("s", 64<<10+1) }),
-		"trace_id too long":      event(func(ev map[string]any) { ev["trace_id"] = strings.Repeat("a", 129) }),
-		"65 attributes":          event(func(ev map[string]any) { ev["attributes"] = attrs(65) }),
-		"attributes not object":  event(func(ev map[string]any) { ev["attributes"] = []any{} }),
-		"not a timestamp":        event(func(ev map[string]any) { ev["timestamp"] = "yesterday" }),
-		"numeric timestamp":      event(func(ev map[string]any) { ev["timestamp"] = 1700000000 }),
+		"events null":             map[string]any{"service": "web", "events": nil},
+		"events missing":          map[string]any{"service": "web"},
+		"events empty":            map[string]any{"service": "web", "events": []any{}},
+		"1001 events":             map[string]any{"service": "web", "events": events(1001)},
+		"events not an array":     map[string]any{"service": "web", "events": map[string]any{}},
+		"no message":              event(func(ev map[string]any) { delete(ev, "message") }),
+		"empty message":           event(func(ev map[string]any) { ev["message"] = "" }),
+		"message over 16 KiB":     event(func(ev map[string]any) { ev["message"] = strings.Repeat("a", 16<<10+1) }),
+		"unknown level":           event(func(ev map[string]any) { ev["level"] = "verbose" }),
+		"empty level":             event(func(ev map[string]any) { ev["level"] = "" }),
+		"service too long":        event(func(ev map[string]any) { ev["service"] = strings.Repeat("é", 129) }),
+		"environment too long":    event(func(ev map[string]any) { ev["environment"] = strings.Repeat("e", 65) }),
+		"release too long":        event(func(ev map[string]any) { ev["release"] = strings.Repeat("r", 65) }),
+		"stack over 64 KiB":       event(func(ev map[string]any) { ev["stack_trace"] = strings.Repeat("s", 64<<10+1) }),
+		"trace_id too long":       event(func(ev map[string]any) { ev["trace_id"] = strings.Repeat("a", 129) }),
+		"65 attributes":           event(func(ev map[string]any) { ev["attributes"] = attrs(65) }),
+		"attributes not object":   event(func(ev map[string]any) { ev["attributes"] = []any{} }),
+		"not a timestamp":         event(func(ev map[string]any) { ev["timestamp"] = "yesterday" }),
+		"numeric timestamp":       event(func(ev map[string]any) { ev["timestamp"] = 1700000000 }),
+		"breadcrumbs not array":   event(func(ev map[string]any) { ev["breadcrumbs"] = map[string]any{} }),
+		"breadcrumb not object":   event(func(ev map[string]any) { ev["breadcrumbs"] = []any{"click"} }),
+		"breadcrumb time number":  event(func(ev map[string]any) { ev["breadcrumbs"] = []any{map[string]any{"timestamp": 1700000000}} }),
+		"breadcrumb category int": event(func(ev map[string]any) { ev["breadcrumbs"] = []any{map[string]any{"category": 5}} }),
+		"breadcrumb data array":   event(func(ev map[string]any) { ev["breadcrumbs"] = []any{map[string]any{"data": []any{}}} }),
+		"breadcrumb over 8 KiB": event(func(ev map[string]any) {
+			ev["breadcrumbs"] = []any{map[string]any{"message": strings.Repeat("m", 8<<10+1)}}
+		}),
 		"batch service too long": map[string]any{"service": strings.Repeat("s", 129), "events": events(1)},
 	}
 	accepted := map[string]any{
@@ -79,6 +87,14 @@ func TestOpenAPIIngestSchemaAsStrictAsServer(t *testing.T) {
 			ev["trace_id"], ev["span_id"] = strings.Repeat("a", 128), strings.Repeat("b", 128)
 			ev["service"], ev["environment"], ev["release"] = strings.Repeat("é", 128), strings.Repeat("e", 64), strings.Repeat("r", 64)
 			ev["attributes"] = attrs(64)
+		}),
+		"101 breadcrumbs at their limits": event(func(ev map[string]any) {
+			crumbs := make([]any, 101)
+			for i := range crumbs {
+				crumbs[i] = map[string]any{"timestamp": "2026-01-02T03:04:05Z", "category": strings.Repeat("c", 256), "level": strings.Repeat("l", 32),
+					"message": strings.Repeat("m", 8<<10), "data": map[string]any{"k": 1}}
+			}
+			ev["breadcrumbs"] = crumbs
 		}),
 	}
 	for name, body := range refused {

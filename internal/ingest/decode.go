@@ -19,7 +19,7 @@ import (
 // comes first, then the first offending event; within an event the fields are
 // checked in a fixed order, whatever their order in the document: service,
 // environment, release, message, level, timestamp, stack_trace, trace_id,
-// span_id, attributes. A null value counts as absent, as does an empty
+// span_id, attributes, breadcrumbs. A null value counts as absent, as does an empty
 // service, environment or release (the batch default applies). Unknown fields
 // are ignored.
 //
@@ -121,6 +121,7 @@ type eventState struct {
 	has, bad  uint16 // fields present (not null) / of the wrong JSON type
 	level     string // as sent
 	timestamp string // as sent
+	crumbs    string // the breadcrumbs value as sent, "" when absent or null
 }
 
 func (bt *batch) parse(d *decoder) bool {
@@ -293,6 +294,13 @@ func (bt *batch) parseEvent(d *decoder, i int) bool {
 				ok = optString(d, keep, &ev.SpanID, fSpanID, &st.bad, &st.has)
 			case "attributes":
 				ok = scanAttributes(d, st, &attr)
+			case "breadcrumbs":
+				st.crumbs = ""
+				if !d.null() {
+					start := d.i
+					ok = d.skipValue(false)
+					st.crumbs = d.s[start:d.i]
+				}
 			default:
 				ok = d.skipValue(false)
 			}
@@ -313,6 +321,14 @@ func (bt *batch) parseEvent(d *decoder, i int) bool {
 	if detail := bt.checkEvent(i, ev, st, &attr); detail != "" {
 		bt.errIdx, bt.errText = i, detail
 		return true
+	}
+	if st.crumbs != "" { // rare, so decoded the plain way, last of the fields
+		crumbs, detail := parseBreadcrumbs(st.crumbs, "events["+strconv.Itoa(i)+"].", d.redact)
+		if detail != "" {
+			bt.errIdx, bt.errText = i, detail
+			return true
+		}
+		ev.Detail = (&Detail{Breadcrumbs: crumbs}).Encode()
 	}
 	if attr.raw != "" {
 		from := len(d.out.buf)

@@ -147,6 +147,10 @@ type Event struct {
 	// raw minified frames and notes, JSON), stored with the sample event.
 	// It is not part of the payload.
 	Symbolication json.RawMessage `json:"-"`
+	// Detail is the event's breadcrumbs and source context (an encoded
+	// Detail), nil when it has none; the queue payload carries it and the
+	// sample event keeps it.
+	Detail json.RawMessage `json:"-"`
 }
 
 // Attributes the Sentry mapping adds for symbolication in the worker

@@ -13,6 +13,10 @@ import (
 // payloadV1 starts every payload written by EncodePayload.
 const payloadV1 = 0xE1
 
+// payloadV2 starts a payload of EncodePayload in which some event has a
+// Detail: each event's attributes are followed by its detail.
+const payloadV2 = 0xE3
+
 // payloadS2 starts a payload written by CompressPayload: the rest is an S2
 // block of a payloadV1 payload.
 const payloadS2 = 0xE2
@@ -42,14 +46,18 @@ func EncodePayload(events []Event) ([]byte, error) {
 // reuse one buffer for many batches.
 func AppendPayload(dst []byte, events []Event) []byte {
 	size := 1 + binary.MaxVarintLen64
+	version := byte(payloadV1)
 	for i := range events {
 		e := &events[i]
-		size += 1 + binary.MaxVarintLen64 + 8*binary.MaxVarintLen32 +
+		size += 1 + binary.MaxVarintLen64 + 9*binary.MaxVarintLen32 +
 			len(e.Service) + len(e.Environment) + len(e.Release) + len(e.Message) +
-			len(e.StackTrace) + len(e.TraceID) + len(e.SpanID) + len(e.Attributes)
+			len(e.StackTrace) + len(e.TraceID) + len(e.SpanID) + len(e.Attributes) + len(e.Detail)
+		if len(e.Detail) > 0 {
+			version = payloadV2
+		}
 	}
 	b := slices.Grow(dst, size)
-	b = append(b, payloadV1)
+	b = append(b, version)
 	b = binary.AppendUvarint(b, uint64(len(events)))
 	for i := range events {
 		e := &events[i]
@@ -61,6 +69,10 @@ func AppendPayload(dst []byte, events []Event) []byte {
 		}
 		b = binary.AppendUvarint(b, uint64(len(e.Attributes)))
 		b = append(b, e.Attributes...)
+		if version == payloadV2 {
+			b = binary.AppendUvarint(b, uint64(len(e.Detail)))
+			b = append(b, e.Detail...)
+		}
 	}
 	return b
 }
@@ -100,9 +112,10 @@ func DecodePayload(b []byte) ([]Event, error) {
 		}
 		b = raw
 	}
-	if len(b) == 0 || b[0] != payloadV1 {
+	if len(b) == 0 || (b[0] != payloadV1 && b[0] != payloadV2) {
 		return nil, fmt.Errorf("%w: unknown version", errPayload)
 	}
+	withDetail := b[0] == payloadV2
 	// The payload backs every string and attributes object of the batch:
 	// slicing it costs no allocation per field, and viewing it as a string
 	// costs no copy of half a megabyte per batch.
@@ -124,6 +137,11 @@ func DecodePayload(b []byte) ([]Event, error) {
 		}
 		if a := r.bytes(); len(a) > 0 {
 			e.Attributes = a[:len(a):len(a)]
+		}
+		if withDetail {
+			if a := r.bytes(); len(a) > 0 {
+				e.Detail = a[:len(a):len(a)]
+			}
 		}
 		if r.err != nil {
 			return nil, r.err

@@ -31,6 +31,31 @@ func TestPayloadRoundTrip(t *testing.T) {
 	}
 }
 
+func TestPayloadCarriesDetail(t *testing.T) {
+	in := []Event{
+		{Service: "api", Level: Error, Message: "boom", Timestamp: 1, Detail: json.RawMessage(`{"breadcrumbs":[{"message":"m"}]}`)},
+		{Service: "web", Level: Info, Message: "hello", Timestamp: 2},
+	}
+	b, _ := EncodePayload(in)
+	if b[0] != payloadV2 {
+		t.Fatalf("version = %#x, want %#x", b[0], payloadV2)
+	}
+	got, err := DecodePayload(CompressPayload(nil, b))
+	if err != nil || !reflect.DeepEqual(got, in) {
+		t.Fatalf("round trip = %+v (%v), want %+v", got, err, in)
+	}
+	for cut := 0; cut < len(b); cut++ {
+		if _, err := DecodePayload(b[:cut]); err == nil {
+			t.Fatalf("DecodePayload of %d of %d bytes succeeded, want an error", cut, len(b))
+		}
+	}
+	// Without any detail the payload is the first version, which every
+	// queued batch written before details were kept also is.
+	if b, _ := EncodePayload(in[1:]); b[0] != payloadV1 {
+		t.Fatalf("version without detail = %#x, want %#x", b[0], payloadV1)
+	}
+}
+
 func BenchmarkPayload(b *testing.B) {
 	events := make([]Event, 1000)
 	for i := range events {

@@ -11,7 +11,7 @@ import (
 )
 
 // sentryEvent is the part of a Sentry event payload that Errata maps. The
-// rest (breadcrumbs, modules, extra, most contexts, debug_meta) is skipped.
+// rest (modules, extra, most contexts) is skipped.
 // Fields whose polymorphism the protocol allows are kept raw and read by the
 // helpers below.
 type sentryEvent struct {
@@ -34,14 +34,15 @@ type sentryEvent struct {
 			DebugID  string `json:"debug_id"`
 		} `json:"images"`
 	} `json:"debug_meta"`
-	Environment string              `json:"environment"`
-	Message     json.RawMessage     `json:"message"` // a string or a logentry object
-	LogEntry    json.RawMessage     `json:"logentry"`
-	Exception   valuesOf[exception] `json:"exception"`
-	Threads     valuesOf[thread]    `json:"threads"`
-	Stacktrace  *stacktrace         `json:"stacktrace"` // legacy: the event's own stack
-	Tags        json.RawMessage     `json:"tags"`       // an object or a list of pairs
-	Fingerprint json.RawMessage     `json:"fingerprint"`
+	Environment string               `json:"environment"`
+	Message     json.RawMessage      `json:"message"` // a string or a logentry object
+	LogEntry    json.RawMessage      `json:"logentry"`
+	Exception   valuesOf[exception]  `json:"exception"`
+	Threads     valuesOf[thread]     `json:"threads"`
+	Stacktrace  *stacktrace          `json:"stacktrace"` // legacy: the event's own stack
+	Tags        json.RawMessage      `json:"tags"`       // an object or a list of pairs
+	Fingerprint json.RawMessage      `json:"fingerprint"`
+	Breadcrumbs valuesOf[breadcrumb] `json:"breadcrumbs"`
 	User        *struct {
 		ID json.RawMessage `json:"id"` // a string or a number
 	} `json:"user"`
@@ -120,7 +121,11 @@ type frame struct {
 	Colno       int    `json:"colno"`
 	InApp       *bool  `json:"in_app"`
 	ContextLine string `json:"context_line"`
-	Native      bool   `json:"native"` // Java: a native method
+	// The lines around context_line, raw: usually copied as they are
+	// (appendLines), which spares decoding each line.
+	PreContext  json.RawMessage `json:"pre_context"`
+	PostContext json.RawMessage `json:"post_context"`
+	Native      bool            `json:"native"` // Java: a native method
 }
 
 // logEntry is the "logentry" interface, also accepted as "message".

@@ -110,6 +110,7 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 		}
 	}
 	ev.Attributes = a.done(m.redact)
+	ev.Detail = eventDetail(se, excs, m)
 	return ev
 }
 

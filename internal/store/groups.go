@@ -260,6 +260,9 @@ type GroupEvent struct {
 	// Symbolication is what source map symbolication recorded (JSON,
 	// symbolicate.Result), "" when it did nothing.
 	Symbolication string
+	// Detail is the event's breadcrumbs and source context (JSON,
+	// ingest.Detail), "" when it has none.
+	Detail string
 }
 
 // InsertGroupEvent stores a sample event.
@@ -268,9 +271,9 @@ func (c *Conn) InsertGroupEvent(ctx context.Context, e GroupEvent) error {
 	if e.First {
 		first = 1
 	}
-	_, err := c.exec(ctx, `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes, symbolication)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment, e.Release, e.TraceID, e.SpanID, e.Attributes, e.Symbolication)
+	_, err := c.exec(ctx, `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes, symbolication, detail)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment, e.Release, e.TraceID, e.SpanID, e.Attributes, e.Symbolication, e.Detail)
 	if err != nil {
 		return fmt.Errorf("store: insert group event: %w", err)
 	}
@@ -307,13 +310,13 @@ func (c *Conn) SearchGroupEvents(ctx context.Context, groupID string, q search.Q
 }
 
 // eventCols are the columns of a sample event, of group_events aliased e.
-const eventCols = `e.id, e.group_id, e.first, e.received_at, e.timestamp, e.level, e.message, e.stack_trace, e.environment, e.release, e.trace_id, e.span_id, e.attributes, e.symbolication`
+const eventCols = `e.id, e.group_id, e.first, e.received_at, e.timestamp, e.level, e.message, e.stack_trace, e.environment, e.release, e.trace_id, e.span_id, e.attributes, e.symbolication, e.detail`
 
 func scanGroupEvent(s interface{ Scan(...any) error }) (GroupEvent, error) {
 	var e GroupEvent
 	var first int
 	var r, ts int64
-	err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes, &e.Symbolication)
+	err := s.Scan(&e.ID, &e.GroupID, &first, &r, &ts, &e.Level, &e.Message, &e.StackTrace, &e.Environment, &e.Release, &e.TraceID, &e.SpanID, &e.Attributes, &e.Symbolication, &e.Detail)
 	e.First, e.ReceivedAt, e.Timestamp = first == 1, fromMS(r), fromMS(ts)
 	return e, err
 }

@@ -116,6 +116,18 @@ func TestSymbolication(t *testing.T) {
 			top.Context == nil || !strings.Contains(top.Context.Line, "throw new TypeError") || len(top.Context.Pre) != 3 || len(top.Context.Post) != 5 {
 			t.Errorf("top frame = %+v (context %+v), want parseAmount at app.js:4 with its context and the raw minified frame", top, top.Context)
 		}
+		// The event detail shows the original frame with its context.
+		detail := s.Do(apitest.Request{Method: "GET", Path: "/v1/events/" + strconv.FormatInt(ev.ID, 10), Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)
+		var shown bool
+		for _, f := range detail["frames"].([]any) {
+			f := f.(map[string]any)
+			if c, _ := f["context"].(map[string]any); f["function"] == "parseAmount" && c != nil && strings.Contains(c["line"].(string), "throw new TypeError") && len(c["pre"].([]any)) == 3 {
+				shown = true
+			}
+		}
+		if !shown {
+			t.Errorf("event detail frames = %v, want parseAmount with its source context", detail["frames"])
+		}
 
 		// By release and URL, without a debug id: the same group.
 		sendError(t, s, number, key, map[string]any{"frames": frames, "release": "1.2.0"})
