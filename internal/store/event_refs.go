@@ -47,12 +47,8 @@ func (c *Conn) AddEventRefs(ctx context.Context, refs []EventRef) error {
 		}
 		return a.group < b.group
 	})
-	step := 250
-	if c.dialect != Postgres {
-		step = 1 // SQLite runs the cached one-row statement, no round trip
-	}
-	for start := 0; start < len(keys); start += step {
-		part := keys[start:min(start+step, len(keys))]
+	for start := 0; start < len(keys); start += facetRows {
+		part := keys[start:min(start+facetRows, len(keys))]
 		args := make([]any, 0, 5*len(part))
 		for _, k := range part {
 			args = append(args, k.kind, k.ref, k.project, k.group, latest[k])
