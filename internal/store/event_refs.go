@@ -47,8 +47,9 @@ func (c *Conn) AddEventRefs(ctx context.Context, refs []EventRef) error {
 		}
 		return a.group < b.group
 	})
-	for start := 0; start < len(keys); start += facetRows {
-		part := keys[start:min(start+facetRows, len(keys))]
+	for start, n := 0, 0; start < len(keys); start += n {
+		n = chunkRows(len(keys) - start)
+		part := keys[start : start+n]
 		args := make([]any, 0, 5*len(part))
 		for _, k := range part {
 			args = append(args, k.kind, k.ref, k.project, k.group, latest[k])

@@ -16,6 +16,22 @@ import (
 // processing's CPU).
 const facetRows = 100
 
+// chunkRows is how many of left rows the next multi-row statement writes:
+// facetRows, or below that the largest power of two, so that a remainder
+// is written by statements of at most 7 lengths (1, 2, 4, … 64), each
+// parsed once for SQLite's statement cache, rather than by a statement of
+// a length seldom seen again, parsed every time.
+func chunkRows(left int) int {
+	if left >= facetRows {
+		return facetRows
+	}
+	n := 1
+	for n*2 <= left {
+		n *= 2
+	}
+	return n
+}
+
 // AddFacets adds the attribute value counts of the batches a transaction
 // applies to their groups, whatever the number of groups in a few
 // statements: one read of the groups' key rows (how many distinct values
@@ -132,8 +148,9 @@ func (c *Conn) facetKeys(ctx context.Context, counts []FacetCount) (facetKeyRows
 		}
 	}
 	out := facetKeyRows{}
-	for start := 0; start < len(groups); start += 4 * facetRows {
-		part := groups[start:min(start+4*facetRows, len(groups))]
+	for start, n := 0, 0; start < len(groups); start += n {
+		n = chunkRows(len(groups) - start)
+		part := groups[start : start+n]
 		rows, err := c.query(ctx, facetKeysRead(len(part)), part...)
 		if err != nil {
 			return nil, fmt.Errorf("store: facet keys: %w", err)
@@ -158,8 +175,9 @@ func (c *Conn) facetKeys(ctx context.Context, counts []FacetCount) (facetKeyRows
 // key) its group already keeps.
 func (c *Conn) facetValuesExist(ctx context.Context, gk facetGK, run []FacetCount) (map[string]bool, error) {
 	out := make(map[string]bool, len(run))
-	for start := 0; start < len(run); start += 4 * facetRows {
-		part := run[start:min(start+4*facetRows, len(run))]
+	for start, n := 0, 0; start < len(run); start += n {
+		n = chunkRows(len(run) - start)
+		part := run[start : start+n]
 		args := make([]any, 0, 2+len(part))
 		args = append(args, gk.group, gk.key)
 		for _, fc := range part {
@@ -189,8 +207,9 @@ func (c *Conn) facetValuesExist(ctx context.Context, gk facetGK, run []FacetCoun
 // how the distinct values of the keys far from the cap are counted (a kept
 // count is never below 1).
 func (c *Conn) upsertFacets(ctx context.Context, w facetWrite, keys facetKeyRows) error {
-	for start := 0; start < len(w.order); start += facetRows {
-		part := w.order[start:min(start+facetRows, len(w.order))]
+	for start, n := 0, 0; start < len(w.order); start += n {
+		n = chunkRows(len(w.order) - start)
+		part := w.order[start : start+n]
 		args := make([]any, 0, 4*len(part))
 		for _, kv := range part {
 			args = append(args, kv.group, kv.key, kv.value, w.sums[kv])
@@ -285,8 +304,9 @@ func (c *Conn) writeFacetKeys(ctx context.Context, keys facetKeyRows) error {
 		}
 		return gks[i].key < gks[j].key
 	})
-	for start := 0; start < len(gks); start += facetRows {
-		part := gks[start:min(start+facetRows, len(gks))]
+	for start, n := 0, 0; start < len(gks); start += n {
+		n = chunkRows(len(gks) - start)
+		part := gks[start : start+n]
 		args := make([]any, 0, 4*len(part))
 		for _, gk := range part {
 			k := keys[gk]
