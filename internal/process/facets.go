@@ -30,8 +30,10 @@ type facetKV struct{ key, value string }
 // left out (tags.region is region), then browser and os from a user agent
 // when the event has none. Grouping's own attributes (fingerprint,
 // sentry.*) are not counted; sdkID is the id the Sentry SDK was answered
-// (attribute sentry.event_id), "" for other events.
-func facets(e *ingest.Event, out []facetKV) (kvs []facetKV, sdkID string) {
+// (attribute sentry.event_id), "" for other events; userID is the
+// attribute user.id as written, nil when there is none. The attributes are
+// decoded once, here, for all three.
+func facets(e *ingest.Event, out []facetKV) (kvs []facetKV, sdkID string, userID json.RawMessage) {
 	out = out[:0]
 	for _, kv := range [...]facetKV{{"environment", e.Environment}, {"release", e.Release}, {"service", e.Service}} {
 		if kv.value != "" {
@@ -47,10 +49,15 @@ func facets(e *ingest.Event, out []facetKV) (kvs []facetKV, sdkID string) {
 			if raw, ok := attrs["sentry.event_id"]; ok {
 				_ = json.Unmarshal(raw, &sdkID)
 			}
+			userID = attrs[userIDKey]
 		}
 	}
-	return deriveAgent(out), sdkID
+	return deriveAgent(out), sdkID, userID
 }
+
+// userIDKey is the attribute whose values are an event's user (the ignore
+// conditions' users; the value counts' store.UserKey).
+const userIDKey = "user.id"
 
 // flatten appends the scalar values of attrs under prefix, at most
 // maxFacetKeys in all.

@@ -15,6 +15,6 @@ func BenchmarkFacets(b *testing.B) {
 	var kvs []facetKV
 	b.ReportAllocs()
 	for b.Loop() {
-		kvs, _ = facets(&e, kvs)
+		kvs, _, _ = facets(&e, kvs)
 	}
 }

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -30,7 +31,7 @@ func TestFacetsOfAnEvent(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got []string
-		kvs, _ := facets(&c.event, nil)
+		kvs, _, _ := facets(&c.event, nil)
 		for _, kv := range kvs {
 			got = append(got, kv.key+"="+kv.value)
 		}
@@ -39,8 +40,13 @@ func TestFacetsOfAnEvent(t *testing.T) {
 			t.Errorf("%s: facets = %q, want %q", c.name, got, c.want)
 		}
 	}
-	if _, id := facets(&ingest.Event{Attributes: []byte(`{"sentry.event_id":"9ec79c33ec9942838353589fcb2e04dc"}`)}, nil); id != "9ec79c33ec9942838353589fcb2e04dc" {
+	if _, id, _ := facets(&ingest.Event{Attributes: []byte(`{"sentry.event_id":"9ec79c33ec9942838353589fcb2e04dc"}`)}, nil); id != "9ec79c33ec9942838353589fcb2e04dc" {
 		t.Errorf("SDK event id = %q", id)
+	}
+	for attrs, want := range map[string]string{`{"user.id":"u1"}`: `"u1"`, `{"user.id": 7 }`: `7`, `{"user":{"id":7}}`: ``, `{}`: ``} {
+		if _, _, u := facets(&ingest.Event{Attributes: []byte(attrs)}, nil); string(bytes.TrimSpace(u)) != want {
+			t.Errorf("user.id of %s = %q, want %q", attrs, u, want)
+		}
 	}
 	var b strings.Builder
 	b.WriteString("{")
@@ -51,7 +57,7 @@ func TestFacetsOfAnEvent(t *testing.T) {
 		fmt.Fprintf(&b, `"k%d":%d`, i, i)
 	}
 	b.WriteString("}")
-	if got, _ := facets(&ingest.Event{Environment: "e", Attributes: []byte(b.String())}, nil); len(got) != maxFacetKeys {
+	if got, _, _ := facets(&ingest.Event{Environment: "e", Attributes: []byte(b.String())}, nil); len(got) != maxFacetKeys {
 		t.Errorf("60 attributes give %d values, want %d", len(got), maxFacetKeys)
 	}
 }

@@ -49,22 +49,16 @@ const maxUsersPerGroup = 1000
 // rather than project_values.
 const valueRelease = "release"
 
-var userIDKey = []byte(`"user.id"`)
-
-// addUser adds the user.id attribute of e, when it has one, to g's users.
-func (g *groupAgg) addUser(e *ingest.Event) {
-	if len(g.users) >= maxUsersPerGroup || !bytes.Contains(e.Attributes, userIDKey) {
+// addUser adds an event's user.id attribute (raw, as facets read it from
+// the attributes; nil when it has none) to g's users.
+func (g *groupAgg) addUser(raw json.RawMessage) {
+	raw = bytes.TrimSpace(raw)
+	if len(g.users) >= maxUsersPerGroup || len(raw) == 0 {
 		return
 	}
-	var v struct {
-		UserID json.RawMessage `json:"user.id"`
-	}
-	if json.Unmarshal(e.Attributes, &v) != nil || len(v.UserID) == 0 {
-		return
-	}
-	u := string(v.UserID)
+	u := string(raw)
 	var s string
-	if json.Unmarshal(v.UserID, &s) == nil {
+	if json.Unmarshal(raw, &s) == nil {
 		u = s
 	}
 	if u == "" || u == "null" || len(u) > 200 || g.userSeen[u] {
@@ -274,10 +268,11 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
 		g.envs = appendNew(g.envs, e.Environment)
 		g.rels = appendNew(g.rels, e.Release)
-		g.addUser(e)
 		p.countRelease(b, e.Release)
 		var sdkID string
-		kvs, sdkID = facets(e, kvs)
+		var userID json.RawMessage
+		kvs, sdkID, userID = facets(e, kvs)
+		g.addUser(userID)
 		g.addFacets(kvs)
 		g.addRefs(e.TraceID, sdkID, b.ReceivedAt.UnixMilli())
 	}

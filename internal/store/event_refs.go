@@ -47,22 +47,24 @@ func (c *Conn) AddEventRefs(ctx context.Context, refs []EventRef) error {
 		}
 		return a.group < b.group
 	})
-	step := 250
-	if c.dialect != Postgres {
-		step = 1 // SQLite runs the cached one-row statement, no round trip
-	}
-	for start := 0; start < len(keys); start += step {
-		part := keys[start:min(start+step, len(keys))]
+	for start, n := 0, 0; start < len(keys); start += n {
+		n = chunkRows(len(keys) - start)
+		part := keys[start : start+n]
 		args := make([]any, 0, 5*len(part))
 		for _, k := range part {
 			args = append(args, k.kind, k.ref, k.project, k.group, latest[k])
 		}
-		if _, err := c.exec(ctx, `INSERT INTO event_refs (kind, ref, project_id, group_id, last_seen) VALUES `+tuples(len(part), "(?, ?, ?, ?, ?)")+
-			` ON CONFLICT (kind, ref, project_id, group_id) DO UPDATE SET last_seen = excluded.last_seen`, args...); err != nil {
+		if _, err := c.exec(ctx, refsUpsert(len(part)), args...); err != nil {
 			return fmt.Errorf("store: event refs: %w", err)
 		}
 	}
 	return nil
+}
+
+// refsUpsert is AddEventRefs' statement for n rows.
+func refsUpsert(n int) string {
+	return `INSERT INTO event_refs (kind, ref, project_id, group_id, last_seen) VALUES ` + tuples(n, "(?, ?, ?, ?, ?)") +
+		` ON CONFLICT (kind, ref, project_id, group_id) DO UPDATE SET last_seen = excluded.last_seen`
 }
 
 // LookupRefs returns the ids of the groups of the organization's projects

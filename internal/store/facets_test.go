@@ -75,3 +75,58 @@ func TestFacetCountsAndUsers(t *testing.T) {
 		}
 	})
 }
+
+// TestFacetCapCountsNewValuesOnce: values upserted without a check (their
+// key far from the cap) are counted as kept values once, whether repeated
+// in a call, seen again in a later one or new, so that the cap falls on
+// exactly the MaxFacetValues-th distinct value.
+func TestFacetCapCountsNewValuesOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		c := db.Write()
+		p := seedProject(t, c)
+		g := seedGroupFor(t, c, p.ID, "a")
+		add := func(counts []store.FacetCount) {
+			t.Helper()
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddFacets(ctx, counts) }); err != nil {
+				t.Fatalf("AddFacets: %v", err)
+			}
+		}
+		// 998 distinct values over four calls, each call repeating some of
+		// the previous one's and one value twice.
+		for start := 0; start < 998; start += 250 {
+			var counts []store.FacetCount
+			for i := max(start-10, 0); i < min(start+250, 998); i++ {
+				counts = append(counts, store.FacetCount{GroupID: g, Key: "user.id", Value: fmt.Sprintf("u%d", i), N: 1})
+			}
+			counts = append(counts, store.FacetCount{GroupID: g, Key: "user.id", Value: fmt.Sprintf("u%d", start), N: 1})
+			add(counts)
+		}
+		if gr, err := db.Read().GroupByID(ctx, g); err != nil || gr.UserCount != 998 {
+			t.Fatalf("user_count = %d, %v; want 998", gr.UserCount, err)
+		}
+		// Near the cap: two kept values again and three new ones, of which
+		// two are kept and the third is counted under (other).
+		add([]store.FacetCount{{g, "user.id", "u0", 1}, {g, "user.id", "u997", 1},
+			{g, "user.id", "x1", 1}, {g, "user.id", "x2", 1}, {g, "user.id", "x3", 4}})
+		fs, err := db.Read().GroupFacets(ctx, g, []string{"user.id"}, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, other := 0, int64(0)
+		for _, v := range fs[0].Values {
+			if v.Value == store.FacetOther {
+				other = v.Count
+			} else {
+				kept++
+			}
+		}
+		if kept != store.MaxFacetValues || other != 4 {
+			t.Errorf("kept %d values and (other) %d; want %d and 4", kept, other, store.MaxFacetValues)
+		}
+		// 1,001 users: the kept ones and x3, in the sketch.
+		if gr, err := db.Read().GroupByID(ctx, g); err != nil || gr.UserCount < store.MaxFacetValues || math.Abs(float64(gr.UserCount)-1001)/1001 > 0.02 {
+			t.Errorf("user_count = %d, %v; want 1001 within 2 %%", gr.UserCount, err)
+		}
+	})
+}
