@@ -8,7 +8,7 @@ import (
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
-// TestFacetsWithoutRowidMigration: migration 00055 keeps the value counts
+// TestFacetsWithoutRowidMigration: migration 00050 keeps the value counts
 // and event ids when it rebuilds their SQLite tables WITHOUT ROWID, and
 // when it rolls back; counting goes on after it.
 func TestFacetsWithoutRowidMigration(t *testing.T) {
@@ -55,7 +55,7 @@ func TestFacetsWithoutRowidMigration(t *testing.T) {
 			}
 		}
 		check("migrated", 2, 2)
-		if err := db.MigrateDownTo(ctx, 54); err != nil {
+		if err := db.MigrateDownTo(ctx, 49); err != nil {
 			t.Fatal(err)
 		}
 		check("rolled back", 2, 0)
