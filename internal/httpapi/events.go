@@ -45,24 +45,26 @@ func nullableObject(doc string, props map[string]*huma.Schema) *huma.Schema {
 	return &huma.Schema{Type: huma.TypeObject, Nullable: true, Description: doc, Properties: props, Required: req, AdditionalProperties: false}
 }
 
-var (
-	stringSchema = &huma.Schema{Type: huma.TypeString}
-	linesSchema  = &huma.Schema{Type: huma.TypeArray, Items: stringSchema}
-)
+// stringSchema and linesSchema are made afresh for every use: huma writes
+// into a schema as it registers it (PrecomputeMessages), so one shared by
+// servers built at once would be a data race.
+func stringSchema() *huma.Schema { return &huma.Schema{Type: huma.TypeString} }
+
+func linesSchema() *huma.Schema { return &huma.Schema{Type: huma.TypeArray, Items: stringSchema()} }
 
 // Schema describes a frame's context, or null.
 func (FrameContext) Schema(huma.Registry) *huma.Schema {
-	return nullableObject("Source lines before, at and after the frame's line", map[string]*huma.Schema{"pre": linesSchema, "line": stringSchema, "post": linesSchema})
+	return nullableObject("Source lines before, at and after the frame's line", map[string]*huma.Schema{"pre": linesSchema(), "line": stringSchema(), "post": linesSchema()})
 }
 
 // Schema describes an event's user, or null.
 func (EventUser) Schema(huma.Registry) *huma.Schema {
-	return nullableObject("The user an event names", map[string]*huma.Schema{"id": stringSchema})
+	return nullableObject("The user an event names", map[string]*huma.Schema{"id": stringSchema()})
 }
 
 // Schema describes an event's request, or null.
 func (EventRequest) Schema(huma.Registry) *huma.Schema {
-	return nullableObject("The HTTP request an event names", map[string]*huma.Schema{"url": stringSchema, "method": stringSchema})
+	return nullableObject("The HTTP request an event names", map[string]*huma.Schema{"url": stringSchema(), "method": stringSchema()})
 }
 
 // BreadcrumbView is one of the steps an SDK recorded before the event.
