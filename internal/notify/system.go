@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"github.com/errata-dev/errata/internal/mail"
 
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify/email"
@@ -29,14 +30,7 @@ func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.Invi
 	}
 	msg := email.RenderInvitation(email.Invitation{Inviter: m.Inviter, InviterEmail: m.InviterEmail, Org: m.Org, Role: m.Role,
 		AcceptURL: m.AcceptURL, ExpiresAt: m.ExpiresAt})
-	body, err := marshal(store.EventInvitation, emailBody{To: m.To, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
-	if err != nil {
-		return err
-	}
-	now := s.now()
-	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventInvitation, SubjectID: m.InvitationID, Format: store.FormatEmail, Body: body,
-		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
-	return c.InsertDelivery(ctx, d)
+	return s.queueSystem(ctx, c, store.EventInvitation, m.InvitationID, m.To, msg)
 }
 
 // QueueAssignment queues the email telling a member a group was assigned
@@ -51,14 +45,7 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 		url = s.opts.AppURL + "/groups/" + m.GroupID
 	}
 	msg := email.RenderAssignment(email.Assignment{AssignedBy: m.AssignedBy, Project: m.Project, Title: m.Title, GroupURL: url})
-	body, err := marshal(store.EventAssignment, emailBody{To: m.To, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
-	if err != nil {
-		return err
-	}
-	now := s.now()
-	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventAssignment, SubjectID: m.GroupID, Format: store.FormatEmail, Body: body,
-		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
-	return c.InsertDelivery(ctx, d)
+	return s.queueSystem(ctx, c, store.EventAssignment, m.GroupID, m.To, msg)
 }
 
 // QueueVerification queues an account's verification email in c's
@@ -68,12 +55,18 @@ func (s *Service) QueueVerification(ctx context.Context, c *store.Conn, userID, 
 		return nil
 	}
 	msg := email.RenderVerification(email.Verification{Name: name, VerifyURL: verifyURL})
-	body, err := marshal(store.EventVerification, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
+	return s.queueSystem(ctx, c, store.EventVerification, userID, to, msg)
+}
+
+// queueSystem queues msg to the address to as a system email of event about
+// subject, in c's transaction.
+func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message) error {
+	body, err := marshal(event, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
 	if err != nil {
 		return err
 	}
 	now := s.now()
-	d := store.Delivery{ID: id.New(id.Delivery), Event: store.EventVerification, SubjectID: userID, Format: store.FormatEmail, Body: body,
+	d := store.Delivery{ID: id.New(id.Delivery), Event: event, SubjectID: subject, Format: store.FormatEmail, Body: body,
 		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
 	return c.InsertDelivery(ctx, d)
 }
