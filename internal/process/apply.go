@@ -105,15 +105,7 @@ func touchValues(ctx context.Context, c *store.Conn, values map[valueKind]map[st
 		return kinds[i].kind < kinds[j].kind
 	})
 	for _, k := range kinds {
-		var at time.Time
-		vs := make([]string, 0, len(values[k]))
-		for v, t := range values[k] {
-			vs = append(vs, v)
-			if t.After(at) {
-				at = t
-			}
-		}
-		sort.Strings(vs)
+		vs, at := sortedValues(values[k])
 		if k.kind == valueRelease {
 			continue // noteReleases
 		}
@@ -122,6 +114,21 @@ func touchValues(ctx context.Context, c *store.Conn, values map[valueKind]map[st
 		}
 	}
 	return nil
+}
+
+// sortedValues returns the values of m in order and the latest of their
+// receipt times.
+func sortedValues(m map[string]time.Time) ([]string, time.Time) {
+	var at time.Time
+	vs := make([]string, 0, len(m))
+	for v, t := range m {
+		vs = append(vs, v)
+		if t.After(at) {
+			at = t
+		}
+	}
+	sort.Strings(vs)
+	return vs, at
 }
 
 // applyGroup applies one group's figures and returns the group as written;

@@ -64,15 +64,7 @@ func (p *Processor) noteReleases(ctx context.Context, c *store.Conn, values map[
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i].project < kinds[j].project })
 	var keys []string
 	for _, k := range kinds {
-		var at time.Time
-		vs := make([]string, 0, len(values[k]))
-		for v, t := range values[k] {
-			vs = append(vs, v)
-			if t.After(at) {
-				at = t
-			}
-		}
-		sort.Strings(vs)
+		vs, at := sortedValues(values[k])
 		vs = p.releases.unknown(k.project, vs)
 		if err := c.NoteReleases(ctx, k.project, vs, at); err != nil {
 			return nil, err
