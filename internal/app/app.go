@@ -8,7 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -179,11 +178,7 @@ func (a *App) build(ctx context.Context) error {
 		return err
 	}
 	a.HTTP.UseNotifier(a.Notify)
-	dir := ""
-	if a.DB.Dialect() == store.SQLite {
-		dir = filepath.Dir(a.DB.Path())
-	}
-	a.Monitor = queue.NewMonitor(a.DB, dir, int64(cfg.MaxBacklogBytes), int64(cfg.MinFreeDisk), a.log)
+	a.Monitor = queue.NewMonitor(a.DB, a.DB.Dir(), int64(cfg.MaxBacklogBytes), int64(cfg.MinFreeDisk), a.log)
 	a.Monitor.Poll(ctx)
 	spike := tickets.DefaultSpikeRule
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor

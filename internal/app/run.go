@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/store"
 )
 
 // service is a background part of a process. app starts the services of
@@ -59,7 +58,7 @@ func (a *App) Start(ctx context.Context) error {
 	if a.started {
 		return nil
 	}
-	if a.opts.Serve.Has(config.RoleWorker) && a.DB.Dialect() == store.SQLite {
+	if a.opts.Serve.Has(config.RoleWorker) && a.DB.SingleProcess() {
 		// One process owns the file: the leases of a dead predecessor are void.
 		if n, err := a.DB.Write().ReleaseLeases(ctx); err != nil {
 			return err

@@ -57,7 +57,7 @@ type pending struct {
 func NewCommitter(db *store.DB, opts Options) *Committer {
 	if opts.Workers <= 0 {
 		opts.Workers = 1
-		if db.Dialect() == store.Postgres {
+		if db.ConcurrentWrites() {
 			opts.Workers = 4
 		}
 	}

@@ -38,7 +38,7 @@ func Backup(ctx context.Context, opts Options, dest string) (BackupInfo, error) 
 	if err != nil {
 		return BackupInfo{}, err
 	}
-	if d != SQLite {
+	if !d.file() {
 		return BackupInfo{}, ErrBackupUnsupported
 	}
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {

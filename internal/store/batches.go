@@ -30,24 +30,7 @@ type Batch struct {
 // transaction is made to wait for its WAL flush (synchronous_commit=on)
 // whatever the server's default, because a 202 promises durability.
 func (c *Conn) InsertBatches(ctx context.Context, batches []Batch) error {
-	if c.dialect == Postgres {
-		if _, err := c.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
-			return fmt.Errorf("store: durable commit: %w", err)
-		}
-		switch len(batches) {
-		case 0:
-			return nil
-		case 1:
-			return c.insertBatch(ctx, &batches[0])
-		}
-		return c.insertBatchesPostgres(ctx, batches)
-	}
-	for start := 0; start < len(batches); start += sqliteBatchRows {
-		if err := c.insertBatchesSQLite(ctx, batches[start:min(start+sqliteBatchRows, len(batches))]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.drv.insertBatches(ctx, c, batches)
 }
 
 // insertBatch writes one batch with two statements (PostgreSQL: the
@@ -197,14 +180,10 @@ func (c *Conn) ListBatches(ctx context.Context, projectID string) ([]Batch, erro
 func (db *DB) DurabilitySetting(ctx context.Context) (string, error) {
 	var v string
 	err := db.Tx(ctx, func(c *Conn) error {
-		q := `PRAGMA synchronous`
-		if c.dialect == Postgres {
-			if _, err := c.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
-				return err
-			}
-			q = `SHOW synchronous_commit`
+		if err := c.drv.durableCommit(ctx, c); err != nil {
+			return err
 		}
-		return c.queryRow(ctx, q).Scan(&v)
+		return c.queryRow(ctx, c.drv.durabilityQuery()).Scan(&v)
 	})
 	return v, err
 }
@@ -212,6 +191,10 @@ func (db *DB) DurabilitySetting(ctx context.Context) (string, error) {
 // ErrLeaseLost means a batch's lease passed to another worker (or the batch
 // is gone): the caller must drop its work on the batch.
 var ErrLeaseLost = errors.New("store: batch lease lost")
+
+// MaxProjectClaims is how many claims may hold one project's batches at
+// once across the installation (PostgreSQL): one applying, one preparing.
+const MaxProjectClaims = 2
 
 // ClaimBatches leases up to n of the oldest batches that are not leased (or
 // whose lease has expired, because their worker died) until leaseUntil.
@@ -227,46 +210,14 @@ var ErrLeaseLost = errors.New("store: batch lease lost")
 // one applying and one preparing only waits, and took CPU from the one
 // applying: a second worker process made a one-project load 20–35 % slower
 // (docs/performance.md, "Scaling out"). Workers without an eligible project
-// find nothing and wait for the next wake-up.
-// MaxProjectClaims is how many claims may hold one project's batches at
-// once across the installation (PostgreSQL): one applying, one preparing.
-const MaxProjectClaims = 2
-
+// find nothing and wait for the next wake-up. On SQLite (one process, one
+// writer) a claim takes the oldest batches whatever their project.
+//
+// The two algorithms are the drivers' (sqlite_claims.go,
+// postgres_claims.go); the batches come back in queue order, with their
+// payloads.
 func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n int) ([]Batch, error) {
-	lock, order, args := "", "id", []any{ms(leaseUntil), ms(now)}
-	where := ""
-	if c.dialect == Postgres {
-		if err := c.claimLock(ctx, lockBatchClaims); err != nil {
-			return nil, err
-		}
-		lock = " FOR UPDATE SKIP LOCKED"
-		// Held: leased by a claim. A batch waiting out the backoff after a
-		// failure has a lease too, but as many failures as attempts.
-		held := `SELECT x.project_id FROM ingest_batches x WHERE x.lease_until >= ? AND x.attempts > x.failures`
-		where = ` AND project_id = (SELECT b.project_id FROM ingest_batches b
-			WHERE b.lease_until < ? AND b.failed_at IS NULL
-				AND b.project_id NOT IN (` + held + ` GROUP BY x.project_id HAVING COUNT(DISTINCT x.lease_until) >= ?)
-			ORDER BY b.project_id IN (` + held + `), b.id LIMIT 1)`
-		args = append(args, ms(now), ms(now), MaxProjectClaims, ms(now))
-	}
-	rows, err := c.query(ctx, `UPDATE ingest_batches SET lease_until = ?, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < ? AND failed_at IS NULL`+where+` ORDER BY `+order+` LIMIT ?`+lock+`)
-		RETURNING id, project_id, received_at, event_count, lease_until, attempts, failures`, append(args, n)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: claim batches: %w", err)
-	}
-	out, err := collect(rows, func(s interface{ Scan(...any) error }) (Batch, error) {
-		var b Batch
-		var r, l int64
-		err := s.Scan(&b.ID, &b.ProjectID, &r, &b.EventCount, &l, &b.Attempts, &b.Failures)
-		b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
-		return b, err
-	})
-	if err != nil || len(out) == 0 {
-		return out, err
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, c.loadPayloads(ctx, out)
+	return c.drv.claimBatches(ctx, c, now, leaseUntil, n)
 }
 
 // LockProjects takes, on PostgreSQL, an advisory lock per project until the
@@ -276,7 +227,7 @@ func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n in
 // middle of one holds up only that project (and only until its session's
 // idle timeout).
 func (c *Conn) LockProjects(ctx context.Context, projectIDs []string) error {
-	if c.dialect != Postgres || c.tx == nil {
+	if c.tx == nil || !c.drv.sharedByProcesses() {
 		return nil
 	}
 	ids := append([]string(nil), projectIDs...)
@@ -285,7 +236,7 @@ func (c *Conn) LockProjects(ctx context.Context, projectIDs []string) error {
 		if i > 0 && id == ids[i-1] {
 			continue
 		}
-		if _, err := c.exec(ctx, `SELECT pg_advisory_xact_lock(2, hashtext(?))`, id); err != nil {
+		if err := c.drv.lockName(ctx, c, 2, id); err != nil {
 			return fmt.Errorf("store: lock project %s: %w", id, err)
 		}
 	}

@@ -1,7 +1,9 @@
 // Package store keeps Errata's data in SQLite (the embedded default) or
 // PostgreSQL behind one set of queries. Queries are written once with "?"
-// placeholders and rebound to "$n" for PostgreSQL; where the dialects differ a
-// small helper decides. Times are stored as Unix milliseconds (BIGINT) in both
+// placeholders and rebound to "$n" for PostgreSQL; where the databases
+// differ, the shared code asks its driver (dbDriver, driver.go) for a
+// capability, and the per-database code lives in sqlite_*.go and
+// postgres_*.go. Times are stored as Unix milliseconds (BIGINT) in both
 // databases so that one code path reads and writes them.
 package store
 
@@ -10,16 +12,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -37,6 +35,7 @@ const (
 // a pool of readers; on PostgreSQL both are the same pool.
 type DB struct {
 	dialect Dialect
+	drv     dbDriver // what the database does its own way (driver.go)
 	write   *sql.DB
 	read    *sql.DB
 	// Path is the SQLite database file ("" on PostgreSQL).
@@ -72,123 +71,22 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d == Postgres {
-		return openPostgres(ctx, opts.URL)
-	}
-	if opts.URL == "" {
-		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
-			return nil, fmt.Errorf("store: create data directory: %w", err)
-		}
-	}
-	return openSQLite(ctx, path, opts.ReadConns)
+	return d.open(ctx, opts, path)
 }
 
-// target names the database opts select: its dialect and, on SQLite, the
+// target names the database opts select: its driver and, on SQLite, the
 // file.
-func (opts Options) target() (Dialect, string, error) {
+func (opts Options) target() (dbDriver, string, error) {
 	switch {
 	case strings.HasPrefix(opts.URL, "postgres://"), strings.HasPrefix(opts.URL, "postgresql://"):
-		return Postgres, "", nil
+		return postgresDriver{}, "", nil
 	case opts.URL == "":
-		return SQLite, filepath.Join(opts.DataDir, "errata.db"), nil
+		return sqliteDriver{}, filepath.Join(opts.DataDir, "errata.db"), nil
 	case strings.HasPrefix(opts.URL, "sqlite:"):
-		return SQLite, strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//"), nil
+		return sqliteDriver{}, strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//"), nil
 	default:
-		return "", "", fmt.Errorf("store: unsupported database URL scheme (want postgres:// or sqlite:)")
+		return nil, "", fmt.Errorf("store: unsupported database URL scheme (want postgres:// or sqlite:)")
 	}
-}
-
-func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
-	if readConns <= 0 {
-		readConns = 4
-	}
-	pragmas := url.Values{}
-	// synchronous=FULL: a commit returns once the WAL is on disk (202 means
-	// durable). journal_size_limit truncates the WAL back to 64 MiB after each
-	// reset, so it does not grow without bound under a steady write load.
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
-		pragmas.Add("_pragma", p)
-	}
-	wq := url.Values{"_txlock": {"immediate"}}
-	for k, v := range pragmas {
-		wq[k] = append([]string(nil), v...)
-	}
-	// The writer does not checkpoint: SQLite would do it inside whichever
-	// commit crosses the threshold, stalling that request. A connection of
-	// its own checkpoints in the background instead (checkpointer).
-	wq.Add("_pragma", "wal_autocheckpoint(0)")
-	uriPath := fileURI(path)
-	w, err := sql.Open("sqlite", "file:"+uriPath+"?"+wq.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("store: open sqlite: %w", err)
-	}
-	w.SetMaxOpenConns(1)
-	w.SetMaxIdleConns(1)
-	w.SetConnMaxLifetime(0)
-	w.SetConnMaxIdleTime(0)
-	if err := w.PingContext(ctx); err != nil {
-		_ = w.Close()
-		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
-	}
-	pragmas.Add("_pragma", "query_only(1)")
-	r, err := sql.Open("sqlite", "file:"+uriPath+"?"+pragmas.Encode())
-	if err != nil {
-		_ = w.Close()
-		return nil, fmt.Errorf("store: open sqlite readers: %w", err)
-	}
-	r.SetMaxOpenConns(readConns)
-	r.SetMaxIdleConns(readConns)
-	pragmas.Del("_pragma")
-	for _, p := range []string{"busy_timeout(10000)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
-		pragmas.Add("_pragma", p)
-	}
-	cp, err := sql.Open("sqlite", "file:"+uriPath+"?"+pragmas.Encode())
-	if err != nil {
-		_ = w.Close()
-		_ = r.Close()
-		return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
-	}
-	cp.SetMaxOpenConns(1)
-	db := &DB{dialect: SQLite, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
-	db.walRestart.Store(walRestartBytes)
-	go db.checkpointer()
-	return db, nil
-}
-
-// fileURI is path escaped for a file: URI, where "?" and "#" would end it.
-func fileURI(path string) string {
-	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-}
-
-// pgSessionDefaults bound how long a transaction waits for a lock and how
-// long a session may sit idle inside a transaction: a process stopped in
-// the middle of one (SIGSTOP, a long GC pause, a network partition) loses
-// its session and its locks instead of stalling every other process. A
-// setting given in the database URL wins.
-var pgSessionDefaults = map[string]string{
-	"lock_timeout":                        "10s",
-	"idle_in_transaction_session_timeout": "15s",
-}
-
-func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("store: open postgres: %w", err)
-	}
-	for k, v := range pgSessionDefaults {
-		if _, set := cfg.RuntimeParams[k]; !set {
-			cfg.RuntimeParams[k] = v
-		}
-	}
-	p := stdlib.OpenDB(*cfg)
-	p.SetMaxOpenConns(16)
-	p.SetMaxIdleConns(16)
-	p.SetConnMaxIdleTime(5 * time.Minute)
-	if err := p.PingContext(ctx); err != nil {
-		_ = p.Close()
-		return nil, fmt.Errorf("store: connect to postgres: %w", err)
-	}
-	return &DB{dialect: Postgres, write: p, read: p}, nil
 }
 
 // Dialect reports which database is behind db.
@@ -220,13 +118,13 @@ func (db *DB) Close() error {
 
 // Read returns a Conn on the read pool, for queries that change nothing.
 func (db *DB) Read() *Conn {
-	return &Conn{run: db.read, dialect: db.dialect, pool: db.read, stmts: &db.rstmts}
+	return &Conn{run: db.read, dialect: db.dialect, drv: db.drv, pool: db.read, stmts: &db.rstmts}
 }
 
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
 func (db *DB) Write() *Conn {
-	return &Conn{run: db.write, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, slow: &db.slow}
+	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow}
 }
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
@@ -238,7 +136,7 @@ func (db *DB) Write() *Conn {
 // locks it took: past ERRATA_SLOW_TX_WARN it is logged (WarnSlowWrites).
 func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	err := db.runTx(ctx, time.Now(), db.write.BeginTx, fn)
-	if err == nil && db.dialect == SQLite {
+	if err == nil && db.drv.cachesStatements() {
 		db.wstmts.prepareWanted(ctx, db.write)
 	}
 	return err
@@ -252,7 +150,7 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 		return fmt.Errorf("store: begin: %w", translate(err))
 	}
 	began := time.Now()
-	if err := fn(&Conn{run: tx, dialect: db.dialect, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
+	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
 		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
 		return err
@@ -274,8 +172,11 @@ type runner interface {
 
 // Conn runs the store's queries on a pool or inside a transaction.
 type Conn struct {
-	run     runner
+	run runner
+	// dialect names the database, for logs; what differs between the
+	// databases is asked of drv.
 	dialect Dialect
+	drv     dbDriver
 	pool    *sql.DB
 	stmts   *stmtCache
 	tx      *sql.Tx // nil outside a transaction
@@ -293,7 +194,7 @@ func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, err
 		res, err := st.ExecContext(ctx, args...)
 		return res, translate(err)
 	}
-	res, err := c.run.ExecContext(ctx, rebind(c.dialect, q), args...)
+	res, err := c.run.ExecContext(ctx, c.drv.bind(q), args...)
 	return res, translate(err)
 }
 
@@ -318,7 +219,7 @@ func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, err
 		rows, err := st.QueryContext(ctx, args...)
 		return rows, translate(err)
 	}
-	rows, err := c.run.QueryContext(ctx, rebind(c.dialect, q), args...)
+	rows, err := c.run.QueryContext(ctx, c.drv.bind(q), args...)
 	return rows, translate(err)
 }
 
@@ -326,7 +227,7 @@ func (c *Conn) queryRow(ctx context.Context, q string, args ...any) row {
 	if st := c.stmt(ctx, q); st != nil {
 		return row{st.QueryRowContext(ctx, args...)}
 	}
-	return row{c.run.QueryRowContext(ctx, rebind(c.dialect, q), args...)}
+	return row{c.run.QueryRowContext(ctx, c.drv.bind(q), args...)}
 }
 
 // row is a *sql.Row whose Scan translates driver errors (translate), so
@@ -366,7 +267,7 @@ const maxCachedQuery = 2048
 // stmt returns the cached prepared statement of q on SQLite (bound to the
 // transaction when there is one), or nil to run q directly.
 func (c *Conn) stmt(ctx context.Context, q string) *sql.Stmt {
-	if c.dialect != SQLite || c.stmts == nil || len(q) > maxCachedQuery {
+	if !c.drv.cachesStatements() || c.stmts == nil || len(q) > maxCachedQuery {
 		return nil
 	}
 	v, ok := c.stmts.m.Load(q)
@@ -390,26 +291,6 @@ func (c *Conn) stmt(ctx context.Context, q string) *sql.Stmt {
 		return c.tx.StmtContext(ctx, st)
 	}
 	return st
-}
-
-// rebind turns "?" placeholders into PostgreSQL's "$1, $2, …". Our queries
-// never hold a literal question mark.
-func rebind(d Dialect, q string) string {
-	if d != Postgres || !strings.Contains(q, "?") {
-		return q
-	}
-	var b strings.Builder
-	b.Grow(len(q) + 8)
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteByte(q[i])
-	}
-	return b.String()
 }
 
 // ms converts a time to the stored Unix milliseconds.

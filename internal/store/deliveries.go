@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -146,79 +145,13 @@ const duePending = `status = '` + DeliveryPending + `'`
 // claim costs the number of such channels, not the size of the backlog:
 // ranking every due delivery made draining a backlog quadratic, and an
 // excluded channel's backlog was read by every claim.
+//
+// The two algorithms are the drivers' (sqlite_claims.go,
+// postgres_claims.go). On PostgreSQL the claims of every process are
+// serialised, so that at most perChannel of a channel are in flight across
+// the cluster, not per process.
 func (c *Conn) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, perChannel, limit int, exclude []string) ([]Delivery, error) {
-	args := []any{ms(leaseUntil), ms(now), ms(now), perChannel}
-	skip, system := "", true
-	var excluded []any
-	if len(exclude) > 0 {
-		skip = ` AND ch.id NOT IN (` + tuples(len(exclude), "?") + `)`
-		for _, ch := range exclude {
-			excluded = append(excluded, ch)
-			system = system && ch != ""
-		}
-	}
-	oldest := func(cols, channel string) string {
-		return `SELECT ` + cols + ` FROM deliveries
-			WHERE ` + duePending + ` AND ` + channel + ` AND next_attempt_at <= ? AND lease_until < ?
-			ORDER BY next_attempt_at LIMIT ?`
-	}
-	chosen := `SELECT d.id, d.next_attempt_at FROM ch, deliveries d WHERE ch.id IS NOT NULL AND d.id IN (` +
-		oldest("id", "channel_id = ch.id") + `)` + skip
-	args = append(args, excluded...)
-	// System emails (no channel) are a branch of their own: the walk over
-	// channel ids skips NULL.
-	systemBranch := ` UNION ALL SELECT s.id, s.next_attempt_at FROM (` + oldest("id, next_attempt_at", "channel_id IS NULL") + `) s`
-	systemArgs := []any{ms(now), ms(now), perChannel}
-	lock := ""
-	if c.dialect == Postgres {
-		// Claims of every process are serialised (a transaction-scoped
-		// advisory lock), so that the deliveries a channel has leased can
-		// be counted: at most perChannel in flight per channel across the
-		// cluster, not per process.
-		if err := c.claimLock(ctx, lockDeliveryClaims); err != nil {
-			return nil, err
-		}
-		// PostgreSQL would run a correlated IN for every row of d; a
-		// lateral join runs it once per channel. A channel's deliveries
-		// still leased by any process take from its perChannel.
-		inFlight := func(channel string) string {
-			return `(SELECT COUNT(*) FROM deliveries x WHERE x.status = '` + DeliveryPending + `' AND ` + channel + ` AND x.lease_until >= ?)`
-		}
-		chosen = `SELECT d.id, d.next_attempt_at FROM ch CROSS JOIN LATERAL (SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at) AS rn FROM (` +
-			oldest("id, next_attempt_at", "channel_id = ch.id") + `) o) d
-			WHERE ch.id IS NOT NULL AND d.rn <= ? - ` + inFlight("x.channel_id = ch.id") + skip
-		args = append(args[:4:4], append([]any{perChannel, ms(now)}, excluded...)...)
-		systemBranch = ` UNION ALL SELECT s.id, s.next_attempt_at FROM (SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at) AS rn FROM (` +
-			oldest("id, next_attempt_at", "channel_id IS NULL") + `) o) s WHERE s.rn <= ? - ` + inFlight("x.channel_id IS NULL")
-		systemArgs = append(systemArgs, perChannel, ms(now))
-		// The lock re-checks that the row is still due and not leased: a
-		// row another claim leased after this statement's snapshot is
-		// skipped, not leased twice.
-		lock = ` AND ` + duePending + ` AND lease_until < ? FOR UPDATE SKIP LOCKED`
-	}
-	if system {
-		chosen += systemBranch
-		args = append(args, systemArgs...)
-	}
-	q := `WITH RECURSIVE ch(id) AS (
-			SELECT MIN(channel_id) FROM deliveries WHERE ` + duePending + `
-			UNION ALL
-			SELECT (SELECT MIN(channel_id) FROM deliveries WHERE ` + duePending + ` AND channel_id > ch.id) FROM ch WHERE ch.id IS NOT NULL)
-		UPDATE deliveries SET lease_until = ?
-		WHERE id IN (SELECT id FROM deliveries WHERE id IN (SELECT u.id FROM (` + chosen + `) u ORDER BY u.next_attempt_at LIMIT ?)` + lock + `)
-		RETURNING ` + deliveryMeta + `, body`
-	args = append(args, limit)
-	if lock != "" {
-		args = append(args, ms(now))
-	}
-	rows, err := c.query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: claim deliveries: %w", err)
-	}
-	ds, err := collect(rows, scanDeliveryBody)
-	// RETURNING keeps no order: hand them over oldest due first.
-	slices.SortStableFunc(ds, func(a, b Delivery) int { return a.NextAttemptAt.Compare(*b.NextAttemptAt) })
-	return ds, err
+	return c.drv.claimDeliveries(ctx, c, now, leaseUntil, perChannel, limit, exclude)
 }
 
 // CancelDelivery cancels one leased delivery (its channel was disabled or

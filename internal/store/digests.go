@@ -82,7 +82,7 @@ func (c *Conn) LockNotificationSettings(ctx context.Context, projectID string, n
 		ON CONFLICT (project_id) DO NOTHING`, true, ms(now), projectID); err != nil {
 		return NotificationSettings{}, fmt.Errorf("store: notification settings of %s: %w", projectID, err)
 	}
-	n, err := scanSettings(c.queryRow(ctx, `SELECT `+settingsCols+` FROM notification_settings WHERE project_id = ?`+forUpdate(c.dialect), projectID))
+	n, err := scanSettings(c.queryRow(ctx, `SELECT `+settingsCols+` FROM notification_settings WHERE project_id = ?`+c.drv.rowLock(), projectID))
 	if err != nil {
 		return NotificationSettings{}, fmt.Errorf("store: notification settings of %s: %w", projectID, err)
 	}
@@ -109,11 +109,7 @@ func (c *Conn) PutNotificationSettings(ctx context.Context, n NotificationSettin
 // due at now, or that are not scheduled yet, locked on PostgreSQL so that
 // two schedulers do not send the same digest.
 func (c *Conn) DueDigests(ctx context.Context, now time.Time, limit int) ([]NotificationSettings, error) {
-	lock := ""
-	if c.dialect == Postgres {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
-	rows, err := c.query(ctx, `SELECT `+settingsCols+` FROM notification_settings WHERE next_digest_at <= ? ORDER BY next_digest_at LIMIT ?`+lock, ms(now), limit)
+	rows, err := c.query(ctx, `SELECT `+settingsCols+` FROM notification_settings WHERE next_digest_at <= ? ORDER BY next_digest_at LIMIT ?`+c.drv.skipLocked(), ms(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: due digests: %w", err)
 	}

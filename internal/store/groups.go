@@ -121,21 +121,10 @@ func jsonList(v []string) string {
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
-// forUpdate locks the rows a PostgreSQL transaction reads to write back:
-// under READ COMMITTED two workers applying batches of one group would
-// otherwise both add to the same old event_count and one batch would be lost.
-// SQLite has one writer, so its transactions never interleave.
-func forUpdate(d Dialect) string {
-	if d == Postgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
 // GroupByKey returns the group of a project, service and fingerprint, locked
 // until the end of the transaction.
 func (c *Conn) GroupByKey(ctx context.Context, projectID, service, fingerprint string) (Group, error) {
-	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE project_id = ? AND service = ? AND fingerprint = ?`+forUpdate(c.dialect),
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE project_id = ? AND service = ? AND fingerprint = ?`+c.drv.rowLock(),
 		projectID, service, fingerprint))
 	if err != nil {
 		return Group{}, fmt.Errorf("store: group by key: %w", translate(err))
@@ -159,7 +148,7 @@ func (c *Conn) GroupsByKeys(ctx context.Context, keys []GroupKey) (map[GroupKey]
 			args = append(args, k.ProjectID, k.Service, k.Fingerprint)
 		}
 		rows, err := c.query(ctx, `SELECT `+groupCols+` FROM error_groups WHERE (project_id, service, fingerprint) IN (`+tuples(len(part), "(?, ?, ?)")+
-			`) ORDER BY project_id, service, fingerprint`+forUpdate(c.dialect), args...)
+			`) ORDER BY project_id, service, fingerprint`+c.drv.rowLock(), args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: groups by key: %w", err)
 		}
@@ -186,7 +175,7 @@ func (c *Conn) GroupByID(ctx context.Context, id string) (Group, error) {
 // LockGroup returns one group, locked until the end of the transaction (see
 // forUpdate): for changes made on behalf of people.
 func (c *Conn) LockGroup(ctx context.Context, id string) (Group, error) {
-	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`+forUpdate(c.dialect), id))
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ?`+c.drv.rowLock(), id))
 	if err != nil {
 		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(err))
 	}
@@ -374,7 +363,7 @@ type GroupCount struct {
 // trips, runs its cached one-row statements. Project hours are summed per
 // project and hour first (addProjectHours).
 func (c *Conn) AddGroupCounts(ctx context.Context, counts []GroupCount) error {
-	if c.dialect != Postgres || len(counts) < 2 {
+	if !c.drv.roundTrips() || len(counts) < 2 {
 		return c.addGroupCountsEach(ctx, counts)
 	}
 	type key struct {

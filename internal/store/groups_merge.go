@@ -38,7 +38,7 @@ func (c *Conn) MoveGroupData(ctx context.Context, fromID, toID string) error {
 // ErrNotFound exactly as an id that names nothing, from the same indexed
 // read, and is not locked.
 func (c *Conn) LockProjectGroup(ctx context.Context, projectID, id string) (Group, error) {
-	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ? AND project_id = ?`+forUpdate(c.dialect), id, projectID))
+	g, err := scanGroup(c.queryRow(ctx, `SELECT `+groupCols+` FROM error_groups WHERE id = ? AND project_id = ?`+c.drv.rowLock(), id, projectID))
 	if err != nil {
 		return Group{}, fmt.Errorf("store: group %s: %w", id, translate(err))
 	}

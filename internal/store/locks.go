@@ -17,10 +17,10 @@ const (
 // PostgreSQL; outside a transaction, or on SQLite (one process, one writer),
 // it does nothing.
 func (c *Conn) claimLock(ctx context.Context, key int64) error {
-	if c.dialect != Postgres || c.tx == nil {
+	if c.tx == nil {
 		return nil
 	}
-	if _, err := c.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, key); err != nil {
+	if err := c.drv.lockKey(ctx, c, key); err != nil {
 		return fmt.Errorf("store: advisory lock: %w", err)
 	}
 	return nil

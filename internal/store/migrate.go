@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 )
 
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
@@ -41,13 +40,11 @@ const migrationLockFile = ".lock"
 // the migrations, the others find none left. The lock dies with the process
 // that held it.
 func (db *DB) Migrate(ctx context.Context) (int, error) {
-	if db.dialect == SQLite {
-		unlock, err := lockFile(ctx, db.path+migrationLockFile, migrationLockWait)
-		if err != nil {
-			return 0, fmt.Errorf("store: migrate: %w", err)
-		}
-		defer unlock()
+	unlock, err := db.drv.lockMigrations(ctx, db)
+	if err != nil {
+		return 0, fmt.Errorf("store: migrate: %w", err)
 	}
+	defer unlock()
 	p, err := db.migrations()
 	if err != nil {
 		return 0, err
@@ -62,37 +59,24 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 // migrations is the goose provider of the database's dialect, locking the
 // database on PostgreSQL.
 func (db *DB) migrations() (*goose.Provider, error) {
-	sub, err := migrationFiles(db.dialect)
+	sub, err := migrationFiles(db.drv)
 	if err != nil {
 		return nil, err
 	}
-	gd := goose.DialectSQLite3
-	var opts []goose.ProviderOption
-	if db.dialect == Postgres {
-		gd = goose.DialectPostgres
-		// goose tries the lock once per period: one second keeps a process
-		// that waited from starting seconds after the migrator finished.
-		l, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID),
-			lock.WithLockTimeout(1, uint64(migrationLockWait/time.Second)))
-		if err != nil {
-			return nil, fmt.Errorf("store: migrations: %w", err)
-		}
-		opts = append(opts, goose.WithSessionLocker(l))
+	opts, err := db.drv.gooseOptions()
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
 	}
-	p, err := goose.NewProvider(gd, db.write, sub, opts...)
+	p, err := goose.NewProvider(db.drv.gooseDialect(), db.write, sub, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}
 	return p, nil
 }
 
-// migrationFiles is the embedded migrations folder of dialect d.
-func migrationFiles(d Dialect) (fs.FS, error) {
-	dir := "migrations/sqlite"
-	if d == Postgres {
-		dir = "migrations/postgres"
-	}
-	sub, err := fs.Sub(migrations, dir)
+// migrationFiles is the embedded migrations folder of d's database.
+func migrationFiles(d dbDriver) (fs.FS, error) {
+	sub, err := fs.Sub(migrations, d.migrationDir())
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}

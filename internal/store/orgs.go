@@ -125,7 +125,7 @@ func (c *Conn) LockProject(ctx context.Context, projectID string) error {
 }
 
 func (c *Conn) lockRow(ctx context.Context, q, id string) error {
-	if c.dialect != Postgres {
+	if !c.drv.sharedByProcesses() {
 		return nil
 	}
 	if c.tx == nil {

@@ -49,12 +49,7 @@ func (c *Conn) InsertProject(ctx context.Context, p Project) (Project, error) {
 	if p.Slug == "" {
 		p.Slug = slug.OfID(p.ID)
 	}
-	q := `INSERT INTO projects (id, organization_id, name, slug, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING number`
-	if c.dialect == SQLite {
-		q = `INSERT INTO projects (id, organization_id, name, slug, created_at, updated_at, number)
-			VALUES (?, ?, ?, ?, ?, ?, (SELECT last + 1 FROM project_number_seq)) RETURNING number`
-	}
-	if err := c.queryRow(ctx, q, p.ID, p.OrgID, p.Name, p.Slug, ms(p.CreatedAt), ms(p.UpdatedAt)).Scan(&p.Number); err != nil {
+	if err := c.queryRow(ctx, c.drv.insertProjectQuery(), p.ID, p.OrgID, p.Name, p.Slug, ms(p.CreatedAt), ms(p.UpdatedAt)).Scan(&p.Number); err != nil {
 		return Project{}, fmt.Errorf("store: create project: %w", translate(err))
 	}
 	return p, nil

@@ -69,10 +69,7 @@ func (c *Conn) lockSubject(ctx context.Context, name string) error {
 	if c.tx == nil {
 		return errors.New("store: a quota or session cap needs a transaction")
 	}
-	if c.dialect != Postgres {
-		return nil
-	}
-	if _, err := c.exec(ctx, `SELECT pg_advisory_xact_lock(3, hashtext(?))`, name); err != nil {
+	if err := c.drv.lockName(ctx, c, 3, name); err != nil {
 		return fmt.Errorf("store: lock %s: %w", name, err)
 	}
 	return nil

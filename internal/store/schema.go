@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/pressly/goose/v3"
 )
@@ -23,7 +21,7 @@ type Schema struct {
 
 // Schema reports where db's migrations stand.
 func (db *DB) Schema(ctx context.Context) (Schema, error) {
-	return readSchema(ctx, db.dialect, db.read)
+	return readSchema(ctx, db.drv, db.read)
 }
 
 // ReadSchema reports where the migrations of the database opts select
@@ -36,19 +34,10 @@ func ReadSchema(ctx context.Context, opts Options) (Schema, error) {
 	if err != nil {
 		return Schema{}, err
 	}
-	none := Schema{Dialect: d, Latest: latestMigration(d)}
-	driver, dsn := "pgx", opts.URL
-	if d == SQLite {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return none, missingDB(path)
-		} else if err != nil {
-			return none, fmt.Errorf("store: %w", err)
-		}
-		driver, dsn = "sqlite", "file:"+fileURI(path)+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)"
-	}
-	conn, err := sql.Open(driver, dsn)
+	none := Schema{Dialect: d.name(), Latest: latestMigration(d)}
+	conn, err := d.openSchema(opts, path)
 	if err != nil {
-		return none, fmt.Errorf("store: open %s: %w", d, err)
+		return none, err
 	}
 	defer conn.Close()
 	conn.SetMaxOpenConns(1)
@@ -56,14 +45,10 @@ func ReadSchema(ctx context.Context, opts Options) (Schema, error) {
 }
 
 // readSchema reads goose's version table, which may not exist yet.
-func readSchema(ctx context.Context, d Dialect, q *sql.DB) (Schema, error) {
-	s := Schema{Dialect: d, Latest: latestMigration(d)}
-	exists := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
-	if d == Postgres {
-		exists = `SELECT COUNT(*) FROM (SELECT to_regclass('goose_db_version') AS t) r WHERE t IS NOT NULL`
-	}
+func readSchema(ctx context.Context, d dbDriver, q *sql.DB) (Schema, error) {
+	s := Schema{Dialect: d.name(), Latest: latestMigration(d)}
 	var n int
-	if err := q.QueryRowContext(ctx, exists).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, d.versionTableExists()).Scan(&n); err != nil {
 		return s, fmt.Errorf("store: schema version: %w", translate(err))
 	}
 	if n == 0 {
@@ -75,9 +60,9 @@ func readSchema(ctx context.Context, d Dialect, q *sql.DB) (Schema, error) {
 	return s, nil
 }
 
-// latestMigration is the highest version among dialect d's embedded
-// migrations (their names start with it).
-func latestMigration(d Dialect) int64 {
+// latestMigration is the highest version among d's embedded migrations
+// (their names start with it).
+func latestMigration(d dbDriver) int64 {
 	sub, err := migrationFiles(d)
 	if err != nil {
 		return 0

@@ -50,10 +50,7 @@ func (s *searchSQL) add(sql string, args ...any) {
 // like is the case-insensitive LIKE of the dialect (SQLite's LIKE ignores
 // the case of ASCII letters); likeClause adds the ESCAPE.
 func (s *searchSQL) like() string {
-	if s.dialect == Postgres {
-		return " ILIKE ?"
-	}
-	return " LIKE ?"
+	return driverOf(s.dialect).caseInsensitiveLike()
 }
 
 func contains(v string) string { return "%" + likeEscape(v) + "%" }
@@ -228,13 +225,7 @@ func (s *searchSQL) attribute(key string, value *string) {
 }
 
 func (s *searchSQL) attrPath(path []string, value *string) {
-	var expr string
-	var arg any
-	if s.dialect == Postgres {
-		expr, arg = "(CAST("+s.e+"attributes AS jsonb) #>> CAST(? AS text[]))", `{"`+strings.Join(path, `","`)+`"}`
-	} else {
-		expr, arg = "CAST(json_extract("+s.e+"attributes, ?) AS TEXT)", `$."`+strings.Join(path, `"."`)+`"`
-	}
+	expr, arg := driverOf(s.dialect).jsonText(s.e+"attributes", path)
 	if value == nil {
 		s.add(expr+" IS NOT NULL", arg)
 		return

@@ -60,7 +60,7 @@ func (s *slowWatch) threshold() time.Duration {
 // called from the store's own function that the caller called.
 func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time.Time, waited, commit time.Duration) {
 	end := time.Now()
-	if d == SQLite {
+	if driverOf(d).oneWriter() {
 		if prev := time.Unix(0, s.released.Swap(end.UnixNano())); kind == "statement" && prev.After(start) {
 			waited, start = prev.Sub(start), prev
 		}
@@ -86,8 +86,8 @@ func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time
 	}
 }
 
-// caller names the first function on the stack outside this file, db.go
-// and redone.go: the store method or the service that began the write.
+// caller names the first function on the stack outside this file, db.go,
+// redone.go and the drivers' files: the store method or the service that began the write.
 func caller() (fn, at string) {
 	var pcs [16]uintptr
 	n := runtime.Callers(2, pcs[:])
@@ -95,7 +95,7 @@ func caller() (fn, at string) {
 	for {
 		f, more := frames.Next()
 		base := filepath.Base(f.File)
-		if (base != "db.go" && base != "slowwrite.go" && base != "redone.go") || !strings.Contains(f.Function, "/internal/store.") {
+		if (base != "db.go" && base != "slowwrite.go" && base != "redone.go" && !strings.HasSuffix(base, "_driver.go")) || !strings.Contains(f.Function, "/internal/store.") {
 			name := f.Function
 			if i := strings.LastIndex(name, "/"); i >= 0 {
 				name = name[i+1:]

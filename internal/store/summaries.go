@@ -196,7 +196,7 @@ const fillBatch = 500
 // on the dashboard's page (24 windows of 100 templates) that made it slower
 // than the 24 small queries.
 func (c *Conn) FillInfoSummaries(ctx context.Context, list []InfoSummary, top int) error {
-	return c.fillInfoSummaries(ctx, list, top, c.dialect != SQLite)
+	return c.fillInfoSummaries(ctx, list, top, c.drv.roundTrips())
 }
 
 func (c *Conn) fillInfoSummaries(ctx context.Context, list []InfoSummary, top int, windowed bool) error {

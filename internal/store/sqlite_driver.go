@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+)
+
+// sqliteDriver is the store on a SQLite file: one process owns it, one
+// writer connection writes, and queries are in-process calls on prepared
+// statements the store caches.
+type sqliteDriver struct{}
+
+func (sqliteDriver) name() Dialect { return SQLite }
+
+// open creates the data directory when the file is the default one in it.
+func (sqliteDriver) open(ctx context.Context, opts Options, path string) (*DB, error) {
+	if opts.URL == "" {
+		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
+			return nil, fmt.Errorf("store: create data directory: %w", err)
+		}
+	}
+	return openSQLite(ctx, path, opts.ReadConns)
+}
+
+func (sqliteDriver) bind(q string) string        { return q }
+func (sqliteDriver) cachesStatements() bool      { return true }
+func (sqliteDriver) oneWriter() bool             { return true }
+func (sqliteDriver) sharedByProcesses() bool     { return false }
+func (sqliteDriver) roundTrips() bool            { return false }
+func (sqliteDriver) file() bool                  { return true }
+func (sqliteDriver) rowLock() string             { return "" }
+func (sqliteDriver) skipLocked() string          { return "" }
+func (sqliteDriver) durabilityQuery() string     { return `PRAGMA synchronous` }
+func (sqliteDriver) migrationDir() string        { return "migrations/sqlite" }
+func (sqliteDriver) gooseDialect() goose.Dialect { return goose.DialectSQLite3 }
+
+func (sqliteDriver) lockKey(context.Context, *Conn, int64) error { return nil }
+
+func (sqliteDriver) lockName(context.Context, *Conn, int, string) error { return nil }
+
+// durableCommit has nothing to do: every connection but TxRedone's runs
+// with synchronous=FULL (openSQLite).
+func (sqliteDriver) durableCommit(context.Context, *Conn) error { return nil }
+
+// lazyTx runs the transaction with synchronous=NORMAL on the writer, and
+// sets FULL back before the writer goes back to the pool: its WAL frames
+// reach the disk with the next commit that waits, or before the next
+// checkpoint.
+func (sqliteDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn func(c *Conn) error) error {
+	conn, err := db.write.Conn(ctx) // the writer: the pool has one
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", translate(err))
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		_ = conn.Close()
+		return fmt.Errorf("store: lazy commit: %w", translate(err))
+	}
+	err = db.runTx(ctx, asked, conn.BeginTx, fn)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); rerr != nil {
+		// Never hand the writer back without FULL: the pool closes a
+		// connection reported bad, and the next one opens with FULL.
+		_ = conn.Raw(func(any) error { return sqldriver.ErrBadConn })
+	}
+	_ = conn.Close()
+	if err == nil {
+		db.wstmts.prepareWanted(ctx, db.write)
+	}
+	return err
+}
+
+// caseInsensitiveLike is LIKE: SQLite's ignores the case of ASCII letters.
+func (sqliteDriver) caseInsensitiveLike() string { return " LIKE ?" }
+
+func (sqliteDriver) jsonText(col string, path []string) (string, any) {
+	return "CAST(json_extract(" + col + ", ?) AS TEXT)", `$."` + strings.Join(path, `"."`) + `"`
+}
+
+// insertProjectQuery reads the next number from a counter row in the
+// INSERT statement itself; a trigger moves the counter on (migration
+// 00013).
+func (sqliteDriver) insertProjectQuery() string {
+	return `INSERT INTO projects (id, organization_id, name, slug, created_at, updated_at, number)
+			VALUES (?, ?, ?, ?, ?, ?, (SELECT last + 1 FROM project_number_seq)) RETURNING number`
+}
+
+// insertBatches writes sqliteBatchRows batches a statement pair.
+func (sqliteDriver) insertBatches(ctx context.Context, c *Conn, batches []Batch) error {
+	for start := 0; start < len(batches); start += sqliteBatchRows {
+		if err := c.insertBatchesSQLite(ctx, batches[start:min(start+sqliteBatchRows, len(batches))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockMigrations locks the file errata.db.lock beside the database: goose
+// runs each migration in a transaction of its own, so SQLite's own locks
+// cannot hold across them.
+func (sqliteDriver) lockMigrations(ctx context.Context, db *DB) (func(), error) {
+	return lockFile(ctx, db.path+migrationLockFile, migrationLockWait)
+}
+
+func (sqliteDriver) gooseOptions() ([]goose.ProviderOption, error) { return nil, nil }
+
+// openSchema opens the file read-only, with errors ReadSchema returns as
+// they are; a file that does not exist is
+// missingDB, not a new database.
+func (sqliteDriver) openSchema(_ Options, path string) (*sql.DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, missingDB(path)
+	} else if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	conn, err := sql.Open("sqlite", "file:"+fileURI(path)+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	return conn, nil
+}
+
+func (sqliteDriver) versionTableExists() string {
+	return `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
+}
+
+func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
+	if readConns <= 0 {
+		readConns = 4
+	}
+	pragmas := url.Values{}
+	// synchronous=FULL: a commit returns once the WAL is on disk (202 means
+	// durable). journal_size_limit truncates the WAL back to 64 MiB after each
+	// reset, so it does not grow without bound under a steady write load.
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
+		pragmas.Add("_pragma", p)
+	}
+	wq := url.Values{"_txlock": {"immediate"}}
+	for k, v := range pragmas {
+		wq[k] = append([]string(nil), v...)
+	}
+	// The writer does not checkpoint: SQLite would do it inside whichever
+	// commit crosses the threshold, stalling that request. A connection of
+	// its own checkpoints in the background instead (checkpointer).
+	wq.Add("_pragma", "wal_autocheckpoint(0)")
+	uriPath := fileURI(path)
+	w, err := sql.Open("sqlite", "file:"+uriPath+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := w.PingContext(ctx); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	pragmas.Add("_pragma", "query_only(1)")
+	r, err := sql.Open("sqlite", "file:"+uriPath+"?"+pragmas.Encode())
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open sqlite readers: %w", err)
+	}
+	r.SetMaxOpenConns(readConns)
+	r.SetMaxIdleConns(readConns)
+	pragmas.Del("_pragma")
+	for _, p := range []string{"busy_timeout(10000)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
+		pragmas.Add("_pragma", p)
+	}
+	cp, err := sql.Open("sqlite", "file:"+uriPath+"?"+pragmas.Encode())
+	if err != nil {
+		_ = w.Close()
+		_ = r.Close()
+		return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
+	}
+	cp.SetMaxOpenConns(1)
+	db := &DB{dialect: SQLite, drv: sqliteDriver{}, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
+	db.walRestart.Store(walRestartBytes)
+	go db.checkpointer()
+	return db, nil
+}
+
+// fileURI is path escaped for a file: URI, where "?" and "#" would end it.
+func fileURI(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
