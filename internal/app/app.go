@@ -17,7 +17,7 @@ import (
 	"github.com/errata-dev/errata/internal/clientip"
 	"github.com/errata-dev/errata/internal/cluster"
 	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/mail"
@@ -29,13 +29,9 @@ import (
 	"github.com/errata-dev/errata/internal/process"
 	"github.com/errata-dev/errata/internal/queue"
 	"github.com/errata-dev/errata/internal/ratelimit"
-	"github.com/errata-dev/errata/internal/sentry/sentryapi"
-	"github.com/errata-dev/errata/internal/sentry/sentryhttp"
-	"github.com/errata-dev/errata/internal/sso"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/symbolicate"
 	"github.com/errata-dev/errata/internal/tickets"
-	"github.com/errata-dev/errata/internal/web"
 )
 
 // Options are everything App needs.
@@ -57,7 +53,8 @@ type App struct {
 	DB   *store.DB
 	Auth *auth.Service
 	Orgs *org.Service
-	HTTP *httpapi.Server
+	// HTTP is the process's HTTP server, with every transport mounted.
+	HTTP *httpserver.Server
 
 	Metrics   *metrics.Metrics
 	Monitor   *queue.Monitor
@@ -139,6 +136,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	ingestLimiter := ratelimit.New(cfg.IngestRateLimit, cfg.IngestRateBurst)
 	sentryLimiter := ratelimit.New(cfg.SentryRateLimit, cfg.SentryRateBurst)
+	callers := ratelimit.New(cfg.APIRateLimit, cfg.APIRateBurst) // the management API's, per caller
 	a.Member = cluster.New(a.DB, cluster.Options{Roles: cfg.Roles, Lead: lead, Now: now, Logger: a.log,
 		OnPeers: func(peers map[string]int) {
 			// Limits are the installation's: each live api process
@@ -146,7 +144,7 @@ func (a *App) build(ctx context.Context) error {
 			n := max(peers[config.RoleAPI], 1)
 			ingestLimiter.Share(n)
 			sentryLimiter.Share(n)
-			a.HTTP.Callers().Share(n)
+			callers.Share(n)
 			a.Auth.ShareLimits(n)
 		}})
 	leads := func() bool { return a.Member.Leads(cluster.SchedulerLease) }
@@ -169,15 +167,6 @@ func (a *App) build(ctx context.Context) error {
 		return err
 	}
 	clientIP := clientip.New(cfg.TrustedPrefixes).WithIPv6Prefix(cfg.IPv6Prefix)
-	a.HTTP, err = httpapi.New(a.DB, a.Auth, a.Orgs, httpapi.Config{
-		BaseURL: cfg.BaseURL, AppURL: cfg.AppURL, DocsURL: cfg.DocsURL,
-		APIRateLimit: cfg.APIRateLimit, APIRateBurst: cfg.APIRateBurst, ClientIP: clientIP, Now: now,
-		ReadTimeout: cfg.ReadTimeout,
-	}, key, a.log)
-	if err != nil {
-		return err
-	}
-	a.HTTP.UseNotifier(a.Notify)
 	a.Monitor = queue.NewMonitor(a.DB, a.DB.Dir(), int64(cfg.MaxBacklogBytes), int64(cfg.MinFreeDisk), a.log)
 	a.Monitor.Poll(ctx)
 	spike := tickets.DefaultSpikeRule
@@ -194,38 +183,19 @@ func (a *App) build(ctx context.Context) error {
 	}, DiskAllows: a.Monitor.DiskAllows})
 	a.memory = intake.NewBudget(int64(cfg.IngestMemory), time.Second)
 	in := &intake.Intake{
-		Auth: a.Auth, Limiter: ingestLimiter, Callers: a.HTTP.Callers(), ClientIP: clientIP, Now: now,
+		Auth: a.Auth, Limiter: ingestLimiter, Callers: callers, ClientIP: clientIP, Now: now,
 		Monitor: a.Monitor, Committer: a.Committer, Metrics: a.Metrics,
 		Memory:  a.memory,
 		Decoder: &ingest.Decoder{Redact: ingest.NewRedactor(cfg.RedactKeys)},
 	}
-	a.HTTP.MountIngest(in)
-	otlp.Mount(a.HTTP, in, a.log)
 	sentryIn := in.WithLimiter(sentryLimiter)
 	sentryIn.Events = ingestLimiter // their events count as /v1/ingest's do (CONTRACT 8)
-	sentryhttp.Mount(a.HTTP, sentryIn, a.log)
-	sentryapi.Mount(a.HTTP, a.DB, a.log)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}
 	a.registerGauges()
-	a.HTTP.MountOps(a.Metrics.Handler(), a.ready)
-	a.ops = httpapi.Ops(a.Metrics.Handler(), a.ready, a.log)
-	dashTickets := tickets.NewService(a.DB, now)
-	dashTickets.UseMailer(a.Notify)
-	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}
-	if cfg.OIDCIssuer != "" {
-		wo.SSO = sso.New(sso.Options{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret, AppURL: cfg.AppURL})
-		wo.SSOName = cfg.OIDCName
-		for _, e := range cfg.OIDCAutoJoin {
-			j, _ := config.ParseAutoJoin(e) // Validate checked it
-			wo.AutoJoin = append(wo.AutoJoin, auth.AutoJoin{Domain: j.Domain, OrgID: j.OrgID, Role: j.Role})
-		}
-	}
-	if _, err := web.Mount(a.HTTP, wo); err != nil {
-		return err
-	}
-	return nil
+	a.ops = httpserver.Ops(a.Metrics.Handler(), a.ready, a.log)
+	return a.buildHTTP(httpTransports{cursorKey: key, clientIP: clientIP, callers: callers, ingest: in, sentry: sentryIn})
 }
 
 // ready reports whether the process can take traffic.

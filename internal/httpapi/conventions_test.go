@@ -11,7 +11,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 )
 
 var (
@@ -31,7 +31,7 @@ func TestEveryAnswerHasRequestIDAndRateLimitHeaders(t *testing.T) {
 			{Method: "GET", Path: "/docs/errors/not-found"},
 		} {
 			res := s.Do(r)
-			if id := res.Header.Get(httpapi.RequestIDHeader); !reqIDRe.MatchString(id) {
+			if id := res.Header.Get(httpserver.RequestIDHeader); !reqIDRe.MatchString(id) {
 				t.Errorf("%s %s: Request-Id = %q, want req_…", r.Method, r.Path, id)
 			}
 			for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
@@ -41,8 +41,8 @@ func TestEveryAnswerHasRequestIDAndRateLimitHeaders(t *testing.T) {
 			}
 			if res.Status >= 400 {
 				p := res.JSON(t)
-				if p["instance"] != res.Header.Get(httpapi.RequestIDHeader) {
-					t.Errorf("%s %s: instance = %v, want the Request-Id %s", r.Method, r.Path, p["instance"], res.Header.Get(httpapi.RequestIDHeader))
+				if p["instance"] != res.Header.Get(httpserver.RequestIDHeader) {
+					t.Errorf("%s %s: instance = %v, want the Request-Id %s", r.Method, r.Path, p["instance"], res.Header.Get(httpserver.RequestIDHeader))
 				}
 				if !strings.HasPrefix(p["type"].(string), s.Config.DocsURL+"/errors/") {
 					t.Errorf("%s %s: type = %v, want under %s/errors/", r.Method, r.Path, p["type"], s.Config.DocsURL)
@@ -72,7 +72,7 @@ func TestMalformedAndOversizedBodies(t *testing.T) {
 
 func TestPanicIsInternalProblemWithoutDetails(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
-		huma.Register(s.App.HTTP.API(), huma.Operation{Method: "GET", Path: "/v1/test-panic", Metadata: map[string]any{"access": httpapi.Access{Public: true}}},
+		huma.Register(s.App.HTTP.API(), huma.Operation{Method: "GET", Path: "/v1/test-panic", Metadata: map[string]any{"access": httpserver.Access{Public: true}}},
 			func(context.Context, *struct{}) (*struct{}, error) { panic("secret internal state") })
 		r := s.Do(apitest.Request{Method: "GET", Path: "/v1/test-panic"}).Expect(t, http.StatusInternalServerError, "internal")
 		if strings.Contains(string(r.Body), "secret") {
@@ -115,7 +115,7 @@ func TestCookieSessionAndCrossOriginProtection(t *testing.T) {
 			Expect(t, http.StatusOK, "")
 		var cookie *http.Cookie
 		for _, c := range (&http.Response{Header: res.Header}).Cookies() {
-			if c.Name == httpapi.SessionCookie {
+			if c.Name == httpserver.SessionCookie {
 				cookie = c
 			}
 		}

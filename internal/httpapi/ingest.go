@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
@@ -19,7 +20,7 @@ import (
 func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
 	const route = metrics.RouteIngest
 	in := s.intake
-	p, err := in.AdmitHTTP(w, r, route, bearer(r))
+	p, err := in.AdmitHTTP(w, r, route, httpserver.Bearer(r))
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -74,5 +75,5 @@ func (s *Server) ingestRoute(w http.ResponseWriter, r *http.Request) {
 
 // answerError writes err as a problem through the one error mapping.
 func (s *Server) answerError(w http.ResponseWriter, r *http.Request, err error) {
-	writeProblem(w, r, toProblem(r.Context(), http.StatusInternalServerError, "", []error{err}))
+	writeProblem(w, r, httpserver.Problem(r.Context(), err))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/problem"
 )
@@ -82,7 +83,7 @@ func (s *Server) documentIngest() {
 		Method: http.MethodPost, Path: "/v1/ingest", OperationID: "ingest", Summary: "Ingest a batch of events", Tags: []string{"Ingestion"},
 		Description: "Checks run in this order, the first failure wins: 401, 429, 503, 415, 413 (5 MiB on the wire, 20 MiB decompressed), 400, 422. " +
 			"One invalid event rejects the whole batch; detail names the first offending field as events[<i>].<field>.",
-		Security:   []map[string][]string{{SchemeAPIKey: {}}},
+		Security:   []map[string][]string{{httpserver.SchemeAPIKey: {}}},
 		Parameters: []*huma.Param{{Name: "Content-Encoding", In: "header", Description: "gzip, identity or absent", Schema: &huma.Schema{Type: huma.TypeString, Enum: []any{"gzip", "identity"}}}},
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 			"application/json": {Schema: reg.Schema(reflect.TypeOf(IngestRequest{}), true, "IngestRequest")}}},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/text"
 )
@@ -207,13 +208,13 @@ const maxBody = 1<<20 + 1
 func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
 	h = answered(h)
 	exact := o.Metadata["exactErrors"] == true
-	a.tokenScope = tokenScope(o.Method, o.Path)
+	a.TokenScope = tokenScope(o.Method, o.Path)
 	o.Metadata = map[string]any{"access": a}
 	o.MaxBodyBytes = maxBody
 	o.BodyReadTimeout = s.readBody
 	o.Security = []map[string][]string{} // public: security [] says so rather than leaving it unsaid
 	if !a.Public {
-		o.Security = []map[string][]string{{schemeSession: {}}}
+		o.Security = []map[string][]string{{httpserver.SchemeSession: {}}}
 	}
 	if exact {
 		huma.Register(s.api, o, h)
@@ -251,7 +252,7 @@ func answered[I, O any](h func(context.Context, *I) (*O, error)) func(context.Co
 			out, err = h(ctx, in)
 		}
 		if err != nil {
-			return nil, toProblem(ctx, http.StatusInternalServerError, "", []error{err})
+			return nil, httpserver.Problem(ctx, err)
 		}
 		return out, nil
 	}

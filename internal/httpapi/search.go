@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/search"
@@ -14,7 +15,13 @@ import (
 // query is the 422 validation-failed that names query and the term. me is
 // the caller's user id, what assigned:me means.
 func (s *Server) ParseQuery(text string, kind search.Kind, me string) (search.Query, error) {
-	q, err := search.Parse(text, kind, s.now())
+	return ParseQueryAt(text, kind, me, s.now())
+}
+
+// ParseQueryAt is ParseQuery with relative times counted back from now
+// (the dashboard's lists).
+func ParseQueryAt(text string, kind search.Kind, me string, now time.Time) (search.Query, error) {
+	q, err := search.Parse(text, kind, now)
 	q.Me = me
 	var e *search.Error
 	if errors.As(err, &e) {

@@ -42,16 +42,6 @@ func (s *Server) signed(sg auth.Signed) *SignedIn {
 	return out
 }
 
-func (s *Server) sessionCookie(value string, expires time.Time) http.Cookie {
-	c := http.Cookie{Name: SessionCookie, Value: value, Path: "/", HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode}
-	if value == "" {
-		c.MaxAge = -1
-	} else {
-		c.Expires = expires
-	}
-	return c
-}
-
 func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignedIn, error) {
 	sg, err := s.auth.SignUp(ctx, auth.SignUpInput{Email: in.Body.Email, Password: in.Body.Password, Name: in.Body.Name, InvitationToken: in.Body.InvitationToken})
 	if err != nil {

@@ -2,11 +2,7 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
 	"strings"
-
-	"github.com/errata-dev/errata/internal/problem"
-	"github.com/errata-dev/errata/internal/store"
 )
 
 // scopeAreas maps the first word of a /v1 path after its identifier (or
@@ -59,22 +55,3 @@ func tokenScope(method, path string) string {
 	}
 	return area + ":write"
 }
-
-// checkTokenScope answers 403 insufficient-scope when the token lacks the
-// scope an operation needs ("" for an operation tokens cannot call).
-// need may offer alternatives: "project:read or project:releases".
-func checkTokenScope(t *store.APIToken, need string) error {
-	if need == "" {
-		return problem.New("insufficient-scope", "API tokens cannot be used for this operation; sign in instead")
-	}
-	for _, sc := range strings.Split(need, " or ") {
-		if slices.Contains(t.Scopes, sc) {
-			return nil
-		}
-	}
-	return problem.Newf("insufficient-scope", "this operation needs a token with the %s scope; this token has %s", need, strings.Join(t.Scopes, ", "))
-}
-
-// BaseURL is the API's public URL (ERRATA_BASE_URL), for packages that
-// answer with absolute URLs.
-func (s *Server) BaseURL() string { return strings.TrimSuffix(s.baseURL.String(), "/") }

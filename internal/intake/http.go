@@ -2,7 +2,6 @@ package intake
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -32,13 +31,4 @@ func (in *Intake) admitHTTP(w http.ResponseWriter, r *http.Request, route, crede
 	}
 	rl.SetHeaders(w.Header())
 	return p, err
-}
-
-// Bearer returns the token of an `Authorization: Bearer …` header, or "".
-func Bearer(r *http.Request) string {
-	h := r.Header.Get("Authorization")
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
-	}
-	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -17,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/ratelimit"
@@ -209,8 +209,8 @@ func grpcError(f failure) error {
 func bearerMD(ctx context.Context) string {
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, h := range md.Get("authorization") {
-		if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-			return strings.TrimSpace(h[7:])
+		if tok := httpserver.BearerToken(h); tok != "" {
+			return tok
 		}
 	}
 	return ""

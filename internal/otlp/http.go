@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 )
@@ -37,7 +37,7 @@ type Handler struct {
 // Mount serves POST /v1/logs on srv through in, with the per-project
 // rate limit of ingestion instead of the per-caller one, and adds it to
 // the OpenAPI document.
-func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
+func Mount(srv *httpserver.Server, in *intake.Intake, log *slog.Logger) {
 	srv.Mux().Handle("POST "+Path, &Handler{intake: in, log: log})
 	srv.ExemptFromCallerLimit(Path)
 	document(srv.API())
@@ -69,7 +69,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(f)
 	}
 
-	p, err := in.AdmitHTTP(w, r, RouteHTTP, intake.Bearer(r))
+	p, err := in.AdmitHTTP(w, r, RouteHTTP, httpserver.Bearer(r))
 	if err != nil {
 		failWith(err)
 		return

@@ -7,7 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 )
 
 // The types below only feed the OpenAPI document: the handler decodes with
@@ -132,7 +132,7 @@ func document(api huma.API) {
 			"Checks run in the order of POST /v1/ingest: 401, 429, 503, 415, 413, 400. Each record becomes one event under the limits of POST /v1/ingest; " +
 			"a record that breaks one is rejected in partialSuccess and the others are accepted. The same service is offered over OTLP/gRPC.",
 		ExternalDocs: &huma.ExternalDocs{Description: "OTLP/HTTP in the OpenTelemetry protocol specification", URL: specURL},
-		Security:     []map[string][]string{{httpapi.SchemeAPIKey: {}}},
+		Security:     []map[string][]string{{httpserver.SchemeAPIKey: {}}},
 		Parameters: []*huma.Param{{Name: "Content-Encoding", In: "header", Description: "gzip, identity or absent",
 			Schema: &huma.Schema{Type: huma.TypeString, Enum: []any{"gzip", "identity"}}}},
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc/codes"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
@@ -55,7 +55,7 @@ func decodeReserve(n int) int64 { return int64(decodeFactor*n + ingest.CompressB
 func classify(ctx context.Context, log *slog.Logger, err error) failure {
 	pr := problem.From(err)
 	if pr.IsInternal() {
-		log.ErrorContext(ctx, "OTLP export failed", "request_id", httpapi.RequestID(ctx), "err", err)
+		log.ErrorContext(ctx, "OTLP export failed", "request_id", httpserver.RequestID(ctx), "err", err)
 		return failure{status: 500, code: codes.Internal, message: "an internal error occurred"}
 	}
 	f := failure{status: pr.Status, message: pr.Detail}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -37,10 +37,10 @@ func (d *Dashboard) accountRoutes(mux *http.ServeMux) {
 
 // switcherOrgs lists p's organizations for the header's switcher: one query,
 // at most listCap. A failure only hides the switcher.
-func (d *Dashboard) switcherOrgs(r *http.Request, p *httpapi.Principal) []store.Org {
+func (d *Dashboard) switcherOrgs(r *http.Request, p *httpserver.Principal) []store.Org {
 	orgs, err := d.db.Read().OrgsOfUser(r.Context(), p.User.ID, "", listCap)
 	if err != nil {
-		d.log.Warn("organization switcher unavailable", "request_id", httpapi.RequestID(r.Context()), "err", err)
+		d.log.Warn("organization switcher unavailable", "request_id", httpserver.RequestID(r.Context()), "err", err)
 		return nil
 	}
 	return orgs

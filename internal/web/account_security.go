@@ -10,7 +10,7 @@ import (
 	"github.com/pquerna/otp"
 
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -41,11 +41,11 @@ type accountData struct {
 	Notice, Error, ErrorAt string
 }
 
-func (d *Dashboard) account(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) account(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	return d.accountPage(w, r, p, http.StatusOK, accountData{})
 }
 
-func (d *Dashboard) accountPage(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data accountData) error {
+func (d *Dashboard) accountPage(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data accountData) error {
 	ctx := r.Context()
 	u, err := d.db.Read().UserByID(ctx, p.User.ID)
 	if err != nil {
@@ -84,7 +84,7 @@ func totpQR(u store.User) (template.URL, string, error) {
 // accountAction runs an account change and shows the page again: with
 // notice on success, with the refusal next to its form when it is one the
 // user can fix.
-func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, form, notice string, err error) error {
+func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, form, notice string, err error) error {
 	if pr := shown(err, "validation-failed", "conflict", "rate-limited", "not-found"); pr != nil {
 		return d.accountPage(w, r, p, pr.Status, accountData{Error: sentence(pr.Detail), ErrorAt: form})
 	}
@@ -94,12 +94,12 @@ func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *htt
 	return d.accountPage(w, r, p, http.StatusOK, accountData{Notice: notice})
 }
 
-func (d *Dashboard) accountEndSession(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) accountEndSession(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	err := d.auth.EndSession(r.Context(), p.User, r.PathValue("session_id"))
 	return d.accountAction(w, r, p, "sessions", "The session was ended.", err)
 }
 
-func (d *Dashboard) accountPassword(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) accountPassword(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := r.ParseForm(); err != nil {
 		return err
 	}
@@ -107,12 +107,12 @@ func (d *Dashboard) accountPassword(w http.ResponseWriter, r *http.Request, p *h
 	return d.accountAction(w, r, p, "password", "Your password was changed; every other session was ended.", err)
 }
 
-func (d *Dashboard) accountBeginTOTP(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) accountBeginTOTP(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	_, err := d.auth.BeginTOTP(r.Context(), p.User)
 	return d.accountAction(w, r, p, "totp", "", err)
 }
 
-func (d *Dashboard) accountConfirmTOTP(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) accountConfirmTOTP(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	code, err := formValue(r, "code")
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (d *Dashboard) accountConfirmTOTP(w http.ResponseWriter, r *http.Request, p
 	return d.accountPage(w, r, p, http.StatusOK, accountData{RecoveryCodes: codes, Notice: "Two-factor sign-in is on."})
 }
 
-func (d *Dashboard) accountDisableTOTP(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) accountDisableTOTP(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	code, err := formValue(r, "code")
 	if err != nil {
 		return err

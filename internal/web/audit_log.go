@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -31,7 +31,7 @@ type auditRow struct {
 
 // auditLog shows an organization's audit log, newest first, filtered as
 // GET /v1/orgs/{org_id}/audit-log filters it (admins and owners).
-func (d *Dashboard) auditLog(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) auditLog(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Admin); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 )
 
 // A server started without ERRATA_BASE_URL gives keys' DSNs and the links of
@@ -28,7 +28,7 @@ func (d *Dashboard) unreachableBaseURL(r *http.Request) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	if localOnly(strings.Trim(host, "[]")) && localOnly(httpapi.RemoteIP(r.Context())) {
+	if localOnly(strings.Trim(host, "[]")) && localOnly(httpserver.RemoteIP(r.Context())) {
 		return ""
 	}
 	return d.baseURL

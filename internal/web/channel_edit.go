@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/notify/chat"
 	"github.com/errata-dev/errata/internal/org"
@@ -61,7 +61,7 @@ func editForm(ch channelView) channelForm {
 // filters (admin, as PATCH /v1/channels/{id}); a problem shows the page
 // again with the form as submitted and the field named. Deliveries
 // already queued keep their format and are not filtered again.
-func (d *Dashboard) channelEdit(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelEdit(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
 		return err
 	}

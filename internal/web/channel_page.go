@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"
@@ -70,7 +70,7 @@ type channelPageData struct {
 
 // channelShow is a channel's page: facts, health, and the delivery log
 // (GET /v1/channels/{id} and its deliveries), paged by ?before=.
-func (d *Dashboard) channelShow(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelShow(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "channel_id", org.Viewer); err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func validDeliveryID(v string) bool { return id.Valid(id.Delivery, v) || id.Vali
 
 // renderChannel reads the channel and a page of its log into data and
 // renders the channel page with status. The caller has authorized p.
-func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, channelID, before string, data channelPageData) error {
+func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, channelID, before string, data channelPageData) error {
 	ctx, c := r.Context(), d.db.Read()
 	ch, err := c.ChannelByID(ctx, channelID)
 	if err != nil {
@@ -159,7 +159,7 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 
 // channelAlert renders the channel page with a problem's status and its
 // detail as the alert; other errors (not found among them) stay errors.
-func (d *Dashboard) channelAlert(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, channelID string, err error, alert func(*problem.Problem) string) error {
+func (d *Dashboard) channelAlert(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, channelID string, err error, alert func(*problem.Problem) string) error {
 	var pr *problem.Problem
 	if !errors.As(err, &pr) || pr.Status == http.StatusNotFound {
 		return err
@@ -173,7 +173,7 @@ func (d *Dashboard) channelAlert(w http.ResponseWriter, r *http.Request, p *http
 
 // channelTest sends a test delivery and shows its outcome (member, as
 // POST /v1/channels/{id}/test).
-func (d *Dashboard) channelTest(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelTest(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "channel_id", org.MemberRole); err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func (d *Dashboard) testedOutcome(ctx context.Context, channelID, testID string)
 
 // channelRotate gives a webhook channel a new secret and shows it once
 // (admin, as POST /v1/channels/{id}/rotate-secret).
-func (d *Dashboard) channelRotate(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelRotate(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func overlapText(d time.Duration) string {
 // channelEnable enables or disables a channel through UpdateChannel
 // (admin, as PATCH /v1/channels/{id}); disabling cancels pending deliveries.
 func (d *Dashboard) channelEnable(enabled bool) pageFunc {
-	return func(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	return func(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 		if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
 			return err
 		}
@@ -251,7 +251,7 @@ func (d *Dashboard) channelEnable(enabled bool) pageFunc {
 
 // channelResend sends a pending email channel's confirmation email again
 // (admin, as POST /v1/channels/{id}/confirmation).
-func (d *Dashboard) channelResend(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelResend(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func (d *Dashboard) channelResend(w http.ResponseWriter, r *http.Request, p *htt
 
 // channelDelete deletes a channel and its deliveries (admin, as
 // DELETE /v1/channels/{id}), then shows the list.
-func (d *Dashboard) channelDelete(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelDelete(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (d *Dashboard) channelDelete(w http.ResponseWriter, r *http.Request, p *htt
 // deliveryRedeliver starts a new series of attempts of an ended delivery
 // (admin, as POST /v1/deliveries/{id}/redeliver); one still pending is
 // shown as a 409 message on the channel page.
-func (d *Dashboard) deliveryRedeliver(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) deliveryRedeliver(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "delivery_id", org.Admin); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"
@@ -156,7 +156,7 @@ type channelListData struct {
 }
 
 // channelList lists a project's channels (GET /v1/projects/{id}/channels).
-func (d *Dashboard) channelList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelList(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (d *Dashboard) channelList(w http.ResponseWriter, r *http.Request, p *httpa
 	return d.renderChannelList(w, r, p, http.StatusOK, before, channelForm{Type: store.ChannelWebhook})
 }
 
-func (d *Dashboard) renderChannelList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, before string, form channelForm) error {
+func (d *Dashboard) renderChannelList(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, before string, form channelForm) error {
 	ctx, c := r.Context(), d.db.Read()
 	prj, o, crumbs, err := d.projectOrg(ctx, r.PathValue("project_id"))
 	if err != nil {
@@ -205,7 +205,7 @@ type channelCreatedData struct {
 // through notify.Service.CreateChannel, as POST /v1/projects/{id}/channels.
 // A webhook's secret is rendered in the answer (201) and never again; a
 // problem shows the form again with the values entered.
-func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -112,7 +112,7 @@ func conditionText(c map[string]any) string {
 	return "further notice"
 }
 
-func (d *Dashboard) groupTeamOf(ctx context.Context, g store.Group, prj store.Project, p *httpapi.Principal) (groupTeam, error) {
+func (d *Dashboard) groupTeamOf(ctx context.Context, g store.Group, prj store.Project, p *httpserver.Principal) (groupTeam, error) {
 	c := d.db.Read()
 	role, _ := org.ParseRole(p.Member.Role)
 	out := groupTeam{MemberID: p.Member.ID, CanAdmin: role.AtLeast(org.Admin)}
@@ -193,7 +193,7 @@ func groupChangeOf(r *http.Request, now time.Time) (tickets.GroupChange, error) 
 
 // assignGroup sets the group's assignee from the picker ("" unassigns),
 // with the role PATCH /v1/groups/{group_id} demands.
-func (d *Dashboard) assignGroup(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) assignGroup(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "group_id", org.MemberRole); err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (d *Dashboard) assignGroup(w http.ResponseWriter, r *http.Request, p *httpa
 
 // commentGroup adds a comment, with the role POST
 // /v1/groups/{group_id}/comments demands.
-func (d *Dashboard) commentGroup(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) commentGroup(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "group_id", org.MemberRole); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (d *Dashboard) commentGroup(w http.ResponseWriter, r *http.Request, p *http
 }
 
 // deleteComment deletes a comment (its author or an admin).
-func (d *Dashboard) deleteComment(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) deleteComment(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "comment_id", org.MemberRole); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -47,7 +48,7 @@ type ruleLine struct {
 
 // groupingRules shows a project's grouping rules: a form for admins and
 // owners, the rules as text for everyone else who can read the project.
-func (d *Dashboard) groupingRules(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) groupingRules(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (d *Dashboard) groupingRules(w http.ResponseWriter, r *http.Request, p *htt
 // saveGroupingRules stores the rules as PUT grouping-rules does (admins and
 // owners); a rule that does not parse shows the form again, its line
 // marked.
-func (d *Dashboard) saveGroupingRules(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) saveGroupingRules(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func parseError(fingerprint, stackTrace string) *grouping.RuleError {
 	return nil
 }
 
-func (d *Dashboard) renderRules(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data rulesData, submitted bool) error {
+func (d *Dashboard) renderRules(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data rulesData, submitted bool) error {
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -54,7 +55,7 @@ type groupListData struct {
 // groupList lists a project's error groups, newest first or in the order
 // ?sort= names, with the filters of GET /v1/projects/{project_id}/groups
 // and signed cursors.
-func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpapi
 	if f.Status != "" && !validGroupStatus(f.Status) {
 		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
 	}
-	parsed, err := d.api.ParseQuery(q.Get("query"), search.Groups, p.User.ID)
+	parsed, err := httpapi.ParseQueryAt(q.Get("query"), search.Groups, p.User.ID, d.now())
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ type groupAction struct{ Status, Label string }
 
 // group shows an error group: its facts, its latest sample events with their
 // stack traces and, for members, resolve / ignore / unresolve.
-func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "group_id", org.Viewer); err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpapi.Pri
 // condition) or unresolves a group through tickets.Service.ChangeGroup with
 // the role PATCH /v1/groups/{group_id}
 // demands, then shows the group again.
-func (d *Dashboard) setGroupStatus(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) setGroupStatus(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "group_id", org.MemberRole); err != nil {
 		return err
 	}

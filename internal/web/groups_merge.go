@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -16,7 +16,7 @@ import (
 // mergeGroups merges the groups chosen in the group list, with the role
 // POST /v1/groups/{group_id}/merge demands, into the one of them with the
 // most events (the oldest on a tie), then shows that group.
-func (d *Dashboard) mergeGroups(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) mergeGroups(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.MemberRole); err != nil {
 		return err
 	}

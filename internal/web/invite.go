@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/secret"
 	"github.com/errata-dev/errata/internal/store"
@@ -128,7 +128,7 @@ func (d *Dashboard) signUpInvited(w http.ResponseWriter, r *http.Request, data i
 
 // invitationData reads the pending invitation of token: unknown is a 404
 // page, no longer pending a 410, neither naming the address it was for.
-func (d *Dashboard) invitationData(ctx context.Context, tok string, p *httpapi.Principal) (invitationData, error) {
+func (d *Dashboard) invitationData(ctx context.Context, tok string, p *httpserver.Principal) (invitationData, error) {
 	if tok == "" {
 		return invitationData{}, invitationProblem(http.StatusNotFound, "This invitation link is not valid. Check that the whole link was copied, or ask an admin of the organization for a new invitation.")
 	}
@@ -177,7 +177,7 @@ func invitationProblem(status int, detail string) *problem.Problem {
 
 // visitor returns the signed-in caller, or nil for a signed-out (or
 // expired) visitor of a public page.
-func (d *Dashboard) visitor(r *http.Request) (*httpapi.Principal, error) {
+func (d *Dashboard) visitor(r *http.Request) (*httpserver.Principal, error) {
 	p, err := d.api.Authenticate(r)
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Code() == "unauthorized" {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -50,7 +50,7 @@ type keyCreatedData struct {
 
 // keys lists a project's API keys (GET /v1/projects/{project_id}/keys:
 // viewer); only their ids and names, never a secret.
-func (d *Dashboard) keys(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) keys(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (d *Dashboard) keys(w http.ResponseWriter, r *http.Request, p *httpapi.Prin
 }
 
 // keysPage renders the keys page with status, keeping data's form fields.
-func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data keysData) error {
+func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data keysData) error {
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
@@ -77,7 +77,7 @@ func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, p *httpapi.
 // createKey makes a key (POST /v1/projects/{project_id}/keys: admin) and
 // shows it this once (201) with the ingest snippets filled in; it is never
 // shown again.
-func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, p *httpapi
 
 // setKeyOrigins sets the origins a key allows (PATCH /v1/keys/{key_id}
 // with allowed_origins: admin); an empty field allows every origin again.
-func (d *Dashboard) setKeyOrigins(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) setKeyOrigins(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "key_id", org.Admin); err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (d *Dashboard) setKeyOrigins(w http.ResponseWriter, r *http.Request, p *htt
 
 // revokeKey revokes a key (DELETE /v1/keys/{key_id}: admin); ingestion with
 // it is refused from then on.
-func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "key_id", org.Admin); err != nil {
 		return err
 	}

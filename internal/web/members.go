@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -41,7 +41,7 @@ type memberRow struct {
 
 // members lists members and pending invitations (GET
 // /v1/orgs/{org_id}/members: viewer).
-func (d *Dashboard) members(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) members(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Viewer); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (d *Dashboard) members(w http.ResponseWriter, r *http.Request, p *httpapi.P
 
 // membersPage renders the members page of p.Member's organization with
 // status, keeping the messages and form fields of data.
-func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data membersData) error {
+func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data membersData) error {
 	ctx, c := r.Context(), d.db.Read()
 	o, err := c.OrgByID(ctx, p.Member.OrgID)
 	if err != nil {
@@ -102,7 +102,7 @@ func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, p *httpa
 
 // refused shows the members page again with the problem of a refused
 // action, or returns err when it is not one the page explains.
-func (d *Dashboard) refused(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, err error) error {
+func (d *Dashboard) refused(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, err error) error {
 	if pr := shown(err, "forbidden", "last-owner", "conflict", "validation-failed"); pr != nil {
 		return d.membersPage(w, r, p, pr.Status, membersData{Error: sentence(pr.Detail)})
 	}
@@ -111,7 +111,7 @@ func (d *Dashboard) refused(w http.ResponseWriter, r *http.Request, p *httpapi.P
 
 // memberRole changes a member's role (PATCH /v1/members/{member_id}: admin;
 // org.Service.SetRole applies the owner rules).
-func (d *Dashboard) memberRole(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) memberRole(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "member_id", org.Admin); err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (d *Dashboard) memberRole(w http.ResponseWriter, r *http.Request, p *httpap
 
 // memberRemove removes a member, or the caller leaves (DELETE
 // /v1/members/{member_id}: viewer; org.Service.Remove decides the rest).
-func (d *Dashboard) memberRemove(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) memberRemove(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "member_id", org.Viewer); err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (d *Dashboard) memberRemove(w http.ResponseWriter, r *http.Request, p *http
 
 // invite creates an invitation (POST /v1/orgs/{org_id}/invitations: admin)
 // and shows its accept link once, on the members page (201).
-func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Admin); err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 
 // revokeInvitation withdraws a pending invitation (DELETE
 // /v1/invitations/{invitation_id}: admin).
-func (d *Dashboard) revokeInvitation(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) revokeInvitation(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "invitation_id", org.Admin); err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 )
 
@@ -19,7 +19,7 @@ func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p, data.SignedOut = nil, true
 	} else if id, ok := projectOfPath(r.URL.Path); ok {
-		if d.api.Authorize(r.Context(), p, httpapi.Access{Scope: "project_id", Min: org.Viewer}, id) == nil {
+		if d.api.Authorize(r.Context(), p, httpserver.Access{Scope: "project_id", Min: org.Viewer}, id) == nil {
 			if prj, err := d.db.Read().ProjectByID(r.Context(), id); err == nil {
 				data.Project = &prj
 			}

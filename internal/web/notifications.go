@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/notify/schedule"
@@ -81,7 +81,7 @@ var (
 // notificationsShow shows the digest schedule with its next send times, a
 // preview of unsaved values (?preview=1&…, nothing saved) and the recent
 // digests (GET notification-settings and digests, viewer).
-func (d *Dashboard) notificationsShow(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) notificationsShow(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (d *Dashboard) notificationsShow(w http.ResponseWriter, r *http.Request, p 
 // notificationsSave stores the schedule through PutNotificationSettings
 // (admin, as PUT notification-settings); a 422 shows the form again with
 // each problem next to its field.
-func (d *Dashboard) notificationsSave(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) notificationsSave(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (d *Dashboard) notificationsSave(w http.ResponseWriter, r *http.Request, p 
 
 // digestSend sends the digest of the period since the last one now (admin,
 // as POST /v1/projects/{id}/digests).
-func (d *Dashboard) digestSend(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) digestSend(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func sendTimes(s schedule.Digest, now time.Time) ([]sendTime, map[string]string)
 // renderNotifications reads the saved settings and recent digests into
 // data and renders the page; form, when set, replaces the saved values in
 // the form.
-func (d *Dashboard) renderNotifications(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data notificationsData, form *schedule.Digest) error {
+func (d *Dashboard) renderNotifications(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data notificationsData, form *schedule.Digest) error {
 	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
@@ -238,7 +238,7 @@ func (d *Dashboard) renderNotifications(w http.ResponseWriter, r *http.Request, 
 		}
 		next, err := sendTimes(st.Digest, from)
 		if err != nil { // a saved zone this build no longer knows
-			d.log.Warn("dashboard: next digest times", "request_id", httpapi.RequestID(ctx), "project_id", prj.ID, "err", err)
+			d.log.Warn("dashboard: next digest times", "request_id", httpserver.RequestID(ctx), "project_id", prj.ID, "err", err)
 		}
 		data.Next = next
 	}

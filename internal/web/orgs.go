@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -27,7 +27,7 @@ type orgData struct {
 
 // orgCreate makes an organization with the caller as its owner (POST
 // /v1/orgs: any signed-in user) and opens it.
-func (d *Dashboard) orgCreate(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) orgCreate(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	name, err := formValue(r, "name")
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func (d *Dashboard) orgCreate(w http.ResponseWriter, r *http.Request, p *httpapi
 
 // orgShow is the organization: plan and limits, projects, and the forms of
 // the caller's role (GET /v1/orgs/{org_id}: viewer).
-func (d *Dashboard) orgShow(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) orgShow(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Viewer); err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (d *Dashboard) orgShow(w http.ResponseWriter, r *http.Request, p *httpapi.P
 
 // orgPage renders the organization page with status, keeping form fields
 // and messages of data.
-func (d *Dashboard) orgPage(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data orgData) error {
+func (d *Dashboard) orgPage(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data orgData) error {
 	ctx, c := r.Context(), d.db.Read()
 	o, err := c.OrgByID(ctx, p.Member.OrgID)
 	if err != nil {
@@ -79,7 +79,7 @@ func orgCrumbs(o store.Org) []crumb { return []crumb{{o.Name, "/orgs/" + o.ID}} 
 
 // orgCreateProject creates a project (POST /v1/orgs/{org_id}/projects:
 // admin) and opens its overview.
-func (d *Dashboard) orgCreateProject(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) orgCreateProject(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Admin); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (d *Dashboard) orgCreateProject(w http.ResponseWriter, r *http.Request, p *
 }
 
 // orgRename renames the organization (PATCH /v1/orgs/{org_id}: owner).
-func (d *Dashboard) orgRename(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) orgRename(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Owner); err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (d *Dashboard) orgRename(w http.ResponseWriter, r *http.Request, p *httpapi
 
 // orgRules sets the organization's sign-in rules, require_2fa and
 // sso_required (PATCH /v1/orgs/{org_id}: owner, with the same guards).
-func (d *Dashboard) orgRules(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) orgRules(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "org_id", org.Owner); err != nil {
 		return err
 	}

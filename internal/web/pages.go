@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
@@ -43,12 +43,12 @@ type homeData struct {
 // home lists the caller's organizations and their projects, with each
 // project's open tickets and last event, in three queries whatever their
 // number.
-func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	return d.renderHome(w, r, p, http.StatusOK, homeData{})
 }
 
 // renderHome renders the home page with status and the form's state.
-func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data homeData) error {
+func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data homeData) error {
 	ctx, c := r.Context(), d.db.Read()
 	ms, err := c.MembershipsOfUser(ctx, p.User.ID, listCap)
 	if err != nil {
@@ -127,7 +127,7 @@ const overviewTop = 5
 // project is the project overview: failing channels, open tickets by
 // severity, the events charts, the latest INFO summary and the latest
 // tickets; or, before the project has received anything, how to send events.
-func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}

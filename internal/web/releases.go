@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -22,7 +22,7 @@ type releasesData struct {
 
 // releases lists a project's releases (GET /v1/projects/{project_id}/releases:
 // viewer): events, new groups, uploaded files and deploys of each.
-func (d *Dashboard) releases(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) releases(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/view"
 )
@@ -72,7 +72,7 @@ type frame struct {
 
 // render writes page name with status; the page is built in memory first so
 // a template failure becomes a clean 500.
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p *httpapi.Principal, f frame) {
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p *httpserver.Principal, f frame) {
 	if p != nil {
 		f.User = &p.User
 		if f.Orgs == nil { // pages that read them already pass them
@@ -83,7 +83,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	if f.OrgID == "" && f.Project != nil {
 		f.OrgID = f.Project.OrgID
 	}
-	f.RequestID = httpapi.RequestID(r.Context())
+	f.RequestID = httpserver.RequestID(r.Context())
 	var buf bytes.Buffer
 	set, ok := d.pages.sets[name]
 	if !ok {
@@ -115,7 +115,7 @@ type errorData struct {
 	Project   *store.Project
 }
 
-func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, code, detail string) {
+func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, code, detail string) {
 	d.render(w, r, status, "error", p, frame{Title: http.StatusText(status),
 		Data: errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail}})
 }

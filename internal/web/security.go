@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/text"
@@ -66,7 +66,7 @@ func (d *Dashboard) sameOrigin(next http.Handler) http.Handler {
 }
 
 // pageFunc is a handler of a signed-in page.
-type pageFunc func(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error
+type pageFunc func(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error
 
 // page authenticates the request as the API does and runs h; signed-out
 // visitors are sent to the sign-in form, which brings them back.
@@ -106,18 +106,18 @@ func queryText(r *http.Request) error {
 
 // authorize checks p's access to the resource id of kind scope exactly as the
 // API operation on it would.
-func (d *Dashboard) authorize(r *http.Request, p *httpapi.Principal, scope string, min org.Role) error {
-	return d.api.Authorize(r.Context(), p, httpapi.Access{Scope: scope, Min: min}, r.PathValue(scope))
+func (d *Dashboard) authorize(r *http.Request, p *httpserver.Principal, scope string, min org.Role) error {
+	return d.api.Authorize(r.Context(), p, httpserver.Access{Scope: scope, Min: min}, r.PathValue(scope))
 }
 
 // fail answers err as a page: a missing or expired session goes to the
 // sign-in form; problems keep their status and code; anything else is a
 // logged 500 that leaks nothing.
-func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, err error) {
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, err error) {
 	pr := problem.From(err) // the one mapping, as for the API and OTLP
 	switch {
 	case pr.Code() == "unauthorized":
-		if c, cerr := r.Cookie(httpapi.SessionCookie); cerr == nil && c.Value != "" {
+		if c, cerr := r.Cookie(httpserver.SessionCookie); cerr == nil && c.Value != "" {
 			http.SetCookie(w, d.api.SessionCookie("", d.now()))
 		}
 		target := "/sign-in"
@@ -128,7 +128,7 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpapi.Prin
 		}
 		http.Redirect(w, r, target, http.StatusSeeOther)
 	case pr.IsInternal():
-		d.log.Error("dashboard page failed", "request_id", httpapi.RequestID(r.Context()), "path", r.URL.Path, "err", err)
+		d.log.Error("dashboard page failed", "request_id", httpserver.RequestID(r.Context()), "path", r.URL.Path, "err", err)
 		d.renderError(w, r, p, http.StatusInternalServerError, "internal", "Something went wrong on our side; the request id identifies it in the server log.")
 	case pr.Code() == "not-found":
 		d.renderError(w, r, p, http.StatusNotFound, "not-found", "There is no such page, or it is not yours to see.")

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/problem"
 )
 
@@ -60,7 +60,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))
 	sg, err := d.auth.SignIn(r.Context(), auth.SignInInput{Email: email, Password: r.PostForm.Get("password"), Code: r.PostForm.Get("code"),
-		ClientKey: httpapi.ClientKey(r.Context())})
+		ClientKey: httpserver.ClientKey(r.Context())})
 	if pr := shown(err, "invalid-credentials", "totp-required", "rate-limited", "validation-failed"); pr != nil {
 		msg := "The email address or the password is wrong."
 		needCode := r.PostForm.Get("code") != ""

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/view"
@@ -63,7 +64,7 @@ type summariesData struct {
 // range a digest reports and links here with (CONTRACT 6): their counts,
 // services and top templates, with the events chart of the range. The
 // default range is the last 24 hours.
-func (d *Dashboard) summaries(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) summaries(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ type summaryData struct {
 
 // summary is one INFO window in full: what GET /v1/info-summaries/{id}
 // answers, with every template's sample.
-func (d *Dashboard) summary(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) summary(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "summary_id", org.Viewer); err != nil {
 		return err
 	}

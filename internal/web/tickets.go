@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -37,7 +38,7 @@ type ticketTable struct {
 // ?sort= names, with the filters of GET /v1/projects/{project_id}/tickets
 // and signed cursors: a cursor altered, or taken from another list, filter
 // or order, is the API's 422.
-func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ type ticketData struct {
 }
 
 // ticket is the ticket detail: what GET /v1/tickets/{ticket_id} answers.
-func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "ticket_id", org.Viewer); err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpapi.Pr
 // setStatus resolves or reopens a ticket through tickets.Service, with the
 // role PATCH /v1/tickets/{ticket_id} demands, then shows the ticket again.
 func (d *Dashboard) setStatus(status string) pageFunc {
-	return func(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+	return func(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 		if err := d.authorize(r, p, "ticket_id", org.MemberRole); err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -30,11 +30,11 @@ func (d *Dashboard) tokenRoutes(mux *http.ServeMux) {
 	d.get(mux, "/projects/{project_id}/releases", d.releases) // releases.go
 }
 
-func (d *Dashboard) tokens(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) tokens(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	return d.tokensPage(w, r, p, http.StatusOK, tokensData{})
 }
 
-func (d *Dashboard) tokensPage(w http.ResponseWriter, r *http.Request, p *httpapi.Principal, status int, data tokensData) error {
+func (d *Dashboard) tokensPage(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, data tokensData) error {
 	var err error
 	if data.Tokens, err = d.db.Read().ListAPITokens(r.Context(), p.User.ID, "", listCap); err != nil {
 		return err
@@ -45,7 +45,7 @@ func (d *Dashboard) tokensPage(w http.ResponseWriter, r *http.Request, p *httpap
 }
 
 // createToken makes a token (POST /v1/auth/tokens) and shows it once.
-func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	name, err := formValue(r, "name")
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, p *httpa
 }
 
 // deleteToken deletes one of the user's tokens (DELETE /v1/auth/tokens/{token_id}).
-func (d *Dashboard) deleteToken(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) deleteToken(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.auth.DeleteToken(r.Context(), p.User.ID, r.PathValue("token_id")); err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -135,7 +135,7 @@ var bulkActions = map[string]tickets.GroupChange{
 // bulkGroups applies the bulk bar's action to the checked groups, with
 // the role POST /v1/projects/{project_id}/groups/bulk demands, then shows
 // the project page again.
-func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpapi.Principal) error {
+func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "project_id", org.MemberRole); err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
 // Package web is the dashboard: server-rendered html/template pages with
-// embedded assets, mounted on the API's HTTP server outside /v1. It signs
-// people in with the errata_session cookie and checks every page through the
-// API's own authentication and authorization (httpapi.Server.Authenticate
-// and Authorize), so a page and the API operation on the same resource
-// always decide alike.
+// embedded assets, mounted on the process's HTTP server (internal/httpserver)
+// outside /v1. It signs people in with the errata_session cookie and checks
+// every page through the server's authentication and authorization, the
+// API operations' own (httpserver.Server.Authenticate and Authorize), so a
+// page and the API operation on the same resource always decide alike.
 package web
 
 import (
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/auth"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/sso"
@@ -49,7 +49,7 @@ type Options struct {
 
 // Dashboard serves the pages; handlers are its methods.
 type Dashboard struct {
-	api     *httpapi.Server
+	api     *httpserver.Server // its Authenticate, Authorize, CheckOrigin, cookies and cursors
 	db      *store.DB
 	auth    *auth.Service
 	orgs    *org.Service
@@ -65,8 +65,9 @@ type Dashboard struct {
 	autoJoin []auth.AutoJoin
 }
 
-// Mount builds the dashboard and registers its routes on api's router.
-func Mount(api *httpapi.Server, o Options) (*Dashboard, error) {
+// Mount builds the dashboard and registers its routes on api's router, and
+// its HTML 404 for browsers' unknown addresses.
+func Mount(api *httpserver.Server, o Options) (*Dashboard, error) {
 	p, err := parsePages()
 	if err != nil {
 		return nil, err

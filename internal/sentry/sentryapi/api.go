@@ -16,7 +16,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -35,14 +35,14 @@ const (
 
 // API serves /api/0/.
 type API struct {
-	srv *httpapi.Server
+	srv *httpserver.Server
 	db  *store.DB
 	log *slog.Logger
 	now func() time.Time
 }
 
 // Mount adds the /api/0/ routes to srv.
-func Mount(srv *httpapi.Server, db *store.DB, log *slog.Logger) *API {
+func Mount(srv *httpserver.Server, db *store.DB, log *slog.Logger) *API {
 	a := &API{srv: srv, db: db, log: log, now: time.Now}
 	mux := srv.Mux()
 	h := func(pattern string, fn func(http.ResponseWriter, *http.Request, *caller) error, scope string) {
@@ -75,7 +75,7 @@ const (
 
 // caller is an authenticated request's user and organization.
 type caller struct {
-	p   *httpapi.Principal
+	p   *httpserver.Principal
 	org store.Org
 }
 

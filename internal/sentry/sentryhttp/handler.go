@@ -16,7 +16,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
@@ -56,7 +56,7 @@ type Handler struct {
 // Mount serves the endpoints on srv through in (whose Limiter is the
 // Sentry one, ERRATA_SENTRY_RATE_LIMIT), outside the per-caller limit of
 // the management API, with their CORS preflights.
-func Mount(srv *httpapi.Server, in *intake.Intake, log *slog.Logger) {
+func Mount(srv *httpserver.Server, in *intake.Intake, log *slog.Logger) {
 	mux := srv.Mux()
 	for _, h := range []*Handler{{intake: in, metrics: in.Metrics, log: log}, {intake: in, metrics: in.Metrics, log: log, store: true}} {
 		path := EnvelopePath
@@ -188,7 +188,7 @@ func (h *Handler) count(ctx context.Context, res *sentry.Result) {
 	}
 	h.metrics.SentryMalformed.Add(float64(len(res.Malformed)))
 	first := res.Malformed[0]
-	h.log.DebugContext(ctx, "Sentry items dropped as malformed", "request_id", httpapi.RequestID(ctx), "count", len(res.Malformed),
+	h.log.DebugContext(ctx, "Sentry items dropped as malformed", "request_id", httpserver.RequestID(ctx), "count", len(res.Malformed),
 		"first_item", first.Item, "first_type", first.Type, "first_reason", first.Reason)
 }
 
@@ -209,7 +209,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeDetail(w, http.StatusForbidden, err.Error())
 		return
 	case pr.IsInternal():
-		h.log.ErrorContext(r.Context(), "Sentry request failed", "request_id", httpapi.RequestID(r.Context()), "err", err)
+		h.log.ErrorContext(r.Context(), "Sentry request failed", "request_id", httpserver.RequestID(r.Context()), "err", err)
 		writeDetail(w, http.StatusInternalServerError, "an internal error occurred")
 		return
 	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusNotFound:

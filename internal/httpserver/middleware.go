@@ -1,4 +1,4 @@
-package httpapi
+package httpserver
 
 import (
 	"context"
@@ -46,8 +46,9 @@ func clientKey(ctx context.Context) string { return info(ctx).key }
 // RequestID returns the request id of ctx ("" outside a request).
 func RequestID(ctx context.Context) string { return info(ctx).id }
 
-// writeProblem sends p as the answer to r.
-func writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
+// WriteProblem sends p as the answer to r, with the request's id as its
+// instance and the docs URL in its type.
+func WriteProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
 	ri := info(r.Context())
 	p.Write(w, ri.docsURL, ri.id)
 }
@@ -94,7 +95,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 				}
 				ri.log.Error("panic", "panic", v, "stack", string(debug.Stack()))
 				if rec.status == 0 {
-					writeProblem(rec, r, problem.New("internal", "an internal error occurred; the instance identifies it in the server log"))
+					WriteProblem(rec, r, problem.New("internal", "an internal error occurred; the instance identifies it in the server log"))
 				}
 			}
 			ri.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", time.Since(start).Milliseconds())
@@ -106,7 +107,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 // withRateLimit applies the per-caller limit of the management API and puts
 // the RateLimit-* headers on every answer. A caller is its credential (so a
 // script's limit follows its token) or else its IP address. Ingestion routes
-// take their own per-project limit instead (see Server.SkipCallerLimit).
+// take their own per-project limit instead (see Server.ExemptFromCallerLimit).
 func (s *Server) withRateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.skipCallerLimit(r) {
@@ -116,7 +117,7 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 		res := s.callers.Allow(callerKey(r))
 		res.SetHeaders(w.Header())
 		if !res.Allowed {
-			writeProblem(w, r, problem.New("rate-limited", "too many requests; wait Retry-After seconds"))
+			WriteProblem(w, r, problem.New("rate-limited", "too many requests; wait Retry-After seconds"))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -125,7 +126,7 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 
 // callerKey runs inside withRequest, which found the client address.
 func callerKey(r *http.Request) string {
-	if tok := bearer(r); tok != "" {
+	if tok := Bearer(r); tok != "" {
 		return "t:" + string(secret.Hash(tok))
 	}
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
@@ -148,7 +149,7 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 		switch rec.status {
 		case http.StatusMethodNotAllowed:
 			w.Header().Set("Allow", rec.header.Get("Allow"))
-			writeProblem(w, r, problem.Newf("method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")))
+			WriteProblem(w, r, problem.Newf("method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")))
 		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 			w.Header().Set("Location", rec.header.Get("Location"))
 			w.WriteHeader(rec.status)
@@ -157,7 +158,7 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 				s.pageNotFound.ServeHTTP(w, r)
 				return
 			}
-			writeProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))
+			WriteProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package httpapi
+package httpserver
 
 import (
 	"context"
@@ -32,6 +32,13 @@ func installErrors() {
 			return toProblem(c, status, msg, errs)
 		}
 	})
+}
+
+// Problem is err as the problem that answers it: the one mapping of
+// handlers' errors (a 500 internal, logged with the request id, for an
+// error that is no problem).
+func Problem(ctx context.Context, err error) *problem.Problem {
+	return toProblem(ctx, http.StatusInternalServerError, "", []error{err})
 }
 
 // toProblem is the one place where errors become problems.

@@ -1,10 +1,11 @@
-package httpapi
+package httpserver
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,15 +23,17 @@ import (
 // SessionCookie is the dashboard's session cookie.
 const SessionCookie = "errata_session"
 
-const schemeSession = "session"
+// SchemeSession names the OpenAPI security scheme of the management
+// operations: a session token or a personal API token as a bearer token.
+const SchemeSession = "session"
 
 // SchemeAPIKey names the OpenAPI security scheme of the ingestion endpoints
 // (a project API key as a bearer token), for packages that document theirs.
 const SchemeAPIKey = "apiKey"
 
 // Access is what an operation demands of its caller. Every operation states
-// it in its registration (routes.go) and one middleware enforces it, in the
-// order of CONTRACT section 6: 401, then 404, then 403.
+// it in its registration (internal/httpapi/routes.go) and one middleware
+// enforces it, in the order of CONTRACT section 6: 401, then 404, then 403.
 type Access struct {
 	// Public operations take no credential.
 	Public bool
@@ -39,9 +42,10 @@ type Access struct {
 	Scope string
 	// Min is the lowest role allowed.
 	Min org.Role
-	// tokenScope is what a personal API token needs for the operation ("" for
-	// none: tokens cannot call it); register sets it from the path.
-	tokenScope string
+	// TokenScope is what a personal API token needs for the operation ("" for
+	// none: tokens cannot call it); the REST API's register sets it from the
+	// path.
+	TokenScope string
 }
 
 // Principal is the authenticated caller of a session-token operation.
@@ -57,9 +61,9 @@ type Principal struct {
 
 type principalKey struct{}
 
-// principal returns the caller of ctx; only operations that are not Public
-// may call it.
-func principal(ctx context.Context) *Principal {
+// PrincipalOf returns the caller of ctx; only operations that are not
+// Public may call it.
+func PrincipalOf(ctx context.Context) *Principal {
 	return ctx.Value(principalKey{}).(*Principal)
 }
 
@@ -183,7 +187,7 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 		}
 		return s.projectOrg(ctx, d.ProjectID)
 	}
-	panic("httpapi: unknown access scope " + param)
+	panic("httpserver: unknown access scope " + param)
 }
 
 func (s *Server) projectOrg(ctx context.Context, projectID string) (string, error) {
@@ -205,7 +209,7 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 		err = s.authorize(r.Context(), a, ctx.Param(a.Scope), p)
 	}
 	if err == nil && p.Token != nil && a.Scope == "" {
-		err = checkTokenScope(p.Token, a.tokenScope)
+		err = checkTokenScope(p.Token, a.TokenScope)
 	}
 	if err != nil {
 		s.fail(ctx, err)
@@ -216,7 +220,7 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 
 // authenticate finds the session of the request's bearer token or cookie.
 func (s *Server) authenticate(r *http.Request) (*Principal, error) {
-	tok, viaCookie := bearer(r), false
+	tok, viaCookie := Bearer(r), false
 	if h := r.Header.Get("Authorization"); h != "" && tok == "" {
 		return nil, auth.Unauthorized("the Authorization header must be Bearer <session token>")
 	}
@@ -270,7 +274,7 @@ func (s *Server) authorize(ctx context.Context, a Access, value string, p *Princ
 		return err
 	}
 	if p.Token != nil { // a token's scopes, then its user's role
-		if err := checkTokenScope(p.Token, a.tokenScope); err != nil {
+		if err := checkTokenScope(p.Token, a.TokenScope); err != nil {
 			return err
 		}
 	}
@@ -297,9 +301,13 @@ func (s *Server) fail(ctx huma.Context, err error) {
 	_ = json.NewEncoder(ctx.BodyWriter()).Encode(p)
 }
 
-// bearer returns the token of an "Authorization: Bearer" header.
-func bearer(r *http.Request) string {
-	h := r.Header.Get("Authorization")
+// Bearer returns the token of an "Authorization: Bearer" header, or "".
+func Bearer(r *http.Request) string { return BearerToken(r.Header.Get("Authorization")) }
+
+// BearerToken returns the token of an Authorization value "Bearer <token>"
+// (the scheme in any letter case), or "": the one parser of the HTTP
+// header and of gRPC's authorization metadata.
+func BearerToken(h string) string {
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}
@@ -325,4 +333,19 @@ func (s *Server) signInRules(ctx context.Context, orgID string, p *Principal) er
 		return problem.New("2fa-required", "this organization requires two-factor sign-in: turn it on for your account (POST /v1/auth/totp) to reach its resources")
 	}
 	return nil
+}
+
+// checkTokenScope answers 403 insufficient-scope when the token lacks the
+// scope an operation needs ("" for an operation tokens cannot call).
+// need may offer alternatives: "project:read or project:releases".
+func checkTokenScope(t *store.APIToken, need string) error {
+	if need == "" {
+		return problem.New("insufficient-scope", "API tokens cannot be used for this operation; sign in instead")
+	}
+	for _, sc := range strings.Split(need, " or ") {
+		if slices.Contains(t.Scopes, sc) {
+			return nil
+		}
+	}
+	return problem.Newf("insufficient-scope", "this operation needs a token with the %s scope; this token has %s", need, strings.Join(t.Scopes, ", "))
 }
