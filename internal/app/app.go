@@ -21,9 +21,12 @@ import (
 	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/delivery"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/otlp"
@@ -67,8 +70,10 @@ type App struct {
 	// memory is the budget of request bodies being decoded, which open
 	// connections are charged to as well.
 	memory *intake.Budget
-	// Notify owns channels, deliveries and digests.
+	// Notify owns channels and their deliveries; its engine attempts them.
 	Notify *notify.Service
+	// Digests owns digest schedules; started, it is the digest scheduler.
+	Digests *digest.Service
 	// GRPC is the OTLP/gRPC server, nil when ERRATA_GRPC_ADDR is off or
 	// the process has no api role.
 	GRPC *grpc.Server
@@ -77,7 +82,8 @@ type App struct {
 	Member *cluster.Member
 
 	retention *retention
-	ops       http.Handler // what a process without the api role serves
+	running   lifecycle.Group // the services Start started
+	ops       http.Handler    // what a process without the api role serves
 	started   bool
 	grpcAddr  atomic.Pointer[string]
 	stopping  atomic.Bool
@@ -153,8 +159,9 @@ func (a *App) build(ctx context.Context) error {
 	leads := func() bool { return a.Member.Leads(cluster.SchedulerLease) }
 	// Invitation emails go through the delivery engine (durable, retried),
 	// so notify is built before org.
-	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
-		Mail: sender, Waits: cfg.WebhookRetryWaits, Lease: cfg.DeliveryLease, Logger: a.log, Observe: a.Metrics.ObserveDelivery, Now: now, Leads: leads})
+	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate}, Mail: sender,
+		Delivery: delivery.Options{Waits: cfg.WebhookRetryWaits, Lease: cfg.DeliveryLease, Observe: a.Metrics.ObserveDelivery}, Logger: a.log, Now: now})
+	a.Digests = digest.New(a.DB, a.Notify, digest.Options{AppURL: cfg.AppURL, Leads: leads, Now: now, Logger: a.log})
 	keep := store.DefaultRetention
 	keep.Records = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	a.retention = &retention{db: a.DB, keep: keep, leads: leads, now: now, log: a.log, every: time.Hour}
@@ -178,7 +185,7 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.HTTP.UseNotifier(a.Notify)
+	a.HTTP.UseNotifier(a.Notify, a.Digests)
 	dir := ""
 	if a.DB.Dialect() == store.SQLite {
 		dir = filepath.Dir(a.DB.Path())
@@ -209,7 +216,7 @@ func (a *App) build(ctx context.Context) error {
 	sentryIn := in.WithLimiter(sentryLimiter)
 	sentryIn.Events = ingestLimiter // their events count as /v1/ingest's do (CONTRACT 8)
 	sentryhttp.Mount(a.HTTP, sentryIn, a.log)
-	sentryapi.Mount(a.HTTP, a.DB, a.log)
+	sentryapi.Mount(a.HTTP, a.DB, a.log, now)
 	if cfg.GRPCAddr != "off" && cfg.Has(config.RoleAPI) {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}
@@ -218,7 +225,7 @@ func (a *App) build(ctx context.Context) error {
 	a.ops = httpapi.Ops(a.Metrics.Handler(), a.ready, a.log)
 	dashTickets := tickets.NewService(a.DB, now)
 	dashTickets.UseMailer(a.Notify)
-	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log}
+	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, Digests: a.Digests, BaseURL: cfg.BaseURL, Log: a.log, Now: now}
 	if cfg.OIDCIssuer != "" {
 		wo.SSO = sso.New(sso.Options{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret, AppURL: cfg.AppURL})
 		wo.SSOName = cfg.OIDCName

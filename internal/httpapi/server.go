@@ -21,6 +21,7 @@ import (
 	"github.com/errata-dev/errata/internal/docsite"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/ratelimit"
@@ -71,6 +72,7 @@ type Server struct {
 	prefixes []string        // path prefixes with their own rate limits
 	intake   *intake.Intake
 	notify   *notify.Service
+	digests  *digest.Service
 
 	now func() time.Time
 
@@ -137,10 +139,10 @@ func (s *Server) MountIngest(in *intake.Intake) {
 // requests refused before their project is known with its address buckets.
 func (s *Server) Callers() *ratelimit.Limiter { return s.callers }
 
-// UseNotifier gives the channel, delivery and digest routes their service.
-// It also sends the emails of assignments.
-func (s *Server) UseNotifier(n *notify.Service) {
-	s.notify = n
+// UseNotifier gives the channel and delivery routes their service, and the
+// digest routes theirs. n also sends the emails of assignments.
+func (s *Server) UseNotifier(n *notify.Service, d *digest.Service) {
+	s.notify, s.digests = n, d
 	s.tickets.UseMailer(n)
 }
 
