@@ -20,9 +20,12 @@ import (
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/intake"
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/mail"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/delivery"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/otlp"
@@ -63,8 +66,10 @@ type App struct {
 	// memory is the budget of request bodies being decoded, which open
 	// connections are charged to as well.
 	memory *intake.Budget
-	// Notify owns channels, deliveries and digests.
+	// Notify owns channels and their deliveries; its engine attempts them.
 	Notify *notify.Service
+	// Digests owns digest schedules; started, it is the digest scheduler.
+	Digests *digest.Service
 	// GRPC is the OTLP/gRPC server, nil when ERRATA_GRPC_ADDR is off or
 	// the process has no api role.
 	GRPC *grpc.Server
@@ -73,7 +78,8 @@ type App struct {
 	Member *cluster.Member
 
 	retention *retention
-	ops       http.Handler // what a process without the api role serves
+	running   lifecycle.Group // the services Start started
+	ops       http.Handler    // what a process without the api role serves
 	started   bool
 	grpcAddr  atomic.Pointer[string]
 	stopping  atomic.Bool
@@ -150,8 +156,9 @@ func (a *App) build(ctx context.Context) error {
 	leads := func() bool { return a.Member.Leads(cluster.SchedulerLease) }
 	// Invitation emails go through the delivery engine (durable, retried),
 	// so notify is built before org.
-	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate},
-		Mail: sender, Waits: cfg.WebhookRetryWaits, Lease: cfg.DeliveryLease, Logger: a.log, Observe: a.Metrics.ObserveDelivery, Now: now, Leads: leads})
+	a.Notify = notify.New(a.DB, notify.Options{AppURL: cfg.AppURL, Webhook: webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate}, Mail: sender,
+		Delivery: delivery.Options{Waits: cfg.WebhookRetryWaits, Lease: cfg.DeliveryLease, Observe: a.Metrics.ObserveDelivery}, Logger: a.log, Now: now})
+	a.Digests = digest.New(a.DB, a.Notify, digest.Options{AppURL: cfg.AppURL, Leads: leads, Now: now, Logger: a.log})
 	keep := store.DefaultRetention
 	keep.Records = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	a.retention = &retention{db: a.DB, keep: keep, leads: leads, now: now, log: a.log, every: time.Hour}

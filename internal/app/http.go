@@ -39,11 +39,11 @@ func (a *App) buildHTTP(t httpTransports) error {
 		return err
 	}
 	a.HTTP = srv
-	httpapi.Mount(srv, httpapi.Deps{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Notify: a.Notify, Intake: t.ingest,
+	httpapi.Mount(srv, httpapi.Deps{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Notify: a.Notify, Digests: a.Digests, Intake: t.ingest,
 		AppURL: cfg.AppURL, ReadTimeout: cfg.ReadTimeout, Now: a.opts.Now, Log: a.log})
 	otlp.Mount(srv, t.ingest, a.log)
 	sentryhttp.Mount(srv, t.sentry, a.log)
-	sentryapi.Mount(srv, a.DB, a.log)
+	sentryapi.Mount(srv, a.DB, a.log, a.opts.Now)
 	srv.MountOps(a.Metrics.Handler(), a.ready)
 	_, err = web.Mount(srv, a.dashboardOptions())
 	return err
@@ -54,7 +54,7 @@ func (a *App) dashboardOptions() web.Options {
 	cfg := a.opts.Serve
 	dashTickets := tickets.NewService(a.DB, a.opts.Now)
 	dashTickets.UseMailer(a.Notify)
-	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, BaseURL: cfg.BaseURL, Log: a.log,
+	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, Digests: a.Digests, BaseURL: cfg.BaseURL, Log: a.log,
 		Now: a.opts.Now}
 	if cfg.OIDCIssuer != "" {
 		wo.SSO = sso.New(sso.Options{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret, AppURL: cfg.AppURL})

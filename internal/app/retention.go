@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/cluster"
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -13,33 +14,23 @@ import (
 // hourly, in the scheduler process that holds the scheduler lease: one
 // process at a time.
 type retention struct {
-	db     *store.DB
-	keep   store.Retention
-	leads  func() bool
-	now    func() time.Time
-	log    *slog.Logger
-	every  time.Duration
-	cancel context.CancelFunc
-	done   chan struct{}
+	db    *store.DB
+	keep  store.Retention
+	leads func() bool
+	now   func() time.Time
+	log   *slog.Logger
+	every time.Duration
+	lifecycle.Base
 }
 
-// Start runs retention until Stop.
-func (r *retention) Start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel, r.done = cancel, make(chan struct{})
-	go func() {
-		defer close(r.done)
-		r.loop(ctx)
-	}()
-}
-
-// Stop ends retention after the pass in hand.
-func (r *retention) Stop() {
-	if r.cancel != nil {
-		r.cancel()
-		<-r.done
-		r.cancel = nil
+// Start runs retention until Stop, which ends it after the pass in hand.
+func (r *retention) Start(ctx context.Context) error {
+	ctx, ok, stopped := r.StartInit(ctx)
+	if !ok {
+		return nil
 	}
+	go func() { defer stopped(); r.loop(ctx) }()
+	return nil
 }
 
 func (r *retention) loop(ctx context.Context) {

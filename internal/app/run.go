@@ -13,21 +13,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/lifecycle"
 )
-
-// service is a background part of a process. app starts the services of
-// the process's roles in order and stops them in the reverse order; Stop
-// lets the work in hand finish.
-type service interface {
-	Start()
-	Stop()
-}
-
-// named is a service with the name its log lines use.
-type named struct {
-	name string
-	service
-}
 
 // services are the background services of the process's roles, in the
 // order they start:
@@ -37,17 +24,17 @@ type named struct {
 //   - worker: the queue consumers, then the delivery engine;
 //   - scheduler: the digest scheduler and retention, which run only while
 //     this process holds the scheduler lease.
-func (a *App) services() []named {
+func (a *App) services() []lifecycle.Named {
 	cfg := a.opts.Serve
-	out := []named{{"cluster", a.Member}, {"monitor", a.Monitor}}
+	out := []lifecycle.Named{{Name: "cluster", Service: a.Member}, {Name: "monitor", Service: a.Monitor}}
 	if cfg.Has(config.RoleAPI) {
-		out = append(out, named{"committer", a.Committer})
+		out = append(out, lifecycle.Named{Name: "committer", Service: a.Committer})
 	}
 	if cfg.Has(config.RoleWorker) {
-		out = append(out, named{"processor", a.Processor}, named{"delivery engine", a.Notify})
+		out = append(out, lifecycle.Named{Name: "processor", Service: a.Processor}, lifecycle.Named{Name: "delivery engine", Service: a.Notify.Engine()})
 	}
 	if cfg.Has(config.RoleScheduler) {
-		out = append(out, named{"digest scheduler", a.Notify.Scheduler()}, named{"retention", a.retention})
+		out = append(out, lifecycle.Named{Name: "digest scheduler", Service: a.Digests}, lifecycle.Named{Name: "retention", Service: a.retention})
 	}
 	return out
 }
@@ -71,8 +58,8 @@ func (a *App) Start(ctx context.Context) error {
 			a.log.Info("released the leases of deliveries in flight when the last process stopped", "deliveries", n)
 		}
 	}
-	for _, s := range a.services() {
-		s.Start()
+	if err := a.running.Start(ctx, a.services()...); err != nil {
+		return err
 	}
 	a.started = true
 	return nil
@@ -86,10 +73,7 @@ func (a *App) stopServices() {
 	if !a.started {
 		return
 	}
-	list := a.services()
-	for i := len(list) - 1; i >= 0; i-- {
-		list[i].Stop()
-	}
+	a.running.Stop()
 	a.started = false
 }
 

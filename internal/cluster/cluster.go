@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -56,8 +57,7 @@ type Member struct {
 	peers  map[string]int
 	leases map[string]*atomic.Bool
 
-	stop chan struct{}
-	done chan struct{}
+	lifecycle.Base
 }
 
 // New returns a Member; Start runs it.
@@ -101,35 +101,35 @@ func (m *Member) Peers(role string) int {
 }
 
 // Start beats once (so that leases and peer counts are known when Start
-// returns) and then every Beat until Stop.
-func (m *Member) Start() {
-	m.stop, m.done = make(chan struct{}), make(chan struct{})
-	m.beat(context.Background())
+// returns) and then every Beat until Stop, which stops beating, gives up
+// the leases held and forgets this process, so that another takes over at
+// once rather than after LeaseFor.
+func (m *Member) Start(ctx context.Context) error {
+	ctx, ok, stopped := m.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	m.beat(ctx)
 	go func() {
-		defer close(m.done)
+		defer stopped()
 		t := time.NewTicker(Beat)
 		defer t.Stop()
 		for {
 			select {
-			case <-m.stop:
+			case <-ctx.Done():
+				m.leave(context.WithoutCancel(ctx))
 				return
 			case <-t.C:
-				m.beat(context.Background())
+				m.beat(context.WithoutCancel(ctx)) // a beat begun ends
 			}
 		}
 	}()
+	return nil
 }
 
-// Stop stops beating, gives up the leases held and forgets this process, so
-// that another takes over at once rather than after LeaseFor.
-func (m *Member) Stop() {
-	if m.stop == nil {
-		return
-	}
-	close(m.stop)
-	<-m.done
-	m.stop = nil
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// leave gives up the leases held and forgets this process.
+func (m *Member) leave(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for name, held := range m.leases {
 		if held.Swap(false) {

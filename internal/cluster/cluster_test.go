@@ -36,7 +36,9 @@ func TestSchedulerLeaseMovesWhenItsHolderDies(t *testing.T) {
 		}
 		newMember := func(roles ...string) *cluster.Member {
 			m := member(roles...)
-			m.Start()
+			if err := m.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			return m
 		}
 		a := newMember("scheduler")

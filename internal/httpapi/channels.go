@@ -18,7 +18,7 @@ type ChannelView struct {
 	Type                string          `json:"type" enum:"email,webhook"`
 	Email               string          `json:"email,omitempty" doc:"Present for email channels"`
 	URL                 string          `json:"url,omitempty" doc:"Present for webhook channels: whole for admins and owners; viewers and members see scheme://host[:port]/… (chat webhooks carry their secret in the URL)"`
-	Format              string          `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent. errata: the signed JSON bodies of the webhooks; the others: the chat tool's own message (docs/notifications.md). Deliveries keep the format they were queued in."`
+	Format              ChannelFormat   `json:"format,omitempty" doc:"Webhook channels: the shape of what is sent. errata: the signed JSON bodies of the webhooks; the others: the chat tool's own message (docs/notifications.md). Deliveries keep the format they were queued in."`
 	Filters             Filters         `json:"filters" doc:"Which tickets are sent at once; digests are not filtered"`
 	Enabled             bool            `json:"enabled"`
 	Health              string          `json:"health" enum:"ok,failing" doc:"failing after three deliveries in a row were given up; ok again after the next delivered one"`
@@ -106,7 +106,7 @@ func (s *Server) channelView(ctx context.Context, ch store.Channel, plan string)
 		AllowedByPlan: notify.AllowedByPlan(plan, ch.Type), Confirmation: ch.Confirmation, UnsubscribedAt: tsPtr(ch.UnsubscribedAt),
 		CreatedAt: ts(ch.CreatedAt), UpdatedAt: ts(ch.UpdatedAt)}
 	if ch.Type == store.ChannelWebhook {
-		v.Format = ch.Format
+		v.Format = ChannelFormat(ch.Format)
 	}
 	if ch.OldSecretUntil != nil && ch.OldSecretUntil.After(s.now()) {
 		v.PreviousSecretUntil = tsPtr(ch.OldSecretUntil)
@@ -171,13 +171,13 @@ func (s *Server) createChannel(ctx context.Context, in *struct {
 		Type     string        `json:"type" enum:"email,webhook"`
 		URL      string        `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels: the https URL deliveries are POSTed to (spec section 2 rules)"`
 		Email    string        `json:"email,omitempty" maxLength:"254" doc:"Email channels: the address (default: the member's), normalised (docs/decisions.md). Not a member's address: the channel is pending until the address confirms through the link emailed to it (at most 20 such emails per organization an hour, 100 a day: 429)."`
-		Format   string        `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels: the shape of what is sent (default errata; docs/notifications.md)"`
+		Format   ChannelFormat `json:"format,omitempty" doc:"Webhook channels: the shape of what is sent (default errata; docs/notifications.md)"`
 		Filters  *FiltersInput `json:"filters,omitempty" doc:"Which tickets are sent at once (default: high and critical, every environment and service)"`
 	}
 }) (*ChannelSecretOutput, error) {
 	b := in.Body
 	ch, err := s.notify.CreateChannel(ctx, in.ProjectID, notify.ChannelInput{MemberID: b.MemberID, Name: b.Name, Type: b.Type, URL: b.URL, Email: b.Email,
-		Format: b.Format, Filters: b.Filters.patch()})
+		Format: string(b.Format), Filters: b.Filters.patch()})
 	if err != nil {
 		return nil, err
 	}
@@ -215,17 +215,17 @@ func (s *Server) getChannel(ctx context.Context, in *ChannelPath) (*ChannelOutpu
 func (s *Server) updateChannel(ctx context.Context, in *struct {
 	ChannelPath
 	Body struct {
-		Name    *string       `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Enabled *bool         `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries. Enabling a channel its recipient unsubscribed from asks the address to confirm again, unless it is a member's."`
-		URL     *string       `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels only; checked by the rules of spec section 2"`
-		Email   *string       `json:"email,omitempty" maxLength:"254" doc:"Email channels only; a new address that is not a member's makes the channel pending until it confirms"`
-		Format  *string       `json:"format,omitempty" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy" doc:"Webhook channels only; deliveries already queued keep their format"`
-		Filters *FiltersInput `json:"filters,omitempty" doc:"Fields given replace the channel's; deliveries already queued are not touched"`
+		Name    *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Enabled *bool          `json:"enabled,omitempty" doc:"Disabling cancels the channel's pending deliveries. Enabling a channel its recipient unsubscribed from asks the address to confirm again, unless it is a member's."`
+		URL     *string        `json:"url,omitempty" maxLength:"2048" doc:"Webhook channels only; checked by the rules of spec section 2"`
+		Email   *string        `json:"email,omitempty" maxLength:"254" doc:"Email channels only; a new address that is not a member's makes the channel pending until it confirms"`
+		Format  *ChannelFormat `json:"format,omitempty" doc:"Webhook channels only; deliveries already queued keep their format"`
+		Filters *FiltersInput  `json:"filters,omitempty" doc:"Fields given replace the channel's; deliveries already queued are not touched"`
 	}
 }) (*ChannelOutput, error) {
 	b := in.Body
 	if _, err := s.notify.UpdateChannel(ctx, in.ChannelID, notify.ChannelPatch{Name: b.Name, Enabled: b.Enabled, URL: b.URL, Email: b.Email,
-		Format: b.Format, Filters: b.Filters.patch()}); err != nil {
+		Format: (*string)(b.Format), Filters: b.Filters.patch()}); err != nil {
 		return nil, err
 	}
 	return s.getChannel(ctx, &in.ChannelPath)

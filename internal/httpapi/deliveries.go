@@ -8,16 +8,16 @@ import (
 
 // DeliveryView is a delivery with every attempt (CONTRACT 5).
 type DeliveryView struct {
-	ID            string        `json:"id" doc:"dlv_ (ticket or digest) or tst_ (test) identifier: the Service-Delivery-Id header"`
-	ChannelID     string        `json:"channel_id"`
-	Event         string        `json:"event" enum:"ticket,digest,test"`
-	SubjectID     string        `json:"subject_id" doc:"The tkt_ ticket, dig_ digest, or for a test the chn_ channel"`
-	Status        string        `json:"status" enum:"pending,delivered,failed,cancelled" doc:"pending while attempts remain; failed when given up; cancelled when the channel was disabled"`
-	Format        string        `json:"format" enum:"errata,slack,teams,discord,mattermost,google-chat,ntfy,email" doc:"What every attempt sends: the channel's format when the delivery was queued (a later change of the channel's format does not change it), or email"`
-	NextAttemptAt *Timestamp    `json:"next_attempt_at" nullable:"true"`
-	Attempts      []AttemptView `json:"attempts" nullable:"false" doc:"Every attempt, oldest first, across redeliveries"`
-	CreatedAt     Timestamp     `json:"created_at"`
-	UpdatedAt     Timestamp     `json:"updated_at"`
+	ID            string         `json:"id" doc:"dlv_ (ticket or digest) or tst_ (test) identifier: the Service-Delivery-Id header"`
+	ChannelID     string         `json:"channel_id"`
+	Event         string         `json:"event" enum:"ticket,digest,test"`
+	SubjectID     string         `json:"subject_id" doc:"The tkt_ ticket, dig_ digest, or for a test the chn_ channel"`
+	Status        string         `json:"status" enum:"pending,delivered,failed,cancelled" doc:"pending while attempts remain; failed when given up; cancelled when the channel was disabled"`
+	Format        DeliveryFormat `json:"format" doc:"What every attempt sends: the channel's format when the delivery was queued (a later change of the channel's format does not change it), or email"`
+	NextAttemptAt *Timestamp     `json:"next_attempt_at" nullable:"true"`
+	Attempts      []AttemptView  `json:"attempts" nullable:"false" doc:"Every attempt, oldest first, across redeliveries"`
+	CreatedAt     Timestamp      `json:"created_at"`
+	UpdatedAt     Timestamp      `json:"updated_at"`
 }
 
 // AttemptView is one attempt at a delivery.
@@ -34,7 +34,7 @@ type AttemptView struct {
 }
 
 func deliveryView(d store.Delivery, attempts []store.Attempt) DeliveryView {
-	v := DeliveryView{ID: d.ID, ChannelID: d.ChannelID, Event: d.Event, SubjectID: d.SubjectID, Status: d.Status, Format: d.Format,
+	v := DeliveryView{ID: d.ID, ChannelID: d.ChannelID, Event: d.Event, SubjectID: d.SubjectID, Status: d.Status, Format: DeliveryFormat(d.Format),
 		NextAttemptAt: tsPtr(d.NextAttemptAt), Attempts: make([]AttemptView, 0, len(attempts)), CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt)}
 	if d.Status != store.DeliveryPending {
 		v.NextAttemptAt = nil

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/notify/schedule"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -26,7 +26,7 @@ type DigestSchedule struct {
 	Timezone  string `json:"timezone" doc:"IANA time zone the hour and weekday are in, e.g. Europe/Berlin"`
 }
 
-func settingsView(st notify.Settings) SettingsView {
+func settingsView(st digest.Settings) SettingsView {
 	d := st.Digest
 	v := SettingsView{Digest: DigestSchedule{d.Enabled, d.Frequency, d.Hour, d.Weekday, d.Timezone}, PeriodStart: ts(st.PeriodStart)}
 	if d.Enabled && !st.NextDigestAt.IsZero() {
@@ -36,7 +36,7 @@ func settingsView(st notify.Settings) SettingsView {
 }
 
 func (s *Server) getSettings(ctx context.Context, in *ProjectPath) (*struct{ Body SettingsView }, error) {
-	st, err := s.notify.NotificationSettings(ctx, in.ProjectID)
+	st, err := s.digests.NotificationSettings(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *Server) putSettings(ctx context.Context, in *struct {
 	}
 }) (*struct{ Body SettingsView }, error) {
 	d := in.Body.Digest
-	st, err := s.notify.PutNotificationSettings(ctx, in.ProjectID, schedule.Digest{Enabled: d.Enabled, Frequency: d.Frequency, Hour: d.Hour, Weekday: d.Weekday, Timezone: d.Timezone})
+	st, err := s.digests.PutNotificationSettings(ctx, in.ProjectID, schedule.Digest{Enabled: d.Enabled, Frequency: d.Frequency, Hour: d.Hour, Weekday: d.Weekday, Timezone: d.Timezone})
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +68,10 @@ func (s *Server) putSettings(ctx context.Context, in *struct {
 }
 
 // DigestOutput is one digest: the `digest` object of the digest body.
-type DigestOutput struct{ Body notify.Digest }
+type DigestOutput struct{ Body digest.Digest }
 
 func (s *Server) sendDigest(ctx context.Context, in *ProjectPath) (*DigestOutput, error) {
-	d, err := s.notify.SendDigest(ctx, in.ProjectID)
+	d, err := s.digests.SendDigest(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -81,12 +81,12 @@ func (s *Server) sendDigest(ctx context.Context, in *ProjectPath) (*DigestOutput
 func (s *Server) listDigests(ctx context.Context, in *struct {
 	ProjectPath
 	ListParams
-}) (*struct{ Body *Page[notify.Digest] }, error) {
+}) (*struct{ Body *Page[digest.Digest] }, error) {
 	var bad error
 	page, err := list(s, "digests:"+in.ProjectID, in.ListParams, func(before string, limit int) ([]store.Digest, error) {
 		return s.db.Read().ListDigests(ctx, in.ProjectID, before, limit)
-	}, func(d store.Digest) string { return d.ID }, func(d store.Digest) notify.Digest {
-		var v notify.Digest
+	}, func(d store.Digest) string { return d.ID }, func(d store.Digest) digest.Digest {
+		var v digest.Digest
 		if err := json.Unmarshal(d.Body, &v); err != nil && bad == nil {
 			bad = fmt.Errorf("httpapi: stored digest %s: %w", d.ID, err)
 		}
@@ -95,5 +95,5 @@ func (s *Server) listDigests(ctx context.Context, in *struct {
 	if err == nil {
 		err = bad
 	}
-	return &struct{ Body *Page[notify.Digest] }{page}, err
+	return &struct{ Body *Page[digest.Digest] }{page}, err
 }

@@ -20,7 +20,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 )
 
 func TestNULIsStoredAsReplacementCharacter(t *testing.T) {
@@ -281,7 +281,7 @@ func TestConcurrentOnDemandDigestsCoverConsecutivePeriods(t *testing.T) {
 			if c := count(statuses); c[http.StatusCreated] != 1 || c[http.StatusTooManyRequests] != 3 {
 				t.Fatalf("round %d: answers %v, want one 201 and three 429", round, statuses)
 			}
-			s.Clock.Advance(notify.DigestNowLimit.Span)
+			s.Clock.Advance(digest.DigestNowLimit.Span)
 		}
 		var periods [][2]string
 		for _, d := range items(t, s, w.Admin.Token, path+"?limit=100") {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 )
 
 // secretRe is a signing secret: whsec_ and 32 bytes in base64 (CONTRACT 5).
@@ -86,7 +86,7 @@ func sendDigest(t *testing.T, s *apitest.Server, token, projectID string) map[st
 // against theirs.
 func sendDigestAgain(t *testing.T, s *apitest.Server, token, projectID string) map[string]any {
 	t.Helper()
-	if err := s.App.DB.Write().ForgetQuota(context.Background(), notify.QuotaDigestNow, projectID); err != nil {
+	if err := s.App.DB.Write().ForgetQuota(context.Background(), digest.QuotaDigestNow, projectID); err != nil {
 		t.Fatal(err)
 	}
 	return sendDigest(t, s, token, projectID)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -331,7 +331,7 @@ func notifyFlow(t *testing.T, c *contract, owner, viewer, prj, memberID string) 
 	digests := "/v1/projects/" + prj + "/digests"
 	do("POST", digests, owner, nil, http.StatusCreated, "") // the processing flow's tickets and INFO summary, or nothing
 	do("POST", digests, owner, nil, http.StatusTooManyRequests, "rate-limited")
-	if err := c.s.App.DB.Write().ForgetQuota(context.Background(), notify.QuotaDigestNow, prj); err != nil { // 10 minutes later
+	if err := c.s.App.DB.Write().ForgetQuota(context.Background(), digest.QuotaDigestNow, prj); err != nil { // 10 minutes later
 		t.Fatal(err)
 	}
 	do("POST", digests, owner, nil, http.StatusCreated, "") // info null

@@ -19,6 +19,7 @@ import (
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -31,6 +32,8 @@ type Deps struct {
 	Auth   *auth.Service
 	Orgs   *org.Service
 	Notify *notify.Service
+	// Digests serves the digest routes (schedules, previews, send now).
+	Digests *digest.Service
 	// Intake admits and commits the batches of POST /v1/ingest.
 	Intake *intake.Intake
 	// AppURL is the dashboard's public URL, for links in answers.
@@ -53,6 +56,7 @@ type Server struct {
 	tickets  *tickets.Service
 	notify   *notify.Service
 	intake   *intake.Intake
+	digests  *digest.Service
 	log      *slog.Logger
 	appURL   string
 	baseURL  *url.URL      // the API's public URL, for DSNs
@@ -66,7 +70,7 @@ type Server struct {
 // table, POST /v1/ingest, and their parts of the OpenAPI document.
 func Mount(srv *httpserver.Server, d Deps) *Server {
 	s := &Server{
-		srv: srv, db: d.DB, auth: d.Auth, orgs: d.Orgs, notify: d.Notify, intake: d.Intake, log: d.Log,
+		srv: srv, db: d.DB, auth: d.Auth, orgs: d.Orgs, notify: d.Notify, digests: d.Digests, intake: d.Intake, log: d.Log,
 		appURL: d.AppURL, baseURL: srv.PublicURL(), readBody: d.ReadTimeout, api: srv.API(), now: d.Now,
 	}
 	if s.now == nil {

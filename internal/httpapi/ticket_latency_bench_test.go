@@ -26,7 +26,9 @@ func BenchmarkNewTicketLatency(b *testing.B) {
 	for _, d := range storetest.Dialects {
 		b.Run("db="+string(d), func(b *testing.B) {
 			s, prj, key := benchServer(b, d)
-			s.App.Processor.Start()
+			if err := s.App.Processor.Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 			post := func(body []byte) {
 				req, _ := http.NewRequest("POST", s.URL+"/v1/ingest", bytes.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)

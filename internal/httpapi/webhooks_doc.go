@@ -6,6 +6,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 )
 
 // createChannelPath is where webhook channels are created, and so where the
@@ -56,7 +57,7 @@ func (s *Server) documentWebhooks() {
 		idDoc          string
 	}{
 		{"ticket", "A critical or high ticket was opened, regressed or spiked", notify.TicketBody{}, "dlv_ identifier"},
-		{"digest", "The project's scheduled digest", notify.DigestBody{}, "dlv_ identifier"},
+		{"digest", "The project's scheduled digest", digest.DigestBody{}, "dlv_ identifier"},
 		{"test", "A test requested on the channel; not retried", notify.TestBody{}, "tst_ identifier"},
 	}
 	oapi.Webhooks = map[string]*huma.PathItem{}

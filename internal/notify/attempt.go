@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/mail"
+	"github.com/errata-dev/errata/internal/notify/delivery"
 	"github.com/errata-dev/errata/internal/notify/email"
 	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/notify/webhook"
@@ -60,39 +61,44 @@ func (cc *channelCache) get(ctx context.Context, db *store.DB, channelID string,
 	return ci, nil
 }
 
-// attempt makes one attempt at a claimed delivery and decides what comes
-// next: delivered, a retry after the jittered wait (or a longer
-// Retry-After, up to 12 h), or given up.
-func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCache) result {
+// sender is the engine's Send: one attempt at a claimed delivery, reading
+// its channel through a cache keeping it for at most keep.
+func (s *Service) sender(keep time.Duration) delivery.Send {
+	cc := &channelCache{ttl: keep}
+	return func(ctx context.Context, d store.Delivery) delivery.Result { return s.attempt(ctx, d, cc) }
+}
+
+// attempt makes one attempt at a claimed delivery, or answers that none is
+// due: its channel is gone (Drop), or no longer sends (Cancel).
+func (s *Service) attempt(ctx context.Context, d store.Delivery, cc *channelCache) delivery.Result {
 	if d.ChannelID == "" {
 		return s.attemptSystem(ctx, d)
 	}
 	ci, err := cc.get(ctx, s.db, d.ChannelID, s.now())
 	if errors.Is(err, store.ErrNotFound) {
-		return result{d: d, dropped: true}
+		return delivery.Result{Outcome: delivery.Drop}
 	}
 	if err != nil {
 		// The store is unwell: count it as a failed attempt, retried.
-		return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the channel failed"})
+		return delivery.Failed(delivery.Retry, "internal", "reading the channel failed")
 	}
 	if !ci.ch.Sends() || !ci.allowed { // disabled, pending confirmation or unsubscribed
-		return result{d: d, cancel: true}
+		return delivery.Result{Outcome: delivery.Cancel}
 	}
-	start := s.now()
-	return s.judge(d, start, s.send(ctx, ci.ch, d))
+	return s.send(ctx, ci.ch, d)
 }
 
 // send makes the attempt itself, in the delivery's format (the channel's
 // when it was queued): the errata body as stored, or the stored
 // notification rendered for a chat tool or as an email. The Service-*
 // headers sign the bytes actually sent.
-func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) webhook.Result {
+func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) delivery.Result {
 	if ch.Type == store.ChannelEmail || d.Format == store.FormatEmail {
 		return s.sendEmail(ctx, d.Body, ch.ID)
 	}
 	r, err := rendered(d)
 	if err != nil {
-		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: "rendering the " + d.Format + " message failed: " + err.Error()}
+		return delivery.Failed(delivery.GiveUp, "internal", "rendering the "+d.Format+" message failed: "+err.Error())
 	}
 	return s.client.Send(ctx, webhook.Request{URL: ch.URL, Event: d.Event, DeliveryID: d.ID, Body: r.Body, ContentType: r.ContentType,
 		Headers: r.Headers, Secrets: ch.Secrets(s.opts.Now()), Now: s.opts.Now})
@@ -103,32 +109,32 @@ func (s *Service) send(ctx context.Context, ch store.Channel, d store.Delivery) 
 // goes to, or a system email ("") as stored. SMTP 4xx answers and network
 // errors are retried like a 5xx HTTP answer; SMTP 5xx answers give up
 // (CONTRACT 6).
-func (s *Service) sendEmail(ctx context.Context, body []byte, channelID string) webhook.Result {
+func (s *Service) sendEmail(ctx context.Context, body []byte, channelID string) delivery.Result {
 	start := time.Now()
 	if s.opts.Mail == nil {
-		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "smtp", Error: "email is not configured on this server (ERRATA_SMTP_URL is empty)"}
+		return delivery.Failed(delivery.GiveUp, "smtp", "email is not configured on this server (ERRATA_SMTP_URL is empty)")
 	}
 	var b emailBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: "stored email is unreadable"}
+		return delivery.Failed(delivery.GiveUp, "internal", "stored email is unreadable")
 	}
 	var links email.Links
 	if channelID != "" {
 		var err error
 		if links, err = s.links(ctx, channelID, b.To); err != nil {
-			return webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the unsubscribe key failed"}
+			return delivery.Failed(delivery.Retry, "internal", "reading the unsubscribe key failed")
 		}
 	}
 	m, err := b.message(links)
 	if err != nil {
-		return webhook.Result{Outcome: webhook.GiveUp, ErrorClass: "internal", Error: err.Error()}
+		return delivery.Failed(delivery.GiveUp, "internal", err.Error())
 	}
 	err = s.opts.Mail.SendMessage(ctx, b.To, m)
-	r := webhook.Result{Outcome: webhook.Delivered, Duration: time.Since(start)}
+	r := delivery.Result{Outcome: delivery.Delivered, Duration: time.Since(start)}
 	if err != nil {
-		r.Outcome, r.ErrorClass, r.Error = webhook.GiveUp, "smtp", err.Error()
+		r.Outcome, r.ErrorClass, r.Error = delivery.GiveUp, "smtp", err.Error()
 		if mail.Temporary(err) {
-			r.Outcome = webhook.Retry
+			r.Outcome = delivery.Retry
 		}
 	}
 	return r
@@ -145,26 +151,4 @@ func (b emailBody) message(links email.Links) (mail.Message, error) {
 		return mail.Message{}, errors.New("the stored notification is unreadable")
 	}
 	return email.Render(n, links)
-}
-
-// judge turns an attempt's result into the attempt record and the
-// delivery's next step.
-func (s *Service) judge(d store.Delivery, at time.Time, r webhook.Result) result {
-	a := store.Attempt{DeliveryID: d.ID, Series: d.Series, At: at, HTTPStatus: r.HTTPStatus, ErrorClass: r.ErrorClass, Error: r.Error, Duration: r.Duration}
-	n := d.Attempts + 1
-	switch {
-	case r.Outcome == webhook.Delivered:
-		a.Outcome = store.OutcomeDelivered
-	case r.Outcome == webhook.Retry && n < MaxAttempts:
-		a.Outcome = store.OutcomeRetry
-		wait := s.wait(n)
-		if ra := min(r.RetryAfter, MaxRetryAfter); ra > wait {
-			wait = ra
-		}
-		next := at.Add(wait).Truncate(time.Millisecond)
-		a.NextRetryAt = &next
-	default:
-		a.Outcome = store.OutcomeFailed
-	}
-	return result{d: d, a: a}
 }

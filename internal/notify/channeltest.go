@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/delivery"
 	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -69,16 +70,16 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 	if err != nil {
 		return TestResult{}, err
 	}
-	d.Series, d.Attempts, d.CreatedAt = 1, MaxAttempts-1, now // the last attempt: a test is never retried
-	res := s.judge(d, now, s.send(ctx, ch, d))
+	d.Series, d.Attempts, d.CreatedAt = 1, delivery.MaxAttempts-1, now // the last attempt: a test is never retried
+	a := s.engine.Judge(d, now, s.send(ctx, ch, d))
 	d.Attempts, d.UpdatedAt, d.Status = 1, s.now(), store.DeliveryFailed
-	if res.a.Outcome == store.OutcomeDelivered {
+	if a.Outcome == store.OutcomeDelivered {
 		d.Status = store.DeliveryDelivered
 	}
-	if err := s.db.Tx(ctx, func(c *store.Conn) error { return c.InsertFinishedDelivery(ctx, d, res.a) }); err != nil {
+	if err := s.db.Tx(ctx, func(c *store.Conn) error { return c.InsertFinishedDelivery(ctx, d, a) }); err != nil {
 		return TestResult{}, err
 	}
-	return TestResult{ID: d.ID, Delivered: d.Status == store.DeliveryDelivered, HTTPStatus: res.a.HTTPStatus, Error: res.a.Error, Duration: res.a.Duration}, nil
+	return TestResult{ID: d.ID, Delivered: d.Status == store.DeliveryDelivered, HTTPStatus: a.HTTPStatus, Error: a.Error, Duration: a.Duration}, nil
 }
 
 // checkSends refuses a test of a channel that its recipient has not

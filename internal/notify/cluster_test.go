@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/delivery"
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -57,9 +58,11 @@ func TestTwoEnginesShareTheWork(t *testing.T) {
 	r.queue(t, chans, total, 0, func(int) time.Time { return time.Now().Add(-time.Minute) })
 	var svcs []*notify.Service
 	for i := 0; i < 2; i++ {
-		s := notify.New(r.db, notify.Options{AppURL: "https://errata.example", PerChannel: perChannel, Idle: 50 * time.Millisecond,
+		s := notify.New(r.db, notify.Options{AppURL: "https://errata.example", Delivery: delivery.Options{PerChannel: perChannel, Idle: 50 * time.Millisecond},
 			Logger: slog.New(slog.DiscardHandler), Webhook: webhook.Options{AllowPrivate: true, RootCAs: r.roots}})
-		s.Start()
+		if err := s.Engine().Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		svcs = append(svcs, s)
 	}
 	select {
@@ -82,7 +85,7 @@ func TestTwoEnginesShareTheWork(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	for _, s := range svcs {
-		s.Stop()
+		s.Engine().Stop()
 		s.Close()
 	}
 	mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/delivery"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
@@ -81,12 +82,12 @@ func TestFailingDeliveryFollowsTheEightAttemptSchedule(t *testing.T) {
 		ch := r.webhookChannel(t, rc.srv.URL)
 		r.openTicket(t, "high")
 		ctx := context.Background()
-		for i := 0; i < notify.MaxAttempts; i++ {
+		for i := 0; i < delivery.MaxAttempts; i++ {
 			if n := r.deliverDue(t); n != 1 {
 				t.Fatalf("attempt %d: attempted %d, want 1", i+1, n)
 			}
 			d := r.deliveries(t, ch)[0]
-			if i == notify.MaxAttempts-1 {
+			if i == delivery.MaxAttempts-1 {
 				if d.Status != store.DeliveryFailed || d.NextAttemptAt != nil {
 					t.Fatalf("after attempt 8: %+v, want failed with no next attempt", d)
 				}
@@ -96,7 +97,7 @@ func TestFailingDeliveryFollowsTheEightAttemptSchedule(t *testing.T) {
 				t.Fatalf("after attempt %d: %+v, want pending", i+1, d)
 			}
 			wait := d.NextAttemptAt.Sub(r.clock.Now())
-			base := notify.DefaultWaits[i]
+			base := delivery.DefaultWaits[i]
 			if wait < base*9/10 || wait > base*11/10 {
 				t.Fatalf("wait after attempt %d = %v, want %v ±10%%", i+1, wait, base)
 			}
@@ -111,7 +112,7 @@ func TestFailingDeliveryFollowsTheEightAttemptSchedule(t *testing.T) {
 			t.Fatalf("attempted %d after giving up", n)
 		}
 		reqs := rc.requests()
-		if len(reqs) != notify.MaxAttempts {
+		if len(reqs) != delivery.MaxAttempts {
 			t.Fatalf("receiver got %d requests, want 8", len(reqs))
 		}
 		first := reqs[0]
@@ -149,7 +150,7 @@ func TestRetryAfterReplacesAShorterWaitUpToTwelveHours(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				r := newRig(t, db, notify.Options{Jitter: 1e-9})
+				r := newRig(t, db, notify.Options{Delivery: delivery.Options{Jitter: 1e-9}})
 				rc := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) {
 					w.Header().Set("Retry-After", tc.header)
 					w.WriteHeader(tc.code)

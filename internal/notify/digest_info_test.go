@@ -41,7 +41,7 @@ func TestDigestSumsThePeriodsInfoSummaries(t *testing.T) {
 		busiest := addInfoDebug(t, db, r.proj.ID, t0.Add(time.Hour), 90, 30)
 		latest := addInfo(t, db, r.proj.ID, t0.Add(2*time.Hour), 7)
 		r.clock.Set(t0.Add(3 * time.Hour))
-		d, err := r.svc.SendDigest(context.Background(), r.proj.ID)
+		d, err := r.digests.SendDigest(context.Background(), r.proj.ID)
 		if err != nil {
 			t.Fatalf("SendDigest: %v", err)
 		}
@@ -86,7 +86,7 @@ func TestDigestEmailListsFailingChannels(t *testing.T) {
 		if _, err := r.svc.CreateChannel(ctx, r.proj.ID, notify.ChannelInput{MemberID: r.mem.ID, Name: "ops mail", Type: "email"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.svc.SendDigest(ctx, r.proj.ID); err != nil {
+		if _, err := r.digests.SendDigest(ctx, r.proj.ID); err != nil {
 			t.Fatal(err)
 		}
 		r.deliverDue(t)

@@ -89,12 +89,12 @@ func TestScheduledDigestListsThePeriodsTickets(t *testing.T) {
 		r := newRig(t, db, notify.Options{})
 		rc := r.receiver(t, status(200))
 		ch := r.webhookChannel(t, rc.srv.URL)
-		st, err := r.svc.PutNotificationSettings(ctx, r.proj.ID, schedule.Digest{Enabled: true, Frequency: "hourly", Timezone: "Europe/Berlin"})
+		st, err := r.digests.PutNotificationSettings(ctx, r.proj.ID, schedule.Digest{Enabled: true, Frequency: "hourly", Timezone: "Europe/Berlin"})
 		if err != nil || !st.NextDigestAt.Equal(t0.Add(time.Hour)) {
 			t.Fatalf("PutNotificationSettings = %+v, %v; want the next digest at %v", st, err, t0.Add(time.Hour))
 		}
 		var p interface{ Code() string }
-		if _, err := r.svc.PutNotificationSettings(ctx, r.proj.ID, schedule.Digest{Enabled: true, Frequency: "daily", Timezone: "Mars/Olympus"}); err == nil {
+		if _, err := r.digests.PutNotificationSettings(ctx, r.proj.ID, schedule.Digest{Enabled: true, Frequency: "daily", Timezone: "Mars/Olympus"}); err == nil {
 			t.Fatal("a bad zone was accepted")
 		} else if pp, ok := err.(interface{ Code() string }); !ok || pp.Code() != "validation-failed" || !strings.Contains(err.Error(), "timezone") {
 			t.Fatalf("bad zone = %v, want validation-failed naming timezone", err)
@@ -105,14 +105,14 @@ func TestScheduledDigestListsThePeriodsTickets(t *testing.T) {
 		r.openTicket(t, "critical")
 		r.deliverDue(t) // the critical ticket's own delivery
 		r.clock.Set(t0.Add(30 * time.Minute))
-		if _, err := r.svc.RunDigests(ctx); err != nil {
+		if _, err := r.digests.RunDigests(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if ds, _ := db.Read().ListDigests(ctx, r.proj.ID, "", 10); len(ds) != 0 {
 			t.Fatalf("a digest before its time: %d", len(ds))
 		}
 		r.clock.Set(t0.Add(time.Hour + time.Second))
-		if _, err := r.svc.RunDigests(ctx); err != nil {
+		if _, err := r.digests.RunDigests(ctx); err != nil {
 			t.Fatal(err)
 		}
 		r.deliverDue(t)
@@ -138,14 +138,14 @@ func TestScheduledDigestListsThePeriodsTickets(t *testing.T) {
 		}
 		// The next hour brings nothing: no digest.
 		r.clock.Set(t0.Add(2*time.Hour + time.Second))
-		if _, err := r.svc.RunDigests(ctx); err != nil {
+		if _, err := r.digests.RunDigests(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if ds, _ := db.Read().ListDigests(ctx, r.proj.ID, "", 10); len(ds) != 1 {
 			t.Fatalf("digests = %d, want 1 (an empty period sends none)", len(ds))
 		}
 		// On demand, one is always sent, from the end of the last one.
-		now, err := r.svc.SendDigest(ctx, r.proj.ID)
+		now, err := r.digests.SendDigest(ctx, r.proj.ID)
 		if err != nil || now.TicketCount != 0 || time.Time(now.Period.Start) != t0.Add(time.Hour) {
 			t.Fatalf("SendDigest = %+v, %v", now, err)
 		}

@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"context"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -30,11 +31,13 @@ func BenchmarkEngineThroughput(b *testing.B) {
 			chs := r.fastChannels(b, &got)
 			r.queue(b, chs, b.N, 0, func(int) time.Time { return time.Now() })
 			b.ResetTimer()
-			r.svc.Start()
+			if err := r.svc.Engine().Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 			r.svc.Wake()
 			r.waitDelivered(b, &got, int64(b.N), 0)
 			b.StopTimer()
-			r.svc.Stop()
+			r.svc.Engine().Stop()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
 		})
 	}
@@ -71,14 +74,16 @@ func BenchmarkEngineWithDeadChannel(b *testing.B) {
 			r.queue(b, []store.Channel{deadCh}, dead, 0, func(int) time.Time { return early })
 			r.queue(b, chs, b.N, 0, func(int) time.Time { return time.Now() })
 			b.ResetTimer()
-			r.svc.Start()
+			if err := r.svc.Engine().Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 			r.svc.Wake()
 			r.waitDelivered(b, &got, int64(b.N), dead)
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
 			b.ReportMetric(float64(hung.Load()), "dead-attempts")
 			close(release) // Stop waits for the attempts in flight
-			r.svc.Stop()
+			r.svc.Engine().Stop()
 		})
 	}
 }

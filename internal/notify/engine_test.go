@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/delivery"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
@@ -16,7 +18,7 @@ import (
 // never delays another channel's deliveries.
 func TestEngineHasNoHeadOfLineBlocking(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		r := newRig(t, db, notify.Options{PerChannel: 2, Workers: 8, Idle: 50 * time.Millisecond})
+		r := newRig(t, db, notify.Options{Delivery: delivery.Options{PerChannel: 2, Workers: 8, Idle: 50 * time.Millisecond}})
 		r.clock.Set(time.Now().UTC())
 		release := make(chan struct{})
 		var inFlight, most atomic.Int32
@@ -38,8 +40,10 @@ func TestEngineHasNoHeadOfLineBlocking(t *testing.T) {
 		var fastDone sync.WaitGroup
 		fast := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200); fastDone.Done() })
 		r.webhookChannel(t, slow.srv.URL)
-		r.svc.Start()
-		defer r.svc.Stop()
+		if err := r.svc.Engine().Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer r.svc.Engine().Stop()
 		defer close(release)
 		// Tickets first reach the slow channel (created first), then the fast one.
 		const n = 10
@@ -84,7 +88,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // The engine delivers everything queued, and Stop leaves nothing half-done.
 func TestEngineDeliversEverything(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		r := newRig(t, db, notify.Options{Idle: 50 * time.Millisecond})
+		r := newRig(t, db, notify.Options{Delivery: delivery.Options{Idle: 50 * time.Millisecond}})
 		r.clock.Set(time.Now().UTC())
 		var got atomic.Int32
 		rc := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) { got.Add(1); w.WriteHeader(204) })
@@ -93,7 +97,9 @@ func TestEngineDeliversEverything(t *testing.T) {
 		for range n {
 			r.openTicket(t, "high")
 		}
-		r.svc.Start()
+		if err := r.svc.Engine().Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		r.svc.AfterCommit()
 		waitFor(t, func() bool {
 			for _, d := range r.deliveries(t, ch) {
@@ -103,7 +109,7 @@ func TestEngineDeliversEverything(t *testing.T) {
 			}
 			return true
 		})
-		r.svc.Stop()
+		r.svc.Engine().Stop()
 		if got.Load() != n {
 			t.Fatalf("receiver got %d requests, want %d", got.Load(), n)
 		}

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"time"
 
 	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/store"
@@ -91,4 +92,33 @@ func recipients(ctx context.Context, c *store.Conn, p store.Project) (store.Org,
 		}
 	}
 	return o, out, nil
+}
+
+// Broadcast is a notification to every channel of a project that sends and
+// that its plan allows, unfiltered (a digest).
+type Broadcast struct {
+	Event, SubjectID string
+	// Errata builds the errata body of the delivery deliveryID to a channel
+	// of organization o.
+	Errata func(o store.Org, deliveryID string) any
+	// Notification builds the notification that chat and email channels
+	// render; it is called at most once.
+	Notification func() (notice.Notification, error)
+}
+
+// QueueToProject queues b to the channels of p that receive it, due now, in
+// c's transaction; AfterCommit then wakes the engine.
+func (s *Service) QueueToProject(ctx context.Context, c *store.Conn, p store.Project, b Broadcast, now time.Time) error {
+	o, chs, err := recipients(ctx, c, p)
+	if err != nil {
+		return err
+	}
+	out := &outgoing{event: b.Event, subjectID: b.SubjectID, notification: b.Notification,
+		errata: func(deliveryID string) any { return b.Errata(o, deliveryID) }}
+	for _, ch := range chs {
+		if err := s.queueTo(ctx, c, ch, out, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"strconv"
@@ -47,13 +48,15 @@ func BenchmarkEngineIdle(b *testing.B) {
 				time.Sleep(time.Second)
 				queued, rss0 := heapInUse(), residentSet(b)
 				b.StartTimer()
-				r.svc.Start()
+				if err := r.svc.Engine().Start(context.Background()); err != nil {
+					b.Fatal(err)
+				}
 				cpu0 := cpuTime(b)
 				time.Sleep(idleFor)
 				cpu += float64((cpuTime(b) - cpu0).Microseconds()) / 1000
 				b.StopTimer()
 				after, rss1 := heapInUse(), residentSet(b)
-				r.svc.Stop()
+				r.svc.Engine().Stop()
 				if n := got.Load(); n != 0 {
 					b.Fatalf("receivers got %d requests while every delivery was hours away", n)
 				}

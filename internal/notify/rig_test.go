@@ -12,6 +12,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
@@ -33,13 +34,14 @@ func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // rig is an organization with a project, an admin member and the service.
 type rig struct {
-	db    *store.DB
-	svc   *notify.Service
-	clock *clock
-	org   store.Org
-	proj  store.Project
-	mem   store.Member
-	roots *x509.CertPool
+	db      *store.DB
+	svc     *notify.Service
+	digests *digest.Service
+	clock   *clock
+	org     store.Org
+	proj    store.Project
+	mem     store.Member
+	roots   *x509.CertPool
 }
 
 func newRig(t *testing.T, db *store.DB, opts notify.Options) *rig {
@@ -66,10 +68,11 @@ func newRig(t *testing.T, db *store.DB, opts notify.Options) *rig {
 	opts.Now = r.clock.Now
 	opts.Webhook.AllowPrivate = true
 	opts.Webhook.RootCAs = r.roots
-	if opts.Jitter == 0 {
-		opts.Jitter = 0.1
+	if opts.Delivery.Jitter == 0 {
+		opts.Delivery.Jitter = 0.1
 	}
 	r.svc = notify.New(db, opts)
+	r.digests = digest.New(db, r.svc, digest.Options{AppURL: opts.AppURL, Now: opts.Now})
 	t.Cleanup(r.svc.Close)
 	return r
 }

@@ -3,11 +3,12 @@ package notify
 import (
 	"context"
 	"errors"
+
 	"github.com/errata-dev/errata/internal/mail"
 
 	"github.com/errata-dev/errata/internal/id"
+	"github.com/errata-dev/errata/internal/notify/delivery"
 	"github.com/errata-dev/errata/internal/notify/email"
-	"github.com/errata-dev/errata/internal/notify/webhook"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
@@ -79,29 +80,28 @@ func (s *Service) MailConfigured() bool { return s.opts.Mail != nil }
 // expired or gone), and a channel's confirmation once the channel no longer
 // waits for its link (confirmed, its address changed, another link sent,
 // unsubscribed or deleted): its link would not work.
-func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) result {
+func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.Result {
 	if d.Event == store.EventConfirmation {
 		live, err := s.confirmationLive(ctx, d)
 		if err != nil {
-			return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the channel failed"})
+			return delivery.Failed(delivery.Retry, "internal", "reading the channel failed")
 		}
 		if !live {
-			return result{d: d, cancel: true}
+			return delivery.Result{Outcome: delivery.Cancel}
 		}
 	}
 	if d.Event == store.EventInvitation {
 		inv, err := s.db.Read().InvitationByID(ctx, d.SubjectID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return result{d: d, cancel: true}
+			return delivery.Result{Outcome: delivery.Cancel}
 		case err != nil:
-			return s.judge(d, s.now(), webhook.Result{Outcome: webhook.Retry, ErrorClass: "internal", Error: "reading the invitation failed"})
+			return delivery.Failed(delivery.Retry, "internal", "reading the invitation failed")
 		case inv.StatusAt(s.now()) != store.InvitationPending:
-			return result{d: d, cancel: true}
+			return delivery.Result{Outcome: delivery.Cancel}
 		}
 	}
-	start := s.now()
-	return s.judge(d, start, s.sendEmail(ctx, d.Body, ""))
+	return s.sendEmail(ctx, d.Body, "")
 }
 
 // SystemEmailStatus returns the status of the email about each of

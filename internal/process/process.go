@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -82,8 +83,7 @@ type Processor struct {
 	rules    compiledRules
 	releases knownReleases
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	lifecycle.Base
 }
 
 // New returns a Processor; Start runs it.
@@ -129,25 +129,23 @@ func (p *Processor) Wake() {
 	}
 }
 
-// Start launches the workers.
-func (p *Processor) Start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
+// Start launches the workers; Stop lets each finish the batch in hand and
+// waits for them.
+func (p *Processor) Start(ctx context.Context) error {
+	ctx, ok, stopped := p.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	var wg sync.WaitGroup
 	for i := 0; i < p.opts.Workers; i++ {
-		p.wg.Add(1)
+		wg.Add(1)
 		go func() {
-			defer p.wg.Done()
+			defer wg.Done()
 			p.work(ctx, i > 0)
 		}()
 	}
-}
-
-// Stop lets each worker finish the batch in hand and waits for them.
-func (p *Processor) Stop() {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	p.wg.Wait()
+	go func() { wg.Wait(); stopped() }()
+	return nil
 }
 
 // work processes batches until ctx ends; a helper waits while the queue has

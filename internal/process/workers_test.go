@@ -107,7 +107,9 @@ func TestStartedWorkersDrainABacklog(t *testing.T) {
 					close(done)
 				}
 			}})
-		p.Start()
+		if err := p.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		defer p.Stop()
 		select {
 		case <-drained:
@@ -139,7 +141,9 @@ func TestHelpersLeaveWakeUpsToTheFirstWorker(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			e.queue(errEvent("queued", ingest.Error))
 		}
-		p.Start()
+		if err := p.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		defer p.Stop()
 		for i := 0; i < 4; i++ {
 			select {

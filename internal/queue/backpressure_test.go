@@ -45,7 +45,9 @@ func TestDiskIsCheckedBeforeEachCommit(t *testing.T) {
 		t.Fatal("a 1 MiB commit refused with 64 MiB to spare")
 	}
 	c := queue.NewCommitter(db, queue.Options{DiskAllows: m.DiskAllows})
-	c.Start()
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	defer c.Stop()
 	if err := c.Enqueue(ctx, store.Batch{ProjectID: prj, ReceivedAt: time.Now(), EventCount: 1, Payload: make([]byte, 1<<10)}); err != nil {
 		t.Fatalf("small commit: %v", err)

@@ -38,7 +38,9 @@ func BenchmarkCommit(b *testing.B) {
 				db := storetest.Open(b, d)
 				prj := seedProject(b, db)
 				c := queue.NewCommitter(db, queue.Options{})
-				c.Start()
+				if err := c.Start(context.Background()); err != nil {
+					b.Fatal(err)
+				}
 				defer c.Stop()
 				p := payloads[kind]
 				b.SetBytes(int64(len(p)))

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -44,6 +45,8 @@ type Committer struct {
 	mu     sync.RWMutex
 	closed bool
 	wg     sync.WaitGroup
+
+	lifecycle.Base
 }
 
 // pending is one request's batches: committed together, all or none.
@@ -67,12 +70,24 @@ func NewCommitter(db *store.DB, opts Options) *Committer {
 	return &Committer{db: db, opts: opts, reqs: make(chan *pending, 1024)}
 }
 
-// Start launches the commit workers.
-func (c *Committer) Start() {
+// Start launches the commit workers. Stop refuses new batches, commits
+// those already handed over, and waits; a stopped Committer stays closed.
+func (c *Committer) Start(ctx context.Context) error {
+	ctx, ok, stopped := c.StartInit(ctx)
+	if !ok {
+		return nil
+	}
 	for i := 0; i < c.opts.Workers; i++ {
 		c.wg.Add(1)
 		go c.work()
 	}
+	go func() {
+		defer stopped()
+		<-ctx.Done()
+		c.close()
+		c.wg.Wait()
+	}()
+	return nil
 }
 
 // Enqueue makes batches durable in one transaction, all or none: it
@@ -100,15 +115,14 @@ func (c *Committer) Enqueue(ctx context.Context, batches ...store.Batch) error {
 	return <-p.done
 }
 
-// Stop refuses new batches, commits those already handed over, and waits.
-func (c *Committer) Stop() {
+// close refuses new batches; the workers commit those handed over and end.
+func (c *Committer) close() {
 	c.mu.Lock()
 	if !c.closed {
 		c.closed = true
 		close(c.reqs)
 	}
 	c.mu.Unlock()
-	c.wg.Wait()
 }
 
 func (c *Committer) work() {

@@ -48,7 +48,9 @@ func TestConcurrentBatchesShareCommitsAndAllLand(t *testing.T) {
 				}
 			}
 		}})
-		c.Start()
+		if err := c.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		const n = 200
 		var wg sync.WaitGroup
 		ids := make([]int64, n)

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -23,7 +24,7 @@ type Monitor struct {
 	maxBytes int64
 	minFree  int64
 	log      *slog.Logger
-	stop     func()
+	lifecycle.Base
 
 	mu        sync.Mutex
 	batches   int64
@@ -42,19 +43,13 @@ func NewMonitor(db *store.DB, dir string, maxBacklogBytes, minFreeDisk int64, lo
 }
 
 // Start polls every second until Stop.
-func (m *Monitor) Start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx, time.Second) }()
-	m.stop = func() { cancel(); <-done }
-}
-
-// Stop ends the polling Start began.
-func (m *Monitor) Stop() {
-	if m.stop != nil {
-		m.stop()
-		m.stop = nil
+func (m *Monitor) Start(ctx context.Context) error {
+	ctx, ok, stopped := m.StartInit(ctx)
+	if !ok {
+		return nil
 	}
+	go func() { defer stopped(); m.Run(ctx, time.Second) }()
+	return nil
 }
 
 // Run polls until ctx ends.

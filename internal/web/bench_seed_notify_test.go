@@ -15,6 +15,7 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/loadgen"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/view"
 )
@@ -79,7 +80,7 @@ func benchSummaries(tb testing.TB, ctx context.Context, c *store.Conn, p *benchP
 	slices.Reverse(p.Summaries)
 	for day := sz.Days; day > 0; day-- {
 		pe := now.Truncate(24 * time.Hour).Add(-time.Duration(day-1) * 24 * time.Hour)
-		dg := notify.Digest{ID: id.NewAt(id.Digest, pe), Period: notify.Period{Start: view.TS(pe.Add(-24 * time.Hour)), End: view.TS(pe), Timezone: "UTC"},
+		dg := digest.Digest{ID: id.NewAt(id.Digest, pe), Period: digest.Period{Start: view.TS(pe.Add(-24 * time.Hour)), End: view.TS(pe), Timezone: "UTC"},
 			TicketCount: 0, Tickets: []view.TicketItem{}, CreatedAt: view.TS(pe)}
 		body, _ := json.Marshal(dg)
 		if err := c.InsertDigest(ctx, store.Digest{ID: dg.ID, ProjectID: p.ProjectID, PeriodStart: pe.Add(-24 * time.Hour), PeriodEnd: pe,

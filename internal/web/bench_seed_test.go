@@ -81,7 +81,7 @@ func benchSeed(tb testing.TB, s *apitest.Server, sz benchSize) benchProject {
 	tx("people", func(c *store.Conn) error { return benchPeople(ctx, c, &p, sz, now, r) })
 	benchGroups(tb, ctx, db, &p, sz, now, r)
 	tx("summaries", func(c *store.Conn) error { return benchSummaries(tb, ctx, c, &p, sz, s.Config.InfoWindow, now, r) })
-	if _, err := s.App.Notify.PutNotificationSettings(ctx, p.ProjectID, schedule.Digest{Enabled: true, Frequency: "daily", Hour: 9,
+	if _, err := s.App.Digests.PutNotificationSettings(ctx, p.ProjectID, schedule.Digest{Enabled: true, Frequency: "daily", Hour: 9,
 		Weekday: "monday", Timezone: "Europe/Paris"}); err != nil {
 		tb.Fatalf("seed notification settings: %v", err)
 	}

@@ -17,14 +17,10 @@ import (
 // formatChoice is a webhook format as the forms offer it.
 type formatChoice struct{ Value, Label string }
 
-// formatLabels name the formats for people.
-var formatLabels = map[string]string{chat.Errata: "Errata JSON (signed, for your own receiver)", chat.Slack: "Slack", chat.Teams: "Microsoft Teams (Workflows)",
-	chat.Discord: "Discord", chat.Mattermost: "Mattermost", chat.GoogleChat: "Google Chat", chat.Ntfy: "ntfy"}
-
 var formatChoices = func() []formatChoice {
 	var out []formatChoice
 	for _, f := range chat.Formats() {
-		out = append(out, formatChoice{f, formatLabels[f]})
+		out = append(out, formatChoice{f, formatLabel(f)})
 	}
 	return out
 }()
@@ -43,7 +39,10 @@ var severityChoices = func() []severityChoice {
 }()
 
 // formatLabel is a format's name for people ("" for email channels).
-func formatLabel(format string) string { return formatLabels[format] }
+func formatLabel(format string) string {
+	f, _ := chat.Lookup(format)
+	return f.Label
+}
 
 // editForm is the channel's edit form filled with its settings.
 func editForm(ch channelView) channelForm {

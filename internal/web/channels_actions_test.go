@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 )
 
 var chanDeliveryRe = regexp.MustCompile(`action="/deliveries/(dlv_[0-9a-z]+)/redeliver"`)
@@ -172,7 +172,7 @@ func TestChannelDeliveryLogPages(t *testing.T) {
 			Body: map[string]any{"member_id": w.Admin.MemberID, "name": "Mail", "type": "email"}}).Expect(t, http.StatusCreated, "")
 		chID := created.Str(t, "id")
 		for range 21 { // each digest queues one delivery to the channel; one each 10 minutes
-			s.Clock.Advance(notify.DigestNowLimit.Span)
+			s.Clock.Advance(digest.DigestNowLimit.Span)
 			s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/digests", Token: w.Admin.Token}).Expect(t, http.StatusCreated, "")
 		}
 		first := b.get("/channels/"+chID).expect(t, http.StatusOK, `rel="next"`, "Older deliveries")

@@ -192,7 +192,7 @@ func TestSummaryRange(t *testing.T) {
 		field            string
 	}{
 		{query: "", from: "2026-11-21T09:00:00Z", to: "2026-11-22T09:00:00Z", before: "2026-11-22T09:00:00Z"},
-		// the link a digest carries (notify.SummariesURL)
+		// the link a digest carries (digest.SummariesURL)
 		{query: "from=2026-11-22T08%3A00%3A00.000Z&to=2026-11-22T11%3A00%3A00.000Z", from: "2026-11-22T08:00:00Z", to: "2026-11-22T11:00:00Z", before: "2026-11-22T11:00:00Z"},
 		{query: "from=2026-11-22T09:00:00%2B01:00&to=2026-11-22T11:00:00Z", from: "2026-11-22T08:00:00Z", to: "2026-11-22T11:00:00Z", before: "2026-11-22T11:00:00Z"},
 		// the form's datetime-local values, read as UTC

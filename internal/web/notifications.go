@@ -14,7 +14,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/id"
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/notify/schedule"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -35,7 +35,7 @@ type sendTime struct {
 
 // digestRow is one past digest.
 type digestRow struct {
-	Digest              notify.Digest
+	Digest              digest.Digest
 	Created, Start, End time.Time
 	// SummariesURL is the dashboard's INFO summaries of its period.
 	SummariesURL string
@@ -126,7 +126,7 @@ func (d *Dashboard) notificationsSave(w http.ResponseWriter, r *http.Request, p 
 		return d.renderNotifications(w, r, p, http.StatusUnprocessableEntity, notificationsData{Errors: errs}, &form)
 	}
 	projectID := r.PathValue("project_id")
-	_, err := d.notify.PutNotificationSettings(r.Context(), projectID, form)
+	_, err := d.digests.PutNotificationSettings(r.Context(), projectID, form)
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Status == http.StatusUnprocessableEntity {
 		return d.renderNotifications(w, r, p, pr.Status, notificationsData{Errors: fieldErrors(errors.New(pr.Detail))}, &form)
@@ -145,7 +145,7 @@ func (d *Dashboard) digestSend(w http.ResponseWriter, r *http.Request, p *httpse
 		return err
 	}
 	projectID := r.PathValue("project_id")
-	dg, err := d.notify.SendDigest(r.Context(), projectID)
+	dg, err := d.digests.SendDigest(r.Context(), projectID)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (d *Dashboard) renderNotifications(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	st, err := d.notify.NotificationSettings(ctx, prj.ID)
+	st, err := d.digests.NotificationSettings(ctx, prj.ID)
 	if err != nil {
 		return err
 	}
@@ -247,12 +247,12 @@ func (d *Dashboard) renderNotifications(w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	for _, dg := range rows {
-		var v notify.Digest
+		var v digest.Digest
 		if err := json.Unmarshal(dg.Body, &v); err != nil {
 			return fmt.Errorf("web: stored digest %s: %w", dg.ID, err)
 		}
 		data.Digests = append(data.Digests, digestRow{Digest: v, Created: dg.CreatedAt, Start: dg.PeriodStart, End: dg.PeriodEnd,
-			SummariesURL: notify.SummariesURL("", prj.ID, dg.PeriodStart, dg.PeriodEnd)})
+			SummariesURL: digest.SummariesURL("", prj.ID, dg.PeriodStart, dg.PeriodEnd)})
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data.CanEdit = role.AtLeast(org.Admin)

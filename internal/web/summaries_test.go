@@ -9,7 +9,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/id"
-	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -28,7 +28,7 @@ func TestSummariesFromADigestLink(t *testing.T) {
 		b.signIn(w.Viewer.Email)
 
 		// The link a digest whose period holds the window's end carries.
-		link := insightPath(s, notify.SummariesURL(s.URL, w.ProjectID, hour.Add(-2*time.Hour), hour.Add(time.Hour)))
+		link := insightPath(s, digest.SummariesURL(s.URL, w.ProjectID, hour.Add(-2*time.Hour), hour.Add(time.Hour)))
 		page := b.get(link).expect(t, http.StatusOK, "<h1>INFO summaries</h1>",
 			`<strong>1</strong> window,`, `<strong>3</strong> info events`, "had 3 info and 1 debug event.",
 			`<span class="service">checkout</span> 3`, `<span class="service">billing</span> 1`,
@@ -45,7 +45,7 @@ func TestSummariesFromADigestLink(t *testing.T) {
 		// shows the window still open.
 		b.get("/projects/"+w.ProjectID+"/summaries").expect(t, http.StatusOK, `<strong>3</strong> info events and 1 debug event `, "order &lt;int&gt; shipped")
 		// A period that ended when the window opened reports nothing.
-		before := insightPath(s, notify.SummariesURL(s.URL, w.ProjectID, hour.Add(-24*time.Hour), hour))
+		before := insightPath(s, digest.SummariesURL(s.URL, w.ProjectID, hour.Add(-24*time.Hour), hour))
 		if p := b.get(before).expect(t, http.StatusOK, "No INFO window closed in this range"); strings.Contains(p.Body, "order &lt;int&gt;") {
 			t.Errorf("a range that closed before the window lists it")
 		}

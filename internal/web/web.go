@@ -16,6 +16,7 @@ import (
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/notify"
+	"github.com/errata-dev/errata/internal/notify/digest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/sso"
 	"github.com/errata-dev/errata/internal/store"
@@ -35,6 +36,7 @@ type Options struct {
 	Orgs    *org.Service
 	Tickets *tickets.Service
 	Notify  *notify.Service
+	Digests *digest.Service
 	// BaseURL is the API's public URL, shown in ingest snippets.
 	BaseURL string
 	Log     *slog.Logger
@@ -55,6 +57,7 @@ type Dashboard struct {
 	orgs    *org.Service
 	tickets *tickets.Service
 	notify  *notify.Service
+	digests *digest.Service
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
@@ -72,7 +75,7 @@ func Mount(api *httpserver.Server, o Options) (*Dashboard, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, orgs: o.Orgs, tickets: o.Tickets, notify: o.Notify, baseURL: o.BaseURL,
+	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, orgs: o.Orgs, tickets: o.Tickets, notify: o.Notify, digests: o.Digests, baseURL: o.BaseURL,
 		log: o.Log, now: o.Now, pages: p, sso: o.SSO, ssoName: o.SSOName, autoJoin: o.AutoJoin}
 	if d.now == nil {
 		d.now = time.Now

@@ -35,13 +35,52 @@ const (
 	Ntfy       = "ntfy"
 )
 
-var formats = []string{Errata, Slack, Teams, Discord, Mattermost, GoogleChat, Ntfy}
+// Format is a webhook channel format: its name in the API, its name for
+// people in the dashboard, and (but for errata) how it is rendered.
+type Format struct {
+	Name  string
+	Label string
+	r     *renderer // nil for errata
+}
 
-// Formats lists every webhook channel format, the default (Errata) first.
-func Formats() []string { return slices.Clone(formats) }
+// registry is every webhook channel format, the default (Errata) first:
+// the one list from which validation, the OpenAPI enums and the
+// dashboard's choices come. A new format is one entry here and its build
+// function (docs/architecture.md).
+var registry = []Format{
+	{Name: Errata, Label: "Errata JSON (signed, for your own receiver)"},
+	{Name: Slack, Label: "Slack", r: &renderer{contentType: jsonType, max: slackTotal, build: buildSlack}},
+	{Name: Teams, Label: "Microsoft Teams (Workflows)", r: &renderer{contentType: jsonType, max: teamsMax, build: buildTeams}},
+	{Name: Discord, Label: "Discord", r: &renderer{contentType: jsonType, max: discordTotal, build: buildDiscord}},
+	{Name: Mattermost, Label: "Mattermost", r: &renderer{contentType: jsonType, max: mattermostTotal, build: buildMattermost}},
+	{Name: GoogleChat, Label: "Google Chat", r: &renderer{contentType: jsonType, max: googleChatMax, build: buildGoogleChat}},
+	{Name: Ntfy, Label: "ntfy", r: &renderer{contentType: "text/plain; charset=utf-8", max: ntfyMax, build: buildNtfy}},
+}
+
+// Formats lists the names of every webhook channel format, the default
+// (Errata) first.
+func Formats() []string {
+	out := make([]string, len(registry))
+	for i, f := range registry {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Lookup returns the format called name.
+func Lookup(name string) (Format, bool) {
+	i := slices.IndexFunc(registry, func(f Format) bool { return f.Name == name })
+	if i < 0 {
+		return Format{}, false
+	}
+	return registry[i], true
+}
 
 // Valid reports whether format is a webhook channel format, Errata included.
-func Valid(format string) bool { return slices.Contains(formats, format) }
+func Valid(format string) bool {
+	_, ok := Lookup(format)
+	return ok
+}
 
 // ErrErrataFormat is returned by Render for the errata format, whose bodies
 // the delivery engine builds (spec 6.1–6.3).
@@ -79,26 +118,18 @@ type built struct {
 // long, so that even a digest of 100 hostile tickets fits every target.
 const maxLevel = 8
 
-var renderers = map[string]renderer{
-	Slack:      {contentType: jsonType, max: slackTotal, build: buildSlack},
-	Teams:      {contentType: jsonType, max: teamsMax, build: buildTeams},
-	Discord:    {contentType: jsonType, max: discordTotal, build: buildDiscord},
-	Mattermost: {contentType: jsonType, max: mattermostTotal, build: buildMattermost},
-	GoogleChat: {contentType: jsonType, max: googleChatMax, build: buildGoogleChat},
-	Ntfy:       {contentType: "text/plain; charset=utf-8", max: ntfyMax, build: buildNtfy},
-}
-
 const jsonType = "application/json"
 
 // Render renders n in format. It fails only for the errata format
 // (ErrErrataFormat), an unknown format, or a notification that is not
 // exactly one of a ticket, a digest and a test; never for length.
 func Render(format string, n notice.Notification) (Rendered, error) {
-	r, ok := renderers[format]
+	f, ok := Lookup(format)
+	r := f.r
 	switch {
 	case format == Errata:
 		return Rendered{}, ErrErrataFormat
-	case !ok:
+	case !ok || r == nil:
 		return Rendered{}, fmt.Errorf("chat: unknown format %q", format)
 	case n.Event() == "":
 		return Rendered{}, errors.New("chat: a notification is exactly one of a ticket, a digest and a test")

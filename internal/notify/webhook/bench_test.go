@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify/delivery"
 )
 
 // BenchmarkSend measures deliveries per second to one fast TLS receiver on
@@ -22,10 +24,10 @@ func BenchmarkSend(b *testing.B) {
 		c := newClient(b, ca, Options{AllowPrivate: true, MaxConnAge: age})
 		send := func(b *testing.B) bool {
 			res := c.Send(context.Background(), req)
-			if res.Outcome != Delivered {
+			if res.Outcome != delivery.Delivered {
 				b.Errorf("Send() = %+v, want delivered", res)
 			}
-			return res.Outcome == Delivered
+			return res.Outcome == delivery.Delivered
 		}
 		b.Run("sequential/age="+age.String(), func(b *testing.B) {
 			b.ReportAllocs()

@@ -13,31 +13,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/errata-dev/errata/internal/notify/delivery"
 )
-
-// Outcome is what the caller does after an attempt (interface section 6.4).
-type Outcome int
-
-// Outcomes of an attempt. The zero value is not an outcome, so a forgotten
-// Result never reads as delivered.
-const (
-	Delivered Outcome = iota + 1 // 2xx
-	Retry                        // time-out, network, TLS, blocked address, 408, 429, 5xx
-	GiveUp                       // 3xx, other 4xx, a URL or request that can never work
-)
-
-// String returns "delivered", "retry" or "give-up".
-func (o Outcome) String() string {
-	switch o {
-	case Delivered:
-		return "delivered"
-	case Retry:
-		return "retry"
-	case GiveUp:
-		return "give-up"
-	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
-}
 
 // Error classes recorded with a failed attempt (Result.ErrorClass).
 const (
@@ -51,33 +29,19 @@ const (
 	ClassCanceled       = "canceled"        // the caller's ctx was canceled: not a real attempt
 )
 
-// Result reports one attempt.
-type Result struct {
-	Outcome    Outcome
-	HTTPStatus int           // 0 when no answer was read
-	ErrorClass string        // "" when delivered; else one of the Class constants
-	Error      string        // short human text, e.g. "connect: connection refused", "HTTP 500"
-	RetryAfter time.Duration // from Retry-After on 429 and 503, capped at MaxRetryAfter; the caller waits max(scheduled, RetryAfter)
-	Duration   time.Duration // wall time of the attempt
-}
-
-func failed(o Outcome, class, msg string) Result {
-	return Result{Outcome: o, ErrorClass: class, Error: msg}
-}
-
 // failure turns a transport error into a Result; parent is the caller's ctx
 // and ctx the attempt's, whose cause tells our own time-outs apart.
-func (c *Client) failure(parent, ctx context.Context, err error) Result {
+func (c *Client) failure(parent, ctx context.Context, err error) delivery.Result {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errResponseTimeout):
-		return failed(Retry, ClassTimeout, "no response within "+c.opts.ResponseTimeout.String())
+		return delivery.Failed(delivery.Retry, ClassTimeout, "no response within "+c.opts.ResponseTimeout.String())
 	case errors.Is(cause, errAttemptTimeout):
-		return failed(Retry, ClassTimeout, "attempt not finished within "+(2*c.opts.ConnectTimeout+2*c.opts.ResponseTimeout).String())
+		return delivery.Failed(delivery.Retry, ClassTimeout, "attempt not finished within "+(2*c.opts.ConnectTimeout+2*c.opts.ResponseTimeout).String())
 	case errors.Is(parent.Err(), context.Canceled):
-		return failed(Retry, ClassCanceled, "delivery attempt canceled")
+		return delivery.Failed(delivery.Retry, ClassCanceled, "delivery attempt canceled")
 	}
 	class, msg := classify(err)
-	return failed(Retry, class, msg)
+	return delivery.Failed(delivery.Retry, class, msg)
 }
 
 // classify names the class of a transport error and a short message without
@@ -145,21 +109,21 @@ func tlsDetail(err error) string {
 }
 
 // statusResult maps an answer's status (interface section 6.4).
-func statusResult(code int, h http.Header, now time.Time) Result {
-	r := Result{HTTPStatus: code, ErrorClass: ClassHTTPStatus, Error: "HTTP " + strconv.Itoa(code)}
+func statusResult(code int, h http.Header, now time.Time) delivery.Result {
+	r := delivery.Result{HTTPStatus: code, ErrorClass: ClassHTTPStatus, Error: "HTTP " + strconv.Itoa(code)}
 	switch {
 	case code >= 200 && code <= 299:
-		return Result{Outcome: Delivered, HTTPStatus: code}
+		return delivery.Result{Outcome: delivery.Delivered, HTTPStatus: code}
 	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500 && code <= 599:
-		r.Outcome = Retry
+		r.Outcome = delivery.Retry
 		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			r.RetryAfter = retryAfter(h.Get("Retry-After"), now)
 		}
 	case code >= 300 && code <= 399:
-		r.Outcome = GiveUp
+		r.Outcome = delivery.GiveUp
 		r.Error += " (redirects are not followed)"
 	default: // other 4xx, and 1xx or out-of-range codes no receiver should send
-		r.Outcome = GiveUp
+		r.Outcome = delivery.GiveUp
 	}
 	return r
 }

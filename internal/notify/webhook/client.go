@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify/delivery"
 )
 
 // Defaults and fixed limits of a delivery attempt.
@@ -135,7 +137,7 @@ var (
 // Send makes one delivery attempt and says what the caller should do next.
 // It never follows redirects, reads at most MaxResponseBody bytes of the
 // answer, and never puts a signing secret in Result.Error.
-func (c *Client) Send(ctx context.Context, r Request) Result {
+func (c *Client) Send(ctx context.Context, r Request) delivery.Result {
 	start := time.Now()
 	res := c.send(ctx, r)
 	res.Duration = time.Since(start)
@@ -143,16 +145,16 @@ func (c *Client) Send(ctx context.Context, r Request) Result {
 	return res
 }
 
-func (c *Client) send(parent context.Context, r Request) Result {
+func (c *Client) send(parent context.Context, r Request) delivery.Result {
 	if r.Event == "" || r.DeliveryID == "" || len(r.Secrets) == 0 ||
 		strings.ContainsAny(r.Event+r.DeliveryID, "\r\n\x00") {
-		return failed(GiveUp, ClassInvalidRequest, "delivery lacks a valid event, delivery id or signing secret")
+		return delivery.Failed(delivery.GiveUp, ClassInvalidRequest, "delivery lacks a valid event, delivery id or signing secret")
 	}
 	if _, err := parseTarget(r.URL); err != nil {
-		return failed(GiveUp, ClassInvalidURL, err.Error())
+		return delivery.Failed(delivery.GiveUp, ClassInvalidURL, err.Error())
 	}
 	if err := checkHeaders(r); err != nil {
-		return failed(GiveUp, ClassInvalidRequest, err.Error())
+		return delivery.Failed(delivery.GiveUp, ClassInvalidRequest, err.Error())
 	}
 	now := time.Now()
 	if r.Now != nil {
@@ -182,7 +184,7 @@ func (c *Client) send(parent context.Context, r Request) Result {
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		return failed(GiveUp, ClassInvalidURL, "webhook URL is not a valid URL")
+		return delivery.Failed(delivery.GiveUp, ClassInvalidURL, "webhook URL is not a valid URL")
 	}
 	req.Header = make(http.Header, 5+len(r.Headers))
 	for k, v := range r.Headers {

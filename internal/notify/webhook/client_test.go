@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify/delivery"
 )
 
 var (
@@ -36,35 +38,35 @@ func TestSendStatus(t *testing.T) {
 	tests := []struct {
 		status     int
 		retryAfter string
-		outcome    Outcome
+		outcome    delivery.Outcome
 		class      string
 		wantError  string
 		minWait    time.Duration
 		maxWait    time.Duration
 	}{
-		{status: 200, outcome: Delivered},
-		{status: 202, outcome: Delivered},
-		{status: 204, outcome: Delivered},
-		{status: 301, outcome: GiveUp, class: ClassHTTPStatus, wantError: "HTTP 301 (redirects are not followed)"},
-		{status: 308, outcome: GiveUp, class: ClassHTTPStatus, wantError: "HTTP 308"},
-		{status: 400, outcome: GiveUp, class: ClassHTTPStatus, wantError: "HTTP 400"},
-		{status: 401, outcome: GiveUp, class: ClassHTTPStatus},
-		{status: 404, outcome: GiveUp, class: ClassHTTPStatus, wantError: "HTTP 404"},
-		{status: 410, outcome: GiveUp, class: ClassHTTPStatus, wantError: "HTTP 410"},
-		{status: 422, outcome: GiveUp, class: ClassHTTPStatus},
-		{status: 408, outcome: Retry, class: ClassHTTPStatus, wantError: "HTTP 408"},
-		{status: 500, outcome: Retry, class: ClassHTTPStatus, wantError: "HTTP 500"},
-		{status: 502, outcome: Retry, class: ClassHTTPStatus},
-		{status: 503, outcome: Retry, class: ClassHTTPStatus, wantError: "HTTP 503"},
-		{status: 429, retryAfter: "120", outcome: Retry, class: ClassHTTPStatus, minWait: 120 * time.Second, maxWait: 120 * time.Second},
-		{status: 503, retryAfter: "30", outcome: Retry, class: ClassHTTPStatus, minWait: 30 * time.Second, maxWait: 30 * time.Second},
-		{status: 429, retryAfter: date(90 * time.Second), outcome: Retry, class: ClassHTTPStatus, minWait: 85 * time.Second, maxWait: 91 * time.Second},
-		{status: 503, retryAfter: date(-time.Hour), outcome: Retry, class: ClassHTTPStatus},
-		{status: 429, retryAfter: "86400", outcome: Retry, class: ClassHTTPStatus, minWait: 12 * time.Hour, maxWait: 12 * time.Hour},
-		{status: 429, retryAfter: "99999999999999999999999", outcome: Retry, class: ClassHTTPStatus, minWait: 12 * time.Hour, maxWait: 12 * time.Hour},
-		{status: 503, retryAfter: date(48 * time.Hour), outcome: Retry, class: ClassHTTPStatus, minWait: 12 * time.Hour, maxWait: 12 * time.Hour},
-		{status: 429, retryAfter: "soon", outcome: Retry, class: ClassHTTPStatus},
-		{status: 500, retryAfter: "60", outcome: Retry, class: ClassHTTPStatus}, // only 429 and 503 carry a wait
+		{status: 200, outcome: delivery.Delivered},
+		{status: 202, outcome: delivery.Delivered},
+		{status: 204, outcome: delivery.Delivered},
+		{status: 301, outcome: delivery.GiveUp, class: ClassHTTPStatus, wantError: "HTTP 301 (redirects are not followed)"},
+		{status: 308, outcome: delivery.GiveUp, class: ClassHTTPStatus, wantError: "HTTP 308"},
+		{status: 400, outcome: delivery.GiveUp, class: ClassHTTPStatus, wantError: "HTTP 400"},
+		{status: 401, outcome: delivery.GiveUp, class: ClassHTTPStatus},
+		{status: 404, outcome: delivery.GiveUp, class: ClassHTTPStatus, wantError: "HTTP 404"},
+		{status: 410, outcome: delivery.GiveUp, class: ClassHTTPStatus, wantError: "HTTP 410"},
+		{status: 422, outcome: delivery.GiveUp, class: ClassHTTPStatus},
+		{status: 408, outcome: delivery.Retry, class: ClassHTTPStatus, wantError: "HTTP 408"},
+		{status: 500, outcome: delivery.Retry, class: ClassHTTPStatus, wantError: "HTTP 500"},
+		{status: 502, outcome: delivery.Retry, class: ClassHTTPStatus},
+		{status: 503, outcome: delivery.Retry, class: ClassHTTPStatus, wantError: "HTTP 503"},
+		{status: 429, retryAfter: "120", outcome: delivery.Retry, class: ClassHTTPStatus, minWait: 120 * time.Second, maxWait: 120 * time.Second},
+		{status: 503, retryAfter: "30", outcome: delivery.Retry, class: ClassHTTPStatus, minWait: 30 * time.Second, maxWait: 30 * time.Second},
+		{status: 429, retryAfter: date(90 * time.Second), outcome: delivery.Retry, class: ClassHTTPStatus, minWait: 85 * time.Second, maxWait: 91 * time.Second},
+		{status: 503, retryAfter: date(-time.Hour), outcome: delivery.Retry, class: ClassHTTPStatus},
+		{status: 429, retryAfter: "86400", outcome: delivery.Retry, class: ClassHTTPStatus, minWait: 12 * time.Hour, maxWait: 12 * time.Hour},
+		{status: 429, retryAfter: "99999999999999999999999", outcome: delivery.Retry, class: ClassHTTPStatus, minWait: 12 * time.Hour, maxWait: 12 * time.Hour},
+		{status: 503, retryAfter: date(48 * time.Hour), outcome: delivery.Retry, class: ClassHTTPStatus, minWait: 12 * time.Hour, maxWait: 12 * time.Hour},
+		{status: 429, retryAfter: "soon", outcome: delivery.Retry, class: ClassHTTPStatus},
+		{status: 500, retryAfter: "60", outcome: delivery.Retry, class: ClassHTTPStatus}, // only 429 and 503 carry a wait
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status)+" "+tt.retryAfter, func(t *testing.T) {
@@ -121,7 +123,7 @@ func TestSendHeadersAndSignature(t *testing.T) {
 	req.Now = func() time.Time { clock = clock.Add(7 * time.Second); return clock }
 	c := newClient(t, ca, Options{AllowPrivate: true})
 	for range 2 {
-		if res := c.Send(context.Background(), req); res.Outcome != Delivered || res.HTTPStatus != 204 {
+		if res := c.Send(context.Background(), req); res.Outcome != delivery.Delivered || res.HTTPStatus != 204 {
 			t.Fatalf("Send() = %+v, want delivered 204", res)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
+
+	"github.com/errata-dev/errata/internal/notify/delivery"
 )
 
 func TestSendReusesConnectionsUpToMaxConnAge(t *testing.T) {
@@ -22,7 +24,7 @@ func TestSendReusesConnectionsUpToMaxConnAge(t *testing.T) {
 	c := newClient(t, ca, Options{AllowPrivate: true, MaxConnAge: age})
 	send := func() {
 		t.Helper()
-		if res := c.Send(context.Background(), newRequest(rc.URL)); res.Outcome != Delivered {
+		if res := c.Send(context.Background(), newRequest(rc.URL)); res.Outcome != delivery.Delivered {
 			t.Fatalf("Send() = %+v, want delivered", res)
 		}
 	}
@@ -94,7 +96,7 @@ func TestSendReadsAtMostMaxResponseBody(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	res := c.Send(context.Background(), newRequest(rc.URL))
 	runtime.ReadMemStats(&after)
-	if res.Outcome != Delivered || res.HTTPStatus != 200 {
+	if res.Outcome != delivery.Delivered || res.HTTPStatus != 200 {
 		t.Errorf("Send() = %+v, want delivered 200", res)
 	}
 	if res.Duration > time.Second {

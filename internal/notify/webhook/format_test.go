@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/errata-dev/errata/internal/notify/delivery"
 )
 
 // TestSendFormatHeaders: a chat format's content type and extra headers
@@ -30,7 +32,7 @@ func TestSendFormatHeaders(t *testing.T) {
 	req.ContentType = "text/plain; charset=utf-8"
 	req.Headers = map[string]string{"X-Title": "Test notification", "X-Priority": "3"}
 	c := newClient(t, ca, Options{AllowPrivate: true})
-	if res := c.Send(context.Background(), req); res.Outcome != Delivered {
+	if res := c.Send(context.Background(), req); res.Outcome != delivery.Delivered {
 		t.Fatalf("Send() = %+v, want delivered", res)
 	}
 	mu.Lock()
@@ -60,13 +62,13 @@ func TestSendRefusesReservedHeaders(t *testing.T) {
 		req := newRequest(rc.URL + "/hook")
 		req.Headers = h
 		res := c.Send(context.Background(), req)
-		if res.Outcome != GiveUp || res.ErrorClass != ClassInvalidRequest {
+		if res.Outcome != delivery.GiveUp || res.ErrorClass != ClassInvalidRequest {
 			t.Errorf("headers %q: Send() = %+v, want given up as an invalid request", h, res)
 		}
 	}
 	req := newRequest(rc.URL + "/hook")
 	req.ContentType = "text/plain\r\nX-Injected: 1"
-	if res := c.Send(context.Background(), req); res.Outcome != GiveUp || !strings.Contains(res.Error, "content type") {
+	if res := c.Send(context.Background(), req); res.Outcome != delivery.GiveUp || !strings.Contains(res.Error, "content type") {
 		t.Errorf("split content type: Send() = %+v, want given up", res)
 	}
 	if n := rc.hits.Load(); n != 0 {

@@ -41,9 +41,10 @@ type API struct {
 	now func() time.Time
 }
 
-// Mount adds the /api/0/ routes to srv.
-func Mount(srv *httpserver.Server, db *store.DB, log *slog.Logger) *API {
-	a := &API{srv: srv, db: db, log: log, now: time.Now}
+// Mount adds the /api/0/ routes to srv; now is the clock of the times they
+// store.
+func Mount(srv *httpserver.Server, db *store.DB, log *slog.Logger, now func() time.Time) *API {
+	a := &API{srv: srv, db: db, log: log, now: now}
 	mux := srv.Mux()
 	h := func(pattern string, fn func(http.ResponseWriter, *http.Request, *caller) error, scope string) {
 		mux.HandleFunc(pattern, a.handle(fn, scope))

@@ -1,4 +1,8 @@
-package notify
+// Package delivery is the delivery engine: it claims due deliveries
+// (leased in the store, so a crash only delays them), hands each to its
+// sender (webhook or email, which notify provides), and records the
+// outcome with the retry schedule and channel health of spec 6.4.
+package delivery
 
 import (
 	"cmp"
@@ -18,18 +22,17 @@ import (
 // idle more often than Options.Idle; a queued delivery wakes the loop.
 
 type result struct {
-	d       store.Delivery
-	a       store.Attempt
-	cancel  bool // the channel no longer takes deliveries
-	dropped bool // the channel is gone
+	d store.Delivery
+	a store.Attempt
+	o Outcome // Cancel and Drop: not attempted
 }
 
 // record stores what an attempt decided, in c's transaction.
 func (r result) record(ctx context.Context, c *store.Conn, now time.Time) error {
-	switch {
-	case r.dropped:
+	switch r.o {
+	case Drop:
 		return nil
-	case r.cancel:
+	case Cancel:
 		return c.CancelDelivery(ctx, r.d, now)
 	}
 	return c.RecordAttempt(ctx, r.d, r.a)
@@ -40,8 +43,10 @@ type chanState struct {
 	queue   []store.Delivery
 }
 
-type engine struct {
-	s       *Service
+// run is the state of one run of the engine, from Start to Stop.
+type run struct {
+	s       *Engine
+	send    Send
 	mu      sync.Mutex
 	chans   map[string]*chanState
 	held    int  // deliveries claimed and not yet committed
@@ -49,19 +54,22 @@ type engine struct {
 	free    chan struct{}
 	results chan result
 	wg      sync.WaitGroup // attempts in flight
-	cache   channelCache
 }
 
-// Start runs the delivery engine until Stop.
-func (s *Service) Start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	e := &engine{s: s, chans: map[string]*chanState{}, free: make(chan struct{}, 1), results: make(chan result, s.opts.Workers)}
-	e.cache.ttl = 2 * time.Second
-	done := make(chan struct{})
+// Start runs the engine until Stop, which ends it after the attempts in
+// flight; the deliveries it had claimed but not attempted are taken again
+// when their lease ends.
+func (s *Engine) Start(ctx context.Context) error {
+	ctx, ok, stopped := s.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	e := &run{s: s, send: s.newSend(2 * time.Second), chans: map[string]*chanState{}, free: make(chan struct{}, 1),
+		results: make(chan result, s.opts.Workers)}
 	committed := make(chan struct{})
 	go func() { defer close(committed); e.commit() }()
 	go func() {
-		defer close(done)
+		defer stopped()
 		e.loop(ctx)
 		e.mu.Lock()
 		e.stopped = true
@@ -70,19 +78,10 @@ func (s *Service) Start() {
 		close(e.results)
 		<-committed
 	}()
-	s.stop = func() { cancel(); <-done }
+	return nil
 }
 
-// Stop ends the engine after the attempts in flight; the deliveries it had
-// claimed but not attempted are taken again when their lease ends.
-func (s *Service) Stop() {
-	if s.stop != nil {
-		s.stop()
-		s.stop = nil
-	}
-}
-
-func (e *engine) loop(ctx context.Context) {
+func (e *run) loop(ctx context.Context) {
 	s := e.s
 	for ctx.Err() == nil {
 		now := s.now()
@@ -125,7 +124,7 @@ func (e *engine) loop(ctx context.Context) {
 }
 
 // dispatch starts an attempt, or queues it behind its channel's running ones.
-func (e *engine) dispatch(ctx context.Context, d store.Delivery) {
+func (e *run) dispatch(ctx context.Context, d store.Delivery) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.held++
@@ -142,19 +141,19 @@ func (e *engine) dispatch(ctx context.Context, d store.Delivery) {
 	e.start(ctx, d)
 }
 
-func (e *engine) start(ctx context.Context, d store.Delivery) {
+func (e *run) start(ctx context.Context, d store.Delivery) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		// Attempts outlive a stop request: each ends within its own
 		// time-outs, and its result is committed.
-		e.results <- e.s.attempt(context.WithoutCancel(ctx), d, &e.cache)
+		e.results <- e.s.attempt(context.WithoutCancel(ctx), d, e.send)
 	}()
 }
 
 // finished frees the slot of a committed attempt and starts the next
 // queued delivery of its channel.
-func (e *engine) finished(ctx context.Context, channelID string) {
+func (e *run) finished(ctx context.Context, channelID string) {
 	e.mu.Lock()
 	e.held--
 	cs := e.chans[channelID]
@@ -176,7 +175,7 @@ func (e *engine) finished(ctx context.Context, channelID string) {
 
 // commit writes finished attempts, grouping those that finish together
 // into one transaction.
-func (e *engine) commit() {
+func (e *run) commit() {
 	ctx := context.Background()
 	batch := make([]result, 0, 256)
 	for r := range e.results {
@@ -246,7 +245,7 @@ const maxCommitTries = 5
 // claim leases due deliveries in a transaction of its own (on PostgreSQL
 // the claims of every process are serialised there, see
 // store.ClaimDeliveries).
-func (s *Service) claim(ctx context.Context, now time.Time, perChannel, limit int, exclude []string) ([]store.Delivery, error) {
+func (s *Engine) claim(ctx context.Context, now time.Time, perChannel, limit int, exclude []string) ([]store.Delivery, error) {
 	var ds []store.Delivery
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		var err error
@@ -259,8 +258,8 @@ func (s *Service) claim(ctx context.Context, now time.Time, perChannel, limit in
 // DeliverDue attempts every delivery due now, one at a time, and records
 // the outcomes; it returns how many it attempted. Tests and tools use it
 // with an injected clock instead of the engine.
-func (s *Service) DeliverDue(ctx context.Context) (int, error) {
-	var cc channelCache // no caching across calls: the clock may jump
+func (s *Engine) DeliverDue(ctx context.Context) (int, error) {
+	send := s.newSend(0) // no caching across calls: the clock may jump
 	n := 0
 	for {
 		now := s.now()
@@ -269,28 +268,12 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 			return n, err
 		}
 		for _, d := range ds {
-			r := s.attempt(ctx, d, &cc)
+			r := s.attempt(ctx, d, send)
 			err := s.db.Tx(ctx, func(c *store.Conn) error { return r.record(ctx, c, s.now()) })
 			if err != nil {
 				return n, err
 			}
 			n++
 		}
-	}
-}
-
-// RunDigests sends the digests due now; it returns how many projects it
-// handled (scheduled or sent). Tests use it with an injected clock.
-func (s *Service) RunDigests(ctx context.Context) (int, error) {
-	if _, err := s.db.Write().EnsureNotificationSettings(ctx, s.now()); err != nil {
-		return 0, err
-	}
-	n := 0
-	for {
-		did, err := s.runDueDigest(ctx)
-		if err != nil || !did {
-			return n, err
-		}
-		n++
 	}
 }

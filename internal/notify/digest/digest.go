@@ -1,9 +1,17 @@
-package notify
+// Package digest is a project's digests: its schedule (its notification
+// settings), the digest of a period (the tickets it brought and its INFO
+// summaries), queued to the project's channels through notify, on demand or
+// by the scheduler, a service of the scheduler role.
+package digest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/errata-dev/errata/internal/notify"
 
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify/notice"
@@ -26,8 +34,8 @@ func SummariesURL(appURL, projectID string, start, end time.Time) string {
 		"&to=" + end.UTC().Format(view.TimeFormat)
 }
 
-// buildDigest gathers what [start, end) brought; ok is false when nothing.
-func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Project, zone string, start, end, now time.Time) (Digest, bool, error) {
+// build gathers what [start, end) brought; ok is false when nothing.
+func (s *Service) build(ctx context.Context, c *store.Conn, p store.Project, zone string, start, end, now time.Time) (Digest, bool, error) {
 	count, list, err := c.PeriodTickets(ctx, p.ID, start, end, DigestTickets)
 	if err != nil {
 		return Digest{}, false, err
@@ -61,35 +69,25 @@ func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Projec
 	return d, count > 0 || windows > 0, nil
 }
 
-// sendDigest stores a digest and queues it to every enabled channel the
+// send stores a digest and queues it to every enabled channel the
 // plan allows, in c's transaction. Digests are not filtered.
-func (s *Service) sendDigest(ctx context.Context, c *store.Conn, p store.Project, d Digest, now time.Time) error {
-	body, err := marshal(store.EventDigest, d)
+func (s *Service) send(ctx context.Context, c *store.Conn, p store.Project, d Digest, now time.Time) error {
+	body, err := json.Marshal(d)
 	if err != nil {
-		return err
+		return fmt.Errorf("digest: encode: %w", err)
 	}
 	if err := c.InsertDigest(ctx, store.Digest{ID: d.ID, ProjectID: p.ID, PeriodStart: time.Time(d.Period.Start), PeriodEnd: time.Time(d.Period.End),
 		Body: body, CreatedAt: now}); err != nil {
 		return err
 	}
-	o, chs, err := recipients(ctx, c, p)
-	if err != nil {
-		return err
-	}
-	out := &outgoing{event: store.EventDigest, subjectID: d.ID,
-		errata: func(deliveryID string) any {
-			return DigestBody{Type: store.EventDigest, DeliveryID: deliveryID, OrganizationID: o.ID, Project: ProjectRef{p.ID, p.Name}, Digest: d}
+	return s.notify.QueueToProject(ctx, c, p, notify.Broadcast{Event: store.EventDigest, SubjectID: d.ID,
+		Errata: func(o store.Org, deliveryID string) any {
+			return DigestBody{Type: store.EventDigest, DeliveryID: deliveryID, OrganizationID: o.ID, Project: notify.ProjectRef{ID: p.ID, Name: p.Name}, Digest: d}
 		},
-		notification: func() (notice.Notification, error) {
+		Notification: func() (notice.Notification, error) {
 			nd, err := s.noticeDigest(ctx, c, p, d)
 			return notice.Notification{Project: notice.Ref{ID: p.ID, Name: p.Name}, Digest: nd}, err
-		}}
-	for _, ch := range chs {
-		if err := s.queueTo(ctx, c, ch, out, now); err != nil {
-			return err
-		}
-	}
-	return nil
+		}}, now)
 }
 
 // noticeDigest is a digest as chat messages and emails show it, with the

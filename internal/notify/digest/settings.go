@@ -1,8 +1,8 @@
-package notify
+package digest
 
 import (
 	"context"
-	"errors"
+	"math"
 	"time"
 
 	"github.com/errata-dev/errata/internal/audit"
@@ -104,16 +104,16 @@ func (s *Service) SendDigest(ctx context.Context, projectID string) (Digest, err
 		}
 		if !ok {
 			return problem.Newf("rate-limited", "this project's digest was sent on demand less than %d minutes ago; retry in %d seconds",
-				int(DigestNowLimit.Span.Minutes()), seconds(wait)).RetryAfter(wait)
+				int(DigestNowLimit.Span.Minutes()), int(math.Ceil(wait.Seconds()))).RetryAfter(wait)
 		}
 		st, err := c.LockNotificationSettings(ctx, projectID, now)
 		if err != nil {
 			return err
 		}
-		if d, _, err = s.buildDigest(ctx, c, p, st.Timezone, st.PeriodStart, now, now); err != nil {
+		if d, _, err = s.build(ctx, c, p, st.Timezone, st.PeriodStart, now, now); err != nil {
 			return err
 		}
-		if err := s.sendDigest(ctx, c, p, d, now); err != nil {
+		if err := s.send(ctx, c, p, d, now); err != nil {
 			return err
 		}
 		st.PeriodStart, st.UpdatedAt = now, now
@@ -122,143 +122,6 @@ func (s *Service) SendDigest(ctx context.Context, projectID string) (Digest, err
 	if err != nil {
 		return Digest{}, err
 	}
-	s.AfterCommit()
+	s.notify.AfterCommit()
 	return d, nil
-}
-
-// Scheduler is the digest scheduler as a service of its own (the scheduler
-// role runs it; the delivery engine is the worker role's).
-type Scheduler struct{ s *Service }
-
-// Scheduler returns the service's digest scheduler.
-func (s *Service) Scheduler() Scheduler { return Scheduler{s} }
-
-// Start runs the digest scheduler until Stop.
-func (sc Scheduler) Start() { sc.s.StartScheduler() }
-
-// Stop stops the digest scheduler.
-func (sc Scheduler) Stop() { sc.s.StopScheduler() }
-
-// StartScheduler runs the digest scheduler until StopScheduler.
-func (s *Service) StartScheduler() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.schedule(ctx) }()
-	s.stopSched = func() { cancel(); <-done }
-}
-
-// StopScheduler stops the digest scheduler.
-func (s *Service) StopScheduler() {
-	if s.stopSched != nil {
-		s.stopSched()
-		s.stopSched = nil
-	}
-}
-
-func (s *Service) wakeScheduler() {
-	select {
-	case s.schedWake <- struct{}{}:
-	default:
-	}
-}
-
-// leaderPoll is how often a scheduler that does not hold the scheduler
-// lease checks whether it holds it now.
-const leaderPoll = 2 * time.Second
-
-// schedule sends due digests, then sleeps until the next one is due, a
-// setting changes, or a minute passes (projects created meanwhile).
-func (s *Service) schedule(ctx context.Context) {
-	for ctx.Err() == nil {
-		if s.opts.Leads != nil && !s.opts.Leads() {
-			// Another process runs the periodic jobs; look again soon, in
-			// case it dies.
-			t := time.NewTimer(leaderPoll)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-			continue
-		}
-		if _, err := s.db.Write().EnsureNotificationSettings(ctx, s.now()); err != nil && ctx.Err() == nil {
-			s.opts.Logger.Warn("scheduling digests", "err", err)
-		}
-		for ctx.Err() == nil {
-			did, err := s.runDueDigest(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.opts.Logger.Error("sending a scheduled digest", "err", err)
-				}
-				break
-			}
-			if !did {
-				break
-			}
-		}
-		wait := time.Minute
-		if next, ok, err := s.db.Read().NextDigestDue(ctx); err == nil && ok {
-			if d := next.Sub(s.now()); d < wait {
-				wait = max(d, 10*time.Millisecond)
-			}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-		case <-s.schedWake:
-		case <-t.C:
-		}
-		t.Stop()
-	}
-}
-
-// runDueDigest handles one due project in one transaction: schedules it if
-// it was not scheduled yet, otherwise sends its digest when the period
-// brought something, and moves the period on.
-func (s *Service) runDueDigest(ctx context.Context) (bool, error) {
-	now := s.now()
-	did, queued := false, false
-	err := s.db.Tx(ctx, func(c *store.Conn) error {
-		due, err := c.DueDigests(ctx, now, 1)
-		if err != nil || len(due) == 0 {
-			return err
-		}
-		did = true
-		st := due[0]
-		d := toDigest(st)
-		if !st.NextDigestAt.IsZero() && st.DigestEnabled {
-			p, err := c.ProjectByID(ctx, st.ProjectID)
-			if err != nil {
-				return err
-			}
-			end := st.NextDigestAt
-			dg, ok, err := s.buildDigest(ctx, c, p, st.Timezone, st.PeriodStart, end, now)
-			if err != nil {
-				return err
-			}
-			if ok { // an empty period is not sent; the next one covers it
-				if err := s.sendDigest(ctx, c, p, dg, now); err != nil {
-					return err
-				}
-				queued = true
-				st.PeriodStart = end
-			}
-		}
-		next, err := d.Next(now)
-		if err != nil {
-			// A zone that no longer loads: try again in an hour rather
-			// than spin.
-			s.opts.Logger.Warn("digest schedule", "project_id", st.ProjectID, "err", err)
-			next = now.Add(time.Hour)
-		}
-		st.NextDigestAt, st.UpdatedAt = next, now
-		return c.PutNotificationSettings(ctx, st)
-	})
-	if queued {
-		s.AfterCommit()
-	}
-	if errors.Is(err, context.Canceled) {
-		return false, nil
-	}
-	return did, err
 }
