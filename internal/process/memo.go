@@ -2,6 +2,7 @@ package process
 
 import (
 	"hash/fnv"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,58 +14,54 @@ import (
 // memo remembers what was computed from a text (a message, a message and
 // its stack trace) across the claims of a process: logs repeat, and
 // parameterising or fingerprinting the same text again in every claim was
-// about a seventh of processing's CPU under the load generator's load
-// (docs/decisions.md, "Processing"). It holds at most about maxBytes of
-// keys and values in two generations: when the newer fills, the older is
-// dropped, so that what keeps repeating stays and a stream of texts that
-// never repeat costs at most twice maxBytes. Safe for concurrent use.
+// about a seventh of processing's CPU under the load generator's preset
+// (docs/decisions.md, "Processing"). It is direct-mapped: a text's slot is
+// chosen by its hash, and a new text takes the slot, so that a stream of
+// texts that never repeat costs two hashes and a store each, never a
+// growing map (a map that copied every key measured a quarter slower than
+// no memo on such a stream). A slot keeps its text's 128-bit hash (two
+// seeded hashes, random per process), not the text. Safe for concurrent
+// use.
 type memo[V any] struct {
-	mu       sync.Mutex
-	cur, old map[string]V
-	bytes    int
-	maxBytes int
+	seeds [2]maphash.Seed
+	mu    sync.Mutex
+	slots []memoSlot[V]
 }
 
-func newMemo[V any](maxBytes int) *memo[V] {
-	return &memo[V]{cur: map[string]V{}, maxBytes: maxBytes}
+type memoSlot[V any] struct {
+	h   [2]uint64
+	set bool
+	v   V
 }
 
-// get returns the value kept for k.
-func (m *memo[V]) get(k string) (V, bool) {
+func newMemo[V any](slots int) *memo[V] {
+	return &memo[V]{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, slots: make([]memoSlot[V], slots)}
+}
+
+func (m *memo[V]) hash(k string) [2]uint64 {
+	return [2]uint64{maphash.String(m.seeds[0], k), maphash.String(m.seeds[1], k)}
+}
+
+// get returns the value kept for k, and k's hash for put.
+func (m *memo[V]) get(k string) (V, [2]uint64, bool) {
+	h := m.hash(k)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if v, ok := m.cur[k]; ok {
-		return v, true
+	sl := &m.slots[h[0]%uint64(len(m.slots))]
+	if sl.set && sl.h == h {
+		return sl.v, h, true
 	}
-	v, ok := m.old[k]
-	if ok {
-		m.putLocked(k, v, len(k))
-	}
-	return v, ok
+	var zero V
+	return zero, h, false
 }
 
-// put keeps v for k; size is what they hold, in bytes. k is copied: it
-// may alias a batch's payload, which the memo must not keep alive. v must
-// hold nothing of the payload either.
-func (m *memo[V]) put(k string, v V, size int) {
+// put keeps v for the text of hash h. v must hold nothing of a batch's
+// payload: the memo would keep it alive.
+func (m *memo[V]) put(h [2]uint64, v V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.putLocked(k, v, size)
+	m.slots[h[0]%uint64(len(m.slots))] = memoSlot[V]{h: h, set: true, v: v}
 }
-
-func (m *memo[V]) putLocked(k string, v V, size int) {
-	if _, ok := m.cur[k]; ok {
-		return
-	}
-	if m.bytes+size > m.maxBytes {
-		m.old, m.cur, m.bytes = m.cur, make(map[string]V, len(m.cur)), 0
-	}
-	m.cur[strings.Clone(k)] = v
-	m.bytes += size
-}
-
-// memoEntryBytes is what a memo's map entry costs besides its strings.
-const memoEntryBytes = 64
 
 // template is a message's parameterised form and its hash (an INFO
 // summary's top message).
@@ -76,37 +73,41 @@ type memos struct {
 	fingerprints *memo[fingerprinted]
 }
 
-// Sizes of the memos: a few tens of megabytes at most (two generations of
-// each), within the process's memory budget (docs/performance.md).
+// Sizes of the memos, in slots: with texts of a few hundred bytes, some
+// tens of megabytes at most, within the process's memory budget
+// (docs/performance.md).
 const (
-	templateMemoBytes    = 4 << 20
-	fingerprintMemoBytes = 8 << 20
+	templateMemoSlots    = 1 << 16
+	fingerprintMemoSlots = 1 << 14
 	// maxMemoText is the longest message (or message and stack trace)
 	// remembered: longer texts are parameterised each time.
 	maxMemoText = 16 << 10
 )
 
 func newMemos() *memos {
-	return &memos{templates: newMemo[template](templateMemoBytes), fingerprints: newMemo[fingerprinted](fingerprintMemoBytes)}
+	return &memos{templates: newMemo[template](templateMemoSlots), fingerprints: newMemo[fingerprinted](fingerprintMemoSlots)}
 }
 
 // template returns the template of an INFO message and its hash, from the
 // memo when the message was seen before (m may be nil: no memo).
 func (m *memos) template(msg string) template {
-	if m != nil {
-		if t, ok := m.templates.get(msg); ok {
+	var h [2]uint64
+	remember := m != nil && len(msg) <= maxMemoText
+	if remember {
+		var t template
+		var ok bool
+		if t, h, ok = m.templates.get(msg); ok {
 			return t
 		}
 	}
 	tpl := grouping.Parameterize(msg)
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(tpl))
-	t := template{text: tpl, hash: strconv.FormatUint(h.Sum64(), 16)}
-	if m != nil && len(msg) <= maxMemoText {
-		// The template may be a part of msg: copied, so that the memo
-		// keeps no payload alive.
-		t.text = strings.Clone(tpl)
-		m.templates.put(msg, t, len(msg)+len(tpl)+len(t.hash)+memoEntryBytes)
+	f := fnv.New64a()
+	_, _ = f.Write([]byte(tpl))
+	t := template{text: tpl, hash: strconv.FormatUint(f.Sum64(), 16)}
+	if remember {
+		// Parameterize builds a new string: nothing of msg's payload is
+		// kept (TestMemoTemplateKeepsNoPayload).
+		m.templates.put(h, t)
 	}
 	return t
 }
@@ -128,14 +129,15 @@ func (m *memos) fingerprint(ck string, e *ingest.Event, rules *grouping.Rules) *
 		in := groupingInput(e, rules)
 		return &fingerprints{in: in, current: grouping.Fingerprint(in)}
 	}
-	if v, ok := m.fingerprints.get(ck); ok {
+	v, h, ok := m.fingerprints.get(ck)
+	if ok {
 		return &fingerprints{in: v.in, current: v.current}
 	}
 	in := groupingInput(e, nil)
 	// The message and the trace alias the payload, and the result is
 	// made of parts of them: computed from copies.
 	in.Message, in.StackTrace = strings.Clone(in.Message), strings.Clone(in.StackTrace)
-	v := fingerprinted{in: in, current: grouping.Fingerprint(in)}
-	m.fingerprints.put(ck, v, len(ck)+2*(len(in.Message)+len(in.StackTrace))+len(v.current.Frames)*128+memoEntryBytes)
+	v = fingerprinted{in: in, current: grouping.Fingerprint(in)}
+	m.fingerprints.put(h, v)
 	return &fingerprints{in: v.in, current: v.current}
 }

@@ -1,7 +1,6 @@
 package process
 
 import (
-	"fmt"
 	"hash/fnv"
 	"strconv"
 	"testing"
@@ -26,34 +25,41 @@ func TestMemoTemplateIsParameterize(t *testing.T) {
 	}
 }
 
-// A key may alias a batch's payload: the memo must keep its own copy.
-func TestMemoCopiesKeys(t *testing.T) {
-	m := newMemo[int](1 << 20)
+// A message aliases a batch's payload, which later batches do not share:
+// what the memo keeps must not change with it.
+func TestMemoTemplateKeepsNoPayload(t *testing.T) {
+	m := newMemos()
 	buf := []byte("connection reset by peer")
-	k := unsafe.String(unsafe.SliceData(buf), len(buf))
-	m.put(k, 7, len(k))
+	msg := unsafe.String(unsafe.SliceData(buf), len(buf))
+	m.template(msg)
 	copy(buf, "XXXXXXXXXX")
-	if v, ok := m.get("connection reset by peer"); !ok || v != 7 {
-		t.Fatalf("get after the payload changed = %d, %v; want 7, true", v, ok)
+	if got := m.template("connection reset by peer"); got.text != "connection reset by peer" {
+		t.Fatalf("remembered template = %q after the payload changed", got.text)
 	}
 }
 
-func TestMemoBoundAndGenerations(t *testing.T) {
-	m := newMemo[int](1000)
-	for i := range 10000 {
-		m.put(fmt.Sprintf("text %06d", i), i, 100)
-		if _, ok := m.get("hot"); !ok {
-			m.put("hot", -1, 100)
-		}
+// A slot holds one text: another text of the same slot replaces it, and
+// is never answered the first one's value.
+func TestMemoSlots(t *testing.T) {
+	m := newMemo[int](1)
+	if _, _, ok := m.get("a"); ok {
+		t.Fatal("an empty memo answered")
 	}
-	if n := len(m.cur) + len(m.old); n > 20 {
-		t.Fatalf("memo holds %d entries, want at most 20 (two generations of 1000 bytes)", n)
+	_, h, _ := m.get("a")
+	m.put(h, 1)
+	if v, _, ok := m.get("a"); !ok || v != 1 {
+		t.Fatalf("get(a) = %d, %v; want 1, true", v, ok)
 	}
-	if v, ok := m.get("hot"); !ok || v != -1 {
-		t.Fatalf("a text used all along was dropped: %d, %v", v, ok)
+	if v, hb, ok := m.get("b"); ok {
+		t.Fatalf("get(b) answered a's value %d", v)
+	} else {
+		m.put(hb, 2)
 	}
-	if _, ok := m.get("text 000000"); ok {
-		t.Fatal("an old text is still kept")
+	if _, _, ok := m.get("a"); ok {
+		t.Fatal("a is still kept after b took its slot")
+	}
+	if v, _, ok := m.get("b"); !ok || v != 2 {
+		t.Fatalf("get(b) = %d, %v; want 2, true", v, ok)
 	}
 }
 
