@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strconv"
 	"time"
@@ -91,6 +90,8 @@ type prepared struct {
 	legacy map[store.GroupKey]bool
 	// rules are the grouping rules of the batches' projects that have any.
 	rules map[string]*grouping.Rules
+	// memos are the Processor's, across claims (nil: none).
+	memos *memos
 	// values are the environments and services the events carried, by
 	// project and kind (store.TouchProjectValues), each with the latest
 	// receipt time; at most maxValuesPerApply a project and kind.
@@ -163,12 +164,13 @@ func (p *prepared) see(b store.Batch, kind, v string) {
 // prepare decodes and aggregates batches. old finds the groups made by
 // older fingerprint versions (nil: there are none); rules are the grouping
 // rules of the projects that have any. sym, if not nil, symbolicates error
-// events first.
+// events first. m remembers templates and fingerprints across calls (nil:
+// nothing is remembered).
 func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup, rules map[string]*grouping.Rules,
-	sym func(context.Context, string, *ingest.Event) error) (*prepared, error) {
+	sym func(context.Context, string, *ingest.Event) error, m *memos) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
 		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{},
-		rules: rules, relCounts: map[relVersion]*releaseAgg{}}
+		rules: rules, relCounts: map[relVersion]*releaseAgg{}, memos: m}
 	decoded := make([][]ingest.Event, len(batches))
 	for i, b := range batches {
 		events, err := ingest.DecodePayload(b.Payload)
@@ -249,7 +251,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 				p.infoByWin[wk] = info
 				p.templates[wk] = map[string]*store.TemplateCount{}
 			}
-			addInfo(info, e, p.templates[wk])
+			addInfo(info, e, p.templates[wk], p.memos)
 			continue
 		}
 		fps := p.fingerprints(b.ProjectID, e)
@@ -278,7 +280,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	}
 }
 
-func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.TemplateCount) {
+func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.TemplateCount, m *memos) {
 	// event_count counts info events, debug_count debug ones: each event
 	// once (CONTRACT 7).
 	if e.Level == ingest.Debug {
@@ -287,13 +289,11 @@ func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.Te
 		d.Events++
 	}
 	d.Services[e.Service]++
-	tpl := grouping.Parameterize(e.Message)
-	t := templates[tpl]
+	tpl := m.template(e.Message)
+	t := templates[tpl.text]
 	if t == nil {
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(tpl))
-		t = &store.TemplateCount{Hash: strconv.FormatUint(h.Sum64(), 16), Template: tpl, Sample: e.Message}
-		templates[tpl] = t
+		t = &store.TemplateCount{Hash: tpl.hash, Template: tpl.text, Sample: e.Message}
+		templates[tpl.text] = t
 	}
 	t.Count++
 }

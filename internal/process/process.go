@@ -82,6 +82,7 @@ type Processor struct {
 	legacy   legacyGroups
 	rules    compiledRules
 	releases knownReleases
+	memos    *memos
 
 	lifecycle.Base
 }
@@ -118,7 +119,7 @@ func New(db *store.DB, opts Options) *Processor {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1)}
+	return &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos()}
 }
 
 // Wake tells the workers that a batch was committed.
@@ -272,7 +273,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	if err != nil {
 		return err
 	}
-	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old, rules, p.opts.Symbolicate)
+	pr, err := prepare(ctx, batches, p.opts.InfoWindow, old, rules, p.opts.Symbolicate, p.memos)
 	if err != nil {
 		return err
 	}

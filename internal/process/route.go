@@ -40,8 +40,7 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 	}
 	f, ok := p.fps[ck]
 	if !ok {
-		in := groupingInput(e, rules)
-		f = &fingerprints{in: in, current: grouping.Fingerprint(in)}
+		f = p.memos.fingerprint(ck, e, rules)
 		p.fps[ck] = f
 	}
 	if p.legacy != nil && f.older == nil {
