@@ -37,9 +37,14 @@ type Options struct {
 	Idle time.Duration
 	// InfoWindow is the INFO summary window (ERRATA_INFO_WINDOW).
 	InfoWindow time.Duration
-	// ClaimBatches is the most batches one transaction applies together
-	// (default 32).
+	// ClaimBatches is the most batches one claim takes (default 32).
 	ClaimBatches int
+	// ApplyTarget is how long one transaction applying batches should
+	// hold the writer (default DefaultApplyTarget): a claim is applied in
+	// parts sized to it (applyBudget), of at most ApplyEvents events
+	// (default DefaultApplyEvents) and at least one batch.
+	ApplyTarget time.Duration
+	ApplyEvents int
 	// Samples is how many latest sample events a group keeps besides its
 	// first (default 10).
 	Samples int
@@ -79,6 +84,7 @@ type Processor struct {
 	// 178,000-193,000 with one; docs/performance.md).
 	backlog  atomic.Bool
 	help     chan struct{}
+	budget   *applyBudget
 	legacy   legacyGroups
 	rules    compiledRules
 	releases knownReleases
@@ -107,6 +113,12 @@ func New(db *store.DB, opts Options) *Processor {
 	if opts.ClaimBatches <= 0 {
 		opts.ClaimBatches = 32
 	}
+	if opts.ApplyTarget <= 0 {
+		opts.ApplyTarget = DefaultApplyTarget
+	}
+	if opts.ApplyEvents <= 0 {
+		opts.ApplyEvents = DefaultApplyEvents
+	}
 	if opts.Samples <= 0 {
 		opts.Samples = 10
 	}
@@ -119,7 +131,8 @@ func New(db *store.DB, opts Options) *Processor {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos()}
+	return &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos(),
+		budget: newApplyBudget(opts.ApplyTarget, opts.ApplyEvents)}
 }
 
 // Wake tells the workers that a batch was committed.
@@ -189,30 +202,33 @@ func (p *Processor) idle(ctx context.Context, ch <-chan struct{}) {
 	}
 }
 
-// ProcessOne claims up to ClaimBatches batches, processes them together and
-// completes them in one transaction. It reports false when the queue had
-// nothing to claim.
-//
-// When that fails, one bad batch must not hold back the others: each batch
-// is then processed alone, and a batch that fails alone has the failure
-// recorded (see failed). A database that cannot be reached, or a race lost
-// to another worker, is not the batch's fault: the batches wait for their
-// lease to end and are tried again, as after a crash.
+// ProcessOne claims up to ClaimBatches batches and processes them in
+// parts (applyBudget), each part prepared together and completed in one
+// transaction with the batches' deletion. It reports false when the queue
+// had nothing to claim.
 func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	now := p.opts.Now().UTC().Truncate(time.Millisecond)
 	var batches []store.Batch
 	// The claim and the apply commit without waiting for the disk
 	// (TxRedone): a power failure that loses either leaves the batches
-	// queued, and they are processed again.
+	// queued, and they are processed again. The claim writes only the
+	// queue rows; the payloads are read after it, without the writer.
 	err := p.db.TxRedone(ctx, func(c *store.Conn) error {
 		var err error
-		batches, err = c.ClaimBatches(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
+		batches, err = c.ClaimBatchRows(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
 		return err
 	})
 	if err != nil {
 		return false, err
 	}
 	full := len(batches) == p.opts.ClaimBatches
+	if len(batches) > 0 {
+		claimed := batches
+		if batches, err = p.db.Read().LoadPayloads(ctx, claimed); err != nil {
+			p.release(ctx, claimed)
+			return true, err
+		}
+	}
 	p.backlog.Store(full)
 	if full {
 		select {
@@ -223,31 +239,58 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if len(batches) == 0 {
 		return false, nil
 	}
-	err = p.run(ctx, batches)
+	for len(batches) > 0 {
+		n := p.budget.take(batches)
+		if err := p.processPart(ctx, batches[:n]); err != nil {
+			p.release(ctx, batches[n:])
+			return true, err
+		}
+		batches = batches[n:]
+	}
+	return true, nil
+}
+
+// processPart processes claimed batches together in one transaction.
+//
+// When that fails, one bad batch must not hold back the others: each batch
+// is then processed alone, and a batch that fails alone has the failure
+// recorded (see failed). A database that cannot be reached, or a race lost
+// to another worker, is not the batch's fault: the batches are released
+// and tried again.
+func (p *Processor) processPart(ctx context.Context, batches []store.Batch) error {
+	err := p.run(ctx, batches)
 	if err != nil && !batchFault(err) {
 		// Not the batches' doing (the database, a lost race): let them be
 		// claimed again now rather than when the lease ends.
-		if rerr := p.db.Write().ReleaseBatches(context.WithoutCancel(ctx), batches); rerr != nil && !store.IsUnavailable(rerr) {
-			p.opts.Logger.Warn("releasing batches after a failure", "err", rerr)
-		}
+		p.release(ctx, batches)
 	}
 	if err == nil || !batchFault(err) {
-		return true, err
+		return err
 	}
 	if len(batches) == 1 {
 		p.failed(ctx, batches[0], err)
-		return true, nil
+		return nil
 	}
 	p.opts.Logger.Warn("processing a group of batches failed; processing each alone to find the bad one", "batches", len(batches), "err", err)
-	for _, b := range batches {
+	for i, b := range batches {
 		if err := p.run(ctx, []store.Batch{b}); err != nil {
 			if !batchFault(err) {
-				return true, err
+				p.release(ctx, batches[i+1:])
+				return err
 			}
 			p.failed(ctx, b, err)
 		}
 	}
-	return true, nil
+	return nil
+}
+
+// release gives up the leases of batches whose processing met a failure
+// that is not theirs, so that they are claimed again now rather than when
+// the lease ends.
+func (p *Processor) release(ctx context.Context, batches []store.Batch) {
+	if err := p.db.Write().ReleaseBatches(context.WithoutCancel(ctx), batches); err != nil && !store.IsUnavailable(err) {
+		p.opts.Logger.Warn("releasing batches after a failure", "err", err)
+	}
 }
 
 // batchFault reports whether err may be the batch's own doing, as opposed
@@ -280,10 +323,16 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	// Two workers on PostgreSQL can race to create the same group: the
 	// loser's transaction fails on the unique key and simply runs again.
 	var ticketEvents int
+	events := 0
+	for _, b := range batches {
+		events += b.EventCount
+	}
 	for attempt := 0; ; attempt++ {
 		err = p.db.TxRedone(ctx, func(c *store.Conn) error {
+			began := time.Now()
 			evs, err := p.apply(ctx, c, pr, p.opts.Now().UTC().Truncate(time.Millisecond))
 			ticketEvents = len(evs)
+			p.budget.observe(events, time.Since(began))
 			return err
 		})
 		if errors.Is(err, store.ErrConflict) && attempt < 5 {
@@ -303,10 +352,6 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 		p.opts.AfterTickets()
 	}
 	if p.opts.Observe != nil {
-		events := 0
-		for _, b := range batches {
-			events += b.EventCount
-		}
 		p.opts.Observe(events, time.Since(start))
 	}
 	return nil

@@ -2,6 +2,7 @@ package process_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -161,6 +162,37 @@ func TestHelpersLeaveWakeUpsToTheFirstWorker(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatalf("round %d: a batch announced with Wake waited for the idle timer", round)
 			}
+		}
+	})
+}
+
+// TestClaimAppliedInParts: a claim larger than the apply budget is applied
+// in several transactions, each completing its own batches with their
+// results, and every event is counted once.
+func TestClaimAppliedInParts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		for i := 0; i < 5; i++ {
+			e.queue(errEvent("queued", ingest.Error), errEvent("queued", ingest.Error))
+		}
+		var parts []int
+		// A target of an hour keeps the budget at ApplyEvents however slow
+		// the machine (the race detector, a busy CI).
+		p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 5, ApplyEvents: 4, ApplyTarget: time.Hour,
+			Observe: func(events int, _ time.Duration) { parts = append(parts, events) }})
+		did, err := p.ProcessOne(ctx)
+		if err != nil || !did {
+			t.Fatalf("ProcessOne = %v, %v", did, err)
+		}
+		if want := []int{4, 4, 2}; !slices.Equal(parts, want) {
+			t.Fatalf("parts of %v events, want %v", parts, want)
+		}
+		if did, err := p.ProcessOne(ctx); did || err != nil {
+			t.Fatalf("after the claim: ProcessOne = %v, %v; want the queue empty", did, err)
+		}
+		if g := e.groups(); len(g) != 1 || g[0].EventCount != 10 {
+			t.Fatalf("groups = %+v, want one counting 10", g)
 		}
 	})
 }

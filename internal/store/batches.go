@@ -217,6 +217,18 @@ const MaxProjectClaims = 2
 // postgres_claims.go); the batches come back in queue order, with their
 // payloads.
 func (c *Conn) ClaimBatches(ctx context.Context, now, leaseUntil time.Time, n int) ([]Batch, error) {
+	out, err := c.ClaimBatchRows(ctx, now, leaseUntil, n)
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	return c.LoadPayloads(ctx, out)
+}
+
+// ClaimBatchRows is ClaimBatches without the payloads: LoadPayloads reads
+// them after the claim has committed, on the read pool, so that the claim
+// holds SQLite's writer only for the small queue rows and not while
+// megabytes of payloads are read (issue 30, docs/decisions.md).
+func (c *Conn) ClaimBatchRows(ctx context.Context, now, leaseUntil time.Time, n int) ([]Batch, error) {
 	return c.drv.claimBatches(ctx, c, now, leaseUntil, n)
 }
 
@@ -254,9 +266,11 @@ func (c *Conn) ReleaseBatches(ctx context.Context, batches []Batch) error {
 	return nil
 }
 
-// loadPayloads reads the payloads of claimed batches, kept in a table of
-// their own so that claiming rewrites only the small queue rows.
-func (c *Conn) loadPayloads(ctx context.Context, batches []Batch) error {
+// LoadPayloads reads the payloads of claimed batches, kept in a table of
+// their own so that claiming rewrites only the small queue rows. It
+// returns the batches with their payloads, in order, leaving out any whose
+// payload is gone: another worker finished it after this one's lease ended.
+func (c *Conn) LoadPayloads(ctx context.Context, batches []Batch) ([]Batch, error) {
 	q := `SELECT batch_id, payload FROM ingest_payloads WHERE batch_id IN (` + tuples(len(batches), "?") + `)`
 	args := make([]any, len(batches))
 	index := make(map[int64]int, len(batches))
@@ -265,18 +279,28 @@ func (c *Conn) loadPayloads(ctx context.Context, batches []Batch) error {
 	}
 	rows, err := c.query(ctx, q, args...)
 	if err != nil {
-		return fmt.Errorf("store: batch payloads: %w", err)
+		return nil, fmt.Errorf("store: batch payloads: %w", err)
 	}
 	defer rows.Close()
+	found := make([]bool, len(batches))
 	for rows.Next() {
 		var id int64
 		var p []byte
 		if err := rows.Scan(&id, &p); err != nil {
-			return fmt.Errorf("store: batch payloads: %w", err)
+			return nil, fmt.Errorf("store: batch payloads: %w", err)
 		}
-		batches[index[id]].Payload = p
+		batches[index[id]].Payload, found[index[id]] = p, true
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: batch payloads: %w", translate(err))
+	}
+	out := batches[:0:0]
+	for i, b := range batches {
+		if found[i] {
+			out = append(out, b)
+		}
+	}
+	return out, nil
 }
 
 // ClaimBatch leases the oldest unleased batch; ErrNotFound when there is none.

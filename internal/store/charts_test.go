@@ -168,3 +168,31 @@ func TestClosedInfoSummaries(t *testing.T) {
 		}
 	})
 }
+
+// TestPruneInChunks: Prune deletes more rows than one chunk in several
+// statements and counts them all, keeping the rows retention still keeps.
+func TestPruneInChunks(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		c := db.Write()
+		p := seedProject(t, c)
+		g := seedGroupFor(t, c, p.ID, "a")
+		h0 := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+		var counts []store.GroupCount
+		for i := range 2600 { // minutes [h0, h0+2600m)
+			counts = append(counts, store.GroupCount{GroupID: g, ProjectID: p.ID, Minute: h0.Add(time.Duration(i) * time.Minute), N: 1})
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddGroupCounts(ctx, counts) }); err != nil {
+			t.Fatal(err)
+		}
+		now := h0.Add(2600 * time.Minute)
+		pruned, err := c.Prune(ctx, store.Retention{Minutes: 100 * time.Minute, Hours: 365 * 24 * time.Hour, Records: time.Hour}, now)
+		if err != nil || pruned.Minutes != 2500 {
+			t.Fatalf("Prune = %+v, %v; want 2,500 minute counts, in three chunks", pruned, err)
+		}
+		got, err := db.Read().GroupCountBetween(ctx, g, h0, now)
+		if err != nil || got != 100 {
+			t.Fatalf("after pruning: %d events counted by minute, %v; want the 100 latest minutes", got, err)
+		}
+	})
+}

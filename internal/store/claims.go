@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"slices"
@@ -9,8 +8,8 @@ import (
 )
 
 // claimedBatches reads the batches a claim's UPDATE … RETURNING leased,
-// in queue order, with their payloads.
-func (c *Conn) claimedBatches(ctx context.Context, rows *sql.Rows, err error) ([]Batch, error) {
+// in queue order, without their payloads (LoadPayloads reads them).
+func claimedBatches(rows *sql.Rows, err error) ([]Batch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: claim batches: %w", err)
 	}
@@ -21,11 +20,8 @@ func (c *Conn) claimedBatches(ctx context.Context, rows *sql.Rows, err error) ([
 		b.ReceivedAt, b.LeaseUntil = fromMS(r), fromMS(l)
 		return b, err
 	})
-	if err != nil || len(out) == 0 {
-		return out, err
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, c.loadPayloads(ctx, out)
+	return out, err
 }
 
 // claimedDeliveries reads the deliveries a claim's UPDATE … RETURNING

@@ -185,10 +185,17 @@ type Conn struct {
 	slow *slowWatch
 }
 
-func (c *Conn) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (c *Conn) exec(ctx context.Context, q string, args ...any) (_ sql.Result, err error) {
 	if c.slow != nil {
 		start := time.Now()
-		defer c.slow.done(ctx, c.dialect, "statement", start, 0, 0)
+		defer func() {
+			// A statement whose context ended while it waited for the
+			// writer never held it (a session touch gives up after
+			// 100 ms): reporting it would blame the waiter for the wait.
+			if err == nil || ctx.Err() == nil {
+				c.slow.done(ctx, c.dialect, "statement", start, 0, 0)
+			}
+		}()
 	}
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)

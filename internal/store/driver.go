@@ -78,6 +78,9 @@ type dbDriver interface {
 	// jsonText is the text at path in the JSON column col, and the
 	// argument of the expression's one placeholder.
 	jsonText(col string, path []string) (expr string, arg any)
+	// rowAddress is the column that addresses a row of any table, for
+	// statements that work through a table in chunks (rowid, ctid).
+	rowAddress() string
 	// insertProjectQuery inserts a project with the installation's next
 	// number and returns the number (InsertProject).
 	insertProjectQuery() string

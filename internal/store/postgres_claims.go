@@ -37,7 +37,7 @@ func (postgresDriver) claimBatches(ctx context.Context, c *Conn, now, leaseUntil
 		return nil, err
 	}
 	rows, err := c.query(ctx, postgresClaimBatches, ms(leaseUntil), ms(now), MaxProjectClaims, n)
-	return c.claimedBatches(ctx, rows, err)
+	return claimedBatches(rows, err)
 }
 
 // postgresClaimDeliveries walks the channels with pending deliveries (ch,

@@ -167,3 +167,5 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	return &DB{dialect: Postgres, drv: postgresDriver{}, write: p, read: p}, nil
 }
+
+func (postgresDriver) rowAddress() string { return "ctid" }

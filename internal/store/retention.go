@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,45 +32,91 @@ type Pruned struct {
 // them (sentry-cli assembles within minutes).
 const ChunksKept = 24 * time.Hour
 
-// Prune deletes what Retention no longer keeps, as of now. Open tickets
-// stay whatever their age: someone still has to act on them.
+// pruneChunk is the most rows one statement of Prune deletes: on the
+// writer outside a transaction each chunk commits on its own, so that a
+// first prune after an upgrade, or after retention was shortened, holds
+// SQLite's writer (or PostgreSQL's row locks) a moment at a time, not for
+// the whole backlog while ingestion's commits wait (issue 30).
+const pruneChunk = 1000
+
+// pruneStep is one statement of Prune: rows of table matching where, each
+// named by key (SQLite's rowid or PostgreSQL's ctid when empty); set, when
+// given, updates them instead of deleting them.
+type pruneStep struct {
+	n          *int64
+	table, key string
+	set, where string
+	args       []any
+}
+
+// Prune deletes what Retention no longer keeps, as of now, in chunks of
+// pruneChunk rows. Open tickets stay whatever their age: someone still has
+// to act on them.
 func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
 	var p Pruned
-	steps := []struct {
-		n    *int64
-		q    string
-		args []any
-	}{
-		{&p.Minutes, `DELETE FROM group_minutes WHERE minute < ?`, []any{ms(now.Add(-r.Minutes))}},
-		{&p.Hours, `DELETE FROM group_hours WHERE hour < ?`, []any{ms(now.Add(-r.Hours))}},
-		{nil, `DELETE FROM project_hours WHERE hour < ?`, []any{ms(now.Add(-r.Hours))}},
-		{nil, `DELETE FROM project_values WHERE last_seen < ?`, []any{ms(now.Add(-ValuesKept))}},
-		{nil, `DELETE FROM event_refs WHERE last_seen < ?`, []any{ms(now.Add(-r.Records))}},
-		{nil, `UPDATE error_groups SET ticket_id = NULL WHERE ticket_id IN (SELECT id FROM tickets WHERE status = 'resolved' AND resolved_at < ?)`, []any{ms(now.Add(-r.Records))}},
-		{&p.Tickets, `DELETE FROM tickets WHERE status = 'resolved' AND resolved_at < ?`, []any{ms(now.Add(-r.Records))}},
-		{&p.Summaries, `DELETE FROM info_summaries WHERE window_end < ?`, []any{ms(now.Add(-r.Records))}},
-		{&p.Digests, `DELETE FROM digests WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
+	records := ms(now.Add(-r.Records))
+	steps := []pruneStep{
+		{n: &p.Minutes, table: "group_minutes", where: `minute < ?`, args: []any{ms(now.Add(-r.Minutes))}},
+		{n: &p.Hours, table: "group_hours", where: `hour < ?`, args: []any{ms(now.Add(-r.Hours))}},
+		{table: "project_hours", where: `hour < ?`, args: []any{ms(now.Add(-r.Hours))}},
+		{table: "project_values", where: `last_seen < ?`, args: []any{ms(now.Add(-ValuesKept))}},
+		// WITHOUT ROWID on SQLite: named by its primary key.
+		{table: "event_refs", key: "(kind, ref, project_id, group_id)", where: `last_seen < ?`, args: []any{records}},
+		{table: "error_groups", key: "id", set: `ticket_id = NULL`,
+			where: `ticket_id IN (SELECT id FROM tickets WHERE status = 'resolved' AND resolved_at < ?)`, args: []any{records}},
+		{n: &p.Tickets, table: "tickets", where: `status = 'resolved' AND resolved_at < ?`, args: []any{records}},
+		{n: &p.Summaries, table: "info_summaries", where: `window_end < ?`, args: []any{records}},
+		{n: &p.Digests, table: "digests", where: `created_at < ?`, args: []any{records}},
 		// Pending deliveries stay whatever their age: they are still owed.
-		{&p.Deliveries, `DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`, []any{ms(now.Add(-r.Records))}},
-		{&p.Audit, `DELETE FROM audit_log WHERE created_at < ?`, []any{ms(now.Add(-AuditKept))}},
+		{n: &p.Deliveries, table: "deliveries", where: `status <> 'pending' AND updated_at < ?`, args: []any{records}},
+		{n: &p.Audit, table: "audit_log", where: `created_at < ?`, args: []any{ms(now.Add(-AuditKept))}},
 		// Uses older than every quota's window count for nothing.
-		{nil, `DELETE FROM quota_uses WHERE at < ?`, []any{ms(now.Add(-QuotaKeep))}},
+		{table: "quota_uses", where: `at < ?`, args: []any{ms(now.Add(-QuotaKeep))}},
 		// Releases (with their deploys and uploaded files, by cascade) whose
 		// creation and latest event are past retention; files uploaded
 		// without a release by their own age; chunks no assembly used.
-		{&p.Releases, `DELETE FROM releases WHERE created_at < ? AND (last_seen IS NULL OR last_seen < ?)`, []any{ms(now.Add(-r.Records)), ms(now.Add(-r.Records))}},
-		{nil, `DELETE FROM artifacts WHERE release_id IS NULL AND created_at < ?`, []any{ms(now.Add(-r.Records))}},
-		{nil, `DELETE FROM artifact_bundles WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
-		{nil, `DELETE FROM upload_chunks WHERE created_at < ?`, []any{ms(now.Add(-ChunksKept))}},
+		{n: &p.Releases, table: "releases", where: `created_at < ? AND (last_seen IS NULL OR last_seen < ?)`, args: []any{records, records}},
+		{table: "artifacts", where: `release_id IS NULL AND created_at < ?`, args: []any{records}},
+		{table: "artifact_bundles", where: `created_at < ?`, args: []any{records}},
+		{table: "upload_chunks", where: `created_at < ?`, args: []any{ms(now.Add(-ChunksKept))}},
 	}
 	for _, s := range steps {
-		res, err := c.exec(ctx, s.q, s.args...)
+		n, err := c.pruneRows(ctx, s)
 		if err != nil {
-			return p, fmt.Errorf("store: prune: %w", err)
+			return p, fmt.Errorf("store: prune %s: %w", s.table, err)
 		}
 		if s.n != nil {
-			*s.n, _ = res.RowsAffected()
+			*s.n = n
 		}
 	}
 	return p, nil
+}
+
+// pruneRows runs s chunk by chunk until a chunk finds fewer than
+// pruneChunk rows, and returns how many rows it changed.
+func (c *Conn) pruneRows(ctx context.Context, s pruneStep) (int64, error) {
+	key := s.key
+	if key == "" {
+		key = c.drv.rowAddress()
+	}
+	q := `DELETE FROM ` + s.table
+	if s.set != "" {
+		q = `UPDATE ` + s.table + ` SET ` + s.set
+	}
+	q += ` WHERE ` + key + ` IN (SELECT ` + strings.Trim(key, "()") + ` FROM ` + s.table + ` WHERE ` + s.where + ` LIMIT ` + strconv.Itoa(pruneChunk) + `)`
+	var total int64
+	for {
+		res, err := c.exec(ctx, q, s.args...)
+		if err != nil {
+			return total, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n < pruneChunk {
+			return total, nil
+		}
+	}
 }

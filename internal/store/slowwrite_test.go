@@ -79,7 +79,8 @@ func holdElsewhere(t *testing.T, db *store.DB) string {
 // TestSlowWriteWarning keeps the writer-hold warning honest on both
 // databases: a transaction deliberately kept open past the threshold is
 // logged at WARN with its caller and counted, a short one is not, nor is a
-// statement that only waited for the writer behind the long transaction;
+// statement that only waited for the writer behind the long transaction,
+// nor one that gave up waiting;
 // a statement outside a transaction that runs long is logged too; and a
 // zero threshold turns the warning off.
 func TestSlowWriteWarning(t *testing.T) {
@@ -127,6 +128,30 @@ func TestSlowWriteWarning(t *testing.T) {
 			t.Errorf("warning %v; want WARN, kind transaction, held about 300 ms, caller this test", w)
 		}
 
+		// A statement that gives up waiting for the writer (a session
+		// touch, bounded at 100 ms; here 150 ms, past the threshold) never
+		// held it.
+		began = make(chan struct{})
+		wg.Go(func() {
+			err := db.Tx(ctx, func(c *store.Conn) error {
+				close(began)
+				time.Sleep(300 * time.Millisecond)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+		<-began
+		tctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+		err := db.Write().TouchSession(tctx, "ses_none", time.Now(), time.Now())
+		cancel()
+		wg.Wait()
+		got = logged.take(t)
+		if err == nil || len(got) != 1 || got[0]["kind"] != "transaction" {
+			t.Fatalf("touch: %v; warnings %v; want one, of the transaction, not of the statement that gave up", err, got)
+		}
+
 		// A statement outside a transaction that holds the writer long.
 		if err := db.ExecForTest(ctx, holdElsewhere(t, db)); err != nil {
 			t.Fatal(err)
@@ -137,7 +162,7 @@ func TestSlowWriteWarning(t *testing.T) {
 		}
 
 		db.WarnSlowWrites(store.SlowWrites{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
-		err := db.Tx(ctx, func(c *store.Conn) error { time.Sleep(150 * time.Millisecond); return nil })
+		err = db.Tx(ctx, func(c *store.Conn) error { time.Sleep(150 * time.Millisecond); return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

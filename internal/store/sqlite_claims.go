@@ -16,7 +16,7 @@ func (sqliteDriver) claimBatches(ctx context.Context, c *Conn, now, leaseUntil t
 		WHERE id IN (SELECT id FROM ingest_batches WHERE lease_until < $2 AND failed_at IS NULL ORDER BY id LIMIT $3)
 		RETURNING id, project_id, received_at, event_count, lease_until, attempts, failures`
 	rows, err := c.query(ctx, q, ms(leaseUntil), ms(now), n)
-	return c.claimedBatches(ctx, rows, err)
+	return claimedBatches(rows, err)
 }
 
 // sqliteClaimDeliveries walks the channels with pending deliveries (ch:

@@ -193,3 +193,5 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 func fileURI(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
+
+func (sqliteDriver) rowAddress() string { return "rowid" }

@@ -447,7 +447,8 @@ func TestProjectNumbers(t *testing.T) {
 
 // TestInsertBatchesGroup writes a group of batches larger than one
 // multi-row statement, after a gap in the ids (processed batches are
-// deleted): every batch gets the id of its own row, and its payload.
+// deleted): every batch gets the id of its own row, and its payload. The
+// first batches are claimed without their payloads, which are read after.
 func TestInsertBatchesGroup(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -464,9 +465,19 @@ func TestInsertBatchesGroup(t *testing.T) {
 			return bs
 		}
 		first := insert(3, "first")
-		claimed, err := db.Write().ClaimBatches(ctx, now, now.Add(time.Minute), 3)
-		if err != nil || len(claimed) != 3 {
-			t.Fatalf("ClaimBatches: %d, %v", len(claimed), err)
+		rows, err := db.Write().ClaimBatchRows(ctx, now, now.Add(time.Minute), 3)
+		if err != nil || len(rows) != 3 || rows[0].Payload != nil {
+			t.Fatalf("ClaimBatchRows: %d, %v; want 3 rows without their payloads", len(rows), err)
+		}
+		// The payloads are read after the claim, leaving out a batch that
+		// another worker finished meanwhile (its lease having ended).
+		if err := db.Write().FinishBatch(ctx, rows[1]); err != nil {
+			t.Fatal(err)
+		}
+		claimed, err := db.Read().LoadPayloads(ctx, rows)
+		if err != nil || len(claimed) != 2 || claimed[0].ID != first[0].ID || string(claimed[0].Payload) != "first-0" ||
+			claimed[1].ID != first[2].ID || string(claimed[1].Payload) != "first-2" {
+			t.Fatalf("LoadPayloads = %+v, %v; want the first and the third with their payloads", claimed, err)
 		}
 		for _, b := range claimed {
 			if err := db.Write().FinishBatch(ctx, b); err != nil {
