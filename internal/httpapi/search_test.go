@@ -47,6 +47,8 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 			{"", []string{pay, dsk, tpl}},
 			{"timeout", []string{pay}},
 			{"PAYMENT time", []string{pay}}, // every word, any case, prefixes
+			{"ayment IMEO", []string{pay}},  // and the middle of a word (the trigram indexes)
+			{"sk fu", []string{dsk}},        // words under three characters
 			{"payment !timeout", nil},
 			{"!timeout", []string{dsk, tpl}},
 			{`"for order"`, []string{pay}},

@@ -78,6 +78,14 @@ type dbDriver interface {
 	// jsonText is the text at path in the JSON column col, and the
 	// argument of the expression's one placeholder.
 	jsonText(col string, path []string) (expr string, arg any)
+	// groupWord is the condition, on the group columns of alias g, that
+	// finds the free word w through the group_search index of migration
+	// 00052; ok is false when the index cannot find w (the caller scans).
+	groupWord(g, w string) (cond string, arg any, ok bool)
+	// wordLookupDrivesList reports whether a list's free words are one
+	// look-up in a separate index that should drive the query (SQLite's
+	// FTS5 table), rather than a condition on the group's row.
+	wordLookupDrivesList() bool
 	// rowAddress is the column that addresses a row of any table, for
 	// statements that work through a table in chunks (rowid, ctid).
 	rowAddress() string

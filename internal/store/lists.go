@@ -131,7 +131,18 @@ func (c *Conn) ListGroupsBy(ctx context.Context, projectID string, f GroupFilter
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT ` + groupCols + ` FROM error_groups WHERE project_id = ? AND merged_into IS NULL` + where
+	ss := &searchSQL{dialect: c.dialect, g: "error_groups."}
+	sq, sargs := ss.where(f.Query)
+	project := `project_id = ?`
+	if ss.fts && o != OrderNewest {
+		// Sorted by a column no index follows, the full-text look-up
+		// drives: the groups it finds are read by rowid, rather than every
+		// group of the project through the project's index (which SQLite,
+		// without statistics, prefers). Newest first, the project's index
+		// is walked in id order and stops at the page's end.
+		project = `+project_id = ?`
+	}
+	q := ` FROM error_groups WHERE ` + project + ` AND merged_into IS NULL` + where
 	args := append([]any{projectID}, kargs...)
 	for _, w := range []struct{ col, v string }{{"status", f.Status}, {"service", f.Service}} {
 		if w.v != "" {
@@ -143,10 +154,18 @@ func (c *Conn) ListGroupsBy(ctx context.Context, projectID string, f GroupFilter
 		q += ` AND environments LIKE ?`
 		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
 	}
-	sq, sargs := (&searchSQL{dialect: c.dialect, g: "error_groups."}).where(f.Query)
 	q += sq
 	args = append(args, sargs...)
-	rows, err := c.query(ctx, likeClause(c.dialect, q+order+` LIMIT ?`), append(args, limit)...)
+	if o == OrderNewest {
+		q = `SELECT ` + groupCols + q + order + ` LIMIT ?`
+	} else {
+		// Sorted by a column no index follows, every matching group is
+		// sorted: the page's ids are chosen on narrow rows, then only those
+		// rows are read whole (a sort of whole rows cost most of a search
+		// sorted by events; docs/performance.md).
+		q = `SELECT ` + groupCols + ` FROM error_groups WHERE id IN (SELECT id` + q + order + ` LIMIT ?)` + order
+	}
+	rows, err := c.query(ctx, likeClause(c.dialect, q), append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list groups: %w", err)
 	}

@@ -169,3 +169,12 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 }
 
 func (postgresDriver) rowAddress() string { return "ctid" }
+
+// groupWord matches w against the pg_trgm index of the three columns joined
+// by U+001F (no query holds a control character, so no word spans two
+// columns), rechecked by ILIKE.
+func (postgresDriver) groupWord(g, w string) (string, any, bool) {
+	return "(" + g + "title || E'\\x1f' || " + g + "culprit || E'\\x1f' || " + g + "sample_message) ILIKE ?", contains(w), true
+}
+
+func (postgresDriver) wordLookupDrivesList() bool { return false }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/errata-dev/errata/internal/search"
 )
@@ -21,11 +22,18 @@ type searchSQL struct {
 	me      string // the user id of assigned:me
 	b       strings.Builder
 	args    []any
+	// fts is set when the conditions hold a look-up in SQLite's full-text
+	// index that finds the groups (words, not negated), which the query
+	// should then be driven by (ListGroupsBy).
+	fts bool
 }
 
 // where builds the conditions of q.
 func (s *searchSQL) where(q search.Query) (string, []any) {
 	s.me = q.Me
+	if s.e == "" && driverOf(s.dialect).wordLookupDrivesList() {
+		q.Terms = s.ftsWords(q.Terms)
+	}
 	for _, t := range q.Terms {
 		s.b.WriteString(" AND ")
 		if t.Negate {
@@ -90,11 +98,7 @@ func (s *searchSQL) group(t search.Term) {
 	g := s.g
 	switch t.Field {
 	case search.FieldWord:
-		p := contains(t.Value)
-		// The group's own columns only: reading every stored sample of
-		// every group of the project would not stay within the speed target
-		// (docs/performance.md).
-		s.add(g+"title"+s.like()+" OR "+g+"culprit"+s.like()+" OR "+g+"sample_message"+s.like(), p, p, p)
+		s.word(t.Value)
 	case search.FieldIs:
 		switch t.Value {
 		case "open":
@@ -154,6 +158,54 @@ func (s *searchSQL) group(t search.Term) {
 		s.facet(t.Key, &t.Value)
 	}
 }
+
+// ftsWords writes the one condition of the free words of terms that SQLite's
+// full-text index answers (not negated, at least ftsMinRunes long): its
+// phrases joined by AND, all in one look-up. It returns the other terms.
+func (s *searchSQL) ftsWords(terms []search.Term) []search.Term {
+	var phrases []string
+	rest := terms[:0:0]
+	for _, t := range terms {
+		if t.Field == search.FieldWord && !t.Negate && utf8.RuneCountInString(t.Value) >= ftsMinRunes {
+			phrases = append(phrases, ftsPhrase(t.Value))
+			continue
+		}
+		rest = append(rest, t)
+	}
+	if len(phrases) > 0 {
+		s.fts = true
+		s.add(" AND "+s.g+"rowid IN (SELECT rowid FROM group_search WHERE group_search MATCH ?)", strings.Join(phrases, " AND "))
+	}
+	return rest
+}
+
+// ftsMinRunes is the shortest word the SQLite trigram index can find: a
+// shorter one has no trigram.
+const ftsMinRunes = 3
+
+// word is the condition of a free word on a group: its title, culprit or
+// latest sample message contains w, any case. The group's own columns only:
+// reading every stored sample of every group of the project would not stay
+// within the speed target (docs/performance.md). Both databases answer it
+// from a trigram index (migration 00052): PostgreSQL's pg_trgm index of the
+// three columns joined by U+001F (no query holds a control character, so
+// no word spans two columns), rechecked by ILIKE; SQLite's FTS5 trigram
+// index, whose phrase of w's trigrams is exactly "contains w, any case"
+// (ftsWords; a negated word is a look-up here). Words too short for a
+// trigram scan the columns with LIKE.
+func (s *searchSQL) word(w string) {
+	g := s.g
+	if cond, arg, ok := driverOf(s.dialect).groupWord(g, w); ok {
+		s.add(cond, arg)
+		return
+	}
+	p := contains(w)
+	s.add(g+"title"+s.like()+" OR "+g+"culprit"+s.like()+" OR "+g+"sample_message"+s.like(), p, p, p)
+}
+
+// ftsPhrase is w as one FTS5 string (a phrase): in double quotes, its own
+// double quotes doubled, so no character of w is query syntax.
+func ftsPhrase(w string) string { return `"` + strings.ReplaceAll(w, `"`, `""`) + `"` }
 
 // assignee is the condition of is:assigned, is:unassigned and assigned:
 // (me, none or a member's email, compared without case). COALESCE keeps

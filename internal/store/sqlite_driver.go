@@ -1,6 +1,8 @@
 package store
 
 import (
+	"unicode/utf8"
+
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
@@ -195,3 +197,15 @@ func fileURI(path string) string {
 }
 
 func (sqliteDriver) rowAddress() string { return "rowid" }
+
+// groupWord looks w up in the FTS5 trigram table group_search, whose phrase
+// of w's trigrams is "contains w, any case"; a word too short for a
+// trigram is not indexed.
+func (sqliteDriver) groupWord(g, w string) (string, any, bool) {
+	if utf8.RuneCountInString(w) < ftsMinRunes {
+		return "", nil, false
+	}
+	return g + "rowid IN (SELECT rowid FROM group_search WHERE group_search MATCH ?)", ftsPhrase(w), true
+}
+
+func (sqliteDriver) wordLookupDrivesList() bool { return true }
