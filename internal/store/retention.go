@@ -30,6 +30,10 @@ type Pruned struct {
 // them (sentry-cli assembles within minutes).
 const ChunksKept = 24 * time.Hour
 
+// releaseExpired is the condition of a release past retention: made, and
+// last named by an error event, before the cut-off (twice as an argument).
+const releaseExpired = `created_at < ? AND (last_seen IS NULL OR last_seen < ?)`
+
 // Prune deletes what Retention no longer keeps, as of now. Open tickets
 // stay whatever their age: someone still has to act on them.
 func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
@@ -54,9 +58,13 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		// Uses older than every quota's window count for nothing.
 		{nil, `DELETE FROM quota_uses WHERE at < ?`, []any{ms(now.Add(-QuotaKeep))}},
 		// Releases (with their deploys and uploaded files, by cascade) whose
-		// creation and latest event are past retention; files uploaded
+		// creation and latest event are past retention, except that a
+		// release a group was resolved in keeps its row (its first_seen
+		// orders "resolved in a release") but not its files; files uploaded
 		// without a release by their own age; chunks no assembly used.
-		{&p.Releases, `DELETE FROM releases WHERE created_at < ? AND (last_seen IS NULL OR last_seen < ?)`, []any{ms(now.Add(-r.Records)), ms(now.Add(-r.Records))}},
+		{nil, `DELETE FROM artifacts WHERE release_id IN (SELECT id FROM releases WHERE ` + releaseExpired + `)`, []any{ms(now.Add(-r.Records)), ms(now.Add(-r.Records))}},
+		{&p.Releases, `DELETE FROM releases WHERE ` + releaseExpired + ` AND NOT EXISTS (SELECT 1 FROM error_groups g
+			WHERE g.project_id = releases.project_id AND g.resolved_in = releases.version)`, []any{ms(now.Add(-r.Records)), ms(now.Add(-r.Records))}},
 		{nil, `DELETE FROM artifacts WHERE release_id IS NULL AND created_at < ?`, []any{ms(now.Add(-r.Records))}},
 		{nil, `DELETE FROM artifact_bundles WHERE created_at < ?`, []any{ms(now.Add(-r.Records))}},
 		{nil, `DELETE FROM upload_chunks WHERE created_at < ?`, []any{ms(now.Add(-ChunksKept))}},
