@@ -114,14 +114,23 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		res := s.callers.Allow(callerKey(r))
-		res.SetHeaders(w.Header())
-		if !res.Allowed {
+		if !s.TakeCallerToken(w, r) {
 			WriteProblem(w, r, problem.New("rate-limited", "too many requests; wait Retry-After seconds"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// TakeCallerToken takes a token from the caller's bucket of the management
+// API's limit (ERRATA_API_RATE_LIMIT; the caller is its credential, else
+// its address) and puts the RateLimit-* headers, and Retry-After when it
+// refuses, on w. Routes under an exempted prefix that answer in a shape of
+// their own (Sentry's web API, /api/0/) call it themselves.
+func (s *Server) TakeCallerToken(w http.ResponseWriter, r *http.Request) bool {
+	res := s.callers.Allow(callerKey(r))
+	res.SetHeaders(w.Header())
+	return res.Allowed
 }
 
 // callerKey runs inside withRequest, which found the client address.

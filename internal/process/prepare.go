@@ -44,7 +44,7 @@ type groupAgg struct {
 // maxUsersPerGroup bounds the user ids one transaction records for a group.
 const maxUsersPerGroup = 1000
 
-// valueRelease is the kind of value touchValues records in release_order
+// valueRelease is the kind of value noteReleases records in releases.first_seen
 // rather than project_values.
 const valueRelease = "release"
 
@@ -96,7 +96,7 @@ type prepared struct {
 	// project and kind (store.TouchProjectValues), each with the latest
 	// receipt time; at most maxValuesPerApply a project and kind.
 	values map[valueKind]map[string]time.Time
-	// releases are the release_order keys apply inserted, known to this
+	// releases are the release keys apply noted, known to this
 	// process once its transaction commits (knownReleases).
 	releases []string
 	// relCounts are the error events' counts by project and release.

@@ -6,11 +6,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/store"
 )
 
 // knownReleases remembers the releases this process has recorded in
-// release_order (committed), so that a steady stream of one release costs
+// the releases table with a first_seen (committed), so that a steady stream of one release costs
 // no statement per transaction. It is only an optimisation: after a
 // restart, or once it holds maxKnownReleases and is emptied, the insert
 // (ON CONFLICT DO NOTHING) runs again.
@@ -66,7 +67,7 @@ func (p *Processor) noteReleases(ctx context.Context, c *store.Conn, values map[
 	for _, k := range kinds {
 		vs, at := sortedValues(values[k])
 		vs = p.releases.unknown(k.project, vs)
-		if err := c.NoteReleases(ctx, k.project, vs, at); err != nil {
+		if err := c.NoteReleases(ctx, k.project, vs, newReleaseID, at); err != nil {
 			return nil, err
 		}
 		for _, v := range vs {
@@ -75,3 +76,5 @@ func (p *Processor) noteReleases(ctx context.Context, c *store.Conn, values map[
 	}
 	return keys, nil
 }
+
+func newReleaseID() string { return id.New(id.Release) }

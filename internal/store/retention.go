@@ -49,6 +49,10 @@ type pruneStep struct {
 	args       []any
 }
 
+// releaseExpired is the condition of a release past retention: made, and
+// last named by an error event, before the cut-off (twice as an argument).
+const releaseExpired = `created_at < ? AND (last_seen IS NULL OR last_seen < ?)`
+
 // Prune deletes what Retention no longer keeps, as of now, in chunks of
 // pruneChunk rows. Open tickets stay whatever their age: someone still has
 // to act on them.
@@ -73,9 +77,13 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		// Uses older than every quota's window count for nothing.
 		{table: "quota_uses", where: `at < ?`, args: []any{ms(now.Add(-QuotaKeep))}},
 		// Releases (with their deploys and uploaded files, by cascade) whose
-		// creation and latest event are past retention; files uploaded
+		// creation and latest event are past retention, except that a
+		// release a group was resolved in keeps its row (its first_seen
+		// orders "resolved in a release") but not its files; files uploaded
 		// without a release by their own age; chunks no assembly used.
-		{n: &p.Releases, table: "releases", where: `created_at < ? AND (last_seen IS NULL OR last_seen < ?)`, args: []any{records, records}},
+		{table: "artifacts", where: `release_id IN (SELECT id FROM releases WHERE ` + releaseExpired + `)`, args: []any{records, records}},
+		{n: &p.Releases, table: "releases", where: releaseExpired + ` AND NOT EXISTS (SELECT 1 FROM error_groups g
+			WHERE g.project_id = releases.project_id AND g.resolved_in = releases.version)`, args: []any{records, records}},
 		{table: "artifacts", where: `release_id IS NULL AND created_at < ?`, args: []any{records}},
 		{table: "artifact_bundles", where: `created_at < ?`, args: []any{records}},
 		{table: "upload_chunks", where: `created_at < ?`, args: []any{ms(now.Add(-ChunksKept))}},

@@ -163,12 +163,15 @@ func (c *Conn) ClearIgnoreUsers(ctx context.Context, groupID string) error {
 	return nil
 }
 
-// NoteReleases records the releases a project's events carried at at, each
-// the first time only (release_order).
-func (c *Conn) NoteReleases(ctx context.Context, projectID string, versions []string, at time.Time) error {
+// NoteReleases records the releases a project's events carried at at:
+// a release it did not have is made with an id from newID, and one that
+// no event named before (made by sentry-cli) gets at as its first_seen.
+// The order of first_seen is the order "resolved in a release" uses.
+func (c *Conn) NoteReleases(ctx context.Context, projectID string, versions []string, newID func() string, at time.Time) error {
 	for _, v := range versions {
-		if _, err := c.exec(ctx, `INSERT INTO release_order (project_id, version, first_seen) VALUES (?, ?, ?) ON CONFLICT (project_id, version) DO NOTHING`,
-			projectID, v, ms(at)); err != nil {
+		if _, err := c.exec(ctx, `INSERT INTO releases (id, project_id, version, created_at, first_seen) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (project_id, version) DO UPDATE SET first_seen = ? WHERE releases.first_seen IS NULL`,
+			newID(), projectID, v, ms(at), ms(at), ms(at)); err != nil {
 			return fmt.Errorf("store: note release: %w", err)
 		}
 	}
@@ -183,7 +186,7 @@ func (c *Conn) ReleaseFirstSeen(ctx context.Context, projectID string, versions 
 		return out, nil
 	}
 	args := append([]any{projectID}, anys(versions)...)
-	rows, err := c.query(ctx, `SELECT version, first_seen FROM release_order WHERE project_id = ? AND version IN (`+tuples(len(versions), "?")+`)`, args...)
+	rows, err := c.query(ctx, `SELECT version, first_seen FROM releases WHERE project_id = ? AND first_seen IS NOT NULL AND version IN (`+tuples(len(versions), "?")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: release order: %w", err)
 	}
@@ -202,7 +205,7 @@ func (c *Conn) ReleaseFirstSeen(ctx context.Context, projectID string, versions 
 // RecentReleases lists a project's latest first-seen releases, at most
 // limit, latest first.
 func (c *Conn) RecentReleases(ctx context.Context, projectID string, limit int) ([]string, error) {
-	rows, err := c.query(ctx, `SELECT version FROM release_order WHERE project_id = ? ORDER BY first_seen DESC, version DESC LIMIT ?`, projectID, limit)
+	rows, err := c.query(ctx, `SELECT version FROM releases WHERE project_id = ? AND first_seen IS NOT NULL ORDER BY first_seen DESC, version DESC LIMIT ?`, projectID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent releases: %w", err)
 	}

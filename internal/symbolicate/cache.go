@@ -4,14 +4,12 @@ import (
 	"container/list"
 	"strings"
 	"sync"
-
-	"github.com/go-sourcemap/sourcemap"
 )
 
 // parsedMap is a parsed source map with its original sources split into
 // lines (for context), and its cost in bytes.
 type parsedMap struct {
-	c     *sourcemap.Consumer
+	c     consumer
 	lines map[string][]string
 	cost  int64
 

@@ -21,8 +21,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-sourcemap/sourcemap"
-
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -280,7 +278,11 @@ func (s *Symbolicator) mapFor(ctx context.Context, projectID, release, dist, deb
 	if pm := s.cache.get(a.ID); pm != nil {
 		return pm, "", nil
 	}
-	pm, err := parse(a.URL, a.Data)
+	data, err := s.db.Read().ArtifactData(ctx, a)
+	if err != nil {
+		return nil, "", err
+	}
+	pm, err := parse(a.URL, data)
 	if err != nil {
 		return nil, "the source map " + a.URL + " for " + tilde(file) + " does not parse: " + err.Error(), nil
 	}
@@ -288,14 +290,14 @@ func (s *Symbolicator) mapFor(ctx context.Context, projectID, release, dist, deb
 	return pm, "", nil
 }
 
-// parse parses a source map; its cost counts the decoded mappings and the
-// original sources' lines, about three times the map's bytes.
+// parse parses a source map (decodeMap); its cost is about the memory
+// the parsed map holds.
 func parse(url string, data []byte) (*parsedMap, error) {
-	c, err := sourcemap.Parse(url, data)
+	c, cost, err := decodeMap(url, data)
 	if err != nil {
 		return nil, err
 	}
-	return &parsedMap{c: c, cost: int64(len(data)) * 3}, nil
+	return &parsedMap{c: c, cost: cost}, nil
 }
 
 // find returns the source map artifact of a file (ID "" when there is
@@ -367,7 +369,11 @@ func (s *Symbolicator) lookup(ctx context.Context, projectID, release, dist, deb
 		}
 		ref := got.SourceMap
 		if ref == "" {
-			ref = sourceMappingURL(got.Data)
+			tail, err := c.ArtifactTail(ctx, got.ID, 4096)
+			if err != nil {
+				return store.Artifact{}, err
+			}
+			ref = sourceMappingURL(tail)
 		}
 		if ref == "" {
 			ref = path.Base(name) + ".map"
@@ -405,10 +411,10 @@ func joinURL(name, ref string) string {
 
 var mappingURL = regexp.MustCompile(`(?m)^//[#@]\s*sourceMappingURL=(\S+)\s*$`)
 
-// sourceMappingURL reads the reference a minified file ends with.
+// sourceMappingURL reads the reference a minified file ends with (data
+// is its last 4 KiB).
 func sourceMappingURL(data []byte) string {
-	tail := data[max(0, len(data)-4096):]
-	if m := mappingURL.FindSubmatch(tail); m != nil && !strings.HasPrefix(string(m[1]), "data:") {
+	if m := mappingURL.FindSubmatch(data); m != nil && !strings.HasPrefix(string(m[1]), "data:") {
 		return string(m[1])
 	}
 	return ""

@@ -116,6 +116,12 @@ func (a *API) handle(fn func(http.ResponseWriter, *http.Request, *caller) error,
 }
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request, fn func(http.ResponseWriter, *http.Request, *caller) error, scope string) error {
+	// /api/ is exempt from the server's per-caller limit (the Sentry
+	// ingestion routes are limited per project); /api/0/ takes the
+	// management API's, before any other work.
+	if !a.srv.TakeCallerToken(w, r) {
+		return fail(http.StatusTooManyRequests, "You are attempting to use this endpoint too frequently; retry after "+w.Header().Get("Retry-After")+" seconds")
+	}
 	p, err := a.srv.Authenticate(r)
 	if err != nil {
 		return fail(http.StatusUnauthorized, "Authentication credentials were not provided or are invalid: send Authorization: Bearer <API token>")

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -32,8 +33,16 @@ func header(h map[string]string, name string) string {
 	return ""
 }
 
-// readBundle lists the files of an assembled bundle with their contents.
-func readBundle(f *os.File) ([]store.Artifact, error) {
+// bundleFile is a file of an assembled bundle: what the manifest says of
+// it and where it is in the ZIP archive.
+type bundleFile struct {
+	art store.Artifact
+	zf  *zip.File
+}
+
+// readBundle lists the files of an assembled bundle; their contents stay
+// in the archive until saveBundle streams them to the store.
+func readBundle(f *os.File) ([]bundleFile, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -56,7 +65,7 @@ func readBundle(f *os.File) ([]store.Artifact, error) {
 	} else if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fail(http.StatusBadRequest, "the bundle's manifest.json is not JSON")
 	}
-	var out []store.Artifact
+	var out []bundleFile
 	for path, info := range m.Files {
 		zf := byName["files/"+path]
 		if zf == nil {
@@ -65,15 +74,18 @@ func readBundle(f *os.File) ([]store.Artifact, error) {
 		if zf == nil || info.URL == "" {
 			continue
 		}
-		data, err := readZipFile(zf, MaxFileSize)
-		if err != nil {
-			return nil, err
+		if zf.UncompressedSize64 > MaxFileSize {
+			return nil, tooLarge(zf.Name)
 		}
-		out = append(out, store.Artifact{URL: info.URL, Kind: info.Type, Data: data,
+		out = append(out, bundleFile{zf: zf, art: store.Artifact{URL: info.URL, Kind: info.Type,
 			DebugID:   strings.ToLower(header(info.Headers, "debug-id")),
-			SourceMap: header(info.Headers, "sourcemap")})
+			SourceMap: header(info.Headers, "sourcemap")}})
 	}
 	return out, nil
+}
+
+func tooLarge(name string) error {
+	return fail(http.StatusRequestEntityTooLarge, name+" is over the "+mib(MaxFileSize)+" a file")
 }
 
 func readZipFile(zf *zip.File, limit int64) ([]byte, error) {
@@ -92,8 +104,25 @@ func readZipFile(zf *zip.File, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// writeZipFile streams one file of the bundle into the store.
+func writeZipFile(ctx context.Context, tx *store.Conn, f bundleFile) error {
+	rc, err := f.zf.Open()
+	if err != nil {
+		return fail(http.StatusBadRequest, f.zf.Name+" cannot be read from the bundle")
+	}
+	defer rc.Close()
+	_, err = tx.WriteArtifact(ctx, f.art, rc, MaxFileSize)
+	switch {
+	case errors.Is(err, store.ErrArtifactTooLarge):
+		return tooLarge(f.zf.Name)
+	case errors.Is(err, store.ErrArtifactUnreadable):
+		return fail(http.StatusBadRequest, f.zf.Name+" cannot be read from the bundle")
+	}
+	return err
+}
+
 // saveBundle stores the files of a bundle for each of its projects, under
-// the release when one is named.
+// the release when one is named, streaming each from the archive.
 func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Project, req assembleRequest, f *os.File) error {
 	files, err := readBundle(f)
 	if err != nil {
@@ -101,7 +130,10 @@ func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Projec
 	}
 	now := a.now().UTC()
 	return a.db.Tx(ctx, func(tx *store.Conn) error {
-		var all []store.Artifact
+		fresh, err := tx.SaveBundle(ctx, c.org.ID, req.Checksum, now)
+		if err != nil || !fresh {
+			return err
+		}
 		for _, p := range projects {
 			relID := ""
 			if req.Version != "" {
@@ -112,10 +144,12 @@ func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Projec
 				relID = rel.ID
 			}
 			for _, file := range files {
-				file.ID, file.ProjectID, file.ReleaseID, file.Dist, file.CreatedAt = id.New(id.Artifact), p.ID, relID, req.Dist, now
-				all = append(all, file)
+				file.art.ID, file.art.ProjectID, file.art.ReleaseID, file.art.Dist, file.art.CreatedAt = id.New(id.Artifact), p.ID, relID, req.Dist, now
+				if err := writeZipFile(ctx, tx, file); err != nil {
+					return err
+				}
 			}
 		}
-		return tx.SaveBundle(ctx, c.org.ID, req.Checksum, all, now)
+		return nil
 	})
 }

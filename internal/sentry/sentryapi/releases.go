@@ -2,6 +2,7 @@ package sentryapi
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -279,15 +280,14 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 		return fail(http.StatusBadRequest, "file: missing")
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil || len(data) > MaxFileSize {
+	if fh.Size > MaxFileSize {
 		return fail(http.StatusRequestEntityTooLarge, "file: over "+mib(MaxFileSize))
 	}
 	name := r.FormValue("name")
 	if name == "" {
 		name = fh.Filename
 	}
-	art := store.Artifact{URL: name, Dist: r.FormValue("dist"), Data: data, Kind: "source", CreatedAt: a.now().UTC()}
+	art := store.Artifact{URL: name, Dist: r.FormValue("dist"), Kind: "source", CreatedAt: a.now().UTC()}
 	for _, h := range r.MultipartForm.Value["header"] {
 		k, v, _ := strings.Cut(h, ":")
 		switch strings.ToLower(strings.TrimSpace(k)) {
@@ -317,13 +317,27 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 	} else if _, rels, err = a.orgRelease(r, c); err != nil {
 		return err
 	}
-	for _, rel := range rels {
-		art.ID, art.ProjectID, art.ReleaseID = id.New(id.Artifact), rel.ProjectID, rel.ID
-		if err := a.db.Write().CreateArtifact(r.Context(), art); err != nil {
-			return err
+	// The file is in memory up to 8 MiB, else in ParseMultipartForm's
+	// temporary file: it streams to the store from there, once a project.
+	err = a.db.Tx(r.Context(), func(tx *store.Conn) error {
+		for _, rel := range rels {
+			art.ID, art.ProjectID, art.ReleaseID = id.New(id.Artifact), rel.ProjectID, rel.ID
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			if _, err := tx.WriteArtifact(r.Context(), art, f, MaxFileSize); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if errors.Is(err, store.ErrArtifactTooLarge) {
+		return fail(http.StatusRequestEntityTooLarge, "file: over "+mib(MaxFileSize))
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": len(data),
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": fh.Size,
 		"dateCreated": art.CreatedAt, "headers": map[string]string{}})
 	return nil
 }
