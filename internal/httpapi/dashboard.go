@@ -7,12 +7,10 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/problem"
-	"github.com/errata-dev/errata/internal/store"
 )
 
 // Authenticate finds the caller of r exactly as API operations do: a bearer
@@ -72,18 +70,4 @@ func (s *Server) EncodeCursor(scope, lastID string) string { return s.cursors.En
 // API's 422 validation-failed naming cursor.
 func (s *Server) DecodeCursor(scope, cursor string) (string, error) {
 	return s.cursors.Decode(scope, cursor)
-}
-
-// TicketListScope names a project's ticket list under a filter, the scope
-// its cursors are signed for; the filter is query-encoded so that no two
-// filters share a scope.
-func TicketListScope(projectID string, f store.TicketFilter) string {
-	return "tickets:" + projectID + ":" + url.Values{"status": {f.Status}, "severity": {f.Severity}, "service": {f.Service}, "environment": {f.Environment}, "query": {f.Query.String()}}.Encode()
-}
-
-// GroupListScope names a project's group list under a filter, the scope its
-// cursors are signed for.
-func GroupListScope(projectID string, f store.GroupFilter) string {
-	return "groups:" + projectID + ":" + url.Values{"status": {f.Status}, "service": {f.Service}, "environment": {f.Environment},
-		"query": {f.Query.String()}}.Encode()
 }
