@@ -8,6 +8,7 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -46,7 +47,7 @@ func (s *Service) buildDigest(ctx context.Context, c *store.Conn, p store.Projec
 		if err != nil {
 			return Digest{}, false, err
 		}
-		latest, err := c.InfoSummaryDetail(ctx, sums[0].ID, 20)
+		latest, err := c.InfoSummaryDetail(ctx, sums[0].ID, summary.TopMessages)
 		if err != nil {
 			return Digest{}, false, err
 		}
