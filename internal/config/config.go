@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/errata-dev/errata/internal/summary"
 )
 
 // Store selects and tunes the database. Every command takes it.
@@ -87,6 +89,16 @@ const (
 
 // Validate checks the settings and fills in the derived defaults.
 func (s *Serve) Validate() error {
+	for _, check := range []func() error{s.checkRolesAndAddrs, s.checkURLs, s.checkMail, s.checkLimits, s.parseTrustedProxies} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRolesAndAddrs checks --roles and the listen addresses.
+func (s *Serve) checkRolesAndAddrs() error {
 	if len(s.Roles) == 0 {
 		return errors.New("--roles: name at least one of api, worker, scheduler")
 	}
@@ -99,10 +111,14 @@ func (s *Serve) Validate() error {
 		return err
 	}
 	if s.GRPCAddr != "off" {
-		if err := checkAddr("--grpc-addr", s.GRPCAddr); err != nil {
-			return err
-		}
+		return checkAddr("--grpc-addr", s.GRPCAddr)
 	}
+	return nil
+}
+
+// checkURLs fills the public URLs' defaults (each from the one before),
+// checks them and trims their trailing slashes.
+func (s *Serve) checkURLs() error {
 	if s.BaseURL == "" {
 		s.BaseURL = "http://" + s.Addr
 	}
@@ -118,6 +134,12 @@ func (s *Serve) Validate() error {
 		}
 	}
 	s.BaseURL, s.AppURL, s.DocsURL = strings.TrimRight(s.BaseURL, "/"), strings.TrimRight(s.AppURL, "/"), strings.TrimRight(s.DocsURL, "/")
+	return nil
+}
+
+// checkMail checks the outgoing mail, single sign-on and webhook retry
+// settings.
+func (s *Serve) checkMail() error {
 	if s.SMTPURL != "" {
 		u, err := url.Parse(s.SMTPURL)
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
@@ -138,8 +160,13 @@ func (s *Serve) Validate() error {
 			return fmt.Errorf("--webhook-retry-waits: %s is not a positive duration", d)
 		}
 	}
-	if s.InfoWindow < time.Minute || (24*time.Hour)%s.InfoWindow != 0 {
-		return fmt.Errorf("--info-window: %s must be at least 1m and divide a day evenly", s.InfoWindow)
+	return nil
+}
+
+// checkLimits checks the windows, rates, sizes and durations.
+func (s *Serve) checkLimits() error {
+	if err := summary.CheckWindow(s.InfoWindow); err != nil {
+		return fmt.Errorf("--info-window: %w", err)
 	}
 	if s.APIRateLimit <= 0 || s.APIRateBurst < 1 {
 		return errors.New("--api-rate-limit and --api-rate-burst must be positive")
@@ -177,6 +204,11 @@ func (s *Serve) Validate() error {
 	if s.IPv6Prefix < 32 || s.IPv6Prefix > 128 {
 		return fmt.Errorf("--ipv6-prefix (ERRATA_IPV6_PREFIX): %d is not a prefix length from 32 to 128", s.IPv6Prefix)
 	}
+	return nil
+}
+
+// parseTrustedProxies reads --trusted-proxies into TrustedPrefixes.
+func (s *Serve) parseTrustedProxies() error {
 	s.TrustedPrefixes = s.TrustedPrefixes[:0]
 	for _, c := range s.TrustedProxies {
 		c = strings.TrimSpace(c)

@@ -136,6 +136,16 @@ func fingerprint(in Input, a *algorithm) Result {
 	if res.Title == "" {
 		res.Title = frameTitle(st.Frames)
 	}
+	customFingerprint(&res, in, ev, crashFrame)
+	res.Fingerprint = hashParts(res.Parts)
+	return res
+}
+
+// customFingerprint replaces the default fingerprint parts of res by a
+// project rule's fingerprint (and title), else by the event's own
+// attributes.fingerprint, "{{ default }}" in either standing for the
+// default's hash.
+func customFingerprint(res *Result, in Input, ev *facts, crashFrame *Frame) {
 	var rule *fpRule
 	if ev != nil {
 		rule = in.Rules.matchFingerprint(ev)
@@ -147,7 +157,7 @@ func fingerprint(in Input, a *algorithm) Result {
 		for k, v := range rule.values {
 			custom[k] = ev.expand(v, def, crashFrame)
 		}
-		setCustom(&res, custom, rule.values, rule.text)
+		setCustom(res, custom, rule.values, rule.text)
 		if rule.title != nil {
 			var b strings.Builder
 			for _, v := range rule.title {
@@ -165,10 +175,8 @@ func fingerprint(in Input, a *algorithm) Result {
 				custom[k], values[k] = def, fpValue{text: "default", variable: true}
 			}
 		}
-		setCustom(&res, custom, values, "")
+		setCustom(res, custom, values, "")
 	}
-	res.Fingerprint = hashParts(res.Parts)
-	return res
 }
 
 // parseInput finds the stack trace of in (its own, or one a logger put in

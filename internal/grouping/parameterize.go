@@ -42,120 +42,142 @@ func Parameterize(msg string) string {
 // parameterize is Parameterize under rules p.
 func parameterize(msg string, p *paramRules) string {
 	msg = firstLines(msg, 2)
-	n := len(msg)
 	var b strings.Builder
-	b.Grow(n + 8)
+	b.Grow(len(msg) + 8)
 	// noQuote[q] is where an unterminated quote of kind q was found to end:
 	// a later quote of that kind before it cannot close either, and knowing
 	// that keeps the scan linear.
 	noQuote := [quoteKinds]int{-1, -1, -1}
-	for i := 0; i < n; {
-		c := msg[i]
-		if isWord(c) {
-			if p.codeLines && isDigit(c) && afterSourceFile(msg, i) {
-				// "src/main.rs:319:101": the line names the place.
-				j := runOf(msg, i, n, isDigit)
-				b.WriteString(msg[i:j])
-				i = j
-				continue
-			}
-			if end, ph := matchWord(msg, i, p); end > i {
-				if ph == phIP {
-					i = ipEnd(msg, i, end, p, &b)
-					continue
-				}
-				b.WriteString(ph)
-				i = end
-				continue
-			}
-			j := wordEnd(msg, i)
-			b.WriteString(msg[i:j])
-			i = j
-			continue
+	for i := 0; i < len(msg); {
+		if isWord(msg[i]) {
+			i = paramWord(msg, i, p, &b)
+		} else {
+			i = paramOther(msg, i, p, &b, &noQuote)
 		}
-		if c == '[' && p.bracketIPv6 && i+1 < n {
-			// "[::1]:80" and "[2001:db8::1]:443" read like "10.0.0.1:80".
-			if end := matchIPv6(msg, i+1); end > i+1 && end < n && msg[end] == ']' {
-				b.WriteString(phIP)
-				i = dialPort(msg, i, end+1, p, &b)
-				continue
-			}
-		}
-		if p.quoted || p.paths {
-			if end, ph := matchValueShapes(msg, i, p, &noQuote); end > i {
-				b.WriteString(ph)
-				i = end
-				continue
-			}
-		}
-		if (c == ':' || c == '[') && i+1 < n && msg[i+1] == ':' {
-			// "::1" starts with no word at all.
-			start := i
-			if c == '[' {
-				b.WriteByte(c)
-				start++
-			}
-			end := matchIPv6(msg, start)
-			if end <= start && p.ipv6Port {
-				end = ipv6WithPort(msg, start) // "::1:50412": the port is no group
-			}
-			if end > start {
-				i = ipEnd(msg, start, end, p, &b)
-				continue
-			}
-			if c == '[' {
-				i++
-				continue
-			}
-		}
-		if p.queries && c == '?' && i > 0 && (msg[i-1] == '/' || isWord(msg[i-1])) {
-			if end := matchQuery(msg, i+1); end > i+1 {
-				b.WriteString("?" + phQuery)
-				i = end
-				continue
-			}
-		}
-		if p.threads && c == '-' && strings.HasPrefix(msg[i:], "--- [") {
-			// logback's "--- [nio-8080-exec-3]" (Spring Boot 3: "--- [app] [thread]").
-			if end := matchThreads(msg, i+4); end > i+4 {
-				b.WriteString("--- [" + phThread + "]")
-				i = end
-				continue
-			}
-		}
-		if p.spaces && (c == ' ' || c == '\t') && i+1 < n && (msg[i+1] == ' ' || msg[i+1] == '\t') {
-			b.WriteByte(' ')
-			for i < n && (msg[i] == ' ' || msg[i] == '\t') {
-				i++
-			}
-			continue
-		}
-		switch c {
-		case '=', ':':
-			b.WriteByte(c)
-			i++
-			if c == ':' && p.logFields && isMessageKey(msg, i-1) {
-				continue // a JSON log's "message" is the template itself
-			}
-			if end, ph := matchAfterAssign(msg, i, c == '=', &noQuote); end > i {
-				b.WriteString(ph)
-				i = end
-			}
-			continue
-		case '-', '+':
-			// A sign belongs to the number only after a separator: "id=-1", " -5".
-			if i+1 < n && isDigit(msg[i+1]) && (i == 0 || isSignContext(msg[i-1])) {
-				if end, ph := matchNumber(msg, i+1); end > i+1 {
-					b.WriteString(ph)
-					i = end
-					continue
-				}
-			}
-		}
-		b.WriteByte(c)
-		i++
 	}
 	return b.String()
+}
+
+// paramWord writes the word starting at msg[i], or its placeholder, and
+// returns where the scan goes on.
+func paramWord(msg string, i int, p *paramRules, b *strings.Builder) int {
+	if p.codeLines && isDigit(msg[i]) && afterSourceFile(msg, i) {
+		// "src/main.rs:319:101": the line names the place.
+		j := runOf(msg, i, len(msg), isDigit)
+		b.WriteString(msg[i:j])
+		return j
+	}
+	if end, ph := matchWord(msg, i, p); end > i {
+		if ph == phIP {
+			return ipEnd(msg, i, end, p, b)
+		}
+		b.WriteString(ph)
+		return end
+	}
+	j := wordEnd(msg, i)
+	b.WriteString(msg[i:j])
+	return j
+}
+
+// paramOther writes what starts at msg[i], not a word, or its placeholder,
+// and returns where the scan goes on.
+func paramOther(msg string, i int, p *paramRules, b *strings.Builder, noQuote *[quoteKinds]int) int {
+	if end, ok := paramShape(msg, i, p, b, noQuote); ok {
+		return end
+	}
+	if end, ok := paramLogParts(msg, i, p, b); ok {
+		return end
+	}
+	n, c := len(msg), msg[i]
+	switch c {
+	case '=', ':':
+		b.WriteByte(c)
+		i++
+		if c == ':' && p.logFields && isMessageKey(msg, i-1) {
+			return i // a JSON log's "message" is the template itself
+		}
+		if end, ph := matchAfterAssign(msg, i, c == '=', noQuote); end > i {
+			b.WriteString(ph)
+			return end
+		}
+		return i
+	case '-', '+':
+		// A sign belongs to the number only after a separator: "id=-1", " -5".
+		if i+1 < n && isDigit(msg[i+1]) && (i == 0 || isSignContext(msg[i-1])) {
+			if end, ph := matchNumber(msg, i+1); end > i+1 {
+				b.WriteString(ph)
+				return end
+			}
+		}
+	}
+	b.WriteByte(c)
+	return i + 1
+}
+
+// paramShape matches an address or a value shape (quoted, path) at msg[i];
+// ok is false, with nothing written, when none starts there.
+func paramShape(msg string, i int, p *paramRules, b *strings.Builder, noQuote *[quoteKinds]int) (int, bool) {
+	n, c := len(msg), msg[i]
+	if c == '[' && p.bracketIPv6 && i+1 < n {
+		// "[::1]:80" and "[2001:db8::1]:443" read like "10.0.0.1:80".
+		if end := matchIPv6(msg, i+1); end > i+1 && end < n && msg[end] == ']' {
+			b.WriteString(phIP)
+			return dialPort(msg, i, end+1, p, b), true
+		}
+	}
+	if p.quoted || p.paths {
+		if end, ph := matchValueShapes(msg, i, p, noQuote); end > i {
+			b.WriteString(ph)
+			return end, true
+		}
+	}
+	if (c == ':' || c == '[') && i+1 < n && msg[i+1] == ':' {
+		// "::1" starts with no word at all.
+		start := i
+		if c == '[' {
+			b.WriteByte(c)
+			start++
+		}
+		end := matchIPv6(msg, start)
+		if end <= start && p.ipv6Port {
+			end = ipv6WithPort(msg, start) // "::1:50412": the port is no group
+		}
+		if end > start {
+			return ipEnd(msg, start, end, p, b), true
+		}
+		if c == '[' {
+			return i + 1, true
+		}
+	}
+	return i, false
+}
+
+// paramLogParts matches what log lines carry at msg[i]: a query string, a
+// logback thread, a run of blanks; ok is false, with nothing written, when
+// none starts there.
+func paramLogParts(msg string, i int, p *paramRules, b *strings.Builder) (int, bool) {
+	n, c := len(msg), msg[i]
+	if p.queries && c == '?' && i > 0 && (msg[i-1] == '/' || isWord(msg[i-1])) {
+		if end := matchQuery(msg, i+1); end > i+1 {
+			b.WriteString("?" + phQuery)
+			return end, true
+		}
+	}
+	if p.threads && c == '-' && strings.HasPrefix(msg[i:], "--- [") {
+		// logback's "--- [nio-8080-exec-3]" (Spring Boot 3: "--- [app] [thread]").
+		if end := matchThreads(msg, i+4); end > i+4 {
+			b.WriteString("--- [" + phThread + "]")
+			return end, true
+		}
+	}
+	if p.spaces && (c == ' ' || c == '\t') && i+1 < n && (msg[i+1] == ' ' || msg[i+1] == '\t') {
+		b.WriteByte(' ')
+		for i < n && (msg[i] == ' ' || msg[i] == '\t') {
+			i++
+		}
+		return i, true
+	}
+	return i, false
 }
 
 // firstLines returns the first max non-empty lines of s, right-trimmed and

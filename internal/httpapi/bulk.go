@@ -68,7 +68,7 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 // the group list (docs/search.md); a malformed query is 422 naming query
 // and the term.
 func (s *Server) groupIDsMatching(ctx context.Context, projectID, query string, limit int) ([]string, error) {
-	q, err := s.ParseQuery(query, search.Groups, principal(ctx).User.ID)
+	q, err := tickets.ParseSearch(query, search.Groups, s.now(), principal(ctx).User.ID)
 	if err != nil {
 		return nil, err
 	}

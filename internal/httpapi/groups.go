@@ -98,23 +98,18 @@ func (s *Server) listGroups(ctx context.Context, in *struct {
 	Query       string `query:"query" maxLength:"1000" doc:"Search the groups. See docs/search.md"`
 	Sort        string `query:"sort" enum:"newest,last_seen,event_count,users" doc:"Order, most first: newest (the default), last_seen, event_count or users (user_count)"`
 }) (*struct{ Body *Page[GroupView] }, error) {
-	q, err := s.ParseQuery(in.Query, search.Groups, principal(ctx).User.ID)
+	lq, err := tickets.ParseGroupListQuery(in.values("status", in.Status, "service", in.Service, "environment", in.Environment,
+		"query", in.Query, "sort", in.Sort), s.now(), principal(ctx).User.ID)
 	if err != nil {
 		return nil, err
 	}
-	order, err := ParseSort(in.Sort)
-	if err != nil {
-		return nil, err
-	}
-	f := store.GroupFilter{Status: in.Status, Service: in.Service, Environment: in.Environment, Query: q}
-	scope := SortedScope(GroupListScope(in.ProjectID, f), order)
-	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.Group, error) {
-		k, err := ParseKeyset(order, before)
+	page, err := list(s, lq.Scope(in.ProjectID), in.ListParams, func(before string, limit int) ([]store.Group, error) {
+		k, err := lq.Keyset(before)
 		if err != nil {
 			return nil, err
 		}
-		return s.db.Read().ListGroupsBy(ctx, in.ProjectID, f, order, k, limit)
-	}, func(g store.Group) string { return KeysetText(order, store.SortValue(order, g), g.ID) }, groupView)
+		return s.db.Read().ListGroupsBy(ctx, in.ProjectID, lq.Filter, lq.Order, k, limit)
+	}, func(g store.Group) string { return lq.KeysetText(g, g.ID) }, groupView)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +203,7 @@ func (s *Server) listGroupEvents(ctx context.Context, in *struct {
 	ListParams
 	Query string `query:"query" maxLength:"1000" doc:"Search the group's stored events. See docs/search.md"`
 }) (*struct{ Body *Page[EventView] }, error) {
-	q, err := s.ParseQuery(in.Query, search.Events, principal(ctx).User.ID)
+	q, err := tickets.ParseSearch(in.Query, search.Events, s.now(), principal(ctx).User.ID)
 	if err != nil {
 		return nil, err
 	}

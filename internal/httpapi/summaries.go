@@ -5,11 +5,9 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 	"github.com/errata-dev/errata/internal/view"
 )
-
-// TopMessages caps the templates of a summary (CONTRACT 4).
-const TopMessages = 20
 
 // SummaryView is an INFO summary (CONTRACT 4).
 type SummaryView = view.Summary
@@ -43,13 +41,13 @@ func (s *Server) listSummaries(ctx context.Context, in *struct {
 		if err != nil {
 			return nil, err
 		}
-		return rows, s.db.Read().FillInfoSummaries(ctx, rows, TopMessages)
+		return rows, s.db.Read().FillInfoSummaries(ctx, rows, summary.TopMessages)
 	}, func(v store.InfoSummary) string { return v.ID }, summaryView)
 	return &struct{ Body *Page[SummaryView] }{page}, err
 }
 
 func (s *Server) getSummary(ctx context.Context, in *SummaryPath) (*struct{ Body SummaryView }, error) {
-	v, err := s.db.Read().InfoSummaryDetail(ctx, in.SummaryID, TopMessages)
+	v, err := s.db.Read().InfoSummaryDetail(ctx, in.SummaryID, summary.TopMessages)
 	if err != nil {
 		return nil, err
 	}

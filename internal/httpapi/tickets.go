@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -44,24 +44,19 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 	Query       string `query:"query" maxLength:"1000" doc:"Search the tickets and their groups. See docs/search.md"`
 	Sort        string `query:"sort" enum:"newest,last_seen,event_count,users" doc:"Order, most first: newest (the default), or the group's last_seen, event_count or users (user_count)"`
 }) (*struct{ Body *Page[TicketListItem] }, error) {
-	q, err := s.ParseQuery(in.Query, search.Tickets, principal(ctx).User.ID)
+	lq, err := tickets.ParseListQuery(in.values("status", in.Status, "severity", in.Severity, "service", in.Service,
+		"environment", in.Environment, "query", in.Query, "sort", in.Sort), s.now(), principal(ctx).User.ID)
 	if err != nil {
 		return nil, err
 	}
-	order, err := ParseSort(in.Sort)
-	if err != nil {
-		return nil, err
-	}
-	f := store.TicketFilter{Status: in.Status, Severity: in.Severity, Service: in.Service, Environment: in.Environment, Query: q}
-	scope := SortedScope(TicketListScope(in.ProjectID, f), order)
 	var assigned []string
-	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.TicketWithGroup, error) {
-		k, err := ParseKeyset(order, before)
+	page, err := list(s, lq.Scope(in.ProjectID), in.ListParams, func(before string, limit int) ([]store.TicketWithGroup, error) {
+		k, err := lq.Keyset(before)
 		if err != nil {
 			return nil, err
 		}
-		return s.db.Read().ListTicketsBy(ctx, in.ProjectID, f, order, k, limit)
-	}, func(t store.TicketWithGroup) string { return KeysetText(order, store.SortValue(order, t.Group), t.ID) }, func(t store.TicketWithGroup) TicketListItem {
+		return s.db.Read().ListTicketsBy(ctx, in.ProjectID, lq.Filter, lq.Order, k, limit)
+	}, func(t store.TicketWithGroup) string { return lq.KeysetText(t.Group, t.ID) }, func(t store.TicketWithGroup) TicketListItem {
 		assigned = append(assigned, t.Group.AssigneeID)
 		return TicketListItem{view.NewTicketItem(s.appURL, t.Ticket), t.Group.UserCount}
 	})

@@ -2,7 +2,8 @@ package loadgen
 
 import (
 	"time"
-	"unicode/utf8"
+
+	"github.com/errata-dev/errata/internal/ingest"
 )
 
 // EncodeBatch appends the POST /v1/ingest body of b to dst and returns it
@@ -112,53 +113,8 @@ func appendStampField(dst []byte, ts string, ago time.Duration, stamps *[]stamp)
 	return appendString(dst, ts)
 }
 
-// appendString appends s as a JSON string. Runs of bytes that need no
-// escaping are copied whole: this is most of the generator's time.
+// appendString appends s as a JSON string (ingest.AppendJSONString).
 func appendString(dst []byte, s string) []byte {
-	const hexd = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if plain[c] {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			if c >= utf8.RuneSelf { // invalid UTF-8
-				dst = append(dst, `\ufffd`...)
-			} else {
-				dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
-			}
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	dst, _ = ingest.AppendJSONString(dst, s, false)
+	return dst
 }
-
-// plain marks the ASCII bytes a JSON string holds as they are.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()

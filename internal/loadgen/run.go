@@ -223,34 +223,7 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 	}
 	rd := startReaders(ctx, &c)
 	start := time.Now()
-	next := make(chan int)
-	go func() {
-		defer close(next)
-		for i := 0; c.Batches == 0 || i < c.Batches; i++ {
-			if lim != nil && lim.Wait(dispatch) != nil {
-				return
-			}
-			select {
-			case next <- i:
-			case <-dispatch.Done():
-				return
-			}
-		}
-	}()
-
-	stats := make([]*workerStats, c.Concurrency)
-	var wg sync.WaitGroup
-	for w := range stats {
-		st := newWorkerStats()
-		stats[w] = st
-		wg.Go(func() {
-			s := sender{c: &c, g: g, endpoint: endpoint, st: st, ctx: ctx, dispatch: dispatch, fail: cancel, pre: pre, pace: pace}
-			for i := range next {
-				s.batch(i)
-			}
-		})
-	}
-	wg.Wait()
+	stats := send(ctx, dispatch, cancel, lim, &c, sender{c: &c, g: g, endpoint: endpoint, pre: pre, pace: pace})
 	end := time.Now()
 
 	rep := newReport(&c, g, stats, end.Sub(start))
@@ -269,6 +242,41 @@ func Run(ctx context.Context, c Config, g *Generator) (*Report, error) {
 	}
 	rep.Readers = rd.finish()
 	return rep, err
+}
+
+// send dispatches the batch numbers (all of c.Batches, or until dispatch
+// ends, at most lim's rate) to c.Concurrency senders made from proto, and
+// returns their statistics once every one is done.
+func send(ctx, dispatch context.Context, fail context.CancelCauseFunc, lim *rate.Limiter, c *Config, proto sender) []*workerStats {
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := 0; c.Batches == 0 || i < c.Batches; i++ {
+			if lim != nil && lim.Wait(dispatch) != nil {
+				return
+			}
+			select {
+			case next <- i:
+			case <-dispatch.Done():
+				return
+			}
+		}
+	}()
+	stats := make([]*workerStats, c.Concurrency)
+	var wg sync.WaitGroup
+	for w := range stats {
+		st := newWorkerStats()
+		stats[w] = st
+		wg.Go(func() {
+			s := proto
+			s.st, s.ctx, s.dispatch, s.fail = st, ctx, dispatch, fail
+			for i := range next {
+				s.batch(i)
+			}
+		})
+	}
+	wg.Wait()
+	return stats
 }
 
 func joinURL(base, path string) string {

@@ -96,43 +96,14 @@ func appendMap(dst []byte, m pcommon.Map, depth int, skip func(string) bool) ([]
 	return append(dst, '}'), nil
 }
 
-// appendString appends s as a JSON string; invalid UTF-8 is an error.
+// appendString appends s as a JSON string (ingest.AppendJSONString);
+// invalid UTF-8 is an error.
 func appendString(dst []byte, s string) ([]byte, error) {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return dst, errUTF8
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
+	out, ok := ingest.AppendJSONString(dst, s, false)
+	if !ok {
+		return dst, errUTF8
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"'), nil
+	return out, nil
 }
 
 // appendFloat appends f as JSON writes numbers (ES6 style, as encoding/json).

@@ -1,14 +1,13 @@
 package process
 
 import (
-	"hash/fnv"
 	"hash/maphash"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/summary"
 )
 
 // memo remembers what was computed from a text (a message, a message and
@@ -101,10 +100,8 @@ func (m *memos) template(msg string) template {
 			return t
 		}
 	}
-	tpl := grouping.Parameterize(msg)
-	f := fnv.New64a()
-	_, _ = f.Write([]byte(tpl))
-	t := template{text: tpl, hash: strconv.FormatUint(f.Sum64(), 16)}
+	st := summary.TemplateOf(msg)
+	t := template{text: st.Text, hash: st.Hash}
 	if remember {
 		// Parameterize builds a new string: nothing of msg's payload is
 		// kept (TestMemoTemplateKeepsNoPayload).

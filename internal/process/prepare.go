@@ -12,6 +12,7 @@ import (
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 )
 
 // groupAgg is what the claimed batches bring to one error group.
@@ -84,7 +85,7 @@ type prepared struct {
 	byKey     map[string]*groupAgg
 	infoByWin map[string]*store.InfoDelta
 	fps       map[string]*fingerprints // repeated errors fingerprint once
-	templates map[string]map[string]*store.TemplateCount
+	templates map[string]summary.Templates
 	// legacy holds the keys of groups made by an older fingerprint
 	// version that the batches' events match (nil when none exist).
 	legacy map[store.GroupKey]bool
@@ -169,7 +170,7 @@ func (p *prepared) see(b store.Batch, kind, v string) {
 func prepare(ctx context.Context, batches []store.Batch, window time.Duration, old legacyLookup, rules map[string]*grouping.Rules,
 	sym func(context.Context, string, *ingest.Event) error, m *memos) (*prepared, error) {
 	p := &prepared{batches: batches, window: window, byKey: map[string]*groupAgg{}, infoByWin: map[string]*store.InfoDelta{},
-		fps: map[string]*fingerprints{}, templates: map[string]map[string]*store.TemplateCount{}, values: map[valueKind]map[string]time.Time{},
+		fps: map[string]*fingerprints{}, templates: map[string]summary.Templates{}, values: map[valueKind]map[string]time.Time{},
 		rules: rules, relCounts: map[relVersion]*releaseAgg{}, memos: m}
 	decoded := make([][]ingest.Event, len(batches))
 	for i, b := range batches {
@@ -180,7 +181,7 @@ func prepare(ctx context.Context, batches []store.Batch, window time.Duration, o
 		ingest.ScrubNUL(events) // batches queued before intake scrubbed them
 		if sym != nil {
 			for j := range events {
-				if events[j].Level > ingest.Info {
+				if !summary.Counts(events[j].Level) {
 					if err := sym(ctx, b.ProjectID, &events[j]); err != nil {
 						return nil, fmt.Errorf("batch %d: symbolicate: %w", b.ID, err)
 					}
@@ -227,7 +228,7 @@ func prepare(ctx context.Context, batches []store.Batch, window time.Duration, o
 }
 
 func (p *prepared) add(b store.Batch, events []ingest.Event) {
-	start := b.ReceivedAt.Truncate(p.window)
+	start, _ := summary.Window(b.ReceivedAt, p.window)
 	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
 	info := p.infoByWin[wk]
 	minute := b.ReceivedAt.Truncate(time.Minute).UnixMilli()
@@ -245,13 +246,14 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		if i == 0 || e.Release != events[i-1].Release {
 			p.see(b, valueRelease, e.Release)
 		}
-		if e.Level <= ingest.Info {
+		if summary.Counts(e.Level) {
 			if info == nil {
-				info = &store.InfoDelta{ProjectID: b.ProjectID, WindowStart: start, WindowEnd: start.Add(p.window), Services: map[string]int64{}}
+				info = summary.NewDelta(b.ProjectID, b.ReceivedAt, p.window)
 				p.infoByWin[wk] = info
-				p.templates[wk] = map[string]*store.TemplateCount{}
+				p.templates[wk] = summary.Templates{}
 			}
-			addInfo(info, e, p.templates[wk], p.memos)
+			tpl := p.memos.template(e.Message)
+			summary.Add(info, e, p.templates[wk], summary.Template{Text: tpl.text, Hash: tpl.hash})
 			continue
 		}
 		fps := p.fingerprints(b.ProjectID, e)
@@ -278,24 +280,6 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.addFacets(kvs)
 		g.addRefs(e.TraceID, sdkID, b.ReceivedAt.UnixMilli())
 	}
-}
-
-func addInfo(d *store.InfoDelta, e *ingest.Event, templates map[string]*store.TemplateCount, m *memos) {
-	// event_count counts info events, debug_count debug ones: each event
-	// once (CONTRACT 7).
-	if e.Level == ingest.Debug {
-		d.Debug++
-	} else {
-		d.Events++
-	}
-	d.Services[e.Service]++
-	tpl := m.template(e.Message)
-	t := templates[tpl.text]
-	if t == nil {
-		t = &store.TemplateCount{Hash: tpl.hash, Template: tpl.text, Sample: e.Message}
-		templates[tpl.text] = t
-	}
-	t.Count++
 }
 
 func appendNew(list []string, v string) []string {

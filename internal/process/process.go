@@ -21,6 +21,7 @@ import (
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/lifecycle"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 	"github.com/errata-dev/errata/internal/tickets"
 )
 
@@ -108,7 +109,7 @@ func New(db *store.DB, opts Options) *Processor {
 		opts.Idle = 250 * time.Millisecond
 	}
 	if opts.InfoWindow <= 0 {
-		opts.InfoWindow = time.Hour
+		opts.InfoWindow = summary.DefaultWindow
 	}
 	if opts.ClaimBatches <= 0 {
 		opts.ClaimBatches = 32

@@ -8,6 +8,7 @@ import (
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 )
 
 // Upgrades must not re-open known problems: a change of the fingerprint
@@ -90,7 +91,7 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 	for i, b := range batches {
 		for j := range decoded[i] {
 			e := &decoded[i][j]
-			if e.Level <= ingest.Info {
+			if summary.Counts(e.Level) {
 				continue
 			}
 			for v, fp := range p.fingerprints(b.ProjectID, e).older {

@@ -183,54 +183,63 @@ func parseTerm(r rawTerm, kind Kind, now time.Time) (Term, error) {
 	if !containsKind(b.kinds, kind) {
 		return bad("%s: is not a key of %s", t.Key, kindNames[kind])
 	}
+	if reason := checkValue(&t, kind, now); reason != "" {
+		return Term{}, &Error{Term: r.text, Reason: reason}
+	}
+	return t, nil
+}
+
+// checkValue checks (and normalises) the value of a term of a built-in key
+// for the list kind; it returns why the value is not valid, "" when it is.
+func checkValue(t *Term, kind Kind, now time.Time) string {
 	switch t.Field {
 	case FieldLevel:
 		l, ok := ingest.ParseLevel(t.Value)
 		if !ok {
-			return bad("not a level (debug, info, warn, error, fatal)")
+			return "not a level (debug, info, warn, error, fatal)"
 		}
 		t.Num = int64(l)
-		return t, nil
+		return ""
 	case FieldEvents, FieldUsers:
 		n, err := strconv.ParseInt(t.Value, 10, 64)
 		if err != nil || n < 0 {
-			return bad("%s: takes a whole number, optionally after > >= < <=", t.Key)
+			return fmt.Sprintf("%s: takes a whole number, optionally after > >= < <=", t.Key)
 		}
 		t.Num = n
-		return t, nil
+		return ""
 	case FieldFirstSeen, FieldLastSeen, FieldTimestamp:
-		if err := parseTime(&t, now); err != nil {
-			return bad("%v", err)
+		if err := parseTime(t, now); err != nil {
+			return err.Error()
 		}
-		return t, nil
+		return ""
 	}
 	if t.Op != Eq {
-		return bad("%s: takes no comparison", t.Key)
+		return fmt.Sprintf("%s: takes no comparison", t.Key)
 	}
 	switch t.Field {
 	case FieldIs:
 		t.Value = strings.ToLower(t.Value)
 		if !containsString(isValues[kind], t.Value) {
-			return bad("is: takes %s", strings.Join(isValues[kind], ", "))
+			return fmt.Sprintf("is: takes %s", strings.Join(isValues[kind], ", "))
 		}
 	case FieldAssigned:
 		t.Value = strings.ToLower(t.Value)
 		if t.Value != "me" && t.Value != "none" {
 			if _, err := mail.ParseAddress(t.Value); err != nil || strings.ContainsAny(t.Value, "<> ") {
-				return bad("assigned: takes me, none or a member's email")
+				return "assigned: takes me, none or a member's email"
 			}
 		}
 	case FieldSeverity:
 		t.Value = strings.ToLower(t.Value)
 		if !containsString([]string{"critical", "high", "medium"}, t.Value) {
-			return bad("severity: takes critical, high or medium")
+			return "severity: takes critical, high or medium"
 		}
 	case FieldHas:
 		if !ValidKey(t.Value) {
-			return bad("has: takes a key")
+			return "has: takes a key"
 		}
 	}
-	return t, nil
+	return ""
 }
 
 // ValidKey reports whether k is a key a query can name: letters, digits

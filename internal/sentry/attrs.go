@@ -76,45 +76,12 @@ func (a *attrs) done(r *ingest.Redactor) json.RawMessage {
 	return r.Redact(append(a.b, '}'))
 }
 
-// appendString appends s as a JSON string. NUL becomes U+FFFD (CONTRACT 7),
-// as does invalid UTF-8; "<", ">" and "&" are kept as they are.
+// appendString appends s as a JSON string (ingest.AppendJSONString). NUL
+// becomes U+FFFD (CONTRACT 7), as does invalid UTF-8; "<", ">" and "&" are
+// kept as they are.
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-		}
-		dst = append(dst, s[start:i]...)
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == 0 || c >= utf8.RuneSelf:
-			dst = append(dst, "\uFFFD"...)
-		default:
-			dst = append(dst, `\u00`...)
-			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	dst, _ = ingest.AppendJSONString(dst, s, true)
+	return dst
 }
 
 // appendValue appends a decoded JSON value (from encoding/json into any),

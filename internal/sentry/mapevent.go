@@ -64,6 +64,15 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 		ev.SpanID = limitRunes(clean(c.Trace.SpanID), ingest.MaxSpanIDLen)
 	}
 
+	ev.Attributes = eventAttrs(se, excs, tags, inApp, logText, ev.Message != logText, template).done(m.redact)
+	ev.Detail = eventDetail(se, excs, m)
+	return ev
+}
+
+// eventAttrs are the attributes of a Sentry event: its fingerprint, in-app
+// frames, ids, handled flag, context, tags and, when logAside (an
+// exception's header became the message), its log message.
+func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logText string, logAside bool, template string) *attrs {
 	var a attrs
 	if fp := stringList(se.Fingerprint); len(fp) > 0 {
 		b := []byte{'['}
@@ -100,7 +109,7 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 		a.str("os", c.OS.text(), maxValueBytes)
 		a.str("browser", c.Browser.text(), maxValueBytes)
 	}
-	if ev.Message != logText {
+	if logAside {
 		a.str("sentry.message", logText, maxValueBytes) // a log message beside an exception
 	}
 	a.str("sentry.message.template", template, maxValueBytes)
@@ -109,9 +118,7 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 			a.add("tags."+kv[0], appendString(nil, limitRunes(kv[1], maxTagRunes)))
 		}
 	}
-	ev.Attributes = a.done(m.redact)
-	ev.Detail = eventDetail(se, excs, m)
-	return ev
+	return &a
 }
 
 func (nv *nameVersion) text() string {

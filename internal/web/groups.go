@@ -13,18 +13,9 @@ import (
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
-	"github.com/errata-dev/errata/internal/problem"
-	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
-
-// groupPage is the group list's page size, the API's default limit.
-const groupPage = 50
-
-// groupStatuses are the statuses of a group, as PATCH /v1/groups/{group_id}
-// accepts them.
-var groupStatuses = []string{store.GroupUnresolved, store.GroupResolved, store.GroupIgnored}
 
 // groupRoutes registers the error group pages.
 func (d *Dashboard) groupRoutes(mux *http.ServeMux) {
@@ -59,17 +50,7 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	f := store.GroupFilter{Status: q.Get("status"), Service: q.Get("service"), Environment: q.Get("environment")}
-	if f.Status != "" && !validGroupStatus(f.Status) {
-		return problem.New("validation-failed", "status must be unresolved, resolved or ignored")
-	}
-	parsed, err := httpapi.ParseQueryAt(q.Get("query"), search.Groups, p.User.ID, d.now())
-	if err != nil {
-		return err
-	}
-	f.Query = parsed
-	order, err := parseSort(q.Get("sort"))
+	lq, err := tickets.ParseGroupListQuery(r.URL.Query(), d.now(), p.User.ID)
 	if err != nil {
 		return err
 	}
@@ -78,30 +59,30 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 	if err != nil {
 		return err
 	}
-	scope := httpapi.GroupListScope(prj.ID, f)
-	after, err := d.pageKeyset(scope, order, q.Get("cursor"))
+	scope := lq.Scope(prj.ID)
+	after, err := d.pageKeyset(scope, lq.Page)
 	if err != nil {
 		return err
 	}
-	rows, err := d.db.Read().ListGroupsBy(ctx, prj.ID, f, order, after, groupPage+1)
+	rows, err := d.db.Read().ListGroupsBy(ctx, prj.ID, lq.Filter, lq.Order, after, lq.Limit+1)
 	if err != nil {
 		return err
 	}
 	role, _ := org.ParseRole(p.Member.Role)
-	lq := newListQuery("/projects/"+prj.ID+"/groups", order, "status", f.Status, "service", f.Service, "environment", f.Environment, "query", f.Query.String())
-	data := groupListData{Project: prj, Filter: f, Statuses: groupStatuses, Sorts: sortOptions(order, "Newest"),
-		Sort: newSortLinks(lq, order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
-	if len(rows) > groupPage {
-		last := rows[groupPage-1]
-		data.Groups = rows[:groupPage]
-		data.Next = lq.with("cursor", d.pageCursor(scope, order, last, last.ID))
+	links := newListQuery("/projects/"+prj.ID+"/groups", lq.Values())
+	data := groupListData{Project: prj, Filter: lq.Filter, Statuses: tickets.GroupStatuses, Sorts: sortOptions(lq.Order, "Newest"),
+		Sort: newSortLinks(links, lq.Order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
+	if len(rows) > lq.Limit {
+		last := rows[lq.Limit-1]
+		data.Groups = rows[:lq.Limit]
+		data.Next = links.with("cursor", d.pageCursor(scope, lq.Page, last, last.ID))
 	}
 	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
 	d.render(w, r, http.StatusOK, "groups", p, frame{Title: "Error groups · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
 	return nil
 }
 
-func validGroupStatus(s string) bool { return slices.Contains(groupStatuses, s) }
+func validGroupStatus(s string) bool { return slices.Contains(tickets.GroupStatuses, s) }
 
 // groupData fills the group page.
 type groupData struct {

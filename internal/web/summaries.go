@@ -6,10 +6,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -18,7 +18,7 @@ const (
 	// summaryPage is how many windows a page lists (a day of hour windows).
 	summaryPage = 24
 	// summaryTop is how many templates each listed window shows; its own
-	// page shows all the API returns (httpapi.TopMessages).
+	// page shows all the API returns (summary.TopMessages).
 	summaryTop = 5
 	// summaryChartRange is the most a chart of the page covers, within
 	// store.MaxChartHours: a longer range (a digest after a long quiet
@@ -201,7 +201,7 @@ func (d *Dashboard) summary(w http.ResponseWriter, r *http.Request, p *httpserve
 		return err
 	}
 	ctx := r.Context()
-	v, err := d.db.Read().InfoSummaryDetail(ctx, r.PathValue("summary_id"), httpapi.TopMessages)
+	v, err := d.db.Read().InfoSummaryDetail(ctx, r.PathValue("summary_id"), summary.TopMessages)
 	if err != nil {
 		return err
 	}

@@ -2,19 +2,13 @@ package web
 
 import (
 	"net/http"
-	"slices"
 
-	"github.com/errata-dev/errata/internal/httpapi"
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
-	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/view"
 )
-
-// ticketPage is the ticket list's page size.
-const ticketPage = 50
 
 // ticketListData fills the ticket list.
 type ticketListData struct {
@@ -42,15 +36,7 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	f := store.TicketFilter{Status: q.Get("status"), Severity: q.Get("severity"), Service: q.Get("service"), Environment: q.Get("environment")}
-	switch {
-	case f.Status != "" && f.Status != store.TicketOpen && f.Status != store.TicketResolved:
-		return problem.New("validation-failed", "status must be open or resolved")
-	case f.Severity != "" && !slices.Contains(severities, f.Severity):
-		return problem.New("validation-failed", "severity must be critical, high or medium")
-	}
-	order, err := parseSort(q.Get("sort"))
+	lq, err := tickets.ParseListQuery(r.URL.Query(), d.now(), p.User.ID)
 	if err != nil {
 		return err
 	}
@@ -59,22 +45,22 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 	if err != nil {
 		return err
 	}
-	scope := httpapi.TicketListScope(prj.ID, f)
-	after, err := d.pageKeyset(scope, order, q.Get("cursor"))
+	scope := lq.Scope(prj.ID)
+	after, err := d.pageKeyset(scope, lq.Page)
 	if err != nil {
 		return err
 	}
-	rows, err := d.db.Read().ListTicketsBy(ctx, prj.ID, f, order, after, ticketPage+1)
+	rows, err := d.db.Read().ListTicketsBy(ctx, prj.ID, lq.Filter, lq.Order, after, lq.Limit+1)
 	if err != nil {
 		return err
 	}
-	lq := newListQuery("/projects/"+prj.ID+"/tickets", order, "status", f.Status, "severity", f.Severity, "service", f.Service, "environment", f.Environment)
-	data := ticketListData{Project: prj, Filter: f, Severities: severities, Sorts: sortOptions(order, "Newest"),
-		Table: ticketTable{Rows: rows, Sort: newSortLinks(lq, order, "Opened")}}
-	if len(rows) > ticketPage {
-		last := rows[ticketPage-1]
-		data.Table.Rows = rows[:ticketPage]
-		data.Next = lq.with("cursor", d.pageCursor(scope, order, last.Group, last.ID))
+	links := newListQuery("/projects/"+prj.ID+"/tickets", lq.Values())
+	data := ticketListData{Project: prj, Filter: lq.Filter, Severities: severities, Sorts: sortOptions(lq.Order, "Newest"),
+		Table: ticketTable{Rows: rows, Sort: newSortLinks(links, lq.Order, "Opened")}}
+	if len(rows) > lq.Limit {
+		last := rows[lq.Limit-1]
+		data.Table.Rows = rows[:lq.Limit]
+		data.Next = links.with("cursor", d.pageCursor(scope, lq.Page, last.Group, last.ID))
 	}
 	crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
 	d.render(w, r, http.StatusOK, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})

@@ -111,7 +111,7 @@ func TestTriageListsSortAndCount(t *testing.T) {
 			if got := listTitles(filtered.Body); !slices.Equal(got, triageOrders["event_count"]) {
 				t.Errorf("%s filtered: rows %q", list, got)
 			}
-			b.get(base+"?sort=title").expect(t, http.StatusUnprocessableEntity, "validation-failed", "sort must be newest, last_seen or event_count")
+			b.get(base+"?sort=title").expect(t, http.StatusUnprocessableEntity, "validation-failed", "sort must be newest, last_seen, event_count or users")
 			b.get(base+"?sort=newest").expect(t, http.StatusOK, `aria-sort="descending"`)
 		}
 		// The overview's triage list (CONTRACT 8) shows the unresolved

@@ -16,6 +16,7 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/notify/notice"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/summary"
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -54,7 +55,7 @@ func (s *Service) build(ctx context.Context, c *store.Conn, p store.Project, zon
 		if err != nil {
 			return Digest{}, false, err
 		}
-		latest, err := c.InfoSummaryDetail(ctx, sums[0].ID, 20)
+		latest, err := c.InfoSummaryDetail(ctx, sums[0].ID, summary.TopMessages)
 		if err != nil {
 			return Digest{}, false, err
 		}
