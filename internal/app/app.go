@@ -125,13 +125,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 
 func (a *App) build(ctx context.Context) error {
 	cfg := a.opts.Serve
-	var sender *mail.Sender
-	if cfg.SMTPURL != "" {
-		m, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
-		if err != nil {
-			return err
-		}
-		sender = m
+	sender, err := mailSender(cfg)
+	if err != nil {
+		return err
 	}
 	now := a.opts.Now
 	a.Metrics = metrics.New()
@@ -165,11 +161,7 @@ func (a *App) build(ctx context.Context) error {
 	a.Orgs = org.New(a.DB, org.Options{DefaultPlan: cfg.DefaultPlan, AppURL: cfg.AppURL, Mailer: a.Notify, Logger: a.log, Now: now})
 	a.Auth = auth.New(a.DB, a.Orgs, auth.Options{OpenSignup: cfg.Signup == "open", Argon2: a.opts.Argon2, Logger: a.log, Now: now,
 		Mailer: a.Notify, AppURL: cfg.AppURL})
-	key, err := a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
-		b := make([]byte, 32)
-		_, err := rand.Read(b)
-		return b, err
-	})
+	key, err := a.cursorKey(ctx)
 	if err != nil {
 		return err
 	}
@@ -203,6 +195,24 @@ func (a *App) build(ctx context.Context) error {
 	a.registerGauges()
 	a.ops = httpserver.Ops(a.Metrics.Handler(), a.ready, a.log)
 	return a.buildHTTP(httpTransports{cursorKey: key, clientIP: clientIP, callers: callers, ingest: in, sentry: sentryIn})
+}
+
+// mailSender is the SMTP sender of ERRATA_SMTP_URL, or nil without one.
+func mailSender(cfg config.Serve) (*mail.Sender, error) {
+	if cfg.SMTPURL == "" {
+		return nil, nil
+	}
+	return mail.New(cfg.SMTPURL, cfg.MailFrom)
+}
+
+// cursorKey is the key list cursors are signed with: made once, kept in
+// the database so that every process and restart shares it.
+func (a *App) cursorKey(ctx context.Context) ([]byte, error) {
+	return a.DB.Setting(ctx, "cursor_key", func() ([]byte, error) {
+		b := make([]byte, 32)
+		_, err := rand.Read(b)
+		return b, err
+	})
 }
 
 // ready reports whether the process can take traffic.

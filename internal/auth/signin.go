@@ -63,16 +63,10 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 	if err != nil {
 		return Signed{}, err
 	}
-	r, giveBackEmail := s.failuresByEmail.Reserve(canonical)
-	if !r.Allowed {
-		return Signed{}, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
+	giveBack, err := s.reserveFailures(canonical, clientIP)
+	if err != nil {
+		return Signed{}, err
 	}
-	r, giveBackIP := s.failuresByIP.Reserve(clientIP)
-	if !r.Allowed {
-		giveBackEmail()
-		return Signed{}, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
-	}
-	giveBack := func() { giveBackEmail(); giveBackIP() }
 	u, err := s.userByEmail(ctx, canonical, legacy)
 	hash := u.PasswordHash
 	if errors.Is(err, store.ErrNotFound) || (err == nil && hash == "") {
@@ -135,6 +129,22 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 		giveBack()
 	}
 	return out, err
+}
+
+// reserveFailures reserves a failed sign-in in the limits of the address
+// and of the client (429 when either is spent); giveBack returns both
+// reservations when the sign-in turns out not to be a failure.
+func (s *Service) reserveFailures(email, client string) (giveBack func(), err error) {
+	r, giveBackEmail := s.failuresByEmail.Reserve(email)
+	if !r.Allowed {
+		return nil, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	r, giveBackIP := s.failuresByIP.Reserve(client)
+	if !r.Allowed {
+		giveBackEmail()
+		return nil, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
+	}
+	return func() { giveBackEmail(); giveBackIP() }, nil
 }
 
 // errWrongCode ends a sign-in's transaction when its second factor is wrong.

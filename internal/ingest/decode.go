@@ -273,38 +273,7 @@ func (bt *batch) parseEvent(d *decoder, i int) bool {
 				return false
 			}
 			d.ws()
-			switch k {
-			case "message":
-				ok = optString(d, keep, &ev.Message, fMessage, &st.bad, &st.has)
-			case "level":
-				ok = optString(d, view, &st.level, fLevel, &st.bad, &st.has)
-			case "timestamp":
-				ok = optString(d, view, &st.timestamp, fTimestamp, &st.bad, &st.has)
-			case "stack_trace":
-				ok = optString(d, keep, &ev.StackTrace, fStackTrace, &st.bad, &st.has)
-			case "service":
-				ok = optString(d, keep, &ev.Service, fService, &st.bad, &st.has)
-			case "environment":
-				ok = optString(d, keep, &ev.Environment, fEnvironment, &st.bad, &st.has)
-			case "release":
-				ok = optString(d, keep, &ev.Release, fRelease, &st.bad, &st.has)
-			case "trace_id":
-				ok = optString(d, keep, &ev.TraceID, fTraceID, &st.bad, &st.has)
-			case "span_id":
-				ok = optString(d, keep, &ev.SpanID, fSpanID, &st.bad, &st.has)
-			case "attributes":
-				ok = scanAttributes(d, st, &attr)
-			case "breadcrumbs":
-				st.crumbs = ""
-				if !d.null() {
-					start := d.i
-					ok = d.skipValue(false)
-					st.crumbs = d.s[start:d.i]
-				}
-			default:
-				ok = d.skipValue(false)
-			}
-			if !ok {
+			if !eventField(d, k, ev, st, &attr) {
 				return false
 			}
 			d.ws()
@@ -336,6 +305,44 @@ func (bt *batch) parseEvent(d *decoder, i int) bool {
 		ev.Attributes = d.out.bytes(from)
 	}
 	return true
+}
+
+// eventField scans the value of an event's field k into ev, st and attr;
+// false when the JSON is malformed.
+func eventField(d *decoder, k string, ev *Event, st *eventState, attr *attrScan) bool {
+	switch k {
+	case "message":
+		return optString(d, keep, &ev.Message, fMessage, &st.bad, &st.has)
+	case "level":
+		return optString(d, view, &st.level, fLevel, &st.bad, &st.has)
+	case "timestamp":
+		return optString(d, view, &st.timestamp, fTimestamp, &st.bad, &st.has)
+	case "stack_trace":
+		return optString(d, keep, &ev.StackTrace, fStackTrace, &st.bad, &st.has)
+	case "service":
+		return optString(d, keep, &ev.Service, fService, &st.bad, &st.has)
+	case "environment":
+		return optString(d, keep, &ev.Environment, fEnvironment, &st.bad, &st.has)
+	case "release":
+		return optString(d, keep, &ev.Release, fRelease, &st.bad, &st.has)
+	case "trace_id":
+		return optString(d, keep, &ev.TraceID, fTraceID, &st.bad, &st.has)
+	case "span_id":
+		return optString(d, keep, &ev.SpanID, fSpanID, &st.bad, &st.has)
+	case "attributes":
+		return scanAttributes(d, st, attr)
+	case "breadcrumbs":
+		st.crumbs = ""
+		if d.null() {
+			return true
+		}
+		start := d.i
+		ok := d.skipValue(false)
+		st.crumbs = d.s[start:d.i]
+		return ok
+	default:
+		return d.skipValue(false)
+	}
 }
 
 // scanAttributes scans an event's attributes value into attr.

@@ -128,16 +128,7 @@ dial:
 		wg.Go(func() {
 			k := a.kinds[i%len(a.kinds)]
 		again:
-			conn, err := d.DialContext(ctx, "tcp", k.addr)
-			if err == nil {
-				_, err = io.WriteString(conn, k.stall)
-				if err == nil && k.handshake {
-					err = http2.NewFramer(conn, nil).WriteSettings()
-				}
-				if err != nil {
-					_ = conn.Close()
-				}
-			}
+			conn, err := dialStalled(ctx, &d, k)
 			<-sem
 			if err != nil {
 				finished()
@@ -182,6 +173,24 @@ dial:
 		return res, errNoConnections
 	}
 	return res, nil
+}
+
+// dialStalled opens a connection to k's address and sends k's stalled
+// start (and an HTTP/2 SETTINGS frame when k takes a handshake).
+func dialStalled(ctx context.Context, d *net.Dialer, k connKind) (net.Conn, error) {
+	conn, err := d.DialContext(ctx, "tcp", k.addr)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.WriteString(conn, k.stall)
+	if err == nil && k.handshake {
+		err = http2.NewFramer(conn, nil).WriteSettings()
+	}
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // waitClose reads conn until the server closes it and returns what it

@@ -81,20 +81,9 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	if err != nil {
 		return store.Channel{}, err
 	}
-	o, err := r.OrgByID(ctx, p.OrgID)
+	o, limits, err := s.planAllows(ctx, r, p, in.Type)
 	if err != nil {
 		return store.Channel{}, err
-	}
-	limits := org.LimitsOf(o.Plan)
-	if !allowed(limits, in.Type) {
-		return store.Channel{}, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, in.Type)
-	}
-	n, err := r.CountChannels(ctx, projectID)
-	if err != nil {
-		return store.Channel{}, err
-	}
-	if n >= limits.ChannelsPerProject {
-		return store.Channel{}, problem.Newf("plan-limit-reached", "the %s plan allows %d channels per project", o.Plan, limits.ChannelsPerProject)
 	}
 	if in.Type == store.ChannelWebhook {
 		if err := s.checkURL(ctx, in.URL); err != nil {
@@ -137,6 +126,28 @@ func (s *Service) CreateChannel(ctx context.Context, projectID string, in Channe
 	}
 	s.AfterCommit()
 	return ch, nil
+}
+
+// planAllows checks that the plan of p's organization includes channels of
+// type typ and has room for one more in p; it returns the organization and
+// its limits (CreateChannel counts again under the project's lock).
+func (s *Service) planAllows(ctx context.Context, r *store.Conn, p store.Project, typ string) (store.Org, org.Limits, error) {
+	o, err := r.OrgByID(ctx, p.OrgID)
+	if err != nil {
+		return store.Org{}, org.Limits{}, err
+	}
+	limits := org.LimitsOf(o.Plan)
+	if !allowed(limits, typ) {
+		return o, limits, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, typ)
+	}
+	n, err := r.CountChannels(ctx, p.ID)
+	if err != nil {
+		return o, limits, err
+	}
+	if n >= limits.ChannelsPerProject {
+		return o, limits, problem.Newf("plan-limit-reached", "the %s plan allows %d channels per project", o.Plan, limits.ChannelsPerProject)
+	}
+	return o, limits, nil
 }
 
 // checkTarget checks the channel's type and its target for it: a webhook's

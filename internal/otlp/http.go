@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -96,21 +97,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		failWith(pr)
 		return
 	}
-	req := plogotlp.NewExportRequest()
-	if isJSON {
-		if err = checkJSON(body.Bytes); err == nil {
-			err = req.UnmarshalJSON(body.Bytes)
-		}
-	} else if err = checkProto(body.Bytes); err == nil {
-		err = req.UnmarshalProto(body.Bytes)
-	}
+	req, err := decodeRequest(body.Bytes, isJSON)
 	if err != nil {
-		kind := "protobuf"
-		if isJSON {
-			kind = "OTLP/JSON"
-		}
-		refuse(metrics.RefusedMalformed, failure{status: http.StatusBadRequest, code: codes.InvalidArgument,
-			message: "the body is not a valid " + kind + " ExportLogsServiceRequest: " + err.Error()})
+		refuse(metrics.RefusedMalformed, failure{status: http.StatusBadRequest, code: codes.InvalidArgument, message: err.Error()})
 		return
 	}
 	resp, err := export(r.Context(), in, RouteHTTP, p, req, received)
@@ -131,6 +120,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", contentType(isJSON))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
+}
+
+// decodeRequest decodes an ExportLogsServiceRequest from OTLP/JSON or
+// protobuf, after the checks of its nesting; the error says which.
+func decodeRequest(b []byte, isJSON bool) (plogotlp.ExportRequest, error) {
+	req := plogotlp.NewExportRequest()
+	var err error
+	if isJSON {
+		if err = checkJSON(b); err == nil {
+			err = req.UnmarshalJSON(b)
+		}
+	} else if err = checkProto(b); err == nil {
+		err = req.UnmarshalProto(b)
+	}
+	if err != nil {
+		kind := "protobuf"
+		if isJSON {
+			kind = "OTLP/JSON"
+		}
+		return req, fmt.Errorf("the body is not a valid %s ExportLogsServiceRequest: %w", kind, err)
+	}
+	return req, nil
 }
 
 // writeStatus answers f with a google.rpc.Status body.
