@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/errata-dev/errata/internal/groupinginfo"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
@@ -38,7 +39,7 @@ type GroupView struct {
 	Ignore             map[string]any `json:"ignore" nullable:"true" doc:"An ignored group's condition ({until}, {events}, {events, window} or {users}); null when not ignored with a condition"`
 	ResolvedIn         *string        `json:"resolved_in" nullable:"true" doc:"The release a resolved group was resolved in; null when resolved outright or not resolved"`
 	// Grouping is shown by GET /v1/groups/{group_id} only.
-	Grouping *GroupingView `json:"grouping,omitempty" doc:"What made the fingerprint (GET /v1/groups/{group_id} only): the dashboard's \"Why these events are grouped\""`
+	Grouping *groupinginfo.GroupingView `json:"grouping,omitempty" doc:"What made the fingerprint (GET /v1/groups/{group_id} only): the dashboard's \"Why these events are grouped\""`
 
 	assigneeID string // filled into Assignee by fillAssignees
 }
@@ -141,7 +142,7 @@ func (s *Server) getGroup(ctx context.Context, in *GroupPath) (*GroupOutput, err
 	if err != nil {
 		return nil, err
 	}
-	gv, err := GroupGrouping(ctx, s.db.Read(), g)
+	gv, err := groupinginfo.GroupGrouping(ctx, s.db.Read(), g)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/errata-dev/errata/internal/grouping"
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/groupinginfo"
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
@@ -71,7 +71,7 @@ func (d *Dashboard) saveGroupingRules(w http.ResponseWriter, r *http.Request, p 
 	}
 	data := rulesData{Fingerprint: r.PostForm.Get("fingerprint"), StackTrace: r.PostForm.Get("stack_trace")}
 	projectID := r.PathValue("project_id")
-	_, err := httpapi.SaveGroupingRules(r.Context(), d.db, projectID, data.Fingerprint, data.StackTrace, p.User.ID, d.now())
+	_, err := groupinginfo.SaveGroupingRules(r.Context(), d.db, projectID, data.Fingerprint, data.StackTrace, p.User.ID, d.now())
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Status == http.StatusUnprocessableEntity {
 		data.Error = ruleErrorOf(pr.Detail, data.Fingerprint, data.StackTrace)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/errata-dev/errata/internal/httpapi"
+	"github.com/errata-dev/errata/internal/groupinginfo"
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
@@ -96,7 +96,7 @@ type groupData struct {
 	Merged int
 	// Grouping says what made the fingerprint: "Why these events are
 	// grouped".
-	Grouping httpapi.GroupingView
+	Grouping groupinginfo.GroupingView
 	// Team is its activity, comments and assignee.
 	Team groupTeam
 	// CanChange shows the assignee picker, the conditions and the comment
@@ -126,7 +126,7 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpserver.
 	if err != nil {
 		return err
 	}
-	gv, err := httpapi.GroupGrouping(ctx, d.db.Read(), g)
+	gv, err := groupinginfo.GroupGrouping(ctx, d.db.Read(), g)
 	if err != nil {
 		return err
 	}
