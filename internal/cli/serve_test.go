@@ -156,7 +156,10 @@ func TestServeAndShutdown(t *testing.T) {
 				t.Fatalf("want \"shutting down\" then \"stopped\" in the log:\n%s", s.log)
 			}
 			for i, r := range s.log.records {
-				if r["level"] == "ERROR" || (i > down && r["level"] == "WARN") {
+				// A slow write's warning measures the machine (a busy one
+				// makes any transaction slow), not the shutdown.
+				slowWrite := strings.HasPrefix(fmt.Sprint(r["msg"]), "a write held the database writer")
+				if r["level"] == "ERROR" || (i > down && r["level"] == "WARN" && !slowWrite) {
 					t.Errorf("logged %v", r)
 				}
 			}
