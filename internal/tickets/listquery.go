@@ -78,13 +78,13 @@ type Page struct {
 func parsePage(v url.Values) (Page, error) {
 	p := Page{Order: store.OrderNewest, Cursor: v.Get("cursor"), Limit: DefaultLimit}
 	if s := v.Get("sort"); s != "" {
-		p.Order = ""
+		found := false
 		for _, o := range sortOrders {
 			if o.param == s {
-				p.Order = o.order
+				p.Order, found = o.order, true
 			}
 		}
-		if p.Order == "" {
+		if !found {
 			return Page{}, &FieldError{"sort", "sort must be newest, last_seen, event_count or users"}
 		}
 	}

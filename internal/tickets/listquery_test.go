@@ -64,6 +64,10 @@ func TestListScopesSeparateOrdersAndFilters(t *testing.T) {
 	byUsers, _ := ParseListQuery(url.Values{"sort": {"users"}}, listNow, "")
 	open, _ := ParseListQuery(url.Values{"status": {"open"}}, listNow, "")
 	groups, _ := ParseGroupListQuery(url.Values{}, listNow, "")
+	newest, err := ParseListQuery(url.Values{"sort": {"newest"}}, listNow, "")
+	if err != nil || newest.Order != store.OrderNewest || newest.Scope("prj_1") != plain.Scope("prj_1") {
+		t.Errorf("sort=newest: got %+v, %v; want the default order and scope", newest.Page, err)
+	}
 	if plain.Limit != DefaultLimit || plain.Order != store.OrderNewest {
 		t.Fatalf("defaults got %+v", plain.Page)
 	}
