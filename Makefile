@@ -44,9 +44,11 @@ SDKTEST := internal/sentry/sdktest
 ## test: vet and run every test with the race detector, on SQLite and PostgreSQL,
 ## the Sentry SDK module's too; the browser tests' screenshots land in
 ## test-artifacts/_artifacts/
+## (-p 4: four packages at once; the long ones, httpapi and store, mostly wait on
+## processing and commits, so on two cores a second pair shortens the run)
 test: vet
 	rm -rf test-artifacts && mkdir -p test-artifacts
-	go test -race -count=1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-artifacts ./...
+	go test -race -count=1 -p 4 -timeout 30m -artifacts -outputdir $(CURDIR)/test-artifacts ./...
 	cd $(SDKTEST) && go test -race -count=1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-artifacts ./...
 
 vet:
