@@ -81,7 +81,10 @@ type dbDriver interface {
 	// groupWord is the condition, on the group columns of alias g, that
 	// finds the free word w through the group_search index of migration
 	// 00052; ok is false when the index cannot find w (the caller scans).
-	groupWord(g, w string) (cond string, arg any, ok bool)
+	// With recheck, the condition must not be answered from the index: the
+	// query's index word already narrowed the rows, and the others are
+	// cheaper checked on them than intersected from index scans of their own.
+	groupWord(g, w string, recheck bool) (cond string, arg any, ok bool)
 	// wordLookupDrivesList reports whether a list's free words are one
 	// look-up in a separate index that should drive the query (SQLite's
 	// FTS5 table), rather than a condition on the group's row.

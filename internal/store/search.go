@@ -22,6 +22,11 @@ type searchSQL struct {
 	me      string // the user id of assigned:me
 	b       strings.Builder
 	args    []any
+	// indexWord is the free word the group index finds (the longest one
+	// not negated, whose trigrams narrow most); the others are rechecked on
+	// the rows it finds. indexed is set once it is written.
+	indexWord string
+	indexed   bool
 	// fts is set when the conditions hold a look-up in SQLite's full-text
 	// index that finds the groups (words, not negated), which the query
 	// should then be driven by (ListGroupsBy).
@@ -33,6 +38,11 @@ func (s *searchSQL) where(q search.Query) (string, []any) {
 	s.me = q.Me
 	if s.e == "" && driverOf(s.dialect).wordLookupDrivesList() {
 		q.Terms = s.ftsWords(q.Terms)
+	}
+	for _, t := range q.Terms {
+		if t.Field == search.FieldWord && !t.Negate && utf8.RuneCountInString(t.Value) > utf8.RuneCountInString(s.indexWord) {
+			s.indexWord = t.Value
+		}
 	}
 	for _, t := range q.Terms {
 		s.b.WriteString(" AND ")
@@ -98,7 +108,7 @@ func (s *searchSQL) group(t search.Term) {
 	g := s.g
 	switch t.Field {
 	case search.FieldWord:
-		s.word(t.Value)
+		s.word(t.Value, t.Negate)
 	case search.FieldIs:
 		switch t.Value {
 		case "open":
@@ -191,11 +201,14 @@ const ftsMinRunes = 3
 // three columns joined by U+001F (no query holds a control character, so
 // no word spans two columns), rechecked by ILIKE; SQLite's FTS5 trigram
 // index, whose phrase of w's trigrams is exactly "contains w, any case"
-// (ftsWords; a negated word is a look-up here). Words too short for a
-// trigram scan the columns with LIKE.
-func (s *searchSQL) word(w string) {
+// (ftsWords; a negated word is a look-up here). On PostgreSQL one word
+// (indexWord) is taken from the index and the others rechecked on its rows.
+// Words too short for a trigram scan the columns with LIKE.
+func (s *searchSQL) word(w string, negated bool) {
 	g := s.g
-	if cond, arg, ok := driverOf(s.dialect).groupWord(g, w); ok {
+	recheck := negated || s.indexed || w != s.indexWord
+	if cond, arg, ok := driverOf(s.dialect).groupWord(g, w, recheck); ok {
+		s.indexed = s.indexed || !recheck
 		s.add(cond, arg)
 		return
 	}

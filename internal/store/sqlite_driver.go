@@ -139,10 +139,14 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 		readConns = 4
 	}
 	pragmas := url.Values{}
+	// busy_timeout comes first: the driver applies the pragmas in order, and
+	// journal_mode(WAL) takes a lock, so ahead of the timeout it failed at once
+	// with SQLITE_BUSY while another process was switching a fresh file to
+	// WAL (four `errata migrate` at once, on a loaded machine).
 	// synchronous=FULL: a commit returns once the WAL is on disk (202 means
 	// durable). journal_size_limit truncates the WAL back to 64 MiB after each
 	// reset, so it does not grow without bound under a steady write load.
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(FULL)", "journal_size_limit(67108864)"} {
 		pragmas.Add("_pragma", p)
 	}
 	wq := url.Values{"_txlock": {"immediate"}}
@@ -201,7 +205,7 @@ func (sqliteDriver) rowAddress() string { return "rowid" }
 // groupWord looks w up in the FTS5 trigram table group_search, whose phrase
 // of w's trigrams is "contains w, any case"; a word too short for a
 // trigram is not indexed.
-func (sqliteDriver) groupWord(g, w string) (string, any, bool) {
+func (sqliteDriver) groupWord(g, w string, _ bool) (string, any, bool) {
 	if utf8.RuneCountInString(w) < ftsMinRunes {
 		return "", nil, false
 	}
