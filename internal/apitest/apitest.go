@@ -106,7 +106,7 @@ func DefaultServe(addr string) config.Serve {
 // Start runs a server on a fresh database of dialect d.
 func Start(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
 	t.Helper()
-	return StartOn(t, storetest.URL(t, d), opts...)
+	return StartOn(t, storetest.MigratedURL(t, d), opts...)
 }
 
 // StartOn runs a server on the database at dbURL (a fresh one from
@@ -170,7 +170,7 @@ func Run(t testing.TB, d store.Dialect, opts ...func(*config.Serve)) *Server {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("serve settings: %v", err)
 	}
-	dbURL := storetest.URL(t, d)
+	dbURL := storetest.MigratedURL(t, d)
 	a, err := app.New(context.Background(), app.Options{
 		Store: config.Store{DatabaseURL: dbURL}, Serve: cfg,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Argon2: CheapArgon2,

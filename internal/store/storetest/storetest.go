@@ -9,7 +9,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -43,17 +45,11 @@ func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 // when the test ends.
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
-	u := URL(t, d)
-	db, err := store.Open(context.Background(), store.Options{URL: u})
+	db, err := store.Open(context.Background(), store.Options{URL: MigratedURL(t, d)})
 	if err != nil {
 		t.Fatalf("open %s: %v", d, err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	if d == store.SQLite {
-		if _, err := db.Migrate(context.Background()); err != nil {
-			t.Fatalf("migrate: %v", err)
-		}
-	}
 	return db
 }
 
@@ -79,6 +75,55 @@ func URL(t testing.TB, d store.Dialect) string {
 		_, _ = admin.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %s WITH (FORCE)`, name))
 	})
 	return withDatabase(base, name)
+}
+
+// MigratedURL is URL with the schema in place on both databases: a SQLite
+// file copied from one migrated once per test binary (migrating a file
+// costs about half a second of fsyncs, which hundreds of server starts under
+// the race detector added up to minutes), a PostgreSQL database as URL makes.
+func MigratedURL(t testing.TB, d store.Dialect) string {
+	t.Helper()
+	if d != store.SQLite {
+		return URL(t, d)
+	}
+	tpl, err := sqliteTemplate()
+	if err != nil {
+		t.Fatalf("sqlite template: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "errata.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(tpl + suffix)
+		if suffix != "" && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = os.WriteFile(path+suffix, b, 0o600)
+		}
+		if err != nil {
+			t.Fatalf("copy the sqlite template: %v", err)
+		}
+	}
+	return "sqlite:" + path
+}
+
+// sqliteTemplate migrates one SQLite file per test binary.
+func sqliteTemplate() (string, error) {
+	sqliteTplOnce.Do(func() {
+		var dir string
+		if dir, sqliteTplErr = os.MkdirTemp("", "errata-storetest-"); sqliteTplErr != nil {
+			return
+		}
+		sqliteTplPath = filepath.Join(dir, "errata.db")
+		var db *store.DB
+		if db, sqliteTplErr = store.Open(context.Background(), store.Options{URL: "sqlite:" + sqliteTplPath}); sqliteTplErr != nil {
+			return
+		}
+		_, sqliteTplErr = db.Migrate(context.Background())
+		if err := db.Close(); sqliteTplErr == nil {
+			sqliteTplErr = err
+		}
+	})
+	return sqliteTplPath, sqliteTplErr
 }
 
 // PostgresBase returns the test server's URL. Without one the test fails when
@@ -128,6 +173,10 @@ var (
 	tplOnce sync.Once
 	tplName string
 	tplErr  error
+
+	sqliteTplOnce sync.Once
+	sqliteTplPath string
+	sqliteTplErr  error
 )
 
 func adminDB(t testing.TB, base string) *sql.DB {
@@ -163,9 +212,12 @@ func template(base string) (string, error) {
 	return tplName, tplErr
 }
 
-// Cleanup drops the template database; call it from TestMain after m.Run.
+// Cleanup drops the template databases; call it from TestMain after m.Run.
 func Cleanup() {
 	reportSkipped()
+	if sqliteTplPath != "" {
+		_ = os.RemoveAll(filepath.Dir(sqliteTplPath))
+	}
 	if admin != nil && tplName != "" {
 		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + tplName + ` WITH (FORCE)`)
 	}
