@@ -140,6 +140,9 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		g = newGroup(ga.projectID, ga, now)
 	}
 	merge(&g, ga, now)
+	if p.hot.refreshSearch(g.ID, now) || isNew {
+		g.SearchMessage = g.SampleMessage
+	}
 	opened, err := tickets.OpenAfter(ctx, c, &g, isNew, tickets.Batch{Releases: ga.rels,
 		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Minutes: ga.minutes, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)
 	if err != nil {

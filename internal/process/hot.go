@@ -18,6 +18,7 @@ type hotGroups struct {
 
 type hotGroup struct {
 	sampled      time.Time
+	searched     time.Time
 	sinceprune   int
 	checked      time.Time
 	sinceChecked int
@@ -26,6 +27,10 @@ type hotGroup struct {
 const (
 	// sampleEvery is the least time between two sample events of a group.
 	sampleEvery = time.Second
+	// searchEvery is the least time between two refreshes of a group's
+	// search message (store.Group.SearchMessage), each a rewrite of its
+	// row of the free-word index.
+	searchEvery = time.Minute
 	// spikeEvery is the longest a group goes unchecked while events arrive;
 	// a tenth of the spike minimum arriving at once is checked at once.
 	spikeEvery = 15 * time.Second
@@ -73,6 +78,19 @@ func (h *hotGroups) sample(id string, now time.Time, onlyFirst bool, keep int) (
 		return true, true
 	}
 	return true, false
+}
+
+// refreshSearch reports whether the group's search message should be set
+// to its latest message now (and notes that it is).
+func (h *hotGroups) refreshSearch(id string, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	g := h.get(id, now)
+	if !g.searched.IsZero() && now.Sub(g.searched) < searchEvery {
+		return false
+	}
+	g.searched = now
+	return true
 }
 
 // checkSpike reports whether the group's rate should be checked now.

@@ -57,6 +57,11 @@ type Group struct {
 	// ResolvedIn is the release a resolved group was resolved in ("" when
 	// it was resolved outright).
 	ResolvedIn string
+	// SearchMessage is the sample message free words find (with the title
+	// and culprit): processing refreshes it at most once a minute a group,
+	// so that the search index is not rewritten with nearly every event as
+	// SampleMessage changes. Empty writes SampleMessage.
+	SearchMessage string
 	// IgnoreUntil is the time of an ignore-until condition (nil when none):
 	// DueIgnores finds the groups whose time has come.
 	IgnoreUntil *time.Time
@@ -72,7 +77,7 @@ const groupCols = groupWriteCols + `, user_count`
 
 const groupWriteCols = `id, project_id, service, fingerprint, fingerprint_version, fingerprint_rule, title, exception_type, culprit, level, status,
 	first_seen, last_seen, event_count, environments, releases, first_release, last_release, last_environment, sample_message, last_trace_id,
-	ticket_id, resolved_at, updated_at, merged_into, assignee_id, ignore_rule, resolved_in, ignore_until`
+	ticket_id, resolved_at, updated_at, merged_into, assignee_id, ignore_rule, resolved_in, ignore_until, search_message`
 
 // groupRow holds the scan destinations of a group row.
 type groupRow struct {
@@ -90,7 +95,7 @@ func (r *groupRow) dest() []any {
 	g := &r.g
 	return []any{&g.ID, &g.ProjectID, &g.Service, &g.Fingerprint, &g.FingerprintVersion, &g.FingerprintRule, &g.Title, &g.ExceptionType,
 		&g.Culprit, &g.Level, &g.Status, &r.fs, &r.ls, &g.EventCount, &r.envs, &r.rels, &g.FirstRelease, &g.LastRelease, &g.LastEnvironment,
-		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up, &r.merged, &r.assignee, &g.IgnoreRule, &g.ResolvedIn, &r.until, &g.UserCount}
+		&g.SampleMessage, &g.LastTraceID, &r.ticket, &r.resolved, &r.up, &r.merged, &r.assignee, &g.IgnoreRule, &g.ResolvedIn, &r.until, &g.SearchMessage, &g.UserCount}
 }
 
 func (r *groupRow) group() Group {
@@ -184,11 +189,11 @@ func (c *Conn) LockGroup(ctx context.Context, id string) (Group, error) {
 
 // InsertGroup adds a group; an existing key is ErrConflict.
 func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
-	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupWriteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO error_groups (`+groupWriteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		g.ID, g.ProjectID, g.Service, g.Fingerprint, g.FingerprintVersion, g.FingerprintRule, g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status,
 		ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases), g.FirstRelease, g.LastRelease,
 		g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt), nullString(g.MergedInto),
-		nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil))
+		nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil), g.searchMessage())
 	if err != nil {
 		return fmt.Errorf("store: insert group: %w", err)
 	}
@@ -199,15 +204,23 @@ func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
 func (c *Conn) UpdateGroup(ctx context.Context, g Group) error {
 	err := c.execOne(ctx, `UPDATE error_groups SET title = ?, exception_type = ?, culprit = ?, level = ?, status = ?, first_seen = ?, last_seen = ?,
 		event_count = ?, environments = ?, releases = ?, first_release = ?, last_release = ?, last_environment = ?, sample_message = ?, last_trace_id = ?,
-		ticket_id = ?, resolved_at = ?, updated_at = ?, merged_into = ?, assignee_id = ?, ignore_rule = ?, resolved_in = ?, ignore_until = ?
-		WHERE id = ?`,
+		ticket_id = ?, resolved_at = ?, updated_at = ?, merged_into = ?, assignee_id = ?, ignore_rule = ?, resolved_in = ?, ignore_until = ?,
+		search_message = ? WHERE id = ?`,
 		g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases),
 		g.FirstRelease, g.LastRelease, g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt),
-		nullString(g.MergedInto), nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil), g.ID)
+		nullString(g.MergedInto), nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil), g.searchMessage(), g.ID)
 	if err != nil {
 		return fmt.Errorf("store: update group %s: %w", g.ID, err)
 	}
 	return nil
+}
+
+// searchMessage is the search_message g is written with.
+func (g Group) searchMessage() string {
+	if g.SearchMessage == "" {
+		return g.SampleMessage
+	}
+	return g.SearchMessage
 }
 
 // GroupFilter narrows a group list.

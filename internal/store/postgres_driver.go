@@ -178,7 +178,7 @@ func (postgresDriver) rowAddress() string { return "ctid" }
 // that come together ("payment timeout": 143 / 224 ms p50 / p95 against 21 /
 // 45 ms for the words checked on the rows, docs/performance.md).
 func (postgresDriver) groupWord(g, w string, recheck bool) (string, any, bool) {
-	expr := g + "title || E'\\x1f' || " + g + "culprit || E'\\x1f' || " + g + "sample_message"
+	expr := g + "title || E'\\x1f' || " + g + "culprit || E'\\x1f' || " + g + "search_message"
 	if recheck {
 		expr += " || ''"
 	}

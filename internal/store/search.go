@@ -213,7 +213,7 @@ func (s *searchSQL) word(w string, negated bool) {
 		return
 	}
 	p := contains(w)
-	s.add(g+"title"+s.like()+" OR "+g+"culprit"+s.like()+" OR "+g+"sample_message"+s.like(), p, p, p)
+	s.add(g+"title"+s.like()+" OR "+g+"culprit"+s.like()+" OR "+g+"search_message"+s.like(), p, p, p)
 }
 
 // ftsPhrase is w as one FTS5 string (a phrase): in double quotes, its own

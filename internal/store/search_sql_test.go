@@ -14,8 +14,8 @@ import (
 // GIN scans of words that come together, a combined query's p95 going from
 // 45 to 224 ms (docs/performance.md).
 func TestSearchOneIndexWord(t *testing.T) {
-	const index = "(g.title || E'\\x1f' || g.culprit || E'\\x1f' || g.sample_message) ILIKE ?"
-	const recheck = "(g.title || E'\\x1f' || g.culprit || E'\\x1f' || g.sample_message || '') ILIKE ?"
+	const index = "(g.title || E'\\x1f' || g.culprit || E'\\x1f' || g.search_message) ILIKE ?"
+	const recheck = "(g.title || E'\\x1f' || g.culprit || E'\\x1f' || g.search_message || '') ILIKE ?"
 	for _, tc := range []struct {
 		query    string
 		indexArg string // the word looked up in the index, "" for none

@@ -156,7 +156,7 @@ func Absorb(g *store.Group, m store.Group) {
 	}
 	if m.LastSeen.After(g.LastSeen) {
 		g.LastSeen = m.LastSeen
-		g.SampleMessage, g.LastTraceID = m.SampleMessage, m.LastTraceID
+		g.SampleMessage, g.SearchMessage, g.LastTraceID = m.SampleMessage, m.SearchMessage, m.LastTraceID
 		if m.LastRelease != "" {
 			g.LastRelease = m.LastRelease
 		}
