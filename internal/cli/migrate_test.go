@@ -14,7 +14,7 @@ import (
 )
 
 // TestConcurrentMigrate starts four `errata migrate` processes at once on a
-// fresh database, ten times on SQLite and four on PostgreSQL: every one succeeds, and the schema
+// fresh database, six times on SQLite and three on PostgreSQL: every one succeeds, and the schema
 // they leave is exactly the one a lone migrate makes. Without the migration
 // lock, PostgreSQL fails most rounds ("duplicate key value violates unique
 // constraint pg_type_typname_nsp_index") and SQLite some ("table … already
@@ -28,9 +28,9 @@ func TestConcurrentMigrate(t *testing.T) {
 			// Unlocked, SQLite failed in the third of twenty rounds here and
 			// PostgreSQL in the first; a locked PostgreSQL round costs a
 			// second (goose tries the lock once a second).
-			rounds := 10
+			rounds := 6
 			if d == store.Postgres {
-				rounds = 4
+				rounds = 3
 			}
 			want := schemaOf(t, d, freshDatabase(t, d, func(env []string) {
 				if res := errata(t, t.TempDir(), env, "migrate"); res.code != 0 {
