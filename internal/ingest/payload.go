@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
+
+	"github.com/errata-dev/errata/internal/wire"
 )
 
 // payloadV1 starts every payload written by EncodePayload.
@@ -121,80 +123,34 @@ func DecodePayload(b []byte) ([]Event, error) {
 	// costs no copy of half a megabyte per batch.
 	raw := b[1:]
 	all := unsafe.String(unsafe.SliceData(raw), len(raw))
-	r := payloadReader{b: raw}
-	at := func(x []byte) string { return all[len(raw)-len(r.b)-len(x) : len(raw)-len(r.b)] }
-	n := r.uvarint()
-	if r.err != nil || n > MaxEvents*64 {
+	r := wire.Reader{B: raw, Bad: errPayload}
+	at := func(x []byte) string { return all[len(raw)-len(r.B)-len(x) : len(raw)-len(r.B)] }
+	n := r.Uvarint()
+	if r.Err != nil || n > MaxEvents*64 {
 		return nil, errPayload
 	}
 	events := make([]Event, n)
 	for i := range events {
 		e := &events[i]
-		e.Level = Level(r.byte())
-		e.Timestamp = r.varint()
+		e.Level = Level(r.Byte())
+		e.Timestamp = r.Varint()
 		for _, s := range [...]*string{&e.Service, &e.Environment, &e.Release, &e.Message, &e.StackTrace, &e.TraceID, &e.SpanID} {
-			*s = at(r.bytes())
+			*s = at(r.Bytes())
 		}
-		if a := r.bytes(); len(a) > 0 {
+		if a := r.Bytes(); len(a) > 0 {
 			e.Attributes = a[:len(a):len(a)]
 		}
 		if withDetail {
-			if a := r.bytes(); len(a) > 0 {
+			if a := r.Bytes(); len(a) > 0 {
 				e.Detail = a[:len(a):len(a)]
 			}
 		}
-		if r.err != nil {
-			return nil, r.err
+		if r.Err != nil {
+			return nil, r.Err
 		}
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", errPayload, len(r.b))
+	if len(r.B) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errPayload, len(r.B))
 	}
 	return events, nil
-}
-
-type payloadReader struct {
-	b   []byte
-	err error
-}
-
-func (r *payloadReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errPayload
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *payloadReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errPayload
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *payloadReader) byte() byte {
-	if len(r.b) == 0 {
-		r.err = errPayload
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *payloadReader) bytes() []byte {
-	n := r.uvarint()
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errPayload
-		return nil
-	}
-	s := r.b[:n]
-	r.b = r.b[n:]
-	return s
 }

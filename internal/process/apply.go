@@ -61,10 +61,7 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	if err := c.AddGroupCounts(ctx, counts); err != nil {
 		return nil, err
 	}
-	if err := c.AddFacets(ctx, facets); err != nil {
-		return nil, err
-	}
-	if err := c.AddEventRefs(ctx, refs); err != nil {
+	if err := addCounts(ctx, c, facets, refs, pr.deferCounts); err != nil {
 		return nil, err
 	}
 	if p.opts.OnTickets != nil && len(out) > 0 {
@@ -89,6 +86,18 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		}
 	}
 	return out, nil
+}
+
+// addCounts adds the value counts and ids of a part's events to their
+// groups, or records them to be folded later (deferCounts).
+func addCounts(ctx context.Context, c *store.Conn, facets []store.FacetCount, refs []store.EventRef, deferred bool) error {
+	if deferred {
+		return c.AddPendingCounts(ctx, facets, refs)
+	}
+	if err := c.AddFacets(ctx, facets); err != nil {
+		return err
+	}
+	return c.AddEventRefs(ctx, refs)
 }
 
 // touchValues records the environments and services the batches' events

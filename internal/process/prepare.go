@@ -80,6 +80,9 @@ type prepared struct {
 	batches []store.Batch
 	groups  []*groupAgg // sorted by project, service and fingerprint: a fixed lock order
 	info    []*store.InfoDelta
+	// deferCounts: the value counts and ids are recorded to be folded
+	// later (process.deferCounts).
+	deferCounts bool
 
 	window    time.Duration
 	byKey     map[string]*groupAgg

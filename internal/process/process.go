@@ -90,6 +90,7 @@ type Processor struct {
 	rules    compiledRules
 	releases knownReleases
 	memos    *memos
+	fold     folder
 
 	lifecycle.Base
 }
@@ -132,8 +133,10 @@ func New(db *store.DB, opts Options) *Processor {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos(),
+	p := &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos(),
 		budget: newApplyBudget(opts.ApplyTarget, opts.ApplyEvents)}
+	p.fold.pending.Store(true) // what an earlier run left
+	return p
 }
 
 // Wake tells the workers that a batch was committed.
@@ -178,8 +181,10 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 		}
 		if did && err == nil {
 			p.Wake() // more may be waiting: let the next idle worker look too
+			p.foldDue(context.WithoutCancel(ctx), false)
 			continue
 		}
+		p.foldDue(context.WithoutCancel(ctx), err == nil)
 		if helper {
 			// Only the first worker takes the wake-ups of commits: a
 			// helper that took one would go back to waiting for a backlog
@@ -240,9 +245,10 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if len(batches) == 0 {
 		return false, nil
 	}
+	deferred := deferCounts(full, p.budget.take(batches) < len(batches))
 	for len(batches) > 0 {
 		n := p.budget.take(batches)
-		if err := p.processPart(ctx, batches[:n]); err != nil {
+		if err := p.processPart(ctx, batches[:n], deferred); err != nil {
 			p.release(ctx, batches[n:])
 			return true, err
 		}
@@ -258,8 +264,8 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 // recorded (see failed). A database that cannot be reached, or a race lost
 // to another worker, is not the batch's fault: the batches are released
 // and tried again.
-func (p *Processor) processPart(ctx context.Context, batches []store.Batch) error {
-	err := p.run(ctx, batches)
+func (p *Processor) processPart(ctx context.Context, batches []store.Batch, deferred bool) error {
+	err := p.run(ctx, batches, deferred)
 	if err != nil && !batchFault(err) {
 		// Not the batches' doing (the database, a lost race): let them be
 		// claimed again now rather than when the lease ends.
@@ -274,7 +280,7 @@ func (p *Processor) processPart(ctx context.Context, batches []store.Batch) erro
 	}
 	p.opts.Logger.Warn("processing a group of batches failed; processing each alone to find the bad one", "batches", len(batches), "err", err)
 	for i, b := range batches {
-		if err := p.run(ctx, []store.Batch{b}); err != nil {
+		if err := p.run(ctx, []store.Batch{b}, deferred); err != nil {
 			if !batchFault(err) {
 				p.release(ctx, batches[i+1:])
 				return err
@@ -301,8 +307,10 @@ func batchFault(err error) bool {
 }
 
 // run prepares batches and applies them in one transaction, which runs again
-// when it loses a race to another worker. A panic is an error of the batch.
-func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) {
+// when it loses a race to another worker; with deferred, the value counts
+// and ids are recorded to be folded later (deferCounts). A panic is an
+// error of the batch.
+func (p *Processor) run(ctx context.Context, batches []store.Batch, deferred bool) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
@@ -321,6 +329,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 	if err != nil {
 		return err
 	}
+	pr.deferCounts = deferred
 	// Two workers on PostgreSQL can race to create the same group: the
 	// loser's transaction fails on the unique key and simply runs again.
 	var ticketEvents int
@@ -349,6 +358,9 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch) (err error) 
 		return err
 	}
 	p.releases.committed(pr.releases)
+	if deferred {
+		p.fold.pending.Store(true)
+	}
 	if ticketEvents > 0 && p.opts.AfterTickets != nil {
 		p.opts.AfterTickets()
 	}
@@ -395,6 +407,9 @@ func (p *Processor) Drain(ctx context.Context) error {
 			return err
 		}
 		if !did {
+			if err := p.FoldCounts(ctx); err != nil {
+				return err
+			}
 			_, err := p.ExpireIgnores(ctx)
 			return err
 		}

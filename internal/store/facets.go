@@ -110,6 +110,9 @@ func (c *Conn) GroupFacets(ctx context.Context, groupID string, keys []string, t
 // users. Values past the cap are kept as they were: a merge can leave a key
 // with more than MaxFacetValues values, which only stops new ones sooner.
 func (c *Conn) moveFacets(ctx context.Context, fromID, toID string) error {
+	if err := c.foldGroups(ctx, fromID, toID); err != nil {
+		return err
+	}
 	steps := []struct {
 		q    string
 		args []any

@@ -1,0 +1,84 @@
+package process
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// FoldEvery is how often processing folds the value counts and event ids
+// it deferred while it had a backlog (store.AddPendingCounts) into their
+// groups: how stale facets, key:value search, user_count and look-ups by
+// id may be under a backlog. Without a backlog nothing is deferred.
+const FoldEvery = time.Second
+
+// folder folds deferred counts: at most one fold at a time in a process.
+type folder struct {
+	mu sync.Mutex
+	// pending is set when this process may have deferred counts to fold:
+	// at start (another process, or this one before a crash, may have
+	// left some) and after each deferring apply commits.
+	pending atomic.Bool
+	last    time.Time
+}
+
+// deferCounts reports whether the value counts and ids of a claim's parts
+// are deferred: when the claim was full, or is applied in more than one
+// part, the worker has a backlog, and a second of parts folded at once
+// writes each count once rather than once a part (docs/decisions.md, "Value
+// counts under a backlog"). A claim of one part that emptied the queue
+// writes its counts at once, so that a server without a backlog has exact
+// counts as soon as its events are processed.
+func deferCounts(full, parts bool) bool { return full || parts }
+
+// foldDue folds the deferred counts when FoldEvery has passed since the
+// last fold, or at once when idle (the queue had nothing to claim).
+func (p *Processor) foldDue(ctx context.Context, idle bool) {
+	if !p.fold.pending.Load() {
+		return
+	}
+	if !p.fold.mu.TryLock() {
+		return // another worker folds
+	}
+	defer p.fold.mu.Unlock()
+	if !idle && time.Since(p.fold.last) < FoldEvery {
+		return
+	}
+	if err := p.foldAll(ctx); err != nil {
+		p.opts.Logger.Warn("folding deferred value counts failed; the next fold tries again", "err", err)
+	}
+}
+
+// foldAll folds every deferred count, one bucket a transaction.
+func (p *Processor) foldAll(ctx context.Context) error {
+	p.fold.pending.Store(false)
+	p.fold.last = time.Now()
+	for b := 0; b < store.PendingBuckets; b++ {
+		for {
+			var n int
+			err := p.db.TxRedone(ctx, func(c *store.Conn) error {
+				var err error
+				n, err = c.FoldPendingCounts(ctx, b)
+				return err
+			})
+			if err != nil {
+				p.fold.pending.Store(true)
+				return err
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// FoldCounts folds every deferred count now (for tests and tools).
+func (p *Processor) FoldCounts(ctx context.Context) error {
+	p.fold.mu.Lock()
+	defer p.fold.mu.Unlock()
+	return p.foldAll(ctx)
+}

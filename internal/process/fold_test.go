@@ -1,0 +1,101 @@
+package process_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/process"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// regionEvent is an error event of one group carrying region and a user.
+func regionEvent(region string, user int) ingest.Event {
+	e := errEvent("payment failed", ingest.Error)
+	e.Attributes = json.RawMessage(fmt.Sprintf(`{"region":%q,"user":{"id":"u%d"}}`, region, user))
+	return e
+}
+
+// regionTotal is the group's count of region values.
+func regionTotal(t *testing.T, db *store.DB, groupID string) int64 {
+	t.Helper()
+	fs, err := db.Read().GroupFacets(context.Background(), groupID, []string{"region"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs[0].Total
+}
+
+// TestCountsDeferredUnderABacklog: a full claim (a backlog) records its
+// value counts to be folded later, and the fold adds every one of them; a
+// claim that empties the queue in one part counts at once.
+func TestCountsDeferredUnderABacklog(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		for i := range 6 {
+			e.queue(regionEvent("eu", i), regionEvent("us", i))
+		}
+		p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4})
+		if did, err := p.ProcessOne(ctx); !did || err != nil {
+			t.Fatalf("ProcessOne = %v, %v", did, err)
+		}
+		g := e.groups()[0]
+		if g.EventCount != 8 || regionTotal(t, db, g.ID) != 0 {
+			t.Fatalf("after a full claim: %d events, region counted %d; want 8 events, counts deferred", g.EventCount, regionTotal(t, db, g.ID))
+		}
+		if has, err := db.Read().HasPendingCounts(ctx); err != nil || !has {
+			t.Fatalf("HasPendingCounts = %v, %v; want true", has, err)
+		}
+		if did, err := p.ProcessOne(ctx); !did || err != nil { // the last 2 batches: not full
+			t.Fatalf("ProcessOne = %v, %v", did, err)
+		}
+		if got := regionTotal(t, db, g.ID); got != 4 {
+			t.Fatalf("after a claim that emptied the queue: region counted %d; want its 4 at once", got)
+		}
+		if err := p.FoldCounts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fs, err := db.Read().GroupFacets(ctx, g.ID, []string{"region", "user.id"}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs[0].Total != 12 || len(fs[0].Values) != 2 || fs[1].Total != 12 || len(fs[1].Values) != 6 {
+			t.Fatalf("after the fold: %+v; want region 12 over 2 values, user.id 12 over 6", fs)
+		}
+		if g := e.groups()[0]; g.UserCount != 6 {
+			t.Fatalf("user_count = %d, want 6", g.UserCount)
+		}
+	})
+}
+
+// TestStartedWorkersFoldWhenIdle: running workers fold what a backlog
+// deferred as soon as the queue is empty, without waiting for FoldEvery.
+func TestStartedWorkersFoldWhenIdle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		for i := range 20 {
+			e.queue(regionEvent("eu", i))
+		}
+		p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4, Idle: time.Hour})
+		if err := p.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			gs := e.groups()
+			if len(gs) == 1 && gs[0].EventCount == 20 && regionTotal(t, db, gs[0].ID) == 20 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("groups %+v: the deferred counts were not folded in 30 s", gs)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}

@@ -1,0 +1,294 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/errata-dev/errata/internal/wire"
+)
+
+// PendingBuckets is how many buckets of groups the pending counts are kept
+// in: FoldPendingCounts folds one bucket a transaction, so that a fold
+// holds the writer for a sixteenth of what it folds.
+const PendingBuckets = 16
+
+// foldRows is the most pending rows one fold transaction takes.
+const foldRows = 256
+
+// pendingBucket is the bucket of a group's pending counts.
+func pendingBucket(groupID string) int {
+	h := fnv.New32a()
+	h.Write([]byte(groupID))
+	return int(h.Sum32() % PendingBuckets)
+}
+
+// AddPendingCounts records value counts and event ids to be added to their
+// groups later, by FoldPendingCounts: one row a bucket of groups, in the
+// caller's transaction, so that they are as durable as the events they
+// count. Processing does this while it has a backlog: a second of parts
+// folded at once writes each (group, key, value) once rather than once a
+// part.
+func (c *Conn) AddPendingCounts(ctx context.Context, counts []FacetCount, refs []EventRef) error {
+	if len(counts) == 0 && len(refs) == 0 {
+		return nil
+	}
+	var byBucket [PendingBuckets]pendingSet
+	for _, fc := range counts {
+		s := &byBucket[pendingBucket(fc.GroupID)]
+		s.counts = append(s.counts, fc)
+	}
+	for _, r := range refs {
+		s := &byBucket[pendingBucket(r.GroupID)]
+		s.refs = append(s.refs, r)
+	}
+	args := make([]any, 0, 2*PendingBuckets)
+	for b := range byBucket {
+		if s := &byBucket[b]; len(s.counts) > 0 || len(s.refs) > 0 {
+			args = append(args, b, s.encode())
+		}
+	}
+	if _, err := c.exec(ctx, `INSERT INTO pending_counts (bucket, data) VALUES `+tuples(len(args)/2, "(?, ?)"), args...); err != nil {
+		return fmt.Errorf("store: pending counts: %w", err)
+	}
+	return nil
+}
+
+// HasPendingCounts reports whether any counts wait to be folded.
+func (c *Conn) HasPendingCounts(ctx context.Context) (bool, error) {
+	var n int
+	if err := c.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM pending_counts LIMIT 1) x`).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: pending counts: %w", err)
+	}
+	return n > 0, nil
+}
+
+// FoldPendingCounts adds the oldest pending counts of a bucket (at most
+// foldRows rows) to their groups, as AddFacets and AddEventRefs, and
+// deletes them, all in c's transaction; it returns how many rows it
+// folded. The rows are locked first, so that two processes folding one
+// bucket add each row once. Counts of a group deleted since are dropped.
+func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
+	rows, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+c.drv.rowLock(), bucket, foldRows)
+	if err != nil {
+		return 0, fmt.Errorf("store: fold counts: %w", err)
+	}
+	var ids []any
+	var all pendingSet
+	for rows.Next() {
+		var id int64
+		var data []byte
+		if err := rows.Scan(&id, &data); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("store: fold counts: %w", err)
+		}
+		if err := all.decode(data); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("store: fold counts: row %d: %w", id, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, fmt.Errorf("store: fold counts: %w", err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	live, err := c.liveGroups(ctx, all.groups())
+	if err != nil {
+		return 0, err
+	}
+	if err := c.AddFacets(ctx, all.mergedCounts(live)); err != nil {
+		return 0, err
+	}
+	if err := c.AddEventRefs(ctx, all.liveRefs(live)); err != nil {
+		return 0, err
+	}
+	for start, n := 0, 0; start < len(ids); start += n {
+		n = chunkRows(len(ids) - start)
+		if _, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, ids[start:start+n]...); err != nil {
+			return 0, fmt.Errorf("store: fold counts: %w", err)
+		}
+	}
+	return len(ids), nil
+}
+
+// foldGroups folds every pending count of the groups' buckets, for a
+// change (a merge) that must see all of a group's counts.
+func (c *Conn) foldGroups(ctx context.Context, groupIDs ...string) error {
+	done := map[int]bool{}
+	for _, g := range groupIDs {
+		b := pendingBucket(g)
+		for !done[b] {
+			n, err := c.FoldPendingCounts(ctx, b)
+			if err != nil {
+				return err
+			}
+			done[b] = n < foldRows
+		}
+	}
+	return nil
+}
+
+// liveGroups reports which of ids name a group that still exists.
+func (c *Conn) liveGroups(ctx context.Context, ids []any) (map[string]bool, error) {
+	live := make(map[string]bool, len(ids))
+	for start, n := 0, 0; start < len(ids); start += n {
+		n = chunkRows(len(ids) - start)
+		rows, err := c.query(ctx, `SELECT id FROM error_groups WHERE id IN (`+tuples(n, "?")+`)`, ids[start:start+n]...)
+		if err != nil {
+			return nil, fmt.Errorf("store: fold counts: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: fold counts: %w", err)
+			}
+			live[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("store: fold counts: %w", err)
+		}
+	}
+	return live, nil
+}
+
+// pendingSet is the counts and ids of one pending row, or of several
+// decoded into one.
+type pendingSet struct {
+	counts []FacetCount
+	refs   []EventRef
+}
+
+// pendingVersion is the first byte of an encoded set.
+const pendingVersion = 1
+
+// encode writes the set compactly: each distinct string once, then the
+// counts and ids as indexes into those strings.
+func (s *pendingSet) encode() []byte {
+	index := map[string]uint64{}
+	var strs []string
+	ref := func(v string) uint64 {
+		i, ok := index[v]
+		if !ok {
+			i = uint64(len(strs))
+			index[v] = i
+			strs = append(strs, v)
+		}
+		return i
+	}
+	var body []byte
+	body = binary.AppendUvarint(body, uint64(len(s.counts)))
+	for _, fc := range s.counts {
+		for _, v := range [...]string{fc.GroupID, fc.Key, fc.Value} {
+			body = binary.AppendUvarint(body, ref(v))
+		}
+		body = binary.AppendVarint(body, fc.N)
+	}
+	body = binary.AppendUvarint(body, uint64(len(s.refs)))
+	for _, r := range s.refs {
+		for _, v := range [...]string{r.Kind, r.Ref, r.ProjectID, r.GroupID} {
+			body = binary.AppendUvarint(body, ref(v))
+		}
+		body = binary.AppendVarint(body, r.LastSeen.UnixMilli())
+	}
+	out := []byte{pendingVersion}
+	out = binary.AppendUvarint(out, uint64(len(strs)))
+	for _, v := range strs {
+		out = binary.AppendUvarint(out, uint64(len(v)))
+		out = append(out, v...)
+	}
+	return append(out, body...)
+}
+
+var errPendingData = errors.New("malformed pending counts")
+
+// decode appends the counts and ids data encodes to s.
+func (s *pendingSet) decode(data []byte) error {
+	if len(data) == 0 || data[0] != pendingVersion {
+		return errPendingData
+	}
+	r := wire.Reader{B: data[1:], Bad: errPendingData}
+	n := r.Uvarint()
+	if n > uint64(len(r.B)) { // each string takes at least a byte
+		return errPendingData
+	}
+	strs := make([]string, n)
+	for i := range strs {
+		strs[i] = string(r.Bytes())
+	}
+	str := func() string {
+		i := r.Uvarint()
+		if i >= uint64(len(strs)) {
+			r.Err = errPendingData
+			return ""
+		}
+		return strs[i]
+	}
+	for n := r.Uvarint(); n > 0 && r.Err == nil; n-- {
+		fc := FacetCount{GroupID: str(), Key: str(), Value: str()}
+		fc.N = r.Varint()
+		s.counts = append(s.counts, fc)
+	}
+	for n := r.Uvarint(); n > 0 && r.Err == nil; n-- {
+		e := EventRef{Kind: str(), Ref: str(), ProjectID: str(), GroupID: str()}
+		e.LastSeen = time.UnixMilli(r.Varint()).UTC()
+		s.refs = append(s.refs, e)
+	}
+	return r.Err
+}
+
+// groups returns the distinct groups of s.
+func (s *pendingSet) groups() []any {
+	seen := map[string]bool{}
+	var out []any
+	add := func(g string) {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	for _, fc := range s.counts {
+		add(fc.GroupID)
+	}
+	for _, r := range s.refs {
+		add(r.GroupID)
+	}
+	return out
+}
+
+// mergedCounts sums the counts of each (group, key, value) of the live
+// groups.
+func (s *pendingSet) mergedCounts(live map[string]bool) []FacetCount {
+	sums := make(map[facetGKV]int64, len(s.counts))
+	var out []FacetCount
+	for _, fc := range s.counts {
+		if !live[fc.GroupID] {
+			continue
+		}
+		kv := facetGKV{fc.GroupID, fc.Key, fc.Value}
+		if _, ok := sums[kv]; !ok {
+			out = append(out, FacetCount{GroupID: fc.GroupID, Key: fc.Key, Value: fc.Value})
+		}
+		sums[kv] += fc.N
+	}
+	for i := range out {
+		out[i].N = sums[facetGKV{out[i].GroupID, out[i].Key, out[i].Value}]
+	}
+	return out
+}
+
+// liveRefs returns the ids of the live groups.
+func (s *pendingSet) liveRefs(live map[string]bool) []EventRef {
+	out := s.refs[:0:0]
+	for _, r := range s.refs {
+		if live[r.GroupID] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,163 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// foldAll folds every bucket until nothing is pending.
+func foldAll(t *testing.T, db *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	for b := 0; b < store.PendingBuckets; b++ {
+		for {
+			var n int
+			if err := db.Tx(ctx, func(c *store.Conn) (err error) { n, err = c.FoldPendingCounts(ctx, b); return err }); err != nil {
+				t.Fatalf("FoldPendingCounts(%d): %v", b, err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+}
+
+// TestPendingCountsFoldAsAdded: counts and ids recorded as pending are
+// invisible until folded, then exactly what AddFacets and AddEventRefs
+// would have made of them, however many rows they were recorded in; a
+// folded bucket is empty.
+func TestPendingCountsFoldAsAdded(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		var groups []string
+		for i := range 40 {
+			groups = append(groups, seedGroupFor(t, db.Write(), p.ID, fmt.Sprint("fp", i)))
+		}
+		// 5 transactions of counts: each group gets environment
+		// production once a transaction, user.id u<i%3>, and a trace id.
+		for tx := range 5 {
+			var counts []store.FacetCount
+			var refs []store.EventRef
+			for i, g := range groups {
+				counts = append(counts, store.FacetCount{GroupID: g, Key: "environment", Value: "production", N: 1},
+					store.FacetCount{GroupID: g, Key: "user.id", Value: fmt.Sprint("u", (i+tx)%3), N: 2})
+				refs = append(refs, store.EventRef{Kind: "trace", Ref: fmt.Sprintf("trace-%d", i), ProjectID: p.ID, GroupID: g,
+					LastSeen: now.Add(time.Duration(tx) * time.Second)})
+			}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, refs) }); err != nil {
+				t.Fatalf("AddPendingCounts: %v", err)
+			}
+		}
+		if has, err := db.Read().HasPendingCounts(ctx); err != nil || !has {
+			t.Fatalf("HasPendingCounts = %v, %v; want true", has, err)
+		}
+		fs, err := db.Read().GroupFacets(ctx, groups[0], []string{"environment"}, 10)
+		if err != nil || fs[0].Total != 0 {
+			t.Fatalf("before the fold: %+v, %v; want nothing counted yet", fs, err)
+		}
+		foldAll(t, db)
+		if has, err := db.Read().HasPendingCounts(ctx); err != nil || has {
+			t.Fatalf("after the fold HasPendingCounts = %v, %v; want false", has, err)
+		}
+		for _, g := range groups {
+			fs, err := db.Read().GroupFacets(ctx, g, []string{"environment", "user.id"}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fs[0].Total != 5 || fs[1].Total != 10 || len(fs[1].Values) != 3 {
+				t.Fatalf("group %s: facets %+v; want environment 5, user.id 10 over 3 values", g, fs)
+			}
+			gr, err := db.Read().GroupByID(ctx, g)
+			if err != nil || gr.UserCount != 3 {
+				t.Fatalf("user_count = %d, %v; want 3", gr.UserCount, err)
+			}
+		}
+		ids, err := db.Read().LookupRefs(ctx, p.OrgID, "trace", "trace-7", 10)
+		if err != nil || len(ids) != 1 || ids[0] != groups[7] {
+			t.Fatalf("LookupRefs = %v, %v; want [%s]", ids, err, groups[7])
+		}
+	})
+}
+
+// TestPendingCountsOfMergedAndDeletedGroups: a merge folds the merged
+// group's pending counts first, so that they follow it into the target;
+// the pending counts of a group deleted since are dropped by the fold.
+func TestPendingCountsOfMergedAndDeletedGroups(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		from, to := seedGroupFor(t, db.Write(), p.ID, "from"), seedGroupFor(t, db.Write(), p.ID, "to")
+		gone := seedProject(t, db.Write())
+		goneGroup := seedGroupFor(t, db.Write(), gone.ID, "gone")
+		counts := []store.FacetCount{{GroupID: from, Key: "region", Value: "eu", N: 3}, {GroupID: to, Key: "region", Value: "eu", N: 1},
+			{GroupID: goneGroup, Key: "region", Value: "us", N: 9}}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.MoveGroupData(ctx, from, to) }); err != nil {
+			t.Fatalf("MoveGroupData: %v", err)
+		}
+		if err := db.Write().DeleteProject(ctx, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		foldAll(t, db)
+		fs, err := db.Read().GroupFacets(ctx, to, []string{"region"}, 10)
+		if err != nil || fs[0].Total != 4 {
+			t.Fatalf("target facets = %+v, %v; want region eu 4", fs, err)
+		}
+		if fs, err := db.Read().GroupFacets(ctx, from, []string{"region"}, 10); err != nil || fs[0].Total != 0 {
+			t.Fatalf("merged group's facets = %+v, %v; want none left", fs, err)
+		}
+		if has, err := db.Read().HasPendingCounts(ctx); err != nil || has {
+			t.Fatalf("HasPendingCounts = %v, %v; want false (the deleted group's counts dropped)", has, err)
+		}
+	})
+}
+
+// TestPendingCountsFoldedOnceByRacingFolders: folders of one bucket fired
+// together (several processes on PostgreSQL) add each pending row once.
+func TestPendingCountsFoldedOnceByRacingFolders(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		g := seedGroupFor(t, db.Write(), p.ID, "hot")
+		const rows = 30
+		for range rows {
+			counts := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 1}}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for b := 0; b < store.PendingBuckets; b++ {
+					err := db.Tx(ctx, func(c *store.Conn) error { _, err := c.FoldPendingCounts(ctx, b); return err })
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("fold: %v", err)
+		}
+		fs, err := db.Read().GroupFacets(ctx, g, []string{"region"}, 10)
+		if err != nil || fs[0].Total != rows {
+			t.Fatalf("facets = %+v, %v; want region eu %d exactly", fs, err, rows)
+		}
+	})
+}

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Issue 28's whole-server run: one `errata serve` with every role on SQLite
+# (a fresh data directory), a user, organization, project named loadgen and
+# its key made through the API, then the busy-senders preset for DURATION
+# with the count check. With PERF=1 it records a CPU profile of the server
+# 8 s into the run for 10 s (perf.data in OUT).
+# usage: BIN=./errata [OUT=dir] [PORT=18280] [PERF=1] scripts/whole-server.sh [DURATION] [extra loadgen flags…]
+: "${BIN:=./errata}"
+set -e
+DUR=${1:-20s}; shift || true
+OUT=${OUT:-$(mktemp -d)}; DATA=$OUT/data; mkdir -p $DATA
+PORT=${PORT:-18280}; B=http://127.0.0.1:$PORT
+ERRATA_DATA_DIR=$DATA ERRATA_ADDR=127.0.0.1:$PORT ERRATA_BASE_URL=$B ERRATA_GRPC_ADDR=off \
+  ERRATA_INGEST_RATE_LIMIT=1000000 ERRATA_INGEST_RATE_BURST=1000000 \
+  ERRATA_SENTRY_RATE_LIMIT=1000000 ERRATA_SENTRY_RATE_BURST=1000000 \
+  $BIN serve >$OUT/serve.log 2>&1 & SRV=$!
+trap 'kill $SRV 2>/dev/null; wait 2>/dev/null' EXIT
+until curl -fs $B/readyz >/dev/null; do sleep 0.2; done
+J='Content-Type: application/json'
+TOK=$(curl -s $B/v1/auth/sign-up/email -H "$J" -d '{"email":"a@example.com","password":"correct horse battery","name":"A"}' | jq -er .token)
+A="Authorization: Bearer $TOK"
+ORG=$(curl -s $B/v1/orgs -H "$A" -H "$J" -d '{"name":"load"}' | jq -er .id)
+PRJ=$(curl -s $B/v1/orgs/$ORG/projects -H "$A" -H "$J" -d '{"name":"loadgen"}' | jq -er .id)
+curl -s $B/v1/projects/$PRJ/keys -H "$A" -H "$J" -d '{"name":"k"}' >$OUT/key.json
+PERFJOB=
+if [ -n "$PERF" ]; then (sleep 8; perf record -F 499 -g -p $SRV -o $OUT/perf.data -- sleep 10 >/dev/null 2>&1) & PERFJOB=$!; fi
+$BIN loadgen --url $B --key "$(jq -r .key $OUT/key.json)" --dsn "$(jq -r .dsn $OUT/key.json)" --preset busy-senders \
+  --duration $DUR --token="$TOK" --project $PRJ --drain-timeout 10m "$@" | tee $OUT/report.txt
+echo "peak RSS: $(grep VmHWM /proc/$SRV/status)"
+[ -z "$PERFJOB" ] || wait $PERFJOB
