@@ -3,7 +3,8 @@
 # (a fresh data directory), a user, organization, project named loadgen and
 # its key made through the API, then the busy-senders preset for DURATION
 # with the count check. With PERF=1 it records a CPU profile of the server
-# 8 s into the run for 10 s (perf.data in OUT).
+# 8 s into the run for 10 s (perf.data in OUT). LOADARGS replaces
+# "--preset busy-senders" (e.g. "--target sentry --concurrency 32 --distinct 64").
 # usage: BIN=./errata [OUT=dir] [PORT=18280] [PERF=1] scripts/whole-server.sh [DURATION] [extra loadgen flags…]
 : "${BIN:=./errata}"
 set -e
@@ -24,7 +25,7 @@ PRJ=$(curl -s $B/v1/orgs/$ORG/projects -H "$A" -H "$J" -d '{"name":"loadgen"}' |
 curl -s $B/v1/projects/$PRJ/keys -H "$A" -H "$J" -d '{"name":"k"}' >$OUT/key.json
 PERFJOB=
 if [ -n "$PERF" ]; then (sleep 8; perf record -F 499 -g -p $SRV -o $OUT/perf.data -- sleep 10 >/dev/null 2>&1) & PERFJOB=$!; fi
-$BIN loadgen --url $B --key "$(jq -r .key $OUT/key.json)" --dsn "$(jq -r .dsn $OUT/key.json)" --preset busy-senders \
+$BIN loadgen --url $B --key "$(jq -r .key $OUT/key.json)" --dsn "$(jq -r .dsn $OUT/key.json)" ${LOADARGS:---preset busy-senders} \
   --duration $DUR --token="$TOK" --project $PRJ --drain-timeout 10m "$@" | tee $OUT/report.txt
 echo "peak RSS: $(grep VmHWM /proc/$SRV/status)"
 [ -z "$PERFJOB" ] || wait $PERFJOB
