@@ -5,17 +5,24 @@
 # with the count check. With PERF=1 it records a CPU profile of the server
 # 8 s into the run for 10 s (perf.data in OUT). LOADARGS replaces
 # "--preset busy-senders" (e.g. "--target sentry --concurrency 32 --distinct 64").
+# With PG=postgres://user@host:port the server runs on a new PostgreSQL
+# database there, dropped at the end.
 # usage: BIN=./errata [OUT=dir] [PORT=18280] [PERF=1] scripts/whole-server.sh [DURATION] [extra loadgen flags…]
 : "${BIN:=./errata}"
 set -e
 DUR=${1:-20s}; shift || true
 OUT=${OUT:-$(mktemp -d)}; DATA=$OUT/data; mkdir -p $DATA
 PORT=${PORT:-18280}; B=http://127.0.0.1:$PORT
-ERRATA_DATA_DIR=$DATA ERRATA_ADDR=127.0.0.1:$PORT ERRATA_BASE_URL=$B ERRATA_GRPC_ADDR=off \
+DBURL=
+if [ -n "$PG" ]; then
+  DBNAME=errata_ws_$$; psql "$PG/postgres" -qc "CREATE DATABASE $DBNAME" >/dev/null
+  DBURL="$PG/$DBNAME?sslmode=disable"
+fi
+ERRATA_DATABASE_URL=$DBURL ERRATA_DATA_DIR=$DATA ERRATA_ADDR=127.0.0.1:$PORT ERRATA_BASE_URL=$B ERRATA_GRPC_ADDR=off \
   ERRATA_INGEST_RATE_LIMIT=1000000 ERRATA_INGEST_RATE_BURST=1000000 \
   ERRATA_SENTRY_RATE_LIMIT=1000000 ERRATA_SENTRY_RATE_BURST=1000000 \
   $BIN serve >$OUT/serve.log 2>&1 & SRV=$!
-trap 'kill $SRV 2>/dev/null; wait 2>/dev/null' EXIT
+trap 'kill $SRV 2>/dev/null; wait $SRV 2>/dev/null; [ -z "$PG" ] || psql "$PG/postgres" -qc "DROP DATABASE $DBNAME" >/dev/null' EXIT
 until curl -fs $B/readyz >/dev/null; do sleep 0.2; done
 J='Content-Type: application/json'
 TOK=$(curl -s $B/v1/auth/sign-up/email -H "$J" -d '{"email":"a@example.com","password":"correct horse battery","name":"A"}' | jq -er .token)

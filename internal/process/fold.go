@@ -40,11 +40,16 @@ func (p *Processor) foldDue(ctx context.Context, idle bool) {
 	if !p.fold.pending.Load() {
 		return
 	}
-	if !p.fold.mu.TryLock() {
+	if idle {
+		// Wait for another worker's fold rather than skip: counts that
+		// worker's part committed during it would otherwise wait for the
+		// next event.
+		p.fold.mu.Lock()
+	} else if !p.fold.mu.TryLock() {
 		return // another worker folds
 	}
 	defer p.fold.mu.Unlock()
-	if !idle && time.Since(p.fold.last) < FoldEvery {
+	if !p.fold.pending.Load() || !idle && time.Since(p.fold.last) < FoldEvery {
 		return
 	}
 	if err := p.foldAll(ctx); err != nil {
@@ -59,7 +64,7 @@ func (p *Processor) foldAll(ctx context.Context) error {
 	for b := 0; b < store.PendingBuckets; b++ {
 		for {
 			var n int
-			err := p.db.TxRedone(ctx, func(c *store.Conn) error {
+			err := p.db.TxRedone(store.ApartFromIngest(ctx), func(c *store.Conn) error {
 				var err error
 				n, err = c.FoldPendingCounts(ctx, b)
 				return err

@@ -41,9 +41,10 @@ type Options struct {
 	// ClaimBatches is the most batches one claim takes (default 32).
 	ClaimBatches int
 	// ApplyTarget is how long one transaction applying batches should
-	// hold the writer (default DefaultApplyTarget): a claim is applied in
-	// parts sized to it (applyBudget), of at most ApplyEvents events
-	// (default DefaultApplyEvents) and at least one batch.
+	// hold the writer (default DefaultApplyTarget, or ConcurrentApplyTarget
+	// on a database with concurrent writers): a claim is applied in parts
+	// sized to it (applyBudget), of at most ApplyEvents events (default
+	// DefaultApplyEvents or ConcurrentApplyEvents) and at least one batch.
 	ApplyTarget time.Duration
 	ApplyEvents int
 	// Samples is how many latest sample events a group keeps besides its
@@ -117,9 +118,15 @@ func New(db *store.DB, opts Options) *Processor {
 	}
 	if opts.ApplyTarget <= 0 {
 		opts.ApplyTarget = DefaultApplyTarget
+		if db.ConcurrentWrites() {
+			opts.ApplyTarget = ConcurrentApplyTarget
+		}
 	}
 	if opts.ApplyEvents <= 0 {
 		opts.ApplyEvents = DefaultApplyEvents
+		if db.ConcurrentWrites() {
+			opts.ApplyEvents = ConcurrentApplyEvents
+		}
 	}
 	if opts.Samples <= 0 {
 		opts.Samples = 10
@@ -338,7 +345,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch, deferred boo
 		events += b.EventCount
 	}
 	for attempt := 0; ; attempt++ {
-		err = p.db.TxRedone(ctx, func(c *store.Conn) error {
+		err = p.db.TxRedone(store.ApartFromIngest(ctx), func(c *store.Conn) error {
 			began := time.Now()
 			evs, err := p.apply(ctx, c, pr, p.opts.Now().UTC().Truncate(time.Millisecond))
 			ticketEvents = len(evs)

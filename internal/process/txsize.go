@@ -16,6 +16,20 @@ const DefaultApplyTarget = 50 * time.Millisecond
 // (Options.ApplyEvents), however fast the machine applies them.
 const DefaultApplyEvents = 16384
 
+// ConcurrentApplyTarget and ConcurrentApplyEvents size apply transactions
+// on a database with concurrent writers (PostgreSQL): there, applying
+// holds row locks of groups, summaries and counts that ingestion never
+// takes (its commits insert queue rows), so the writer-hold bound of
+// SQLite does not apply, and every statement is a round trip: a part pays
+// each group's read, update and spike check again. Parts of about 50 ms cut
+// end-to-end throughput on PostgreSQL to about a quarter (docs/decisions.md,
+// "Apply parts on PostgreSQL"); these take a claim of 32 batches of 1,000
+// events whole, while a group's row stays locked for well under a second.
+const (
+	ConcurrentApplyTarget = 500 * time.Millisecond
+	ConcurrentApplyEvents = 65536
+)
+
 // applyBudget sizes apply transactions: a claim of many batches is applied
 // in parts, each in its own transaction of at most events events (and at
 // least one batch, which is never split: its deletion commits with all its

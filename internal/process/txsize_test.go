@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
 // TestApplyBudget: parts follow the pace measured, never split a batch,
@@ -39,4 +40,30 @@ func TestApplyBudget(t *testing.T) {
 	if n := b.take(batches[:3]); n != 3 {
 		t.Fatalf("the last batches of a claim: %d, want all 3", n)
 	}
+}
+
+// TestApplyPartsByDatabase: on SQLite a claim is applied in parts of about
+// DefaultApplyTarget, on PostgreSQL (concurrent writers, whose apply locks
+// nothing ingestion waits for) a claim of 32 full batches in one part.
+func TestApplyPartsByDatabase(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		p := New(db, Options{})
+		want := struct {
+			target time.Duration
+			events int64
+		}{DefaultApplyTarget, DefaultApplyEvents}
+		if db.ConcurrentWrites() {
+			want.target, want.events = ConcurrentApplyTarget, ConcurrentApplyEvents
+		}
+		if p.budget.target != want.target || p.budget.max != want.events {
+			t.Fatalf("apply parts of %v and at most %d events, want %v and %d", p.budget.target, p.budget.max, want.target, want.events)
+		}
+		batches := make([]store.Batch, 32)
+		for i := range batches {
+			batches[i].EventCount = 1000
+		}
+		if n := p.budget.take(batches); db.ConcurrentWrites() && n != 32 {
+			t.Fatalf("PostgreSQL: a claim of 32 batches of 1,000 events in parts of %d batches, want one part", n)
+		}
+	})
 }

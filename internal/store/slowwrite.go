@@ -39,6 +39,20 @@ type slowWatch struct {
 	released atomic.Int64
 }
 
+// apartFromIngestKey marks a context whose writes lock nothing ingestion
+// takes (ApartFromIngest).
+type apartFromIngestKey struct{}
+
+// ApartFromIngest marks ctx's writes as locking nothing ingestion's
+// commits take: on a database with concurrent writers (PostgreSQL) they
+// are not reported however long they hold their locks, since no ingest
+// request waits for them (processing's apply and fold transactions lock
+// groups, counts and summaries; ingestion inserts queue rows). On SQLite
+// every write holds the one writer, and is reported as any other.
+func ApartFromIngest(ctx context.Context) context.Context {
+	return context.WithValue(ctx, apartFromIngestKey{}, true)
+}
+
 // WarnSlowWrites sets how db reports writes that hold its writer long.
 // Until it is called, db warns past DefaultSlowWrite on slog.Default().
 func (db *DB) WarnSlowWrites(w SlowWrites) { db.slow.p.Store(&w) }
@@ -60,6 +74,9 @@ func (s *slowWatch) threshold() time.Duration {
 // called from the store's own function that the caller called.
 func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time.Time, waited, commit time.Duration) {
 	end := time.Now()
+	if !driverOf(d).oneWriter() && ctx.Value(apartFromIngestKey{}) != nil {
+		return
+	}
 	if driverOf(d).oneWriter() {
 		if prev := time.Unix(0, s.released.Swap(end.UnixNano())); kind == "statement" && prev.After(start) {
 			waited, start = prev.Sub(start), prev

@@ -173,3 +173,26 @@ func TestSlowWriteWarning(t *testing.T) {
 		}
 	})
 }
+
+// TestSlowWriteApartFromIngest: a long transaction marked ApartFromIngest
+// (processing's) is reported on SQLite, where it holds the one writer every
+// ingest commit waits for, and not on PostgreSQL, where its row locks are
+// ones ingestion never takes.
+func TestSlowWriteApartFromIngest(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		var logged warnings
+		db.WarnSlowWrites(store.SlowWrites{Threshold: 200 * time.Millisecond, Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+		ctx := store.ApartFromIngest(context.Background())
+		if err := db.Tx(ctx, func(c *store.Conn) error {
+			seedUser(t, c, "apart@example.com")
+			time.Sleep(400 * time.Millisecond)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := logged.take(t)
+		if want := map[store.Dialect]int{store.SQLite: 1, store.Postgres: 0}[db.Dialect()]; len(got) != want {
+			t.Fatalf("%s: warnings %v; want %d", db.Dialect(), got, want)
+		}
+	})
+}
