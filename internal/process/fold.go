@@ -35,7 +35,8 @@ type folder struct {
 func deferCounts(full, parts bool) bool { return full || parts }
 
 // foldDue folds the deferred counts when FoldEvery has passed since the
-// last fold, or at once when idle (the queue had nothing to claim).
+// last fold, or at once when idle (the queue had nothing to claim, or the
+// claim in hand empties it).
 func (p *Processor) foldDue(ctx context.Context, idle bool) {
 	if !p.fold.pending.Load() {
 		return

@@ -253,6 +253,11 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	deferred := deferCounts(full, p.budget.take(batches) < len(batches))
+	if !deferred {
+		// This claim empties the queue: fold what earlier claims deferred
+		// first, so that once its events are counted their values are too.
+		p.foldDue(ctx, true)
+	}
 	for len(batches) > 0 {
 		n := p.budget.take(batches)
 		if err := p.processPart(ctx, batches[:n], deferred); err != nil {
