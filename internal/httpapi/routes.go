@@ -125,7 +125,10 @@ func (s *Server) routes() {
 			"Each group's change is atomic and recorded in its activity; matched counts the groups found, updated those changed."),
 		in("project_id", org.MemberRole), s.bulkGroups)
 	register(s, get("/v1/events/{event_id}", "get-event", "Get a stored event whole", "Error groups"), in("event_id", org.Viewer), s.getEvent)
-	register(s, get("/v1/groups/{group_id}/facets", "get-group-facets", "Count an error group's attribute values", "Error groups"), in("group_id", org.Viewer), s.groupFacets)
+	register(s, describe(get("/v1/groups/{group_id}/facets", "get-group-facets", "Count an error group's attribute values", "Error groups"),
+		"While processing has a backlog, value counts are added to their groups once a second, so they may lag the group's event_count by about a second; "+
+			"without one they are exact as soon as the events are processed. user_count, key:value search and the look-up by id follow the same rule."),
+		in("group_id", org.Viewer), s.groupFacets)
 	register(s, get("/v1/projects/{project_id}/info-summaries", "list-info-summaries", "List INFO summaries", "INFO summaries"), in("project_id", org.Viewer), s.listSummaries)
 	register(s, get("/v1/info-summaries/{summary_id}", "get-info-summary", "Get an INFO summary", "INFO summaries"), in("summary_id", org.Viewer), s.getSummary)
 
