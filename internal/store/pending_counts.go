@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"time"
 
 	"github.com/errata-dev/errata/internal/wire"
@@ -70,7 +71,9 @@ func (c *Conn) HasPendingCounts(ctx context.Context) (bool, error) {
 // foldRows rows) to their groups, as AddFacets and AddEventRefs, and
 // deletes them, all in c's transaction; it returns how many rows it
 // folded. The rows are locked first, so that two processes folding one
-// bucket add each row once. Counts of a group deleted since are dropped.
+// bucket add each row once. Counts of a group deleted since are dropped,
+// and so is a row that cannot be read (logged), which would otherwise stop
+// its bucket.
 func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 	rows, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+c.drv.rowLock(), bucket, foldRows)
 	if err != nil {
@@ -85,11 +88,16 @@ func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("store: fold counts: %w", err)
 		}
-		if err := all.decode(data); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("store: fold counts: row %d: %w", id, err)
-		}
 		ids = append(ids, id)
+		var one pendingSet
+		if err := one.decode(data); err != nil {
+			// A row this version cannot read would stop its bucket for
+			// good; its counts are derived data, so it is dropped, loudly.
+			slog.Default().Error("dropping pending value counts that cannot be read", "row", id, "bucket", bucket, "err", err)
+			continue
+		}
+		all.counts = append(all.counts, one.counts...)
+		all.refs = append(all.refs, one.refs...)
 	}
 	if err := rows.Close(); err != nil {
 		return 0, fmt.Errorf("store: fold counts: %w", err)

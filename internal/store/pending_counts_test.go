@@ -161,3 +161,48 @@ func TestPendingCountsFoldedOnceByRacingFolders(t *testing.T) {
 		}
 	})
 }
+
+// TestPendingCountsUnreadableRowDropped: a pending row that cannot be read
+// is dropped by the fold, and the bucket's other rows are folded, rather
+// than the bucket stopping for good.
+func TestPendingCountsUnreadableRowDropped(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		g := seedGroupFor(t, db.Write(), p.ID, "g")
+		first := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 1}}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, first, nil) }); err != nil {
+			t.Fatal(err)
+		}
+		bucket := -1
+		for b := 0; b < store.PendingBuckets; b++ { // the group's bucket: the one whose fold takes its row
+			var n int
+			if err := db.Tx(ctx, func(c *store.Conn) (err error) { n, err = c.FoldPendingCounts(ctx, b); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if n == 1 {
+				bucket = b
+				break
+			}
+		}
+		if bucket < 0 {
+			t.Fatal("no bucket folded the group's row")
+		}
+		for _, data := range [][]byte{{9, 9, 9}, {1, 200}} { // an unknown version; a truncated set
+			if err := db.ExecForTest(ctx, `INSERT INTO pending_counts (bucket, data) VALUES (?, ?)`, bucket, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		counts := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 2}}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+			t.Fatal(err)
+		}
+		foldAll(t, db)
+		if fs, err := db.Read().GroupFacets(ctx, g, []string{"region"}, 10); err != nil || fs[0].Total != 3 {
+			t.Fatalf("facets = %+v, %v; want region eu 3 (the readable rows folded)", fs, err)
+		}
+		if has, err := db.Read().HasPendingCounts(ctx); err != nil || has {
+			t.Fatalf("HasPendingCounts = %v, %v; want false (the unreadable rows dropped)", has, err)
+		}
+	})
+}
