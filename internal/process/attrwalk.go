@@ -49,7 +49,26 @@ func (w *attrWalker) expect(c byte) bool {
 
 // str reads a string (at its opening quote), unescaped, in valid UTF-8.
 func (w *attrWalker) str() string {
-	start, escaped := w.i, false
+	start := w.i
+	escaped := w.skipString()
+	if w.bad {
+		return ""
+	}
+	if raw := w.s[start+1 : w.i-1]; !escaped && utf8.Valid(raw) {
+		return string(raw)
+	}
+	// encoding/json unescapes, and replaces invalid UTF-8 (which
+	// PostgreSQL's text refuses) with U+FFFD.
+	var s string
+	if json.Unmarshal(w.s[start:w.i], &s) != nil {
+		w.bad = true
+	}
+	return s
+}
+
+// skipString passes over a string (at its opening quote) without reading
+// it, and reports whether it holds escapes.
+func (w *attrWalker) skipString() (escaped bool) {
 	for j := w.i + 1; j < len(w.s); j++ {
 		switch w.s[j] {
 		case '\\':
@@ -57,20 +76,11 @@ func (w *attrWalker) str() string {
 			j++
 		case '"':
 			w.i = j + 1
-			if raw := w.s[start+1 : j]; !escaped && utf8.Valid(raw) {
-				return string(raw)
-			}
-			// encoding/json unescapes, and replaces invalid UTF-8 (which
-			// PostgreSQL's text refuses) with U+FFFD.
-			var s string
-			if json.Unmarshal(w.s[start:j+1], &s) != nil {
-				w.bad = true
-			}
-			return s
+			return escaped
 		}
 	}
 	w.bad = true
-	return ""
+	return escaped
 }
 
 // skip passes over one value of any kind and returns its text.
@@ -80,7 +90,7 @@ func (w *attrWalker) skip() []byte {
 	for w.i < len(w.s) {
 		switch c := w.s[w.i]; c {
 		case '"':
-			w.str()
+			w.skipString()
 			if w.bad {
 				return nil
 			}
@@ -147,53 +157,34 @@ func (w *attrWalker) attrFacets(out []facetKV, prefix string, depth int) (_ []fa
 	return out, sdkID, userID
 }
 
-// member reads the value of key k and appends what it contributes.
+// member reads the value of key k and appends what it contributes: a
+// non-empty string, a number or a boolean as written, an object's members
+// under k (to depth 3); lists and null are not values one filters on.
 func (w *attrWalker) member(out []facetKV, prefix, k string, depth int, sdkID string, userID json.RawMessage) ([]facetKV, string, json.RawMessage) {
 	c := w.peek()
-	if depth == 0 {
-		switch {
-		case k == "sentry.event_id":
-			if c == '"' {
-				return out, w.str(), userID
-			}
-		case k == userIDKey && c != '{':
-			v := w.skip()
-			out = w.scalar(out, k, v)
-			return out, sdkID, json.RawMessage(v)
-		}
+	if depth == 0 && k == "sentry.event_id" && c == '"' {
+		return out, w.str(), userID
 	}
 	key := strings.TrimPrefix(prefix+k, "tags.")
-	if len(out) >= maxFacetKeys || key == "" || len(key) > 200 ||
-		depth == 0 && (k == "fingerprint" || strings.HasPrefix(k, "sentry.") || k == "message_template") {
-		w.skip()
+	counted := len(out) < maxFacetKeys && key != "" && len(key) <= 200 &&
+		!(depth == 0 && (k == "fingerprint" || strings.HasPrefix(k, "sentry.") || k == "message_template"))
+	start := w.i
+	switch {
+	case c == '{' && counted && depth < 3:
+		out, _, _ = w.attrFacets(out, key+".", depth+1)
 		return out, sdkID, userID
-	}
-	if c == '{' {
-		if depth < 3 {
-			out, _, _ = w.attrFacets(out, key+".", depth+1)
-		} else {
-			w.skip()
+	case c == '"' && counted:
+		if s := w.str(); s != "" && !w.bad {
+			out = appendFacet(out, key, s)
 		}
-		return out, sdkID, userID
-	}
-	return w.scalar(out, key, w.skip()), sdkID, userID
-}
-
-// scalar appends key's value v (a value's text) when it is one that is
-// counted: a non-empty string, a number or a boolean.
-func (w *attrWalker) scalar(out []facetKV, key string, v []byte) []facetKV {
-	if len(v) == 0 || len(out) >= maxFacetKeys || len(key) > 200 {
-		return out
-	}
-	switch v[0] {
-	case '"':
-		sub := attrWalker{s: v}
-		if s := sub.str(); s != "" && !sub.bad {
-			return appendFacet(out, key, s)
+	default:
+		v := w.skip()
+		if counted && len(v) > 0 && v[0] != '{' && v[0] != '[' && v[0] != 'n' {
+			out = appendFacet(out, key, string(v))
 		}
-		return out
-	case '{', '[', 'n': // objects here are deeper than counted; lists and null are not values one filters on
-		return out
 	}
-	return appendFacet(out, key, string(v))
+	if depth == 0 && k == userIDKey && c != '{' {
+		userID = json.RawMessage(w.s[start:w.i])
+	}
+	return out, sdkID, userID
 }
