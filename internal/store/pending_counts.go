@@ -79,28 +79,28 @@ func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: fold counts: %w", err)
 	}
-	var ids []any
+	type pendingRow struct {
+		id   int64
+		data []byte
+	}
+	pending, err := collect(rows, func(s interface{ Scan(...any) error }) (pendingRow, error) {
+		var r pendingRow
+		return r, s.Scan(&r.id, &r.data)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: fold counts: %w", err)
+	}
+	ids := make([]any, len(pending))
 	var all pendingSet
-	for rows.Next() {
-		var id int64
-		var data []byte
-		if err := rows.Scan(&id, &data); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("store: fold counts: %w", err)
-		}
-		ids = append(ids, id)
-		var one pendingSet
-		if err := one.decode(data); err != nil {
+	for i, r := range pending {
+		ids[i] = r.id
+		counts, refs := len(all.counts), len(all.refs)
+		if err := all.decode(r.data); err != nil {
 			// A row this version cannot read would stop its bucket for
 			// good; its counts are derived data, so it is dropped, loudly.
-			slog.Default().Error("dropping pending value counts that cannot be read", "row", id, "bucket", bucket, "err", err)
-			continue
+			all.counts, all.refs = all.counts[:counts], all.refs[:refs]
+			slog.Default().Error("dropping pending value counts that cannot be read", "row", r.id, "bucket", bucket, "err", err)
 		}
-		all.counts = append(all.counts, one.counts...)
-		all.refs = append(all.refs, one.refs...)
-	}
-	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("store: fold counts: %w", err)
 	}
 	if len(ids) == 0 {
 		return 0, nil
@@ -150,16 +150,15 @@ func (c *Conn) liveGroups(ctx context.Context, ids []any) (map[string]bool, erro
 		if err != nil {
 			return nil, fmt.Errorf("store: fold counts: %w", err)
 		}
-		for rows.Next() {
+		found, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
 			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: fold counts: %w", err)
-			}
-			live[id] = true
-		}
-		if err := rows.Close(); err != nil {
+			return id, s.Scan(&id)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("store: fold counts: %w", err)
+		}
+		for _, id := range found {
+			live[id] = true
 		}
 	}
 	return live, nil

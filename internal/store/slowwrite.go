@@ -74,10 +74,11 @@ func (s *slowWatch) threshold() time.Duration {
 // called from the store's own function that the caller called.
 func (s *slowWatch) done(ctx context.Context, d Dialect, kind string, start time.Time, waited, commit time.Duration) {
 	end := time.Now()
-	if !driverOf(d).oneWriter() && ctx.Value(apartFromIngestKey{}) != nil {
+	oneWriter := driverOf(d).oneWriter()
+	if !oneWriter && ctx.Value(apartFromIngestKey{}) != nil {
 		return
 	}
-	if driverOf(d).oneWriter() {
+	if oneWriter {
 		if prev := time.Unix(0, s.released.Swap(end.UnixNano())); kind == "statement" && prev.After(start) {
 			waited, start = prev.Sub(start), prev
 		}
