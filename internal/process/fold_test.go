@@ -99,3 +99,35 @@ func TestStartedWorkersFoldWhenIdle(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleWorkerFoldsAnotherProcessCounts: on PostgreSQL, counts another
+// process deferred and never folded (it was killed) are folded by an idle
+// worker's sweep.
+func TestIdleWorkerFoldsAnotherProcessCounts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if !db.ConcurrentWrites() {
+			t.Skip("one process owns a SQLite file: its own restart folds what it left")
+		}
+		ctx := context.Background()
+		e := newEnv(t, db)
+		e.send(regionEvent("eu", 1))
+		g := e.groups()[0]
+		p := process.New(db, process.Options{Now: e.clock.Now, Idle: 10 * time.Millisecond})
+		if err := p.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop()
+		time.Sleep(100 * time.Millisecond) // its start-up fold is done
+		counts := []store.FacetCount{{GroupID: g.ID, Key: "region", Value: "eu", N: 5}}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for regionTotal(t, db, g.ID) != 6 {
+			if time.Now().After(deadline) {
+				t.Fatalf("region counted %d after 30 s; want 6, the other process's 5 folded", regionTotal(t, db, g.ID))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}

@@ -51,11 +51,19 @@ func (p *Processor) ExpireIgnores(ctx context.Context) (int, error) {
 
 // sweep runs ExpireIgnores at most once per sweepEvery (the first worker,
 // between claims); a failure is logged and tried again at the next sweep.
+// On a database several processes share it also looks for value counts
+// another process deferred and did not fold (it stopped, or was killed),
+// which the next idle fold then takes.
 func (p *Processor) sweep(ctx context.Context, last *time.Time) {
 	if now := time.Now(); now.Sub(*last) >= sweepEvery {
 		*last = now
 		if _, err := p.ExpireIgnores(ctx); err != nil {
 			p.opts.Logger.Warn("ending ignores whose time has come failed; the next sweep tries again", "err", err)
+		}
+		if p.db.ConcurrentWrites() && !p.fold.pending.Load() {
+			if has, err := p.db.Read().HasPendingCounts(ctx); err == nil && has {
+				p.fold.pending.Store(true)
+			}
 		}
 	}
 }
