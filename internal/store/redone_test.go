@@ -76,3 +76,27 @@ func TestTxRedone(t *testing.T) {
 		}
 	})
 }
+
+// TestWriterPageCache: SQLite's writer keeps 32 MiB of pages (the value
+// counts' upserts read them back from the OS with the default 2 MiB);
+// its readers keep the default.
+func TestWriterPageCache(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if db.Dialect() != store.SQLite {
+			return
+		}
+		ctx := context.Background()
+		var w, r int64
+		if err := db.Tx(ctx, func(c *store.Conn) error {
+			return c.QueryRowForTest(ctx, `PRAGMA cache_size`).Scan(&w)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Read().QueryRowForTest(ctx, `PRAGMA cache_size`).Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+		if w != -32768 || r != -2000 {
+			t.Errorf("cache_size: writer %d, reader %d; want -32768 (32 MiB) and SQLite's -2000", w, r)
+		}
+	})
+}
