@@ -33,8 +33,11 @@ type Counts struct {
 	InfoEvents  int64 `json:"info_events"`
 	DebugEvents int64 `json:"debug_events"`
 	Counted     int64 `json:"counted"`
-	Accepted    int64 `json:"accepted"`
-	Match       bool  `json:"match"`
+	// Groups is how many error groups the run added: with --templates and
+	// --distinct, how many distinct groups the load made.
+	Groups   int64 `json:"groups"`
+	Accepted int64 `json:"accepted"`
+	Match    bool  `json:"match"`
 	// Before is the project's sum before the run: 0 on a fresh project.
 	Before int64 `json:"before"`
 }
@@ -49,6 +52,7 @@ func readCounts(ctx context.Context, c *Config) (Counts, error) {
 		}
 		err := json.Unmarshal(raw, &g)
 		n.GroupEvents += g.EventCount
+		n.Groups++
 		return err
 	})
 	if err != nil {
@@ -81,7 +85,7 @@ func checkCounts(ctx context.Context, c *Config, before Counts, accepted int64) 
 		}
 		got := Counts{ProjectID: c.Project, GroupEvents: now.GroupEvents - before.GroupEvents,
 			InfoEvents: now.InfoEvents - before.InfoEvents, DebugEvents: now.DebugEvents - before.DebugEvents,
-			Counted: now.Counted - before.Counted, Accepted: accepted, Before: before.Counted}
+			Counted: now.Counted - before.Counted, Groups: now.Groups - before.Groups, Accepted: accepted, Before: before.Counted}
 		got.Match = got.Counted == accepted
 		if got.Counted == last {
 			same++

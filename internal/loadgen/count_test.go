@@ -90,7 +90,7 @@ func TestCountCheckReads(t *testing.T) {
 				t.Fatalf("Run: %v, want an error %v", err, !tc.match)
 			}
 			n := rep.Counts
-			if n == nil || n.Match != tc.match || n.Accepted != 40 || n.Before != 12+5+7+100+30 || n.InfoEvents != 0 || n.DebugEvents != 0 {
+			if n == nil || n.Match != tc.match || n.Accepted != 40 || n.Before != 12+5+7+100+30 || n.InfoEvents != 0 || n.DebugEvents != 0 || n.Groups != 0 {
 				t.Fatalf("counts %+v", n)
 			}
 			var text bytes.Buffer

@@ -64,7 +64,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			[2]string{"counted_group_events", i64(n.GroupEvents)},
 			[2]string{"counted_info_events", i64(n.InfoEvents)},
 			[2]string{"counted_debug_events", i64(n.DebugEvents)},
-			[2]string{"counted_events", fmt.Sprintf("%d of %d accepted: %s", n.Counted, n.Accepted, verdict)})
+			[2]string{"counted_events", fmt.Sprintf("%d of %d accepted: %s", n.Counted, n.Accepted, verdict)},
+			[2]string{"counted_groups", i64(n.Groups)})
 	}
 	for i, rd := range r.Readers {
 		lines = append(lines, [2]string{fmt.Sprintf("reader_%d", i+1), fmt.Sprintf("%d reads, %d failed, p50 %.2fms, p99 %.2fms, p99.9 %.2fms, max %.2fms",
