@@ -20,6 +20,15 @@ const PendingBuckets = 16
 // foldRows is the most pending rows one fold transaction takes.
 const foldRows = 256
 
+// foldCounts bounds what one fold transaction writes: it takes no further
+// pending row once the rows it took hold this many counts and ids, so that
+// a fold holds the writer for tens of milliseconds, not hundreds, whatever
+// the load put in the rows (issue 30). With varied values (loadgen
+// --distinct 1000) 256 rows held up to 226 ms of the SQLite writer, 8,192
+// counts up to 205 ms, 2,048 none over 100 ms, at the same throughput
+// (docs/decisions.md, "Value counts under a backlog").
+const foldCounts = 2048
+
 // pendingBucket is the bucket of a group's pending counts.
 func pendingBucket(groupID string) int {
 	h := fnv.New32a()
@@ -68,7 +77,8 @@ func (c *Conn) HasPendingCounts(ctx context.Context) (bool, error) {
 }
 
 // FoldPendingCounts adds the oldest pending counts of a bucket (at most
-// foldRows rows) to their groups, as AddFacets and AddEventRefs, and
+// foldRows rows, and no further row once they hold foldCounts counts and
+// ids) to their groups, as AddFacets and AddEventRefs, and
 // deletes them, all in c's transaction; it returns how many rows it
 // folded. The rows are locked first, so that two processes folding one
 // bucket add each row once. Counts of a group deleted since are dropped,
@@ -90,10 +100,13 @@ func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: fold counts: %w", err)
 	}
-	ids := make([]any, len(pending))
+	ids := make([]any, 0, len(pending))
 	var all pendingSet
-	for i, r := range pending {
-		ids[i] = r.id
+	for _, r := range pending {
+		if len(all.counts)+len(all.refs) >= foldCounts {
+			break // the next transaction takes the rest
+		}
+		ids = append(ids, r.id)
 		counts, refs := len(all.counts), len(all.refs)
 		if err := all.decode(r.data); err != nil {
 			// A row this version cannot read would stop its bucket for
@@ -135,7 +148,7 @@ func (c *Conn) foldGroups(ctx context.Context, groupIDs ...string) error {
 			if err != nil {
 				return err
 			}
-			done[b] = n < foldRows
+			done[b] = n == 0
 		}
 	}
 	return nil

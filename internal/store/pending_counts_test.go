@@ -206,3 +206,47 @@ func TestPendingCountsUnreadableRowDropped(t *testing.T) {
 		}
 	})
 }
+
+// TestPendingCountsFoldBounded: one fold transaction takes no further
+// pending row once the rows it took hold store.FoldCountsForTest counts,
+// so that it holds the writer briefly whatever the rows hold; the next
+// transactions take the rest and the counts come out whole.
+func TestPendingCountsFoldBounded(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		g := seedGroupFor(t, db.Write(), p.ID, "fp-bounded")
+		per := store.FoldCountsForTest * 3 / 4 // two rows pass the bound
+		for row := range 3 {
+			counts := make([]store.FacetCount, per)
+			for i := range counts {
+				counts[i] = store.FacetCount{GroupID: g, Key: "request_id", Value: fmt.Sprintf("r%d-%d", row, i), N: 1}
+			}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+				t.Fatalf("AddPendingCounts: %v", err)
+			}
+		}
+		b := store.PendingBucketForTest(g)
+		var folded []int
+		for {
+			var n int
+			if err := db.Tx(ctx, func(c *store.Conn) (err error) { n, err = c.FoldPendingCounts(ctx, b); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+			folded = append(folded, n)
+		}
+		if fmt.Sprint(folded) != "[2 1]" {
+			t.Errorf("rows folded a transaction: %v, want [2 1]", folded)
+		}
+		fs, err := db.Read().GroupFacets(ctx, g, []string{"request_id"}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(3 * per); fs[0].Total != want {
+			t.Errorf("request_id counted %d times, want %d", fs[0].Total, want)
+		}
+	})
+}
