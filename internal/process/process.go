@@ -140,8 +140,12 @@ func New(db *store.DB, opts Options) *Processor {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	first := FirstApplyEvents
+	if db.ConcurrentWrites() {
+		first = opts.ApplyEvents // nothing ingestion waits for: take claims whole from the start
+	}
 	p := &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos(),
-		budget: newApplyBudget(opts.ApplyTarget, opts.ApplyEvents)}
+		budget: newApplyBudget(opts.ApplyTarget, opts.ApplyEvents, first)}
 	p.fold.pending.Store(true) // what an earlier run left
 	return p
 }

@@ -16,6 +16,13 @@ const DefaultApplyTarget = 50 * time.Millisecond
 // (Options.ApplyEvents), however fast the machine applies them.
 const DefaultApplyEvents = 16384
 
+// FirstApplyEvents is how many events the first apply transaction of a
+// process takes on SQLite: its budget then grows towards the target from
+// what it measured. Started at DefaultApplyEvents, the first parts of a
+// load of new groups held the writer 160–250 ms before the pace was known
+// (docs/decisions.md, "Stalls under mixed load").
+const FirstApplyEvents = 2048
+
 // ConcurrentApplyTarget and ConcurrentApplyEvents size apply transactions
 // on a database with concurrent writers (PostgreSQL): there, applying
 // holds row locks of groups, summaries and counts that ingestion never
@@ -44,9 +51,11 @@ type applyBudget struct {
 	events atomic.Int64
 }
 
-func newApplyBudget(target time.Duration, max int) *applyBudget {
+// newApplyBudget returns a budget of first events (at most max) that moves
+// towards target.
+func newApplyBudget(target time.Duration, max, first int) *applyBudget {
 	b := &applyBudget{target: target, max: int64(max)}
-	b.events.Store(int64(max))
+	b.events.Store(int64(min(max, first)))
 	return b
 }
 

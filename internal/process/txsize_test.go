@@ -11,7 +11,7 @@ import (
 // TestApplyBudget: parts follow the pace measured, never split a batch,
 // always take one, and never exceed the most events.
 func TestApplyBudget(t *testing.T) {
-	b := newApplyBudget(50*time.Millisecond, 16384)
+	b := newApplyBudget(50*time.Millisecond, 16384, 16384)
 	batches := make([]store.Batch, 32)
 	for i := range batches {
 		batches[i].EventCount = 1000
@@ -62,8 +62,13 @@ func TestApplyPartsByDatabase(t *testing.T) {
 		for i := range batches {
 			batches[i].EventCount = 1000
 		}
-		if n := p.budget.take(batches); db.ConcurrentWrites() && n != 32 {
+		n := p.budget.take(batches)
+		if db.ConcurrentWrites() && n != 32 {
 			t.Fatalf("PostgreSQL: a claim of 32 batches of 1,000 events in parts of %d batches, want one part", n)
+		}
+		// SQLite starts small, before it knows the pace.
+		if !db.ConcurrentWrites() && n != FirstApplyEvents/1000 {
+			t.Fatalf("SQLite: the first part of a claim of 32 batches of 1,000 events takes %d, want %d", n, FirstApplyEvents/1000)
 		}
 	})
 }
