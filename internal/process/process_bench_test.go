@@ -31,21 +31,49 @@ func BenchmarkProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var payloads [][]byte
-	for i := 0; i < 32; i++ {
+	payloads := benchPayloads(b, g, 32)
+	for _, d := range storetest.Dialects {
+		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+			benchProcess(b, d, workers, payloads)
+		}
+	}
+}
+
+// BenchmarkProcessVaried is BenchmarkProcess with varied values: 1,024
+// distinct batches over 2,000 templates (as `errata loadgen --templates
+// 2000 --distinct 1000`), so that most attribute values of an error event
+// are new to its group and the value counts write new rows, where
+// BenchmarkProcess's 32 batches repeat theirs. One worker; the drain folds
+// the deferred counts before it returns, so their cost is in the figure.
+//
+//	go test -run '^$' -bench ProcessVaried -benchtime 1024x -count 3 ./internal/process/
+func BenchmarkProcessVaried(b *testing.B) {
+	opts := loadgen.DefaultOptions()
+	opts.Templates = 2000
+	g, err := loadgen.NewGenerator(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	payloads := benchPayloads(b, g, 1024)
+	for _, d := range storetest.Dialects {
+		benchProcess(b, d, 1, payloads)
+	}
+}
+
+// benchPayloads returns the first n batches of g as intake queues them:
+// decoded, encoded as the queue's payload and compressed.
+func benchPayloads(b *testing.B, g *loadgen.Generator, n int) [][]byte {
+	payloads := make([][]byte, n)
+	for i := range payloads {
 		batch := g.Batch(i)
 		body, _ := loadgen.EncodeBatch(nil, &batch)
 		events, err := ingest.Decode(body, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
-		payloads = append(payloads, ingest.CompressPayload(nil, ingest.AppendPayload(nil, events)))
+		payloads[i] = ingest.CompressPayload(nil, ingest.AppendPayload(nil, events))
 	}
-	for _, d := range storetest.Dialects {
-		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
-			benchProcess(b, d, workers, payloads)
-		}
-	}
+	return payloads
 }
 
 // benchProcess queues b.N batches of payloads and drains them with workers
