@@ -3,3 +3,6 @@ package process
 // Backlogged reports whether the helper workers are at work: the latest
 // claim took a full ClaimBatches.
 func (p *Processor) Backlogged() bool { return p.backlog.Load() }
+
+// FoldBudget is how many counts and ids the next fold transaction takes.
+func (p *Processor) FoldBudget() int64 { return p.fold.budget.events.Load() }

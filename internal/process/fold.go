@@ -23,7 +23,17 @@ type folder struct {
 	// left some) and after each deferring apply commits.
 	pending atomic.Bool
 	last    time.Time
+	// budget sizes fold transactions as applyBudget sizes apply parts: in
+	// counts and ids, from store.FoldCounts towards what the writer takes
+	// in the apply target. Repeated values fold cheaply, in large
+	// transactions that write each page once; values new to their groups
+	// each dirty a page of their own, in smaller ones.
+	budget *applyBudget
 }
+
+// MaxFoldCounts bounds the fold budget: the most counts and ids one fold
+// transaction takes, however fast the writer applies them.
+const MaxFoldCounts = 65536
 
 // deferCounts reports whether the value counts and ids of a claim's parts
 // are deferred: when the claim was full, or is applied in more than one
@@ -66,8 +76,11 @@ func (p *Processor) foldAll(ctx context.Context) error {
 		for {
 			var n int
 			err := p.db.TxRedone(store.ApartFromIngest(ctx), func(c *store.Conn) error {
+				began := time.Now()
+				var counts int
 				var err error
-				n, err = c.FoldPendingCounts(ctx, b)
+				n, counts, err = c.FoldPendingCountsUpTo(ctx, b, int(p.fold.budget.events.Load()))
+				p.fold.budget.observe(counts, time.Since(began))
 				return err
 			})
 			if err != nil {

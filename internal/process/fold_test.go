@@ -131,3 +131,59 @@ func TestIdleWorkerFoldsAnotherProcessCounts(t *testing.T) {
 		}
 	})
 }
+
+// TestFoldBudgetFromPace: fold transactions are sized from the pace they
+// measure, as apply parts are: from store.FoldCounts, up to
+// process.MaxFoldCounts when folds are fast against the target, halving
+// each transaction when they are slow (each taking at least one row),
+// every count folded either way.
+func TestFoldBudgetFromPace(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		for _, tc := range []struct {
+			name   string
+			target time.Duration
+			want   func(int64) bool
+		}{
+			{"fast", time.Hour, func(n int64) bool { return n == process.MaxFoldCounts }},
+			{"slow", time.Nanosecond, func(n int64) bool { return n < store.FoldCounts/4 }},
+		} {
+			e := newEnv(t, db)
+			e.queue(regionEvent("eu", 1))
+			p := process.New(db, process.Options{Now: e.clock.Now, ApplyTarget: tc.target})
+			if p.FoldBudget() != store.FoldCounts {
+				t.Fatalf("%s: the first fold takes %d counts, want %d", tc.name, p.FoldBudget(), store.FoldCounts)
+			}
+			if err := p.Drain(ctx); err != nil {
+				t.Fatal(err)
+			}
+			g := e.groups()[0]
+			per := store.FoldCounts * 3 / 4
+			for row := range 4 {
+				counts := make([]store.FacetCount, per)
+				for i := range counts {
+					counts[i] = store.FacetCount{GroupID: g.ID, Key: "request_id", Value: fmt.Sprintf("r%d-%d", row, i), N: 1}
+				}
+				if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := p.FoldCounts(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.FoldBudget(); !tc.want(got) {
+				t.Errorf("%s: fold budget %d after folding, from %d", tc.name, got, store.FoldCounts)
+			}
+			if has, err := db.Read().HasPendingCounts(ctx); err != nil || has {
+				t.Errorf("%s: HasPendingCounts = %v, %v after FoldCounts; want everything folded", tc.name, has, err)
+			}
+			fs, err := db.Read().GroupFacets(ctx, g.ID, []string{"request_id"}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(4 * per); fs[0].Total != want {
+				t.Errorf("%s: request_id counted %d, want %d", tc.name, fs[0].Total, want)
+			}
+		}
+	})
+}

@@ -146,6 +146,7 @@ func New(db *store.DB, opts Options) *Processor {
 	}
 	p := &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos(),
 		budget: newApplyBudget(opts.ApplyTarget, opts.ApplyEvents, first)}
+	p.fold.budget = newApplyBudget(opts.ApplyTarget, MaxFoldCounts, store.FoldCounts)
 	p.fold.pending.Store(true) // what an earlier run left
 	return p
 }

@@ -37,7 +37,9 @@ const (
 	ConcurrentApplyEvents = 65536
 )
 
-// applyBudget sizes apply transactions: a claim of many batches is applied
+// applyBudget sizes apply transactions (and, counting value counts and
+// ids rather than events, fold transactions: folder.budget): a claim of
+// many batches is applied
 // in parts, each in its own transaction of at most events events (and at
 // least one batch, which is never split: its deletion commits with all its
 // results). After each part it moves towards the number of events the

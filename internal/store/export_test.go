@@ -51,9 +51,5 @@ func (c *Conn) QueryRowForTest(ctx context.Context, query string, args ...any) i
 // starts the WAL over.
 func (db *DB) SetWALRestartForTest(bytes int64) { db.walRestart.Store(bytes) }
 
-// FoldCountsForTest is foldCounts: how many counts and ids one fold
-// transaction stops taking rows at.
-const FoldCountsForTest = foldCounts
-
 // PendingBucketForTest is the bucket of a group's pending counts.
 func PendingBucketForTest(groupID string) int { return pendingBucket(groupID) }

@@ -20,14 +20,15 @@ const PendingBuckets = 16
 // foldRows is the most pending rows one fold transaction takes.
 const foldRows = 256
 
-// foldCounts bounds what one fold transaction writes: it takes no further
-// pending row once the rows it took hold this many counts and ids, so that
-// a fold holds the writer for tens of milliseconds, not hundreds, whatever
-// the load put in the rows (issue 30). With varied values (loadgen
-// --distinct 1000) 256 rows held up to 226 ms of the SQLite writer, 8,192
-// counts up to 205 ms, 2,048 none over 100 ms, at the same throughput
-// (docs/decisions.md, "Value counts under a backlog").
-const foldCounts = 2048
+// FoldCounts is the default bound of what one fold transaction writes
+// (FoldPendingCountsUpTo's limit): it takes no further pending row once the
+// rows it took hold this many counts and ids, so that a fold holds the
+// writer for tens of milliseconds, not hundreds, whatever the load put in
+// the rows (issue 30). With varied values (loadgen --distinct 1000) 256
+// rows held up to 226 ms of the SQLite writer, 8,192 counts up to 205 ms,
+// 2,048 none over 100 ms (docs/decisions.md, "Value counts under a
+// backlog"). Processing sizes its folds from what it measures, from here.
+const FoldCounts = 2048
 
 // pendingBucket is the bucket of a group's pending counts.
 func pendingBucket(groupID string) int {
@@ -76,65 +77,72 @@ func (c *Conn) HasPendingCounts(ctx context.Context) (bool, error) {
 	return n > 0, nil
 }
 
-// FoldPendingCounts adds the oldest pending counts of a bucket (at most
-// foldRows rows, and no further row once they hold foldCounts counts and
+// FoldPendingCounts is FoldPendingCountsUpTo with the limit FoldCounts,
+// reporting the rows folded.
+func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
+	rows, _, err := c.FoldPendingCountsUpTo(ctx, bucket, FoldCounts)
+	return rows, err
+}
+
+// FoldPendingCountsUpTo adds the oldest pending counts of a bucket (at
+// most foldRows rows, and no further row once they hold limit counts and
 // ids) to their groups, as AddFacets and AddEventRefs, and
 // deletes them, all in c's transaction; it returns how many rows it
 // folded. The rows are locked first, so that two processes folding one
 // bucket add each row once. Counts of a group deleted since are dropped,
 // and so is a row that cannot be read (logged), which would otherwise stop
-// its bucket.
-func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
-	rows, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+c.drv.rowLock(), bucket, foldRows)
+// its bucket. It returns the rows folded and the counts and ids they held.
+func (c *Conn) FoldPendingCountsUpTo(ctx context.Context, bucket, limit int) (rows, counts int, err error) {
+	found, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+c.drv.rowLock(), bucket, foldRows)
 	if err != nil {
-		return 0, fmt.Errorf("store: fold counts: %w", err)
+		return 0, 0, fmt.Errorf("store: fold counts: %w", err)
 	}
 	type pendingRow struct {
 		id   int64
 		data []byte
 	}
-	pending, err := collect(rows, func(s interface{ Scan(...any) error }) (pendingRow, error) {
+	pending, err := collect(found, func(s interface{ Scan(...any) error }) (pendingRow, error) {
 		var r pendingRow
 		return r, s.Scan(&r.id, &r.data)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: fold counts: %w", err)
+		return 0, 0, fmt.Errorf("store: fold counts: %w", err)
 	}
 	ids := make([]any, 0, len(pending))
 	var all pendingSet
 	for _, r := range pending {
-		if len(all.counts)+len(all.refs) >= foldCounts {
+		if len(all.counts)+len(all.refs) >= limit {
 			break // the next transaction takes the rest
 		}
 		ids = append(ids, r.id)
-		counts, refs := len(all.counts), len(all.refs)
+		nc, nr := len(all.counts), len(all.refs)
 		if err := all.decode(r.data); err != nil {
 			// A row this version cannot read would stop its bucket for
 			// good; its counts are derived data, so it is dropped, loudly.
-			all.counts, all.refs = all.counts[:counts], all.refs[:refs]
+			all.counts, all.refs = all.counts[:nc], all.refs[:nr]
 			slog.Default().Error("dropping pending value counts that cannot be read", "row", r.id, "bucket", bucket, "err", err)
 		}
 	}
 	if len(ids) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	live, err := c.liveGroups(ctx, all.groups())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := c.AddFacets(ctx, all.mergedCounts(live)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := c.AddEventRefs(ctx, all.liveRefs(live)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for start, n := 0, 0; start < len(ids); start += n {
 		n = chunkRows(len(ids) - start)
 		if _, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, ids[start:start+n]...); err != nil {
-			return 0, fmt.Errorf("store: fold counts: %w", err)
+			return 0, 0, fmt.Errorf("store: fold counts: %w", err)
 		}
 	}
-	return len(ids), nil
+	return len(ids), len(all.counts) + len(all.refs), nil
 }
 
 // foldGroups folds every pending count of the groups' buckets, for a

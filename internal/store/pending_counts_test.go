@@ -208,7 +208,7 @@ func TestPendingCountsUnreadableRowDropped(t *testing.T) {
 }
 
 // TestPendingCountsFoldBounded: one fold transaction takes no further
-// pending row once the rows it took hold store.FoldCountsForTest counts,
+// pending row once the rows it took hold store.FoldCounts counts,
 // so that it holds the writer briefly whatever the rows hold; the next
 // transactions take the rest and the counts come out whole.
 func TestPendingCountsFoldBounded(t *testing.T) {
@@ -216,7 +216,7 @@ func TestPendingCountsFoldBounded(t *testing.T) {
 		ctx := context.Background()
 		p := seedProject(t, db.Write())
 		g := seedGroupFor(t, db.Write(), p.ID, "fp-bounded")
-		per := store.FoldCountsForTest * 3 / 4 // two rows pass the bound
+		per := store.FoldCounts * 3 / 4 // two rows pass the bound
 		for row := range 3 {
 			counts := make([]store.FacetCount, per)
 			for i := range counts {
@@ -247,6 +247,21 @@ func TestPendingCountsFoldBounded(t *testing.T) {
 		}
 		if want := int64(3 * per); fs[0].Total != want {
 			t.Errorf("request_id counted %d times, want %d", fs[0].Total, want)
+		}
+		// A larger limit takes the three rows at once, and says how many
+		// counts they held.
+		for range 3 {
+			counts := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 1}, {GroupID: g, Key: "region", Value: "us", N: 1}}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
+				t.Fatalf("AddPendingCounts: %v", err)
+			}
+		}
+		var rows, n int
+		if err := db.Tx(ctx, func(c *store.Conn) (err error) { rows, n, err = c.FoldPendingCountsUpTo(ctx, b, 1_000_000); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 3 || n != 6 {
+			t.Errorf("FoldPendingCountsUpTo = %d rows, %d counts; want 3 and 6", rows, n)
 		}
 	})
 }
