@@ -5,4 +5,4 @@ package process
 func (p *Processor) Backlogged() bool { return p.backlog.Load() }
 
 // FoldBudget is how many counts and ids the next fold transaction takes.
-func (p *Processor) FoldBudget() int64 { return p.fold.budget.events.Load() }
+func (p *Processor) FoldBudget() int64 { return int64(p.fold.budget.size()) }

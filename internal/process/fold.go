@@ -79,7 +79,7 @@ func (p *Processor) foldAll(ctx context.Context) error {
 				began := time.Now()
 				var counts int
 				var err error
-				n, counts, err = c.FoldPendingCountsUpTo(ctx, b, int(p.fold.budget.events.Load()))
+				n, counts, err = c.FoldPendingCountsUpTo(ctx, b, p.fold.budget.size())
 				p.fold.budget.observe(counts, time.Since(began))
 				return err
 			})

@@ -116,17 +116,16 @@ func New(db *store.DB, opts Options) *Processor {
 	if opts.ClaimBatches <= 0 {
 		opts.ClaimBatches = 32
 	}
+	concurrent := db.ConcurrentWrites()
+	target, events := DefaultApplyTarget, DefaultApplyEvents
+	if concurrent {
+		target, events = ConcurrentApplyTarget, ConcurrentApplyEvents
+	}
 	if opts.ApplyTarget <= 0 {
-		opts.ApplyTarget = DefaultApplyTarget
-		if db.ConcurrentWrites() {
-			opts.ApplyTarget = ConcurrentApplyTarget
-		}
+		opts.ApplyTarget = target
 	}
 	if opts.ApplyEvents <= 0 {
-		opts.ApplyEvents = DefaultApplyEvents
-		if db.ConcurrentWrites() {
-			opts.ApplyEvents = ConcurrentApplyEvents
-		}
+		opts.ApplyEvents = events
 	}
 	if opts.Samples <= 0 {
 		opts.Samples = 10
@@ -141,7 +140,7 @@ func New(db *store.DB, opts Options) *Processor {
 		opts.Logger = slog.Default()
 	}
 	first := FirstApplyEvents
-	if db.ConcurrentWrites() {
+	if concurrent {
 		first = opts.ApplyEvents // nothing ingestion waits for: take claims whole from the start
 	}
 	p := &Processor{db: db, opts: opts, wake: make(chan struct{}, 1), help: make(chan struct{}, 1), memos: newMemos(),

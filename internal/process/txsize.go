@@ -61,6 +61,10 @@ func newApplyBudget(target time.Duration, max, first int) *applyBudget {
 	return b
 }
 
+// size is how many events (for a fold, counts and ids) the next
+// transaction takes.
+func (b *applyBudget) size() int { return int(b.events.Load()) }
+
 // take returns how many of batches, from the first, the next part applies:
 // as many as fit the budget, at least one.
 func (b *applyBudget) take(batches []store.Batch) int {
