@@ -28,6 +28,15 @@ func foldAll(t *testing.T, db *store.DB) {
 	}
 }
 
+// addPending records counts and ids as pending in a transaction of their own.
+func addPending(t *testing.T, db *store.DB, counts []store.FacetCount, refs []store.EventRef) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, refs) }); err != nil {
+		t.Fatalf("AddPendingCounts: %v", err)
+	}
+}
+
 // TestPendingCountsFoldAsAdded: counts and ids recorded as pending are
 // invisible until folded, then exactly what AddFacets and AddEventRefs
 // would have made of them, however many rows they were recorded in; a
@@ -51,9 +60,7 @@ func TestPendingCountsFoldAsAdded(t *testing.T) {
 				refs = append(refs, store.EventRef{Kind: "trace", Ref: fmt.Sprintf("trace-%d", i), ProjectID: p.ID, GroupID: g,
 					LastSeen: now.Add(time.Duration(tx) * time.Second)})
 			}
-			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, refs) }); err != nil {
-				t.Fatalf("AddPendingCounts: %v", err)
-			}
+			addPending(t, db, counts, refs)
 		}
 		if has, err := db.Read().HasPendingCounts(ctx); err != nil || !has {
 			t.Fatalf("HasPendingCounts = %v, %v; want true", has, err)
@@ -98,9 +105,7 @@ func TestPendingCountsOfMergedAndDeletedGroups(t *testing.T) {
 		goneGroup := seedGroupFor(t, db.Write(), gone.ID, "gone")
 		counts := []store.FacetCount{{GroupID: from, Key: "region", Value: "eu", N: 3}, {GroupID: to, Key: "region", Value: "eu", N: 1},
 			{GroupID: goneGroup, Key: "region", Value: "us", N: 9}}
-		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
-			t.Fatal(err)
-		}
+		addPending(t, db, counts, nil)
 		if err := db.Tx(ctx, func(c *store.Conn) error { return c.MoveGroupData(ctx, from, to) }); err != nil {
 			t.Fatalf("MoveGroupData: %v", err)
 		}
@@ -131,9 +136,7 @@ func TestPendingCountsFoldedOnceByRacingFolders(t *testing.T) {
 		const rows = 30
 		for range rows {
 			counts := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 1}}
-			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
-				t.Fatal(err)
-			}
+			addPending(t, db, counts, nil)
 		}
 		var wg sync.WaitGroup
 		errs := make(chan error, 4)
@@ -171,9 +174,7 @@ func TestPendingCountsUnreadableRowDropped(t *testing.T) {
 		p := seedProject(t, db.Write())
 		g := seedGroupFor(t, db.Write(), p.ID, "g")
 		first := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 1}}
-		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, first, nil) }); err != nil {
-			t.Fatal(err)
-		}
+		addPending(t, db, first, nil)
 		bucket := -1
 		for b := 0; b < store.PendingBuckets; b++ { // the group's bucket: the one whose fold takes its row
 			var n int
@@ -194,9 +195,7 @@ func TestPendingCountsUnreadableRowDropped(t *testing.T) {
 			}
 		}
 		counts := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 2}}
-		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
-			t.Fatal(err)
-		}
+		addPending(t, db, counts, nil)
 		foldAll(t, db)
 		if fs, err := db.Read().GroupFacets(ctx, g, []string{"region"}, 10); err != nil || fs[0].Total != 3 {
 			t.Fatalf("facets = %+v, %v; want region eu 3 (the readable rows folded)", fs, err)
@@ -222,9 +221,7 @@ func TestPendingCountsFoldBounded(t *testing.T) {
 			for i := range counts {
 				counts[i] = store.FacetCount{GroupID: g, Key: "request_id", Value: fmt.Sprintf("r%d-%d", row, i), N: 1}
 			}
-			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
-				t.Fatalf("AddPendingCounts: %v", err)
-			}
+			addPending(t, db, counts, nil)
 		}
 		b := store.PendingBucketForTest(g)
 		var folded []int
@@ -252,9 +249,7 @@ func TestPendingCountsFoldBounded(t *testing.T) {
 		// counts they held.
 		for range 3 {
 			counts := []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 1}, {GroupID: g, Key: "region", Value: "us", N: 1}}
-			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddPendingCounts(ctx, counts, nil) }); err != nil {
-				t.Fatalf("AddPendingCounts: %v", err)
-			}
+			addPending(t, db, counts, nil)
 		}
 		var rows, n int
 		if err := db.Tx(ctx, func(c *store.Conn) (err error) { rows, n, err = c.FoldPendingCountsUpTo(ctx, b, 1_000_000); return err }); err != nil {
