@@ -100,3 +100,27 @@ func TestWriterPageCache(t *testing.T) {
 		}
 	})
 }
+
+// TestWriterTempStore checks that SQLite's writer keeps its temporary files,
+// the statement journals of the multi-row upserts among them, in memory,
+// and that the readers keep SQLite's default.
+func TestWriterTempStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if db.Dialect() != store.SQLite {
+			return
+		}
+		ctx := context.Background()
+		var w, r int64
+		if err := db.Tx(ctx, func(c *store.Conn) error {
+			return c.QueryRowForTest(ctx, `PRAGMA temp_store`).Scan(&w)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Read().QueryRowForTest(ctx, `PRAGMA temp_store`).Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+		if w != 2 || r != 0 {
+			t.Errorf("temp_store: writer %d, reader %d; want 2 (MEMORY) and SQLite's 0", w, r)
+		}
+	})
+}
