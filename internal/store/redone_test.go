@@ -77,50 +77,35 @@ func TestTxRedone(t *testing.T) {
 	})
 }
 
-// TestWriterPageCache: SQLite's writer keeps 32 MiB of pages (the value
-// counts' upserts read them back from the OS with the default 2 MiB);
-// its readers keep the default.
-func TestWriterPageCache(t *testing.T) {
+// TestWriterPragmas: SQLite's writer keeps 32 MiB of pages (the value
+// counts' upserts read them back from the OS with the default 2 MiB) and
+// its temporary files, the statement journals of the multi-row upserts
+// among them, in memory; its readers keep SQLite's defaults.
+func TestWriterPragmas(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		if db.Dialect() != store.SQLite {
 			return
 		}
 		ctx := context.Background()
-		var w, r int64
-		if err := db.Tx(ctx, func(c *store.Conn) error {
-			return c.QueryRowForTest(ctx, `PRAGMA cache_size`).Scan(&w)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Read().QueryRowForTest(ctx, `PRAGMA cache_size`).Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		if w != -32768 || r != -2000 {
-			t.Errorf("cache_size: writer %d, reader %d; want -32768 (32 MiB) and SQLite's -2000", w, r)
-		}
-	})
-}
-
-// TestWriterTempStore checks that SQLite's writer keeps its temporary files,
-// the statement journals of the multi-row upserts among them, in memory,
-// and that the readers keep SQLite's default.
-func TestWriterTempStore(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		if db.Dialect() != store.SQLite {
-			return
-		}
-		ctx := context.Background()
-		var w, r int64
-		if err := db.Tx(ctx, func(c *store.Conn) error {
-			return c.QueryRowForTest(ctx, `PRAGMA temp_store`).Scan(&w)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Read().QueryRowForTest(ctx, `PRAGMA temp_store`).Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		if w != 2 || r != 0 {
-			t.Errorf("temp_store: writer %d, reader %d; want 2 (MEMORY) and SQLite's 0", w, r)
+		for _, c := range []struct {
+			pragma         string
+			writer, reader int64
+		}{
+			{"cache_size", -32768, -2000},
+			{"temp_store", 2, 0}, // 2 is MEMORY, 0 the default
+		} {
+			var w, r int64
+			if err := db.Tx(ctx, func(conn *store.Conn) error {
+				return conn.QueryRowForTest(ctx, `PRAGMA `+c.pragma).Scan(&w)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Read().QueryRowForTest(ctx, `PRAGMA `+c.pragma).Scan(&r); err != nil {
+				t.Fatal(err)
+			}
+			if w != c.writer || r != c.reader {
+				t.Errorf("%s: writer %d, reader %d; want %d and %d", c.pragma, w, r, c.writer, c.reader)
+			}
 		}
 	})
 }
