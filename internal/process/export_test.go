@@ -1,7 +1,7 @@
 package process
 
 // Backlogged reports whether the helper workers are at work: the latest
-// claim took a full ClaimBatches.
+// latest claim was full (it took as many batches as it asked for).
 func (p *Processor) Backlogged() bool { return p.backlog.Load() }
 
 // FoldBudget is how many counts and ids the next fold transaction takes.

@@ -38,8 +38,14 @@ type Options struct {
 	Idle time.Duration
 	// InfoWindow is the INFO summary window (ERRATA_INFO_WINDOW).
 	InfoWindow time.Duration
-	// ClaimBatches is the most batches one claim takes (default 32).
+	// ClaimBatches is the most batches one claim takes (default 32), or
+	// the fewest when ClaimEvents is set.
 	ClaimBatches int
+	// ClaimEvents, when set, lets a claim of small batches take more than
+	// ClaimBatches: as many as hold about ClaimEvents events at the
+	// previous claim's average, at most MaxClaimBatches. New sets it to
+	// DefaultClaimEvents when ClaimBatches is left to its default.
+	ClaimEvents int
 	// ApplyTarget is how long one transaction applying batches should
 	// hold the writer (default DefaultApplyTarget, or ConcurrentApplyTarget
 	// on a database with concurrent writers): a claim is applied in parts
@@ -74,7 +80,7 @@ type Processor struct {
 	opts Options
 	wake chan struct{}
 	hot  hotGroups
-	// backlog is set while the latest claim took a full ClaimBatches: the
+	// backlog is set while the latest claim was full (claimSize): the
 	// queue holds more than one worker takes at once, and the helper
 	// workers (all but the first) join in, woken through help. Without a
 	// backlog one worker keeps up, and the batches that arrive while it
@@ -84,8 +90,11 @@ type Processor struct {
 	// connection that ingestion's commits wait for (4 senders end to end:
 	// 124,000-146,000 events/s with two workers always at work,
 	// 178,000-193,000 with one; docs/performance.md).
-	backlog  atomic.Bool
-	help     chan struct{}
+	backlog atomic.Bool
+	help    chan struct{}
+	// claimAvg is the average events a batch of the latest claim held
+	// (0 before the first): what sizes the next claim (claimSize).
+	claimAvg atomic.Int64
 	budget   *applyBudget
 	legacy   legacyGroups
 	rules    compiledRules
@@ -115,6 +124,9 @@ func New(db *store.DB, opts Options) *Processor {
 	}
 	if opts.ClaimBatches <= 0 {
 		opts.ClaimBatches = 32
+		if opts.ClaimEvents == 0 {
+			opts.ClaimEvents = DefaultClaimEvents
+		}
 	}
 	concurrent := db.ConcurrentWrites()
 	target, events := DefaultApplyTarget, DefaultApplyEvents
@@ -219,26 +231,32 @@ func (p *Processor) idle(ctx context.Context, ch <-chan struct{}) {
 	}
 }
 
-// ProcessOne claims up to ClaimBatches batches and processes them in
+// ProcessOne claims up to claimSize batches and processes them in
 // parts (applyBudget), each part prepared together and completed in one
 // transaction with the batches' deletion. It reports false when the queue
 // had nothing to claim.
 func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	now := p.opts.Now().UTC().Truncate(time.Millisecond)
 	var batches []store.Batch
+	n := p.claimSize()
 	// The claim and the apply commit without waiting for the disk
 	// (TxRedone): a power failure that loses either leaves the batches
 	// queued, and they are processed again. The claim writes only the
 	// queue rows; the payloads are read after it, without the writer.
 	err := p.db.TxRedone(ctx, func(c *store.Conn) error {
 		var err error
-		batches, err = c.ClaimBatchRows(ctx, now, now.Add(p.opts.Lease), p.opts.ClaimBatches)
+		batches, err = c.ClaimBatchRows(ctx, now, now.Add(p.opts.Lease), n)
 		return err
 	})
 	if err != nil {
 		return false, err
 	}
-	full := len(batches) == p.opts.ClaimBatches
+	full := len(batches) == n
+	if keep := p.claimKeep(batches); keep < len(batches) {
+		p.release(ctx, batches[keep:])
+		batches = batches[:keep]
+	}
+	p.sawClaim(batches)
 	if len(batches) > 0 {
 		claimed := batches
 		if batches, err = p.db.Read().LoadPayloads(ctx, claimed); err != nil {

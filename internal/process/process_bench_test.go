@@ -34,7 +34,7 @@ func BenchmarkProcess(b *testing.B) {
 	payloads := benchPayloads(b, g, 32)
 	for _, d := range storetest.Dialects {
 		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
-			benchProcess(b, d, workers, payloads)
+			benchProcess(b, fmt.Sprintf("db=%s/workers=%d", d, workers), d, workers, payloads, 1000, process.Options{Workers: workers})
 		}
 	}
 }
@@ -56,8 +56,54 @@ func BenchmarkProcessVaried(b *testing.B) {
 	}
 	payloads := benchPayloads(b, g, 1024)
 	for _, d := range storetest.Dialects {
-		benchProcess(b, d, 1, payloads)
+		benchProcess(b, fmt.Sprintf("db=%s/workers=1", d), d, 1, payloads, 1000, process.Options{Workers: 1})
 	}
+}
+
+// BenchmarkProcessSingle measures processing batches of one error event,
+// as the Sentry endpoints queue them (one envelope, one batch): 4,096
+// distinct events over 200 templates, one worker, by the number of batches
+// a claim takes (0: the default, sized from the batches' events). What a
+// claim costs apart from its events (the claim's transaction, reading the
+// payloads, each group's update) is shared by fewer events than with
+// 1,000-event batches.
+//
+//	go test -run '^$' -bench ProcessSingle -benchtime 20000x ./internal/process/
+func BenchmarkProcessSingle(b *testing.B) {
+	g, err := loadgen.NewGenerator(loadgen.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	payloads := singlePayloads(b, g, 4096)
+	for _, d := range storetest.Dialects {
+		// claim=0 is the default: ClaimBatches sized by DefaultClaimEvents.
+		for _, claim := range []int{32, 256, 1024, 0} {
+			benchProcess(b, fmt.Sprintf("db=%s/claim=%d", d, claim), d, 1, payloads, 1, process.Options{Workers: 1, ClaimBatches: claim})
+		}
+	}
+}
+
+// singlePayloads returns n payloads of one error event each, taken from
+// g's batches in turn.
+func singlePayloads(b *testing.B, g *loadgen.Generator, n int) [][]byte {
+	var payloads [][]byte
+	for i := 0; len(payloads) < n; i++ {
+		batch := g.Batch(i)
+		for _, ev := range batch.Events {
+			if ev.Level != "error" && ev.Level != "fatal" || len(payloads) == n {
+				continue
+			}
+			one := batch
+			one.Events = []loadgen.Event{ev}
+			body, _ := loadgen.EncodeBatch(nil, &one)
+			events, err := ingest.Decode(body, time.Now())
+			if err != nil {
+				b.Fatal(err)
+			}
+			payloads = append(payloads, ingest.CompressPayload(nil, ingest.AppendPayload(nil, events)))
+		}
+	}
+	return payloads
 }
 
 // benchPayloads returns the first n batches of g as intake queues them:
@@ -76,11 +122,11 @@ func benchPayloads(b *testing.B, g *loadgen.Generator, n int) [][]byte {
 	return payloads
 }
 
-// benchProcess queues b.N batches of payloads and drains them with workers
-// goroutines.
-func benchProcess(b *testing.B, d store.Dialect, workers int, payloads [][]byte) {
+// benchProcess queues b.N batches of payloads (of perBatch events each) and
+// drains them with workers goroutines of one Processor made with opts.
+func benchProcess(b *testing.B, name string, d store.Dialect, workers int, payloads [][]byte, perBatch int, opts process.Options) {
 	{
-		b.Run(fmt.Sprintf("db=%s/workers=%d", d, workers), func(b *testing.B) {
+		b.Run(name, func(b *testing.B) {
 			db := storetest.Open(b, d)
 			e := newEnvTB(b, db)
 			ctx := context.Background()
@@ -88,7 +134,7 @@ func benchProcess(b *testing.B, d store.Dialect, workers int, payloads [][]byte)
 			for i := 0; i < b.N; i += 16 {
 				var group []store.Batch
 				for j := i; j < min(i+16, b.N); j++ {
-					group = append(group, store.Batch{ProjectID: e.prj, ReceivedAt: time.Now(), EventCount: 1000, Payload: payloads[j%len(payloads)]})
+					group = append(group, store.Batch{ProjectID: e.prj, ReceivedAt: time.Now(), EventCount: perBatch, Payload: payloads[j%len(payloads)]})
 				}
 				if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertBatches(ctx, group) }); err != nil {
 					b.Fatal(err)
@@ -96,7 +142,7 @@ func benchProcess(b *testing.B, d store.Dialect, workers int, payloads [][]byte)
 			}
 			b.ResetTimer()
 			var wg sync.WaitGroup
-			p := process.New(db, process.Options{Workers: workers})
+			p := process.New(db, opts)
 			for w := 0; w < workers; w++ {
 				wg.Add(1)
 				go func() {
@@ -107,7 +153,7 @@ func benchProcess(b *testing.B, d store.Dialect, workers int, payloads [][]byte)
 				}()
 			}
 			wg.Wait()
-			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
 }

@@ -1,0 +1,60 @@
+package process
+
+import "github.com/errata-dev/errata/internal/store"
+
+// DefaultClaimEvents is about how many events a claim of small batches
+// takes (Options.ClaimEvents): 32 batches of 1,000 events, the load
+// generator's and the SDK exporters' usual size, or as many smaller ones.
+// A Sentry envelope is queued as a batch of one event: 32 of them made a
+// claim, its transaction, its payload read and every group's update for
+// 32 events, and processing alone took about 3,800 such events a second
+// (BenchmarkProcessSingle; 5,500–6,500 with claims of 256–1,024 batches).
+const DefaultClaimEvents = 32_000
+
+// MaxClaimBatches bounds a claim sized from small batches: the payloads a
+// claim reads are held in memory until its last part is applied, and a
+// claim sized from one-event batches may meet large ones.
+const MaxClaimBatches = 1024
+
+// claimSize is how many batches the next claim takes: ClaimBatches, or
+// with ClaimEvents set as many as hold about ClaimEvents events at the
+// latest claim's average, between ClaimBatches and MaxClaimBatches.
+func (p *Processor) claimSize() int {
+	n := p.opts.ClaimBatches
+	avg := p.claimAvg.Load()
+	if p.opts.ClaimEvents <= 0 || avg <= 0 {
+		return n
+	}
+	return min(max(n, int(int64(p.opts.ClaimEvents)/avg)), max(n, MaxClaimBatches))
+}
+
+// claimKeep is how many of a claim's batches to keep: with ClaimEvents
+// set, those that hold about ClaimEvents events (at least ClaimBatches),
+// so that a claim sized from small batches that meets large ones does not
+// read MaxClaimBatches large payloads at once. ProcessOne releases the
+// rest.
+func (p *Processor) claimKeep(batches []store.Batch) int {
+	if p.opts.ClaimEvents <= 0 {
+		return len(batches)
+	}
+	events := 0
+	for i, b := range batches {
+		if i >= p.opts.ClaimBatches && events >= p.opts.ClaimEvents {
+			return i
+		}
+		events += b.EventCount
+	}
+	return len(batches)
+}
+
+// sawClaim records the average events a batch of a claim held.
+func (p *Processor) sawClaim(batches []store.Batch) {
+	if len(batches) == 0 {
+		return
+	}
+	events := 0
+	for _, b := range batches {
+		events += b.EventCount
+	}
+	p.claimAvg.Store(int64(max(1, events/len(batches))))
+}
