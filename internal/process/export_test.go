@@ -1,6 +1,6 @@
 package process
 
-// Backlogged reports whether the helper workers are at work: the latest
+// Backlogged reports whether the helper workers are at work: the
 // latest claim was full (it took as many batches as it asked for).
 func (p *Processor) Backlogged() bool { return p.backlog.Load() }
 
