@@ -7,8 +7,9 @@ import "github.com/errata-dev/errata/internal/store"
 // generator's and the SDK exporters' usual size, or as many smaller ones.
 // A Sentry envelope is queued as a batch of one event: 32 of them made a
 // claim, its transaction, its payload read and every group's update for
-// 32 events, and processing alone took about 3,800 such events a second
-// (BenchmarkProcessSingle; 5,500–6,500 with claims of 256–1,024 batches).
+// 32 events, and one worker took 3,600–4,200 such events a second on
+// SQLite and 930 on PostgreSQL (BenchmarkProcessSingle; 6,500–9,900 and
+// 2,800 with claims of 1,024 batches).
 const DefaultClaimEvents = 32_000
 
 // MaxClaimBatches bounds a claim sized from small batches: the payloads a
