@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/process"
@@ -71,4 +72,54 @@ func TestClaimSizedFromBatches(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestLingerClaimsTogether: after a claim that left no backlog the worker
+// waits Linger before it claims again, so that batches committed one by
+// one meanwhile (each announced with Wake) are applied together, while a
+// batch that wakes an idle worker is claimed at once.
+func TestLingerClaimsTogether(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		parts := make(chan int, 100)
+		p := process.New(db, process.Options{Now: e.clock.Now, Workers: 1, Linger: time.Second, Idle: time.Minute,
+			Observe: func(events int, _ time.Duration) { parts <- events }})
+		if err := p.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop()
+		e.queue(errEvent("lingered", ingest.Error))
+		p.Wake()
+		receive(t, parts, "a batch that woke the idle worker was not processed")
+		// Ten batches 20 ms apart, within the worker's linger: without it
+		// each would be claimed on its own.
+		for i := 0; i < 10; i++ {
+			e.queue(errEvent("lingered", ingest.Error))
+			p.Wake()
+			time.Sleep(20 * time.Millisecond)
+		}
+		var got []int
+		for events := 0; events < 10; {
+			n := receive(t, parts, "the ten batches were not processed")
+			got = append(got, n)
+			events += n
+		}
+		if len(got) > 2 {
+			t.Fatalf("the ten batches were applied in parts of %v events, want one or two parts", got)
+		}
+	})
+}
+
+// receive returns the next value of ch, failing the test with what if none
+// comes within 30 s.
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatal(what)
+	}
+	var zero T
+	return zero
 }

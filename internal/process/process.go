@@ -36,6 +36,11 @@ type Options struct {
 	// Idle is the longest wait for new work before polling the queue again
 	// (default 250ms); a local commit wakes the workers at once.
 	Idle time.Duration
+	// Linger is how long the first worker waits, after a claim that left
+	// no backlog, before it claims again (default DefaultLinger; negative:
+	// not at all), so that the batches committed meanwhile are claimed and
+	// applied together. A worker woken from idle claims at once.
+	Linger time.Duration
 	// InfoWindow is the INFO summary window (ERRATA_INFO_WINDOW).
 	InfoWindow time.Duration
 	// ClaimBatches is the most batches one claim takes (default 32), or
@@ -118,6 +123,9 @@ func New(db *store.DB, opts Options) *Processor {
 	}
 	if opts.Idle <= 0 {
 		opts.Idle = 250 * time.Millisecond
+	}
+	if opts.Linger == 0 {
+		opts.Linger = DefaultLinger
 	}
 	if opts.InfoWindow <= 0 {
 		opts.InfoWindow = summary.DefaultWindow
@@ -205,6 +213,7 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 		if did && err == nil {
 			p.Wake() // more may be waiting: let the next idle worker look too
 			p.foldDue(context.WithoutCancel(ctx), false)
+			p.linger(ctx)
 			continue
 		}
 		p.foldDue(context.WithoutCancel(ctx), err == nil)

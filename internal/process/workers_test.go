@@ -119,11 +119,7 @@ func TestStartedWorkersDrainABacklog(t *testing.T) {
 		}
 		e.queue(errEvent("queued", ingest.Error))
 		p.Wake()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Fatal("a lone batch after the backlog was not processed in 30 s")
-		}
+		receive(t, done, "a lone batch after the backlog was not processed in 30 s")
 		if g := e.groups(); len(g) != 1 || g[0].EventCount != 41 {
 			t.Fatalf("groups = %+v, want one counting 41", g)
 		}
