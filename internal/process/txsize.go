@@ -39,12 +39,12 @@ const (
 
 // applyBudget sizes apply transactions (and, counting value counts and
 // ids rather than events, fold transactions: folder.budget): a claim of
-// many batches is applied
-// in parts, each in its own transaction of at most events events (and at
-// least one batch, which is never split: its deletion commits with all its
-// results). After each part it moves towards the number of events the
-// latest part would have applied in the target time, so that the writer
-// is held about target whatever the machine's speed or load (issue 30: on
+// many batches is applied in parts, each in its own transaction of at most
+// events events (and at least one batch, which is never split: its
+// deletion commits with all its results). After each part it moves towards
+// the number of events the latest part would have applied in the target
+// time, so that the writer is held about target whatever the machine's
+// speed or load (issue 30: on
 // a busy 2-core machine a claim of 32 batches of 1,000 events held SQLite's
 // writer up to 1.7 s, and every ingest request waited for it).
 type applyBudget struct {

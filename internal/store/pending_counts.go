@@ -88,10 +88,10 @@ func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 // most foldRows rows, and no further row once they hold limit counts and
 // ids) to their groups, as AddFacets and AddEventRefs, and
 // deletes them, all in c's transaction; it returns how many rows it
-// folded. The rows are locked first, so that two processes folding one
-// bucket add each row once. Counts of a group deleted since are dropped,
-// and so is a row that cannot be read (logged), which would otherwise stop
-// its bucket. It returns the rows folded and the counts and ids they held.
+// folded and the counts and ids they held. The rows are locked first, so
+// that two processes folding one bucket add each row once. Counts of a
+// group deleted since are dropped, and so is a row that cannot be read
+// (logged), which would otherwise stop its bucket.
 func (c *Conn) FoldPendingCountsUpTo(ctx context.Context, bucket, limit int) (rows, counts int, err error) {
 	found, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+c.drv.rowLock(), bucket, foldRows)
 	if err != nil {
