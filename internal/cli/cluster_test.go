@@ -130,6 +130,13 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("SIGSTOP w2: %v", err)
 	}
 	before := metric(t, procs["w1"], "errata_process_events_total")
+	// More batches while w2 is stopped: on a loaded machine the load above
+	// can be over, and all processed by w2, before the restarts are done.
+	extraDone := make(chan struct{})
+	go func() {
+		defer close(extraDone)
+		load.send(600, 620, 0)
+	}()
 	progressed := false
 	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		if metric(t, procs["w1"], "errata_process_events_total") > before {
@@ -144,6 +151,7 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("nothing was processed while w2 was stopped; w1's log:\n%s", procs["w1"].log)
 	}
 	<-loadDone
+	<-extraDone
 
 	// Every accepted event counted exactly once, per project.
 	for i, prj := range projects {

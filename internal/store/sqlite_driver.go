@@ -1,8 +1,6 @@
 package store
 
 import (
-	"unicode/utf8"
-
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
@@ -13,8 +11,11 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // sqliteDriver is the store on a SQLite file: one process owns it, one
@@ -182,7 +183,7 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	if err := w.PingContext(ctx); err != nil {
+	if err := pingWriter(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
@@ -209,6 +210,33 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	db.walRestart.Store(walRestartBytes)
 	go db.checkpointer()
 	return db, nil
+}
+
+// openBusyWait bounds how long pingWriter retries an open that SQLite
+// refused with SQLITE_BUSY.
+const openBusyWait = 30 * time.Second
+
+// pingWriter opens the writer's connection, which applies its pragmas.
+// Switching a fresh file to WAL upgrades a read lock to an exclusive one,
+// and when two processes do that at once SQLite answers one of them
+// SQLITE_BUSY at once rather than wait (busy_timeout cannot break that
+// deadlock): it happened to one of four `errata migrate` started together
+// on a loaded machine. The open is tried again, with a short pause, until
+// openBusyWait has passed; any other error is returned at once.
+func pingWriter(ctx context.Context, w *sql.DB) error {
+	deadline := time.Now().Add(openBusyWait)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		err := w.PingContext(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
 }
 
 // fileURI is path escaped for a file: URI, where "?" and "#" would end it.
