@@ -44,9 +44,9 @@ const (
 // deletion commits with all its results). After each part it moves towards
 // the number of events the latest part would have applied in the target
 // time, so that the writer is held about target whatever the machine's
-// speed or load (issue 30: on
-// a busy 2-core machine a claim of 32 batches of 1,000 events held SQLite's
-// writer up to 1.7 s, and every ingest request waited for it).
+// speed or load (issue 30: on a busy 2-core machine a claim of 32 batches
+// of 1,000 events held SQLite's writer up to 1.7 s, and every ingest
+// request waited for it).
 type applyBudget struct {
 	target time.Duration
 	max    int64

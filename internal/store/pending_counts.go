@@ -86,9 +86,9 @@ func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 
 // FoldPendingCountsUpTo adds the oldest pending counts of a bucket (at
 // most foldRows rows, and no further row once they hold limit counts and
-// ids) to their groups, as AddFacets and AddEventRefs, and
-// deletes them, all in c's transaction; it returns how many rows it
-// folded and the counts and ids they held. The rows are locked first, so
+// ids) to their groups, as AddFacets and AddEventRefs, and deletes them,
+// all in c's transaction; it returns how many rows it folded and the
+// counts and ids they held. The rows are locked first, so
 // that two processes folding one bucket add each row once. Counts of a
 // group deleted since are dropped, and so is a row that cannot be read
 // (logged), which would otherwise stop its bucket.
