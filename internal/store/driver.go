@@ -63,6 +63,11 @@ type dbDriver interface {
 	// database they do nothing: its one writer already serialises.
 	lockKey(ctx context.Context, c *Conn, key int64) error
 	lockName(ctx context.Context, c *Conn, class int, name string) error
+	// lockNameQueued is lockName waiting up to wait for the lock, however
+	// short the session's lock_timeout: for names whose holders do short
+	// work and may queue many deep (an organization's invitations fired
+	// together).
+	lockNameQueued(ctx context.Context, c *Conn, class int, name string, wait time.Duration) error
 	// durableCommit makes c's transaction wait for the disk when it
 	// commits, whatever the server's default.
 	durableCommit(ctx context.Context, c *Conn) error

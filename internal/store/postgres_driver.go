@@ -65,6 +65,20 @@ func (postgresDriver) lockName(ctx context.Context, c *Conn, class int, name str
 	return err
 }
 
+// lockNameQueued raises lock_timeout for the transaction while it waits
+// for the lock, then sets it back to the session's value (the default, or
+// the one in the database URL) for the rest of the transaction.
+func (d postgresDriver) lockNameQueued(ctx context.Context, c *Conn, class int, name string, wait time.Duration) error {
+	if _, err := c.exec(ctx, `SELECT set_config('lock_timeout', ?, true)`, fmt.Sprintf("%dms", wait.Milliseconds())); err != nil {
+		return err
+	}
+	if err := d.lockName(ctx, c, class, name); err != nil {
+		return err
+	}
+	_, err := c.exec(ctx, `SET LOCAL lock_timeout TO DEFAULT`)
+	return err
+}
+
 // durableCommit sets synchronous_commit on for the transaction: a 202
 // promises durability whatever the server's default.
 func (postgresDriver) durableCommit(ctx context.Context, c *Conn) error {

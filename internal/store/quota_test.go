@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,4 +190,62 @@ func newSession(t *testing.T, db *store.DB, u store.User, at time.Time, keep int
 		t.Errorf("new session: %v", err)
 	}
 	return s
+}
+
+// TestQuotaTurnOutwaitsLockTimeout: a quota's taker waits for its turn
+// longer than the session's lock_timeout (on PostgreSQL; set here to 200 ms
+// in the URL), and the rest of its transaction runs with the session's
+// lock_timeout again.
+func TestQuotaTurnOutwaitsLockTimeout(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			u := storetest.URL(t, d)
+			if d == store.Postgres {
+				sep := "?"
+				if strings.Contains(u, "?") {
+					sep = "&"
+				}
+				u += sep + "lock_timeout=200ms"
+			}
+			db := openURL(t, u)
+			limit := store.Window{Span: time.Hour, Max: 5}
+			ctx := context.Background()
+			holding := make(chan struct{})
+			held := make(chan error, 1)
+			go func() {
+				held <- db.Tx(ctx, func(c *store.Conn) error {
+					if _, _, err := c.TakeQuota(ctx, "q", "org_slow", now, limit); err != nil {
+						return err
+					}
+					close(holding)
+					time.Sleep(time.Second)
+					return nil
+				})
+			}()
+			<-holding
+			err := db.Tx(ctx, func(c *store.Conn) error {
+				ok, _, err := c.TakeQuota(ctx, "q", "org_slow", now, limit)
+				if err != nil || !ok {
+					return fmt.Errorf("the second use = %v, %w", ok, err)
+				}
+				if d != store.Postgres {
+					return nil
+				}
+				var lt string
+				if err := c.QueryRowForTest(ctx, `SHOW lock_timeout`).Scan(&lt); err != nil {
+					return err
+				}
+				if lt != "200ms" {
+					return fmt.Errorf("lock_timeout after the turn = %s, want the session's 200ms", lt)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("waiting a second for the turn: %v", err)
+			}
+			if err := <-held; err != nil {
+				t.Fatalf("the holder: %v", err)
+			}
+		})
+	}
 }

@@ -51,6 +51,10 @@ func (sqliteDriver) lockKey(context.Context, *Conn, int64) error { return nil }
 
 func (sqliteDriver) lockName(context.Context, *Conn, int, string) error { return nil }
 
+func (sqliteDriver) lockNameQueued(context.Context, *Conn, int, string, time.Duration) error {
+	return nil
+}
+
 // durableCommit has nothing to do: every connection but TxRedone's runs
 // with synchronous=FULL (openSQLite).
 func (sqliteDriver) durableCommit(context.Context, *Conn) error { return nil }
