@@ -63,11 +63,13 @@ type dbDriver interface {
 	// database they do nothing: its one writer already serialises.
 	lockKey(ctx context.Context, c *Conn, key int64) error
 	lockName(ctx context.Context, c *Conn, class int, name string) error
-	// lockNameQueued is lockName waiting up to wait for the lock, however
-	// short the session's lock_timeout: for names whose holders do short
-	// work and may queue many deep (an organization's invitations fired
-	// together).
-	lockNameQueued(ctx context.Context, c *Conn, class int, name string, wait time.Duration) error
+	// waitTurn runs take, which takes a lock, waiting up to wait for it
+	// however short the session's lock_timeout, and then restores the
+	// session's lock_timeout for the rest of c's transaction: for locks
+	// whose holders do short work but may queue many deep (an
+	// organization's invitations fired together). Where one process owns
+	// the database it just runs take.
+	waitTurn(ctx context.Context, c *Conn, wait time.Duration, take func() error) error
 	// durableCommit makes c's transaction wait for the disk when it
 	// commits, whatever the server's default.
 	durableCommit(ctx context.Context, c *Conn) error

@@ -131,9 +131,12 @@ func (c *Conn) lockRow(ctx context.Context, q, id string) error {
 	if c.tx == nil {
 		return fmt.Errorf("store: a row lock needs a transaction")
 	}
-	var got string
-	if err := c.queryRow(ctx, q, id).Scan(&got); err != nil {
-		return fmt.Errorf("store: lock %s: %w", id, err)
+	err := c.drv.waitTurn(ctx, c, turnWait, func() error {
+		var got string
+		return c.queryRow(ctx, q, id).Scan(&got)
+	})
+	if err != nil {
+		return fmt.Errorf("store: lock %s: %w", id, translate(err))
 	}
 	return nil
 }

@@ -65,14 +65,14 @@ func (postgresDriver) lockName(ctx context.Context, c *Conn, class int, name str
 	return err
 }
 
-// lockNameQueued raises lock_timeout for the transaction while it waits
-// for the lock, then sets it back to the session's value (the default, or
-// the one in the database URL) for the rest of the transaction.
-func (d postgresDriver) lockNameQueued(ctx context.Context, c *Conn, class int, name string, wait time.Duration) error {
+// waitTurn raises lock_timeout for the transaction while take waits for
+// its lock, then sets it back to the session's value (the default, or the
+// one in the database URL).
+func (postgresDriver) waitTurn(ctx context.Context, c *Conn, wait time.Duration, take func() error) error {
 	if _, err := c.exec(ctx, `SELECT set_config('lock_timeout', ?, true)`, fmt.Sprintf("%dms", wait.Milliseconds())); err != nil {
 		return err
 	}
-	if err := d.lockName(ctx, c, class, name); err != nil {
+	if err := take(); err != nil {
 		return err
 	}
 	_, err := c.exec(ctx, `SET LOCAL lock_timeout TO DEFAULT`)

@@ -62,23 +62,26 @@ func (c *Conn) TakeQuota(ctx context.Context, quota, subject string, now time.Ti
 	return true, 0, nil
 }
 
-// subjectLockWait bounds how long a quota or session-cap transaction waits
-// for its turn on PostgreSQL, instead of the session's 10 s lock_timeout:
-// the turns are short, but a burst of one organization's requests queues
-// them deep, and on a loaded database 20 of them can take longer than 10 s.
-// A holder that stopped does not keep the queue waiting that long: its
-// session ends at idle_in_transaction_session_timeout (15 s).
-const subjectLockWait = 30 * time.Second
+// turnWait bounds how long a transaction waits on PostgreSQL for its turn
+// under a lock that serialises short work (a quota's or session cap's
+// subject, an organization's or project's row), instead of the session's
+// 10 s lock_timeout: the turns are short, but a burst of one
+// organization's requests queues them deep, and on a loaded database 20 of
+// them took longer than 10 s. A holder that stopped does not keep the queue
+// waiting that long: its session ends at idle_in_transaction_session_timeout
+// (15 s).
+const turnWait = 30 * time.Second
 
 // lockSubject serialises, until the end of c's transaction, the
 // transactions that lock the same name: an advisory lock on PostgreSQL
-// (waited for up to subjectLockWait); on SQLite a write transaction is
+// (waited for up to turnWait); on SQLite a write transaction is
 // already the only writer.
 func (c *Conn) lockSubject(ctx context.Context, name string) error {
 	if c.tx == nil {
 		return errors.New("store: a quota or session cap needs a transaction")
 	}
-	if err := c.drv.lockNameQueued(ctx, c, 3, name, subjectLockWait); err != nil {
+	err := c.drv.waitTurn(ctx, c, turnWait, func() error { return c.drv.lockName(ctx, c, 3, name) })
+	if err != nil {
 		return fmt.Errorf("store: lock %s: %w", name, err)
 	}
 	return nil

@@ -192,11 +192,22 @@ func newSession(t *testing.T, db *store.DB, u store.User, at time.Time, keep int
 	return s
 }
 
-// TestQuotaTurnOutwaitsLockTimeout: a quota's taker waits for its turn
-// longer than the session's lock_timeout (on PostgreSQL; set here to 200 ms
-// in the URL), and the rest of its transaction runs with the session's
-// lock_timeout again.
-func TestQuotaTurnOutwaitsLockTimeout(t *testing.T) {
+// TestTurnOutwaitsLockTimeout: a transaction waits for its turn under a
+// quota's lock and under a project's row lock longer than the session's
+// lock_timeout (on PostgreSQL; set here to 200 ms in the URL), and the rest
+// of it runs with the session's lock_timeout again.
+func TestTurnOutwaitsLockTimeout(t *testing.T) {
+	limit := store.Window{Span: time.Hour, Max: 5}
+	locks := map[string]func(ctx context.Context, c *store.Conn, p store.Project) error{
+		"quota": func(ctx context.Context, c *store.Conn, _ store.Project) error {
+			ok, _, err := c.TakeQuota(ctx, "q", "org_slow", now, limit)
+			if err == nil && !ok {
+				err = errors.New("the quota refused a use")
+			}
+			return err
+		},
+		"project row": func(ctx context.Context, c *store.Conn, p store.Project) error { return c.LockProject(ctx, p.ID) },
+	}
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
 			u := storetest.URL(t, d)
@@ -208,44 +219,53 @@ func TestQuotaTurnOutwaitsLockTimeout(t *testing.T) {
 				u += sep + "lock_timeout=200ms"
 			}
 			db := openURL(t, u)
-			limit := store.Window{Span: time.Hour, Max: 5}
-			ctx := context.Background()
-			holding := make(chan struct{})
-			held := make(chan error, 1)
-			go func() {
-				held <- db.Tx(ctx, func(c *store.Conn) error {
-					if _, _, err := c.TakeQuota(ctx, "q", "org_slow", now, limit); err != nil {
-						return err
-					}
-					close(holding)
-					time.Sleep(time.Second)
-					return nil
-				})
-			}()
-			<-holding
-			err := db.Tx(ctx, func(c *store.Conn) error {
-				ok, _, err := c.TakeQuota(ctx, "q", "org_slow", now, limit)
-				if err != nil || !ok {
-					return fmt.Errorf("the second use = %v, %w", ok, err)
-				}
-				if d != store.Postgres {
-					return nil
-				}
-				var lt string
-				if err := c.QueryRowForTest(ctx, `SHOW lock_timeout`).Scan(&lt); err != nil {
-					return err
-				}
-				if lt != "200ms" {
-					return fmt.Errorf("lock_timeout after the turn = %s, want the session's 200ms", lt)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("waiting a second for the turn: %v", err)
-			}
-			if err := <-held; err != nil {
-				t.Fatalf("the holder: %v", err)
+			p := seedProject(t, db.Write())
+			for name, lock := range locks {
+				waitTurn(t, db, d, name, func(ctx context.Context, c *store.Conn) error { return lock(ctx, c, p) })
 			}
 		})
+	}
+}
+
+// waitTurn holds lock in one transaction for a second while another takes
+// it, and checks the second's lock_timeout after its turn.
+func waitTurn(t *testing.T, db *store.DB, d store.Dialect, name string, lock func(context.Context, *store.Conn) error) {
+	t.Helper()
+	ctx := context.Background()
+	holding := make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- db.Tx(ctx, func(c *store.Conn) error {
+			if err := lock(ctx, c); err != nil {
+				close(holding)
+				return err
+			}
+			close(holding)
+			time.Sleep(time.Second)
+			return nil
+		})
+	}()
+	<-holding
+	err := db.Tx(ctx, func(c *store.Conn) error {
+		if err := lock(ctx, c); err != nil {
+			return err
+		}
+		if d != store.Postgres {
+			return nil
+		}
+		var lt string
+		if err := c.QueryRowForTest(ctx, `SHOW lock_timeout`).Scan(&lt); err != nil {
+			return err
+		}
+		if lt != "200ms" {
+			return fmt.Errorf("lock_timeout after the turn = %s, want the session's 200ms", lt)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("%s: waiting a second for the turn: %v", name, err)
+	}
+	if err := <-held; err != nil {
+		t.Errorf("%s: the holder: %v", name, err)
 	}
 }

@@ -51,8 +51,8 @@ func (sqliteDriver) lockKey(context.Context, *Conn, int64) error { return nil }
 
 func (sqliteDriver) lockName(context.Context, *Conn, int, string) error { return nil }
 
-func (sqliteDriver) lockNameQueued(context.Context, *Conn, int, string, time.Duration) error {
-	return nil
+func (sqliteDriver) waitTurn(_ context.Context, _ *Conn, _ time.Duration, take func() error) error {
+	return take()
 }
 
 // durableCommit has nothing to do: every connection but TxRedone's runs
