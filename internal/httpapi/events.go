@@ -13,7 +13,6 @@ import (
 
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
-	"github.com/errata-dev/errata/internal/symbolicate"
 )
 
 // FrameContext is the source around a frame's line, when the sender gave it.
@@ -32,6 +31,7 @@ type FrameView struct {
 	Column   *int          `json:"column" nullable:"true"`
 	InApp    bool          `json:"in_app"`
 	Context  *FrameContext `json:"context" doc:"The source lines around the frame's line; null when the sender gave none"`
+	Raw      *RawFrameView `json:"raw,omitempty"`
 }
 
 // nullableObject is the schema of an object that may be null: huma allows
@@ -89,26 +89,27 @@ type EventRequest struct {
 
 // EventDetail is a stored event whole (CONTRACT 8).
 type EventDetail struct {
-	ID              string           `json:"id"`
-	GroupID         string           `json:"group_id"`
-	ProjectID       string           `json:"project_id"`
-	Timestamp       Timestamp        `json:"timestamp"`
-	ReceivedAt      Timestamp        `json:"received_at"`
-	Level           string           `json:"level" enum:"debug,info,warn,error,fatal"`
-	Service         string           `json:"service"`
-	Environment     string           `json:"environment"`
-	Release         string           `json:"release"`
-	Message         string           `json:"message"`
-	StackTrace      string           `json:"stack_trace"`
-	Frames          []FrameView      `json:"frames" nullable:"false" doc:"The stack trace's frames as parsed, in its printed order; empty when it did not parse"`
-	Attributes      json.RawMessage  `json:"attributes" doc:"The event's attributes, secrets redacted"`
-	Breadcrumbs     []BreadcrumbView `json:"breadcrumbs" nullable:"false"`
-	TraceID         string           `json:"trace_id"`
-	SpanID          string           `json:"span_id"`
-	User            *EventUser       `json:"user" doc:"null when the event names no user.id"`
-	Request         *EventRequest    `json:"request" doc:"null when the event names no request"`
-	PreviousEventID *string          `json:"previous_event_id" nullable:"true" doc:"The group's stored event before this one"`
-	NextEventID     *string          `json:"next_event_id" nullable:"true" doc:"The group's stored event after this one"`
+	ID              string             `json:"id"`
+	GroupID         string             `json:"group_id"`
+	ProjectID       string             `json:"project_id"`
+	Timestamp       Timestamp          `json:"timestamp"`
+	ReceivedAt      Timestamp          `json:"received_at"`
+	Level           string             `json:"level" enum:"debug,info,warn,error,fatal"`
+	Service         string             `json:"service"`
+	Environment     string             `json:"environment"`
+	Release         string             `json:"release"`
+	Message         string             `json:"message"`
+	StackTrace      string             `json:"stack_trace"`
+	Frames          []FrameView        `json:"frames" nullable:"false" doc:"The stack trace's frames as parsed, in its printed order; empty when it did not parse"`
+	Attributes      json.RawMessage    `json:"attributes" doc:"The event's attributes, secrets redacted"`
+	Breadcrumbs     []BreadcrumbView   `json:"breadcrumbs" nullable:"false"`
+	TraceID         string             `json:"trace_id"`
+	SpanID          string             `json:"span_id"`
+	User            *EventUser         `json:"user" doc:"null when the event names no user.id"`
+	Request         *EventRequest      `json:"request" doc:"null when the event names no request"`
+	PreviousEventID *string            `json:"previous_event_id" nullable:"true" doc:"The group's stored event before this one"`
+	NextEventID     *string            `json:"next_event_id" nullable:"true" doc:"The group's stored event after this one"`
+	Symbolication   *SymbolicationView `json:"symbolication,omitempty"`
 }
 
 // EventPath names a stored event.
@@ -140,7 +141,10 @@ func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, err
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
 	detail := ingest.ParseDetail(e.Detail)
 	d.Breadcrumbs = breadcrumbs(detail.Breadcrumbs)
-	withContext(d.Frames, append(symbolicatedSources(e.Symbolication), detail.Sources...))
+	sym := symbolication(e.Symbolication)
+	withContext(d.Frames, append(symbolicatedSources(sym), detail.Sources...))
+	withRaw(d.Frames, sym)
+	d.Symbolication = symbolicationView(sym)
 	attrs := attributeStrings(e.Attributes)
 	if id := attrs["user.id"]; id != "" {
 		d.User = &EventUser{ID: id}
@@ -187,25 +191,6 @@ func withContext(fs []FrameView, sources []ingest.FrameSource) {
 			}
 		}
 	}
-}
-
-// symbolicatedSources is the source context source map symbolication found
-// for the original frames it wrote into the trace (symbolicate.Result).
-func symbolicatedSources(raw string) []ingest.FrameSource {
-	if raw == "" {
-		return nil
-	}
-	var res symbolicate.Result
-	if json.Unmarshal([]byte(raw), &res) != nil {
-		return nil
-	}
-	var out []ingest.FrameSource
-	for _, f := range res.Frames {
-		if f.Context != nil {
-			out = append(out, ingest.FrameSource{File: f.File, Function: f.Function, Line: f.Line, Pre: f.Context.Pre, Text: f.Context.Line, Post: f.Context.Post})
-		}
-	}
-	return out
 }
 
 func sameFile(a, b string) bool {

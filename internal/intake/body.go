@@ -16,7 +16,7 @@ import (
 // anything but gzip, identity or nothing is a 415 unsupported-encoding
 // problem.
 func Encoding(r *http.Request) (gzipped bool, pr *problem.Problem) {
-	raw := r.Header.Get("Content-Encoding")
+	raw := ContentEncoding(r)
 	if Nested(raw) {
 		return false, NestedProblem(raw)
 	}
@@ -30,6 +30,13 @@ func Encoding(r *http.Request) (gzipped bool, pr *problem.Problem) {
 		return false, problem.Newf("unsupported-encoding", "Content-Encoding %q is not supported; send gzip or no encoding", enc)
 	}
 	return enc == "gzip", nil
+}
+
+// ContentEncoding is r's Content-Encoding with every line of the header
+// joined into one list, as RFC 9110 (5.3) reads repeated lines: two lines
+// "gzip" are the nested "gzip, gzip", not one gzip.
+func ContentEncoding(r *http.Request) string {
+	return strings.Join(r.Header.Values("Content-Encoding"), ", ")
 }
 
 // Nested reports whether a Content-Encoding lists more than one coding

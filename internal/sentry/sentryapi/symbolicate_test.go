@@ -116,17 +116,24 @@ func TestSymbolication(t *testing.T) {
 			top.Context == nil || !strings.Contains(top.Context.Line, "throw new TypeError") || len(top.Context.Pre) != 3 || len(top.Context.Post) != 5 {
 			t.Errorf("top frame = %+v (context %+v), want parseAmount at app.js:4 with its context and the raw minified frame", top, top.Context)
 		}
-		// The event detail shows the original frame with its context.
+		// The event detail shows the original frame with its context and
+		// the minified frame as raw, and what symbolication did.
 		detail := s.Do(apitest.Request{Method: "GET", Path: "/v1/events/" + strconv.FormatInt(ev.ID, 10), Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)
 		var shown bool
 		for _, f := range detail["frames"].([]any) {
 			f := f.(map[string]any)
-			if c, _ := f["context"].(map[string]any); f["function"] == "parseAmount" && c != nil && strings.Contains(c["line"].(string), "throw new TypeError") && len(c["pre"].([]any)) == 3 {
+			c, _ := f["context"].(map[string]any)
+			raw, _ := f["raw"].(map[string]any)
+			if f["function"] == "parseAmount" && c != nil && strings.Contains(c["line"].(string), "throw new TypeError") && len(c["pre"].([]any)) == 3 &&
+				raw != nil && raw["file"] == served && raw["line"] == float64(frames[len(frames)-1]["lineno"].(int)) {
 				shown = true
 			}
 		}
 		if !shown {
-			t.Errorf("event detail frames = %v, want parseAmount with its source context", detail["frames"])
+			t.Errorf("event detail frames = %v, want parseAmount with its source context and its raw minified frame", detail["frames"])
+		}
+		if sym, _ := detail["symbolication"].(map[string]any); sym == nil || len(sym["frames"].([]any)) != len(res.Frames) {
+			t.Errorf("event detail symbolication = %v, want the %d mapped frames", detail["symbolication"], len(res.Frames))
 		}
 
 		// By release and URL, without a debug id: the same group.
@@ -156,6 +163,16 @@ func TestSymbolication(t *testing.T) {
 		evs, _ = s.App.DB.Read().ListGroupEvents(context.Background(), other, 0, 10)
 		if len(evs) == 0 || !strings.Contains(evs[0].Symbolication, "no source map for ~/static/main.js (release 9.9.9)") || !strings.Contains(evs[0].StackTrace, served) {
 			t.Errorf("unmapped event = %+v, want its minified trace and the note naming ~/static/main.js (release 9.9.9)", evs)
+		}
+		detail = s.Do(apitest.Request{Method: "GET", Path: "/v1/events/" + strconv.FormatInt(evs[0].ID, 10), Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)
+		sym, _ := detail["symbolication"].(map[string]any)
+		if sym == nil || fmt.Sprint(sym["notes"]) != "[no source map for ~/static/main.js (release 9.9.9)]" || len(sym["frames"].([]any)) != 0 {
+			t.Errorf("unmapped event's detail symbolication = %v, want the note naming ~/static/main.js (release 9.9.9)", detail["symbolication"])
+		}
+		for _, f := range detail["frames"].([]any) {
+			if raw := f.(map[string]any)["raw"]; raw != nil {
+				t.Errorf("an unmapped frame has raw %v, want null", raw)
+			}
 		}
 	})
 }

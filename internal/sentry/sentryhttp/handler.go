@@ -95,7 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	encoding := r.Header.Get("Content-Encoding")
+	encoding := intake.ContentEncoding(r)
 	if intake.Nested(encoding) {
 		h.refuse(w, metrics.RefusedEncoding, http.StatusBadRequest, intake.NestedProblem(encoding).Detail)
 		return
