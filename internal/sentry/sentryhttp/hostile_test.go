@@ -156,11 +156,23 @@ func TestKeylessHead(t *testing.T) {
 		twice := gzipped(t, gzipped(t, envelope(head, "event", fmt.Sprintf(event, "nested"))))
 		w.send(t, w.envelopePath, twice, "Content-Encoding", "gzip, gzip").expect(t, http.StatusBadRequest)
 		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip,gzip").expect(t, http.StatusBadRequest)
+		// Two header lines are the same list as one (RFC 9110, 5.3): refused
+		// as nested, even on a body compressed once, which reading only the
+		// first line would accept.
+		once := gzipped(t, envelope(head, "event", fmt.Sprintf(event, "two lines")))
+		w.send(t, withKey(w.envelopePath, w.key), once, "Content-Encoding", "gzip", "Content-Encoding", "gzip").expect(t, http.StatusBadRequest)
+		w.send(t, withKey(w.storePath, w.key), gzipped(t, []byte(fmt.Sprintf(event, "two lines store"))),
+			"Content-Type", "application/json", "Content-Encoding", "gzip", "Content-Encoding", "identity", "Content-Encoding", "gzip").expect(t, http.StatusBadRequest)
 		for _, path := range []string{"/v1/ingest", "/v1/logs"} {
 			r := s.Do(apitest.Request{Method: "POST", Path: path, Token: w.key, Body: gzipped(t, gzipped(t, []byte("{}"))),
 				Headers: map[string]string{"Content-Type": "application/json", "Content-Encoding": "gzip, gzip"}})
 			if r.Status != http.StatusBadRequest {
 				t.Errorf("%s with Content-Encoding gzip, gzip: %d, want 400: %s", path, r.Status, r.Body)
+			}
+			two := w.send(t, path, gzipped(t, []byte(`{"events":[{"timestamp":"2026-11-28T10:00:00Z","level":"error","message":"two lines"}]}`)), "Authorization", "Bearer "+w.key, "Content-Type", "application/json",
+				"Content-Encoding", "gzip", "Content-Encoding", "gzip")
+			if two.status != http.StatusBadRequest {
+				t.Errorf("%s with two Content-Encoding: gzip lines: %d, want 400: %s", path, two.status, two.body)
 			}
 		}
 
