@@ -49,6 +49,11 @@ func TestAuditLog(t *testing.T) {
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/auth/tokens/" + pat, Token: owner}).Expect(t, http.StatusNoContent, "")
 		s.Do(apitest.Request{Method: "PUT", Path: "/v1/projects/" + w.ProjectID + "/grouping-rules", Token: owner,
 			Body: map[string]any{"fingerprint": "error.type:LedgerError -> ledger", "stack_trace": ""}}).Expect(t, http.StatusOK, "")
+		// A change made with an API token is its user's.
+		writer := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/tokens", Token: owner,
+			Body: map[string]any{"name": "writer", "scopes": []string{"project:write"}}}).Expect(t, http.StatusCreated, "").Str(t, "token")
+		viaToken := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/keys", Token: writer,
+			Body: map[string]any{"name": "via token"}}).Expect(t, http.StatusCreated, "").Str(t, "id")
 
 		all := auditLog(t, s, w.Admin.Token, w.OrgID, "")
 		got := actions(all)
@@ -88,6 +93,15 @@ func TestAuditLog(t *testing.T) {
 			if e["actor"].(map[string]any)["user_id"] != w.Admin.UserID {
 				t.Fatalf("actor filter let through %v", e)
 			}
+		}
+		var tokenEntry map[string]any
+		for _, e := range auditLog(t, s, owner, w.OrgID, "&actor="+w.Owner.UserID) {
+			if e["action"] == "api_key.created" && e["target"] == viaToken {
+				tokenEntry = e
+			}
+		}
+		if tokenEntry == nil || tokenEntry["actor"].(map[string]any)["email"] != "owner@example.com" {
+			t.Fatalf("the key created with the owner's API token is not the owner's in the audit log: %v", tokenEntry)
 		}
 		pages := pageAll(t, s, owner, "/v1/orgs/"+w.OrgID+"/audit-log?limit=3", "")
 		n := 0

@@ -240,6 +240,7 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 		if err != nil {
 			return nil, err
 		}
+		actor(r, u) // a token acts as its user, in the audit log too
 		return &Principal{User: u, Token: &t}, nil
 	}
 	if viaCookie && !isSafe(r.Method) {
@@ -251,9 +252,14 @@ func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
+	actor(r, u)
+	return &Principal{User: u, Session: sess, ViaCookie: viaCookie}, nil
+}
+
+// actor makes u the actor of what r's handling writes to the audit log.
+func actor(r *http.Request, u store.User) {
 	ar := audit.From(r.Context())
 	ar.UserID, ar.Email = u.ID, u.Email
-	return &Principal{User: u, Session: sess, ViaCookie: viaCookie}, nil
 }
 
 // authorize checks membership of the organization owning value, a resource
