@@ -26,6 +26,7 @@ type AssigneeView = view.Assignee
 // PATCH tells "leave it" (absent) from "clear it" (null).
 type OptionalID struct {
 	Set   bool   `json:"-"`
+	Null  bool   `json:"-"`
 	Value string `json:"-"`
 }
 
@@ -33,7 +34,7 @@ type OptionalID struct {
 func (o *OptionalID) UnmarshalJSON(b []byte) error {
 	o.Set = true
 	if string(b) == "null" {
-		o.Value = ""
+		o.Value, o.Null = "", true
 		return nil
 	}
 	return json.Unmarshal(b, &o.Value)
@@ -85,6 +86,9 @@ func (p GroupPatch) change(prefix string, now time.Time) (tickets.GroupChange, e
 	if p.AssigneeID.Set {
 		if err := text.Check(prefix+"assignee_id", p.AssigneeID.Value); err != nil {
 			return ch, err
+		}
+		if !p.AssigneeID.Null && p.AssigneeID.Value == "" { // only null unassigns
+			return ch, problem.Newf("validation-failed", "%sassignee_id: \"\" is not a member id; send null to unassign", prefix)
 		}
 		ch.Assign, ch.AssigneeID = true, p.AssigneeID.Value
 	}

@@ -346,6 +346,7 @@ func TestBulkActions(t *testing.T) {
 			{map[string]any{"ids": many, "set": set}, "ids"},
 			{map[string]any{"ids": gids, "set": map[string]any{"status": "ignored", "ignore": map[string]any{"window": "1h"}}}, "set.ignore.window"},
 			{map[string]any{"ids": gids, "set": map[string]any{"assignee_id": "mem_00000000000000000000000000"}}, "assignee_id"},
+			{map[string]any{"ids": gids, "set": map[string]any{"assignee_id": ""}}, "set.assignee_id"},
 			{map[string]any{"query": "events:>many", "set": set}, "query"},
 		} {
 			r := s.Do(apitest.Request{Method: "POST", Path: path, Token: w.Member.Token, Body: tc.body}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")

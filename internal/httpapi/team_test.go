@@ -57,7 +57,7 @@ func TestAssignGroup(t *testing.T) {
 		ticket, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
 		deliverDue(t, s) // the world's invitations
 		patchJSON(s, w.Viewer.Token, groupPath(gid), map[string]any{"assignee_id": w.Member.MemberID}).Expect(t, http.StatusForbidden, "forbidden")
-		for _, bad := range []string{"mem_00000000000000000000000000", "not-an-id", w.Owner.UserID} {
+		for _, bad := range []string{"mem_00000000000000000000000000", "not-an-id", w.Owner.UserID, ""} {
 			r := patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": bad}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 			if d := r.Str(t, "detail"); !strings.HasPrefix(d, "assignee_id: ") {
 				t.Errorf("detail for %q = %q, want it to name assignee_id", bad, d)
