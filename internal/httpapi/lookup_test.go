@@ -60,6 +60,29 @@ func TestLookupByTraceAndEventID(t *testing.T) {
 		if groups, events := look(w.Viewer.Token, "event_id="+sample); len(groups) != 1 || len(events) != 1 || events[0]["id"] != sample {
 			t.Errorf("stored event lookup = %q %v", groups, events)
 		}
+		// The trace_id: term of the group list finds a trace that only an
+		// event that was not kept as a sample carried (the first and the
+		// last of a batch are kept), as the lookup does.
+		mid := []any{}
+		for _, tr := range []string{"t-first", "t-middle", "t-last"} {
+			mid = append(mid, ev("quota exceeded", "error", "attributes", map[string]any{"fingerprint": "quota"}, "trace_id", tr))
+		}
+		feed(t, s, w.Key, map[string]any{"service": "api", "events": mid})
+		drain(t, s)
+		quota := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "quota exceeded")["id"].(string)
+		if kept := items(t, s, w.Viewer.Token, "/v1/groups/"+quota+"/events?query=trace_id:t-middle"); len(kept) != 0 {
+			t.Fatalf("the middle event was kept as a sample (%v): the check below would prove nothing", kept)
+		}
+		if got := titles(t, s, w.Viewer.Token, "/v1/projects/"+w.ProjectID+"/groups?query=trace_id:t-middle"); len(got) != 1 || got[0] != "quota exceeded" {
+			t.Errorf("groups?query=trace_id:t-middle = %q, want the quota group", got)
+		}
+		if got := titles(t, s, w.Viewer.Token, "/v1/projects/"+w.ProjectID+"/groups?query=trace_id:"+strings.ToUpper(trace)); len(got) != 2 {
+			t.Errorf("groups?query=trace_id:<upper case> = %q, want the 2 groups of the trace", got)
+		}
+		// A trace id in upper case finds the lower-case one events carry.
+		if groups, _ := look(w.Viewer.Token, "trace_id="+strings.ToUpper(trace)); len(groups) != 2 {
+			t.Errorf("upper-case trace groups = %q, want 2", groups)
+		}
 		if groups, events := look(w.Viewer.Token, "trace_id=nothing"); len(groups) != 0 || len(events) != 0 {
 			t.Errorf("unknown trace = %q %v", groups, events)
 		}

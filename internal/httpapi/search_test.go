@@ -195,6 +195,7 @@ func TestSearchGroupEvents(t *testing.T) {
 			{"level:fatal", []string{"card declined for u2"}},
 			{"environment:production release:1.0", []string{"card declined for u1"}},
 			{"trace_id:abc123", []string{"card declined for u2"}},
+			{"trace_id:ABC123", []string{"card declined for u2"}},
 			{"user.id:u1", []string{"card declined for u1"}},
 			{"user.id:u2", []string{"card declined for u2"}},
 			{"plan:3", []string{"card declined for u1"}},

@@ -149,3 +149,20 @@ func Parse(s string, kind Kind, now time.Time) (Query, error) {
 	}
 	return q, nil
 }
+
+// TraceIDs is the forms of a trace id a search looks for: the id as typed
+// and, when it is hexadecimal with upper-case digits, in lower case too, as
+// OpenTelemetry, W3C trace context and the Sentry SDKs write it (a trace id
+// copied from a tool that shows it in upper case still finds its events).
+func TraceIDs(v string) []string {
+	lower := strings.ToLower(v)
+	if lower == v {
+		return []string{v}
+	}
+	for _, c := range lower {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || c == '-') {
+			return []string{v}
+		}
+	}
+	return []string{v, lower}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/errata-dev/errata/internal/search"
 )
 
 // The kinds of id event_refs holds.
@@ -70,15 +72,38 @@ func refsUpsert(n int) string {
 // LookupRefs returns the ids of the groups of the organization's projects
 // whose events carried ref (of kind), the latest first, at most limit.
 func (c *Conn) LookupRefs(ctx context.Context, orgID, kind, ref string, limit int) ([]string, error) {
+	refs := refForms(kind, ref)
+	args := append(append([]any{kind}, refs...), orgID, limit)
 	rows, err := c.query(ctx, `SELECT r.group_id FROM event_refs r JOIN projects p ON p.id = r.project_id
-		WHERE r.kind = ? AND r.ref = ? AND p.organization_id = ? ORDER BY r.last_seen DESC, r.group_id LIMIT ?`, kind, ref, orgID, limit)
+		WHERE r.kind = ? AND r.ref IN (`+tuples(len(refs), "?")+`) AND p.organization_id = ? ORDER BY r.last_seen DESC, r.group_id LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: lookup: %w", err)
 	}
-	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+	ids, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
 		var id string
 		return id, s.Scan(&id)
 	})
+	if err != nil || len(refs) == 1 {
+		return ids, err
+	}
+	seen := map[string]bool{} // a group that carried both forms
+	out := ids[:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// refForms is the forms of ref looked for: a trace id's (search.TraceIDs),
+// as query arguments.
+func refForms(kind, ref string) []any {
+	if kind == RefTrace {
+		return anys(search.TraceIDs(ref))
+	}
+	return []any{ref}
 }
 
 // GroupsByIDs returns the groups with these ids that exist, in the order
@@ -136,8 +161,9 @@ func (c *Conn) SamplesWithRef(ctx context.Context, groupIDs []string, kind, ref 
 	for _, id := range groupIDs {
 		args = append(args, id)
 	}
-	cond := `e.trace_id = ?`
-	args = append(args, ref)
+	refs := refForms(kind, ref)
+	cond := `e.trace_id IN (` + tuples(len(refs), "?") + `)`
+	args = append(args, refs...)
 	if kind == RefEvent {
 		cond = `(e.attributes LIKE ? OR CAST(e.id AS TEXT) = ?)`
 		args = append(args[:len(groupIDs)], "%"+likeEscape(`"sentry.event_id":`+mustJSON(ref))+"%", ref)

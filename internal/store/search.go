@@ -159,7 +159,13 @@ func (s *searchSQL) group(t search.Term) {
 			s.facet(t.Value, nil)
 		}
 	case search.FieldTraceID:
-		s.add(g+"last_trace_id = ? OR EXISTS (SELECT 1 FROM group_events se WHERE se.group_id = "+g+"id AND se.trace_id = ?)", t.Value, t.Value)
+		// Every error event's trace id is in event_refs (within
+		// retention), not only the latest's and the stored samples'.
+		ids := anys(search.TraceIDs(t.Value))
+		in := tuples(len(ids), "?")
+		args := append(append(append(append([]any{}, ids...), ids...), RefTrace), ids...)
+		s.add(g+"last_trace_id IN ("+in+") OR EXISTS (SELECT 1 FROM group_events se WHERE se.group_id = "+g+"id AND se.trace_id IN ("+in+"))"+
+			" OR "+g+"id IN (SELECT r.group_id FROM event_refs r WHERE r.kind = ? AND r.ref IN ("+in+"))", args...)
 	case search.FieldSeverity:
 		s.add(s.t+"severity = ?", t.Value)
 	case search.FieldReason:
@@ -253,7 +259,8 @@ func (s *searchSQL) event(t search.Term) {
 	case search.FieldRelease:
 		s.add(e+"release = ?", t.Value)
 	case search.FieldTraceID:
-		s.add(e+"trace_id = ?", t.Value)
+		ids := anys(search.TraceIDs(t.Value))
+		s.add(e+"trace_id IN ("+tuples(len(ids), "?")+")", ids...)
 	case search.FieldSpanID:
 		s.add(e+"span_id = ?", t.Value)
 	case search.FieldTimestamp:
@@ -297,3 +304,4 @@ func (s *searchSQL) attrPath(path []string, value *string) {
 	}
 	s.add(expr+" = ?", arg, *value)
 }
+
