@@ -304,4 +304,3 @@ func (s *searchSQL) attrPath(path []string, value *string) {
 	}
 	s.add(expr+" = ?", arg, *value)
 }
-
