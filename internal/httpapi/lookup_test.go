@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,8 +27,16 @@ func TestLookupByTraceAndEventID(t *testing.T) {
 		_, key, dsn := s.CreateKeyDSN(t, w.Owner.Token, w.ProjectID)
 		number := dsn[strings.LastIndex(dsn, "/")+1:]
 		s.Do(apitest.Request{Method: "POST", Path: "/api/" + number + "/store/?sentry_key=" + key,
-			Body: map[string]any{"event_id": "9ec79c33ec9942838353589fcb2e04dc", "message": "checkout failed", "level": "error"}}).Expect(t, http.StatusOK, "")
+			Headers: map[string]string{"User-Agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:120.0) Gecko/20100101 Firefox/120.0"},
+			Body:    map[string]any{"event_id": "9ec79c33ec9942838353589fcb2e04dc", "message": "checkout failed", "level": "error"}}).Expect(t, http.StatusOK, "")
 		drain(t, s)
+		// The browser that sent it is the event's (CONTRACT 8: the Sentry
+		// request's User-Agent header).
+		checkout := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "checkout failed")["id"].(string)
+		facets := getJSON(t, s, w.Viewer.Token, "/v1/groups/"+checkout+"/facets?keys=browser,os")
+		if got := fmt.Sprint(facets); !strings.Contains(got, "Firefox") || !strings.Contains(got, "Windows") {
+			t.Errorf("facets of the Sentry event sent by Firefox on Windows = %s", got)
+		}
 
 		look := func(token, q string) (groups []string, events []map[string]any) {
 			t.Helper()

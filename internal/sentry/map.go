@@ -2,6 +2,7 @@ package sentry
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/ingest"
@@ -17,6 +18,11 @@ type Options struct {
 	// Redact redacts the events' attributes (ERRATA_REDACT_KEYS); nil
 	// uses ingest's default redactor.
 	Redact *ingest.Redactor
+	// UserAgent is the User-Agent header of the HTTP request that carried
+	// the envelope. A browser's is the user agent of the events whose own
+	// request names none (CONTRACT 8: browser and os come from it); an SDK's
+	// own agent (sentry.python/2.0) is not, since it names no browser.
+	UserAgent string
 }
 
 // Result is what Map made of an envelope.
@@ -52,6 +58,9 @@ func Map(env *Envelope, opts Options) Result {
 	res := Result{EventID: cleanID(env.Header.EventID)}
 	res.Malformed = append(res.Malformed, env.Malformed...)
 	m := mapping{service: opts.Service, received: opts.ReceivedAt.UnixMilli(), redact: opts.Redact}
+	if strings.HasPrefix(opts.UserAgent, "Mozilla/") { // every browser's, and no SDK's
+		m.userAgent = opts.UserAgent
+	}
 	if m.redact == nil {
 		m.redact = ingest.DefaultRedactor()
 	}
@@ -73,6 +82,8 @@ type mapping struct {
 	service  string // the project's name, for events without a service
 	received int64  // Unix milliseconds, for events without a timestamp
 	redact   *ingest.Redactor
+	// userAgent is a browser's User-Agent header of the request (Options).
+	userAgent string
 }
 
 // mapEventItem maps one event item into res.

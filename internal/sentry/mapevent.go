@@ -64,15 +64,16 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 		ev.SpanID = limitRunes(clean(c.Trace.SpanID), ingest.MaxSpanIDLen)
 	}
 
-	ev.Attributes = eventAttrs(se, excs, tags, inApp, logText, ev.Message != logText, template).done(m.redact)
+	ev.Attributes = eventAttrs(se, excs, tags, inApp, logText, ev.Message != logText, template, m.userAgent).done(m.redact)
 	ev.Detail = eventDetail(se, excs, m)
 	return ev
 }
 
 // eventAttrs are the attributes of a Sentry event: its fingerprint, in-app
-// frames, ids, handled flag, context, tags and, when logAside (an
+// frames, ids, handled flag, context, tags, user agent (the event request's,
+// else userAgent, the browser's that sent it) and, when logAside (an
 // exception's header became the message), its log message.
-func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logText string, logAside bool, template string) *attrs {
+func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logText string, logAside bool, template, userAgent string) *attrs {
 	var a attrs
 	if fp := stringList(se.Fingerprint); len(fp) > 0 {
 		b := []byte{'['}
@@ -99,11 +100,15 @@ func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logT
 	} {
 		a.str(kv[0], kv[1], maxValueBytes)
 	}
+	agent := userAgent // the browser's that sent it, unless the event names its own
 	if r := se.Request; r != nil {
 		a.str("request.method", r.Method, 32)
 		a.str("request.url", r.URL, maxValueBytes)
-		a.str("user_agent", headerValue(r.Headers, "User-Agent"), maxValueBytes) // browser and os come from it (CONTRACT 8)
+		if ua := headerValue(r.Headers, "User-Agent"); ua != "" {
+			agent = ua
+		}
 	}
+	a.str("user_agent", agent, maxValueBytes) // browser and os come from it (CONTRACT 8)
 	if c := se.Contexts; c != nil {
 		a.str("runtime", c.Runtime.text(), maxValueBytes)
 		a.str("os", c.OS.text(), maxValueBytes)

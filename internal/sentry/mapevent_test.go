@@ -321,3 +321,39 @@ func TestSentIfFuture(t *testing.T) {
 		}
 	}
 }
+
+// TestMapRequestUserAgent: a browser's User-Agent header of the request that
+// carried the envelope is the user agent of an event whose own request
+// names none; the event's own wins, and an SDK's agent is never taken.
+func TestMapRequestUserAgent(t *testing.T) {
+	const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
+	for _, c := range []struct {
+		name, header, payload, want string
+	}{
+		{"a browser's header", firefox, `{"message":"m"}`, firefox},
+		{"the event's own wins", firefox, `{"message":"m","request":{"headers":{"User-Agent":"Mozilla/5.0 Chrome/119.0"}}}`, "Mozilla/5.0 Chrome/119.0"},
+		{"a request without one", firefox, `{"message":"m","request":{"url":"https://shop/"}}`, firefox},
+		{"an SDK's agent", "sentry.python/2.19.0", `{"message":"m"}`, ""},
+		{"no header", "", `{"message":"m"}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, err := ParseEnvelope([]byte("{}\n{\"type\":\"event\"}\n" + c.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Map(env, Options{Service: "shop", ReceivedAt: time.Unix(1700000000, 0), UserAgent: c.header})
+			if len(res.Events) != 1 {
+				t.Fatalf("got %d events", len(res.Events))
+			}
+			var attrs map[string]any
+			if raw := res.Events[0].Attributes; len(raw) > 0 {
+				if err := json.Unmarshal(raw, &attrs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, _ := attrs["user_agent"].(string); got != c.want {
+				t.Errorf("user_agent = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

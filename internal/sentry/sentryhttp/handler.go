@@ -140,7 +140,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, pr)
 		return
 	}
-	res := sentry.Map(env, sentry.Options{Service: p.Name, ReceivedAt: received, Redact: in.Decoder.Redact})
+	res := sentry.Map(env, sentry.Options{Service: p.Name, ReceivedAt: received, Redact: in.Decoder.Redact, UserAgent: r.UserAgent()})
 	h.count(ctx, &res)
 	if rl, err := in.TakeEvents(Route, p, len(res.Events)); err != nil {
 		rl.SetHeaders(w.Header())
