@@ -179,7 +179,8 @@ func TestSearchGroupEvents(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
 		for _, e := range []map[string]any{
-			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3}),
+			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3,
+				"user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}),
 			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}}),
 		} {
 			feed(t, s, w.Key, batchOf("api", e))
@@ -201,6 +202,9 @@ func TestSearchGroupEvents(t *testing.T) {
 			{"plan:3", []string{"card declined for u1"}},
 			{"has:plan", []string{"card declined for u1"}},
 			{"!has:trace_id", []string{"card declined for u1"}},
+			{"browser:Firefox", []string{"card declined for u1"}}, // derived from the user agent
+			{"os:Linux has:browser", []string{"card declined for u1"}},
+			{"!has:os", []string{"card declined for u2"}},
 			{"service:api timestamp:-1h", []string{"card declined for u1", "card declined for u2"}},
 			{"service:web", nil},
 		} {

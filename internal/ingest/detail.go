@@ -41,15 +41,41 @@ type FrameSource struct {
 
 // Detail is what an event carries beyond its fields for the event detail
 // only: breadcrumbs and the source context of frames. It is stored with the
-// sample event as one JSON value (Event.Detail), never searched.
+// sample event as one JSON value (Event.Detail). Processing adds Agent to a
+// stored sample's: the only part searched (browser: and os: on the group's
+// events list).
 type Detail struct {
 	Breadcrumbs []Breadcrumb  `json:"breadcrumbs,omitempty"`
 	Sources     []FrameSource `json:"sources,omitempty"`
+	Agent       *Agent        `json:"agent,omitempty"`
+}
+
+// Agent is the browser and operating system processing derived from an
+// event's user agent (CONTRACT 8), for events that carry no such attribute.
+type Agent struct {
+	Browser string `json:"browser,omitempty"`
+	OS      string `json:"os,omitempty"`
+}
+
+// WithAgent is the stored detail raw with a added (raw "" is an empty
+// detail): the object's other members are kept as they are.
+func WithAgent(raw string, a Agent) string {
+	b, err := json.Marshal(a)
+	if err != nil || (a.Browser == "" && a.OS == "") {
+		return raw
+	}
+	if raw = strings.TrimSpace(raw); len(raw) < 2 || raw[0] != '{' {
+		return `{"agent":` + string(b) + `}`
+	}
+	if strings.TrimSpace(raw[1:len(raw)-1]) == "" {
+		return `{"agent":` + string(b) + `}`
+	}
+	return raw[:len(raw)-1] + `,"agent":` + string(b) + `}`
 }
 
 // Encode is d as JSON, or nil when it holds nothing.
 func (d *Detail) Encode() json.RawMessage {
-	if len(d.Breadcrumbs) == 0 && len(d.Sources) == 0 {
+	if len(d.Breadcrumbs) == 0 && len(d.Sources) == 0 && d.Agent == nil {
 		return nil
 	}
 	b, err := json.Marshal(d)

@@ -117,3 +117,25 @@ func TestCompressedPayloadRoundTrip(t *testing.T) {
 		t.Fatal("DecodePayload accepted a block claiming 1 TiB")
 	}
 }
+
+// TestWithAgent: the derived agent is added to a stored detail without
+// touching its other members.
+func TestWithAgent(t *testing.T) {
+	a := Agent{Browser: "Firefox", OS: "Linux"}
+	for _, c := range []struct{ raw, want string }{
+		{"", `{"agent":{"browser":"Firefox","os":"Linux"}}`},
+		{"{}", `{"agent":{"browser":"Firefox","os":"Linux"}}`},
+		{`{"breadcrumbs":[{"message":"x"}]}`, `{"breadcrumbs":[{"message":"x"}],"agent":{"browser":"Firefox","os":"Linux"}}`},
+	} {
+		got := WithAgent(c.raw, a)
+		if got != c.want {
+			t.Errorf("WithAgent(%q) = %s, want %s", c.raw, got, c.want)
+		}
+		if d := ParseDetail(got); d.Agent == nil || *d.Agent != a {
+			t.Errorf("ParseDetail(%s).Agent = %v", got, d.Agent)
+		}
+	}
+	if got := WithAgent(`{"sources":[]}`, Agent{}); got != `{"sources":[]}` {
+		t.Errorf("an empty agent changed the detail: %s", got)
+	}
+}

@@ -1,6 +1,12 @@
 package process
 
-import "github.com/mileusna/useragent"
+import (
+	"bytes"
+
+	"github.com/mileusna/useragent"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
 
 // agentKeys are the attributes that may carry a user agent, most specific
 // first: OpenTelemetry's user_agent.original and http.user_agent, a plain
@@ -37,4 +43,25 @@ func deriveAgent(kvs []facetKV) []facetKV {
 		kvs = append(kvs, facetKV{"os", cutRunes(ua.OS, maxFacetValue)})
 	}
 	return kvs
+}
+
+// sampleAgent is the browser and operating system of an event kept as a
+// sample, derived from its user agent when it has one (ingest.Agent): the
+// group's events list finds the sample by them, as the group list does
+// through the counts. Only samples pay for it.
+func sampleAgent(e *ingest.Event) ingest.Agent {
+	if !bytes.Contains(e.Attributes, []byte("user_agent")) { // every key of agentKeys has it
+		return ingest.Agent{}
+	}
+	kvs, _, _ := facets(e, nil)
+	var a ingest.Agent
+	for _, kv := range kvs {
+		switch kv.key {
+		case "browser":
+			a.Browser = kv.value
+		case "os":
+			a.OS = kv.value
+		}
+	}
+	return a
 }

@@ -251,7 +251,8 @@ func sample(groupID string, b store.Batch, e *ingest.Event, first bool) store.Gr
 	}
 	return store.GroupEvent{GroupID: groupID, First: first, ReceivedAt: b.ReceivedAt, Timestamp: time.UnixMilli(e.Timestamp).UTC(),
 		Level: int(e.Level), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
-		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: strings.ToValidUTF8(attrs, "\uFFFD"), Symbolication: string(e.Symbolication), Detail: strings.ToValidUTF8(string(e.Detail), "\uFFFD")}
+		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: strings.ToValidUTF8(attrs, "\uFFFD"), Symbolication: string(e.Symbolication),
+		Detail: strings.ToValidUTF8(ingest.WithAgent(string(e.Detail), sampleAgent(e)), "\uFFFD")}
 }
 
 // countReleases adds the batches' error events and new groups to their

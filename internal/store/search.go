@@ -294,10 +294,22 @@ func (s *searchSQL) attribute(key string, value *string) {
 		s.b.WriteString(" OR ")
 		s.attrPath(nested, value)
 	}
+	if k := facetKey(key); k == "browser" || k == "os" {
+		// Derived from the user agent by processing when the event had
+		// none (ingest.Agent).
+		s.b.WriteString(" OR ")
+		s.jsonPath("NULLIF("+s.e+"detail, '')", []string{"agent", k}, value) // "" is no detail
+	}
 }
 
 func (s *searchSQL) attrPath(path []string, value *string) {
-	expr, arg := driverOf(s.dialect).jsonText(s.e+"attributes", path)
+	s.jsonPath(s.e+"attributes", path, value)
+}
+
+// jsonPath compares the text at path of the JSON column col with value (or
+// asks that it is there, value nil).
+func (s *searchSQL) jsonPath(col string, path []string, value *string) {
+	expr, arg := driverOf(s.dialect).jsonText(col, path)
 	if value == nil {
 		s.add(expr+" IS NOT NULL", arg)
 		return
