@@ -92,6 +92,14 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 				t.Errorf("groups?query=%s = %q, want %q", c.query, got, c.want)
 			}
 		}
+		// A date is its whole day, whatever the operator.
+		day := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "Payment")["first_seen"].(string)[:len("2006-01-02")]
+		for op, want := range map[string][]string{"": {pay, dsk, tpl}, "<=": {pay, dsk, tpl}, ">=": {pay, dsk, tpl}, ">": nil, "<": nil} {
+			q := "first_seen:" + op + day + " last_seen:" + op + day
+			if got := titles(t, s, w.Viewer.Token, base+url.QueryEscape(q)); !slices.Equal(got, want) {
+				t.Errorf("groups?query=%s = %q, want %q", q, got, want)
+			}
+		}
 		// Assignment: is:assigned, assigned:me (the caller) and assigned:<email>.
 		payID := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "Payment")["id"].(string)
 		patchJSON(s, w.Member.Token, "/v1/groups/"+payID, map[string]any{"assignee_id": w.Member.MemberID}).Expect(t, http.StatusOK, "")

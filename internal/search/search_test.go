@@ -103,6 +103,8 @@ func TestParseRefusesMalformedTerms(t *testing.T) {
 		{"assigned:someone", Groups, "assigned:someone"},
 		{"has:a,b", Groups, "has:a,b"},
 		{"a,b:c", Groups, "a,b:c"},
+		{"!!timeout", Groups, "!!timeout"},
+		{"!!is:resolved", Groups, "!!is:resolved"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.in, c.kind, now)

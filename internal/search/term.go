@@ -35,6 +35,9 @@ func split(s string) ([]rawTerm, error) {
 		if s[i] == '!' {
 			t.negate = true
 			i++
+			if i < len(s) && s[i] == '!' {
+				return nil, &Error{Term: word(s, start), Reason: "negate a term once: one ! before it"}
+			}
 		}
 		// A key is what comes before the first colon, if that colon
 		// comes before any quote or space.

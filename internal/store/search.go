@@ -80,11 +80,23 @@ func (s *searchSQL) cmp(col string, op search.Op, v any) { s.add(col+opSQL[op], 
 
 // when compares a time column (Unix ms) with a time term.
 func (s *searchSQL) when(col string, t search.Term) {
-	if t.Op == search.Eq {
-		s.add(col+" >= ? AND "+col+" < ?", ms(t.From), ms(t.Until))
+	if t.Until.IsZero() { // a relative time: an instant
+		s.cmp(col, t.Op, ms(t.From))
 		return
 	}
-	s.cmp(col, t.Op, ms(t.From))
+	// A date is its whole day, an instant its millisecond: > is after
+	// it ends, <= up to its end (first_seen:<=2026-11-28 includes that
+	// day), >= from its start, < before it.
+	switch t.Op {
+	case search.Eq:
+		s.add(col+" >= ? AND "+col+" < ?", ms(t.From), ms(t.Until))
+	case search.Gt:
+		s.add(col+" >= ?", ms(t.Until))
+	case search.Le:
+		s.add(col+" < ?", ms(t.Until))
+	default:
+		s.cmp(col, t.Op, ms(t.From))
+	}
 }
 
 // facetKey is the key a term's attribute is counted under: a Sentry tag
