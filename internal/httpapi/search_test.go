@@ -52,6 +52,9 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 			{"payment !timeout", nil},
 			{"!timeout", []string{dsk, tpl}},
 			{`"for order"`, []string{pay}},
+			{`"order 7"`, []string{pay}}, // the first sample's message
+			{`"order 8"`, []string{pay}}, // and the latest's
+			{`"order 7 order 8"`, nil},   // but no phrase across the two
 			{"is:unresolved", []string{pay, tpl}},
 			{"!is:unresolved", []string{dsk}},
 			{"is:resolved", []string{dsk}},

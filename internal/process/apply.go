@@ -149,8 +149,10 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		g = newGroup(ga.projectID, ga, now)
 	}
 	merge(&g, ga, now)
-	if p.hot.refreshSearch(g.ID, now) || isNew {
-		g.SearchMessage = g.SampleMessage
+	if refresh := p.hot.refreshSearch(g.ID, now); isNew {
+		g.SearchMessage = searchMessage(ga.first.Message, g.SampleMessage)
+	} else if refresh {
+		g.SearchMessage = searchMessage(firstSearched(g), g.SampleMessage)
 	}
 	opened, err := tickets.OpenAfter(ctx, c, &g, isNew, tickets.Batch{Releases: ga.rels,
 		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Minutes: ga.minutes, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)
@@ -242,6 +244,31 @@ func merge(g *store.Group, ga *groupAgg, now time.Time) {
 		g.LastTraceID = ga.last.TraceID
 	}
 	g.UpdatedAt = now
+}
+
+// searchSep joins the first sample's message and a recent one in a group's
+// search message: a control character, which no query holds, so that no
+// phrase matches across the two.
+const searchSep = "\x1f"
+
+// searchMessage is what free words match besides the title and culprit
+// (CONTRACT 8: "sample messages"): the message of the group's first sample
+// and a recent one.
+func searchMessage(first, recent string) string {
+	if first == recent || recent == "" {
+		return first
+	}
+	return first + searchSep + recent
+}
+
+// firstSearched is the first sample's message in g's search message (all
+// of it for a group searched before the first was kept there).
+func firstSearched(g store.Group) string {
+	first, _, _ := strings.Cut(g.SearchMessage, searchSep)
+	if first == "" {
+		return g.SampleMessage
+	}
+	return first
 }
 
 func sample(groupID string, b store.Batch, e *ingest.Event, first bool) store.GroupEvent {
