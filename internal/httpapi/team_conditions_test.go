@@ -122,8 +122,10 @@ func TestIgnoreConditions(t *testing.T) {
 		// sweep, which Drain runs too).
 		gid = seed("ign-until", 1)
 		quiet := seed("ign-quiet", 1)
-		until := time.Now().Add(1500 * time.Millisecond).UTC()
-		ignore(gid, map[string]any{"until": until.Format(time.RFC3339Nano)})
+		until := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second) // a whole second: shown with .000
+		if g := ignore(gid, map[string]any{"until": until.Format(time.RFC3339Nano)}); g["ignore"].(map[string]any)["until"] != until.Format("2006-01-02T15:04:05.000Z") {
+			t.Errorf("ignore shown = %v, want until with milliseconds and Z", g["ignore"])
+		}
 		ignore(quiet, map[string]any{"until": until.Format(time.RFC3339Nano)})
 		send("ign-until", 1)
 		expectStatus(t, s, tok, gid, "ignored")

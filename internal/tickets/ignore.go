@@ -53,7 +53,7 @@ func (r IgnoreRule) Public() map[string]any {
 	out := map[string]any{}
 	switch {
 	case r.Until != nil:
-		out["until"] = r.Until.UTC().Format(time.RFC3339Nano)
+		out["until"] = r.Until.UTC().Format("2006-01-02T15:04:05.000Z") // the interface's timestamps: milliseconds, Z
 	case r.Events > 0:
 		out["events"] = r.Events
 		if r.Window > 0 {
