@@ -218,7 +218,7 @@ func frames(trace string) []FrameView {
 	lines := strings.Split(trace, "\n")
 	out := make([]FrameView, 0, len(st.Frames))
 	for k, f := range st.Frames {
-		v := FrameView{Function: f.Function, Module: f.Module, File: f.File, InApp: f.InApp}
+		v := FrameView{Function: f.Function, Module: f.Module, File: shownFile(f), InApp: f.InApp}
 		if k < len(st.Lines) && st.Lines[k] < len(lines) {
 			if m := lineCol.FindStringSubmatch(lines[st.Lines[k]]); m != nil {
 				v.Line = atoiPtr(m[1] + m[2])
@@ -228,6 +228,23 @@ func frames(trace string) []FrameView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// shownFile is a frame's file name as the trace prints it: grouping's
+// File drops what changes between builds (main.3f9a1c.js is main.js), the
+// detail shows the name as sent.
+func shownFile(f grouping.Frame) string {
+	p := f.Path
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	if p == "" {
+		return f.File
+	}
+	return p
 }
 
 func atoiPtr(s string) *int {
