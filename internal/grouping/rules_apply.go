@@ -120,8 +120,11 @@ func (m *matcher) matchFrame(f *Frame, lang string) bool {
 			}
 		}
 	case "stack.abs_path":
+		// The path, its file name as printed (main.3f9a1c.js), or the
+		// name grouping reads (main.js).
 		p := normalPath(f.Path)
-		hit = p != "" && m.glob.MatchString(p) || f.File != "" && m.glob.MatchString(f.File)
+		name := p[strings.LastIndexByte(p, '/')+1:]
+		hit = p != "" && (m.glob.MatchString(p) || m.glob.MatchString(name)) || f.File != "" && m.glob.MatchString(f.File)
 	}
 	return hit != m.neg
 }

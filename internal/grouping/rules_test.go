@@ -28,6 +28,9 @@ const jsCart = `TypeError: Cannot read properties of undefined (reading 'map')
     at handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)
 `
 
+// jsBundle is a minified bundle's trace, its file name carrying the build's hash.
+const jsBundle = "TypeError: x is undefined\n    at p (https://shop.example.com/static/main.3f9a1c.js:1:22)\n"
+
 func mustRules(t *testing.T, fp, st string) *Rules {
 	t.Helper()
 	r, err := ParseRules(fp, st)
@@ -105,6 +108,9 @@ func TestProjectFingerprintRules(t *testing.T) {
 		{"function", pyLedger, "stack.function:post_entry -> ledger", true},
 		{"abs_path ** crosses directories", pyLedger, `stack.abs_path:"**/app/ledger.py" -> ledger`, true},
 		{"abs_path * does not", pyLedger, `stack.abs_path:"/srv/*/ledger.py" -> ledger`, false},
+		{"abs_path file name as printed", jsBundle, `stack.abs_path:main.3f9a1c.js -> bundle`, true},
+		{"abs_path file name grouping reads", jsBundle, `stack.abs_path:main.js -> bundle`, true},
+		{"abs_path path without the origin", jsBundle, `stack.abs_path:/static/main.*.js -> bundle`, true},
 		{"same frame", pyLedger, "stack.function:post_entry stack.module:app.jobs -> ledger", false},
 		{"app", pyLedger, "app:no stack.function:execute -> ledger", true},
 		{"family", jsCart, "family:javascript -> cart", true},
