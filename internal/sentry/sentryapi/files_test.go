@@ -31,7 +31,10 @@ func TestLegacyReleaseFiles(t *testing.T) {
 			return s.Do(apitest.Request{Method: "POST", Path: path, Token: tok, Body: body.Bytes(), Headers: map[string]string{"Content-Type": mw.FormDataContentType()}})
 		}
 		files := "/api/0/projects/acme/web/releases/3.0.0/files/"
-		upload(files, "~/static/main.js", "Sourcemap: main.js.map", []byte("x()")).Expect(t, http.StatusCreated, "")
+		jsAnswer := upload(files, "~/static/main.js", "Sourcemap: main.js.map", []byte("x()")).Expect(t, http.StatusCreated, "").JSON(t)
+		if h, _ := jsAnswer["headers"].(map[string]any); h["Sourcemap"] != "main.js.map" {
+			t.Errorf("answer headers = %v, want the Sourcemap header echoed", jsAnswer["headers"])
+		}
 		r := upload(files, "~/static/main.js.map", "", []byte(`{"version":3,"sources":[],"mappings":""}`)).Expect(t, http.StatusCreated, "")
 		if r.Str(t, "name") != "~/static/main.js.map" {
 			t.Errorf("answer = %s, want the file's name", r.Body)

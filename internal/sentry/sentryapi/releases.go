@@ -288,9 +288,13 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 		name = fh.Filename
 	}
 	art := store.Artifact{URL: name, Dist: r.FormValue("dist"), Kind: "source", CreatedAt: a.now().UTC()}
+	headers := map[string]string{} // echoed as Sentry does
 	for _, h := range r.MultipartForm.Value["header"] {
 		k, v, _ := strings.Cut(h, ":")
-		switch strings.ToLower(strings.TrimSpace(k)) {
+		if k = strings.TrimSpace(k); k != "" {
+			headers[k] = strings.TrimSpace(v)
+		}
+		switch strings.ToLower(k) {
 		case "sourcemap", "x-sourcemap":
 			art.SourceMap = strings.TrimSpace(v)
 		case "debug-id":
@@ -338,7 +342,7 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": fh.Size,
-		"dateCreated": art.CreatedAt, "headers": map[string]string{}})
+		"dateCreated": art.CreatedAt, "headers": headers})
 	return nil
 }
 
