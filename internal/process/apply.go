@@ -240,8 +240,8 @@ func merge(g *store.Group, ga *groupAgg, now time.Time) {
 		g.LastEnvironment = ga.last.Environment
 	}
 	g.SampleMessage = ga.last.Message
-	if ga.last.TraceID != "" {
-		g.LastTraceID = ga.last.TraceID
+	if ga.lastTrace != "" { // known: the latest of the part's events that had one
+		g.LastTraceID = ga.lastTrace
 	}
 	g.UpdatedAt = now
 }

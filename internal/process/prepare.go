@@ -28,6 +28,7 @@ type groupAgg struct {
 	count       int
 	level       ingest.Level
 	first, last *ingest.Event
+	lastTrace   string      // the trace id of the latest event that had one
 	lastBatch   store.Batch // the batch of last, for its receipt time
 	firstBatch  store.Batch
 	minTS       int64
@@ -271,6 +272,9 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g.count++
 		g.minutes[minute]++
 		g.last, g.lastBatch = e, b
+		if e.TraceID != "" {
+			g.lastTrace = e.TraceID
+		}
 		g.level = max(g.level, e.Level)
 		g.minTS, g.maxTS = min(g.minTS, e.Timestamp), max(g.maxTS, e.Timestamp)
 		g.envs = appendNew(g.envs, e.Environment)
