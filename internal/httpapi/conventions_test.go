@@ -130,6 +130,13 @@ func TestCookieSessionAndCrossOriginProtection(t *testing.T) {
 			Expect(t, http.StatusForbidden, "csrf-origin-rejected")
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Cookies: jar, Body: body, Headers: map[string]string{"Origin": "https://evil.example"}}).
 			Expect(t, http.StatusForbidden, "csrf-origin-rejected")
+		// Neither Origin nor Sec-Fetch-Site, as no browser sends a POST: not
+		// from the web application, unless its Referer is.
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Cookies: jar, Body: body}).Expect(t, http.StatusForbidden, "csrf-origin-rejected")
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Cookies: jar, Body: body, Headers: map[string]string{"Referer": "https://evil.example/x"}}).
+			Expect(t, http.StatusForbidden, "csrf-origin-rejected")
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Cookies: jar, Body: body, Headers: map[string]string{"Referer": s.URL + "/orgs"}}).
+			Expect(t, http.StatusCreated, "")
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Cookies: jar, Body: body, Headers: map[string]string{"Origin": s.URL, "Sec-Fetch-Site": "same-origin"}}).
 			Expect(t, http.StatusCreated, "")
 		// A script with a bearer token is not a browser: no origin check.

@@ -63,6 +63,9 @@ type Server struct {
 	clientIP *clientip.Resolver
 	cursors  *cursorCodec
 	cop      *http.CrossOriginProtection
+	// appOrigin is the dashboard's origin (ERRATA_APP_URL), which
+	// CheckOrigin trusts besides the request's own host.
+	appOrigin string
 	exempt   map[string]bool // paths with their own rate limits
 	prefixes []string        // path prefixes with their own rate limits
 
@@ -91,6 +94,7 @@ func New(db *store.DB, a *auth.Service, cfg Config, cursorKey []byte, log *slog.
 	if err := s.cop.AddTrustedOrigin(origin(cfg.AppURL)); err != nil {
 		return nil, err
 	}
+	s.appOrigin = origin(cfg.AppURL)
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, err
