@@ -171,6 +171,29 @@ func TestRetryAfterReplacesAShorterWaitUpToTwelveHours(t *testing.T) {
 	})
 }
 
+// TestRetryWaitFollowsTheFailure: the wait before a retry counts from the
+// end of the failed attempt, so a slow failure does not shorten it.
+func TestRetryWaitFollowsTheFailure(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		r := newRig(t, db, notify.Options{Delivery: delivery.Options{Jitter: 1e-9}})
+		const slow = 700 * time.Millisecond
+		rc := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(slow)
+			w.WriteHeader(http.StatusInternalServerError)
+		})
+		ch := r.webhookChannel(t, rc.srv.URL)
+		r.openTicket(t, "high")
+		r.deliverDue(t)
+		d := r.deliveries(t, ch)[0]
+		if d.NextAttemptAt == nil {
+			t.Fatalf("no retry scheduled: %+v", d)
+		}
+		if got := d.NextAttemptAt.Sub(t0); got < time.Minute+slow || got > time.Minute+slow+5*time.Second {
+			t.Fatalf("next attempt %v after the attempt began, want the minute's wait after its %v failure", got, slow)
+		}
+	})
+}
+
 func TestThreeDeliveriesGivenUpMarkTheChannelFailing(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		r := newRig(t, db, notify.Options{})

@@ -110,8 +110,8 @@ func (s *Engine) attempt(ctx context.Context, d store.Delivery, send Send) resul
 }
 
 // Judge turns an attempt's result into the attempt record and the
-// delivery's next step: delivered, a retry after the jittered wait (or a
-// longer Retry-After, up to 12 h), or given up.
+// delivery's next step: delivered, a retry the jittered wait (or a longer
+// Retry-After, up to 12 h) after the attempt ended, or given up.
 func (s *Engine) Judge(d store.Delivery, at time.Time, r Result) store.Attempt {
 	a := store.Attempt{DeliveryID: d.ID, Series: d.Series, At: at, HTTPStatus: r.HTTPStatus, ErrorClass: r.ErrorClass, Error: r.Error, Duration: r.Duration}
 	n := d.Attempts + 1
@@ -124,7 +124,9 @@ func (s *Engine) Judge(d store.Delivery, at time.Time, r Result) store.Attempt {
 		if ra := min(r.RetryAfter, MaxRetryAfter); ra > wait {
 			wait = ra
 		}
-		next := at.Add(wait).Truncate(time.Millisecond)
+		// The wait follows the failure, not the attempt's start: an
+		// attempt that timed out after 10 s must not eat 10 s of it.
+		next := at.Add(r.Duration).Add(wait).Truncate(time.Millisecond)
 		a.NextRetryAt = &next
 	default:
 		a.Outcome = store.OutcomeFailed
