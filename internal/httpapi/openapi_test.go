@@ -377,6 +377,9 @@ func TestOpenAPIUnknownRoutesAndMethods(t *testing.T) {
 			if slices.Contains(allow, m) {
 				t.Errorf("%s %s: Allow = %q lists the refused method", m, p, res.Header.Get("Allow"))
 			}
+			if res.Header.Get("RateLimit-Limit") == "" || res.Header.Get("RateLimit-Remaining") == "" || res.Header.Get("RateLimit-Reset") == "" {
+				t.Errorf("%s %s: 405 without the RateLimit-* headers every answer carries", m, p)
+			}
 		}
 	}
 }

@@ -155,6 +155,12 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 		}
 		rec := &discardRecorder{header: http.Header{}}
 		h.ServeHTTP(rec, r)
+		if w.Header().Get("RateLimit-Limit") == "" {
+			// An exempted path's own limit never saw the request (a GET of
+			// /v1/ingest): the caller's limit counts it, so that every
+			// answer carries the RateLimit-* headers (interface section 8).
+			s.TakeCallerToken(w, r)
+		}
 		switch rec.status {
 		case http.StatusMethodNotAllowed:
 			w.Header().Set("Allow", rec.header.Get("Allow"))
