@@ -129,7 +129,10 @@ func TestAcceptInvitation(t *testing.T) {
 		}
 
 		for _, bad := range []any{"not-a-token", strings.Repeat("x", 64)} {
-			accept(s, w.Outsider, bad).Expect(t, http.StatusUnprocessableEntity, "invitation-invalid")
+			r := accept(s, w.Outsider, bad).Expect(t, http.StatusUnprocessableEntity, "invitation-invalid")
+			if d := r.Str(t, "detail"); !strings.HasPrefix(d, "token: ") {
+				t.Errorf("unknown token: detail = %q, want it to name token, the field sent", d)
+			}
 		}
 		r := accept(s, w.Outsider, "").Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		if d := r.Str(t, "detail"); !namesField(d, "token") {

@@ -66,8 +66,8 @@ type Server struct {
 	// appOrigin is the dashboard's origin (ERRATA_APP_URL), which
 	// CheckOrigin trusts besides the request's own host.
 	appOrigin string
-	exempt   map[string]bool // paths with their own rate limits
-	prefixes []string        // path prefixes with their own rate limits
+	exempt    map[string]bool // paths with their own rate limits
+	prefixes  []string        // path prefixes with their own rate limits
 
 	pageNotFound http.Handler // the dashboard's 404 outside /v1
 

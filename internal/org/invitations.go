@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/audit"
@@ -176,7 +177,8 @@ func (s *Service) PendingInvitation(ctx context.Context, c *store.Conn, tokenHas
 	return inv, nil
 }
 
-// AcceptToken is Accept in a transaction of its own.
+// AcceptToken is Accept in a transaction of its own, for a token sent as
+// the field token (POST /v1/invitations/accept), which its errors name.
 func (s *Service) AcceptToken(ctx context.Context, user store.User, tokenHash []byte) (store.Member, error) {
 	var m store.Member
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
@@ -184,5 +186,11 @@ func (s *Service) AcceptToken(ctx context.Context, user store.User, tokenHash []
 		m, err = s.Accept(ctx, c, user, tokenHash)
 		return err
 	})
+	var p *problem.Problem
+	if errors.As(err, &p) {
+		if rest, ok := strings.CutPrefix(p.Detail, "invitation_token: "); ok {
+			p.Detail = "token: " + rest
+		}
+	}
 	return m, err
 }
