@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -29,6 +30,13 @@ func TestSignUpRules(t *testing.T) {
 		r := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: short}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		if d := r.Str(t, "detail"); d == "" || d[:8] != "password" {
 			t.Fatalf("detail = %q, want it to name password", d)
+		}
+		for _, name := range []string{"", "   "} {
+			blank := map[string]any{"email": "third@example.com", "password": apitest.Password, "name": name}
+			r := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email", Body: blank}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+			if d := r.Str(t, "detail"); !strings.HasPrefix(d, "name") {
+				t.Errorf("name %q: detail = %q, want it to name name", name, d)
+			}
 		}
 	})
 }

@@ -47,7 +47,7 @@ func (s *Server) routes() {
 	register(s, get("/v1/orgs", "list-orgs", "List your organizations", "Organizations"), signedIn, s.listOrgs)
 	register(s, post("/v1/orgs", "create-org", "Create an organization", "Organizations", http.StatusCreated), signedIn, s.createOrg)
 	register(s, get("/v1/orgs/{org_id}", "get-org", "Get an organization", "Organizations"), in("org_id", org.Viewer), s.getOrg)
-	register(s, describe(patch("/v1/orgs/{org_id}", "update-org", "Rename an organization or change its sign-in rules", "Organizations"),
+	register(s, describe(withErrs(patch("/v1/orgs/{org_id}", "update-org", "Rename an organization or change its sign-in rules", "Organizations"), 409),
 		"require_2fa: true needs two-factor sign-in on your own account (403 2fa-required); sso_required: true needs your session to have signed in "+
 			"through single sign-on (403 sso-required)."), in("org_id", org.Owner), s.updateOrg)
 	register(s, del("/v1/orgs/{org_id}", "delete-org", "Delete an organization and everything in it", "Organizations"), in("org_id", org.Owner), s.deleteOrg)
@@ -76,7 +76,7 @@ func (s *Server) routes() {
 	register(s, get("/v1/orgs/{org_id}/lookup", "lookup", "Find error groups and events by trace id or event id", "Error groups"), in("org_id", org.Viewer), s.lookup)
 	register(s, post("/v1/orgs/{org_id}/projects", "create-project", "Create a project", "Projects", http.StatusCreated), in("org_id", org.Admin), s.createProject)
 	register(s, get("/v1/projects/{project_id}", "get-project", "Get a project", "Projects"), in("project_id", org.Viewer), s.getProject)
-	register(s, patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), in("project_id", org.Admin), s.updateProject)
+	register(s, withErrs(patch("/v1/projects/{project_id}", "update-project", "Rename a project", "Projects"), 409), in("project_id", org.Admin), s.updateProject)
 	register(s, del("/v1/projects/{project_id}", "delete-project", "Delete a project", "Projects"), in("project_id", org.Admin), s.deleteProject)
 
 	// Releases (CONTRACT 8): made by sentry-cli (/api/0, docs/sourcemaps.md)

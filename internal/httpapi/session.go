@@ -13,7 +13,7 @@ type SignUpInput struct {
 	Body struct {
 		Email           string `json:"email" maxLength:"254" doc:"Email address; also the sign-in name"`
 		Password        string `json:"password" minLength:"8" maxLength:"256" text:"secret" doc:"8 to 256 characters"`
-		Name            string `json:"name" maxLength:"100" doc:"Display name"`
+		Name            string `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" doc:"Display name: 1 to 100 characters, not blank"`
 		InvitationToken string `json:"invitation_token,omitempty" doc:"Needed unless this is the first user or sign-up is open; accepts the invitation"`
 	}
 }
