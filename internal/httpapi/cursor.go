@@ -1,5 +1,7 @@
 package httpapi
 
+import "github.com/danielgtaylor/huma/v2"
+
 // The lists' paging: the signed cursors themselves are the server's
 // (httpserver.Server.EncodeCursor), shared with the dashboard.
 
@@ -7,6 +9,16 @@ package httpapi
 type ListParams struct {
 	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"50" doc:"Page size, 1 to 100"`
 	Cursor string `query:"cursor" doc:"Opaque cursor: next_cursor of the previous page"`
+}
+
+// Resolve refuses an empty limit (?limit=): a limit outside 1 to 100 is 422,
+// never clamped, and an empty one is not the default either.
+func (p *ListParams) Resolve(ctx huma.Context) []error {
+	u := ctx.URL()
+	if q := u.Query(); q.Has("limit") && q.Get("limit") == "" {
+		return []error{&huma.ErrorDetail{Location: "query.limit", Message: "must be a number from 1 to 100, not empty", Value: ""}}
+	}
+	return nil
 }
 
 // Page is the body of every list answer.

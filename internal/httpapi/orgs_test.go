@@ -227,6 +227,7 @@ func TestListParameters(t *testing.T) {
 				{"limit=101", "limit"},
 				{"limit=-1", "limit"},
 				{"limit=ten", "limit"},
+				{"limit=", "limit"},
 				{"cursor=" + url.QueryEscape(string(tampered)), "cursor"},
 				{"cursor=" + url.QueryEscape(own+"x"), "cursor"},
 				{"cursor=garbage", "cursor"},

@@ -141,7 +141,7 @@ func TestTicketPaging(t *testing.T) {
 		if got := pageAll(t, s, w.Viewer.Token, base+"?limit=100", ""); len(got) != 1 || len(got[0]) != 5 {
 			t.Errorf("limit 100 = %v, want one page of 5", got)
 		}
-		for _, l := range []string{"0", "101", "-1", "x"} {
+		for _, l := range []string{"0", "101", "-1", "x", ""} {
 			r := s.Do(apitest.Request{Method: "GET", Path: base + "?limit=" + l, Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 			if !strings.Contains(r.Str(t, "detail"), "limit") {
 				t.Errorf("limit=%s: detail %q does not name limit", l, r.Str(t, "detail"))
