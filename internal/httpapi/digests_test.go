@@ -3,8 +3,10 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +175,18 @@ func TestDigests(t *testing.T) {
 			tk := tickets[i].(map[string]any)
 			if tk["severity"] != sev || tk["url"] != testAppURL+"/tickets/"+tk["id"].(string) || tk["title"] == "" {
 				t.Errorf("tickets[%d] = %v, want a %s ticket with its url", i, tk, sev)
+			}
+		}
+		// Each like an item of the ticket list (interface 6.2).
+		listed := map[string]map[string]any{}
+		for _, it := range items(t, s, w.Viewer.Token, "/v1/projects/"+w.ProjectID+"/tickets") {
+			listed[it["id"].(string)] = it
+		}
+		for _, tk := range tickets {
+			tk := tk.(map[string]any)
+			it := listed[tk["id"].(string)]
+			if it == nil || !reflect.DeepEqual(slices.Sorted(maps.Keys(tk)), slices.Sorted(maps.Keys(it))) || tk["user_count"] != it["user_count"] {
+				t.Errorf("digest ticket %v, want the fields of its ticket list item %v", tk, it)
 			}
 		}
 		sums := items(t, s, w.Viewer.Token, "/v1/projects/"+w.ProjectID+"/info-summaries")

@@ -17,10 +17,7 @@ type TicketItem = view.TicketItem
 
 // TicketListItem is an item of the project's ticket list: the list item
 // with the group's user_count.
-type TicketListItem struct {
-	view.TicketItem
-	UserCount int64 `json:"user_count" doc:"Distinct user.id values of the group's events: exact up to 1,000, then within 2 %"`
-}
+type TicketListItem = view.TicketListItem
 
 // TicketURL is a ticket's dashboard address.
 func TicketURL(appURL, id string) string { return view.TicketURL(appURL, id) }
@@ -58,7 +55,7 @@ func (s *Server) listTickets(ctx context.Context, in *struct {
 		return s.db.Read().ListTicketsBy(ctx, in.ProjectID, lq.Filter, lq.Order, k, limit)
 	}, func(t store.TicketWithGroup) string { return lq.KeysetText(t.Group, t.ID) }, func(t store.TicketWithGroup) TicketListItem {
 		assigned = append(assigned, t.Group.AssigneeID)
-		return TicketListItem{view.NewTicketItem(s.appURL, t.Ticket), t.Group.UserCount}
+		return TicketListItem{TicketItem: view.NewTicketItem(s.appURL, t.Ticket), UserCount: t.Group.UserCount}
 	})
 	if err != nil {
 		return nil, err

@@ -67,6 +67,14 @@ func NewTicket(appURL string, tg store.TicketWithGroup, now time.Time) Ticket {
 		UserCount: tg.Group.UserCount, CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(t.UpdatedAt), ResolvedAt: TSPtr(t.ResolvedAt)}
 }
 
+// TicketListItem is an item of a project's ticket list, and of a digest's
+// tickets (interface 6.2: "each like an item of the ticket list"): the list
+// item with the group's user_count.
+type TicketListItem struct {
+	TicketItem
+	UserCount int64 `json:"user_count" doc:"Distinct user.id values of the group's events: exact up to 1,000, then within 2 %"`
+}
+
 // NewTicketItem builds a list item.
 func NewTicketItem(appURL string, t store.Ticket) TicketItem {
 	return TicketItem{ID: t.ID, Severity: t.Severity, Status: t.Status, Title: t.Title, URL: TicketURL(appURL, t.ID), CreatedAt: TS(t.CreatedAt)}

@@ -41,10 +41,9 @@ func (s *Service) build(ctx context.Context, c *store.Conn, p store.Project, zon
 	if err != nil {
 		return Digest{}, false, err
 	}
-	d := Digest{ID: id.New(id.Digest), Period: Period{view.TS(start), view.TS(end), zone}, TicketCount: count,
-		Tickets: make([]view.TicketItem, 0, len(list)), CreatedAt: view.TS(now)}
-	for _, t := range list {
-		d.Tickets = append(d.Tickets, view.NewTicketItem(s.opts.AppURL, t))
+	d := Digest{ID: id.New(id.Digest), Period: Period{view.TS(start), view.TS(end), zone}, TicketCount: count, CreatedAt: view.TS(now)}
+	if d.Tickets, err = listItems(ctx, c, s.opts.AppURL, list); err != nil {
+		return Digest{}, false, err
 	}
 	events, windows, busiest, err := c.InfoTotals(ctx, p.ID, start, end)
 	if err != nil {
@@ -111,4 +110,37 @@ func (s *Service) noticeDigest(ctx context.Context, c *store.Conn, p store.Proje
 		m.FailingChannels = append(m.FailingChannels, notice.FailingChannel{Name: ch.Name, Type: ch.Type, ConsecutiveFailures: ch.ConsecutiveFailures})
 	}
 	return m, nil
+}
+
+// listItems are the digest's tickets as items of the ticket list: with
+// their groups' user_count and assignee.
+func listItems(ctx context.Context, c *store.Conn, appURL string, list []store.Ticket) ([]view.TicketListItem, error) {
+	ids := make([]string, 0, len(list))
+	for _, t := range list {
+		ids = append(ids, t.GroupID)
+	}
+	groups, err := c.GroupsByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]store.Group, len(groups))
+	var assignees []string
+	for _, g := range groups {
+		byID[g.ID] = g
+		if g.AssigneeID != "" {
+			assignees = append(assignees, g.AssigneeID)
+		}
+	}
+	members, err := c.MembersByIDs(ctx, assignees)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]view.TicketListItem, 0, len(list))
+	for _, t := range list {
+		g := byID[t.GroupID]
+		it := view.TicketListItem{TicketItem: view.NewTicketItem(appURL, t), UserCount: g.UserCount}
+		it.Assignee = view.AssigneeOf(members[g.AssigneeID])
+		out = append(out, it)
+	}
+	return out, nil
 }

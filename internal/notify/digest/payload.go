@@ -18,12 +18,12 @@ type DigestBody struct {
 
 // Digest is the digest object: what a period brought.
 type Digest struct {
-	ID          string            `json:"id" doc:"dig_ identifier"`
-	Period      Period            `json:"period"`
-	TicketCount int               `json:"ticket_count" doc:"Tickets created in the period and still kept when the digest was sent"`
-	Tickets     []view.TicketItem `json:"tickets" nullable:"false" maxItems:"100" doc:"At most 100, by severity then newest"`
-	Info        *DigestInfo       `json:"info" doc:"null when the period has no INFO summaries"`
-	CreatedAt   view.Timestamp    `json:"created_at"`
+	ID          string                `json:"id" doc:"dig_ identifier"`
+	Period      Period                `json:"period"`
+	TicketCount int                   `json:"ticket_count" doc:"Tickets created in the period and still kept when the digest was sent"`
+	Tickets     []view.TicketListItem `json:"tickets" nullable:"false" maxItems:"100" doc:"At most 100, by severity then newest; each an item of the ticket list"`
+	Info        *DigestInfo           `json:"info" doc:"null when the period has no INFO summaries"`
+	CreatedAt   view.Timestamp        `json:"created_at"`
 }
 
 // TransformSchema lets `info` be null in the OpenAPI document: huma's
