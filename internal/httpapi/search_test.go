@@ -23,6 +23,10 @@ func titles(t *testing.T, s *apitest.Server, token, path string) []string {
 	return out
 }
 
+// longNote is an attribute value longer than the 200 characters the value
+// counts keep, of two-byte characters.
+var longNote = strings.Repeat("é", 230)
+
 func TestSearchGroupsAndTickets(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
@@ -33,7 +37,7 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 			ev("disk full", "warn", "attributes", map[string]any{"fingerprint": "disk"}, "trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
 		}})
 		feed(t, s, w.Key, map[string]any{"service": "web", "environment": "staging", "release": "2.0", "events": []any{
-			ev("template missing", "fatal", "attributes", map[string]any{"fingerprint": "tpl", "region": "us"}),
+			ev("template missing", "fatal", "attributes", map[string]any{"fingerprint": "tpl", "region": "us", "note": longNote}),
 		}})
 		disk := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "disk")["id"].(string)
 		patchJSON(s, w.Member.Token, "/v1/groups/"+disk, map[string]any{"status": "resolved"}).Expect(t, http.StatusOK, "")
@@ -90,6 +94,7 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 			{"!has:region", []string{dsk}},
 			{"region:EU", nil},
 			{"nothing-like-it", nil},
+			{"note:" + longNote, []string{tpl}}, // counted cut to 200 characters, searched the same way
 		} {
 			if got := titles(t, s, w.Viewer.Token, base+url.QueryEscape(c.query)); !slices.Equal(got, c.want) {
 				t.Errorf("groups?query=%s = %q, want %q", c.query, got, c.want)

@@ -14,7 +14,7 @@ import (
 // store caps the distinct values a key a group (store.MaxFacetValues).
 const (
 	maxFacetKeys  = 50
-	maxFacetValue = 200
+	maxFacetValue = store.MaxFacetValueRunes
 )
 
 // facetKV is one attribute value of an event.

@@ -12,6 +12,10 @@ const (
 	// MaxFacetValues is how many distinct values of a key a group keeps;
 	// later new values are counted under FacetOther.
 	MaxFacetValues = 1000
+	// MaxFacetValueRunes is the characters of a value the counts keep:
+	// processing cuts longer ones, and a key:value term cuts its value the
+	// same way, so that it finds them.
+	MaxFacetValueRunes = 200
 	// FacetOther is the value the values past MaxFacetValues count under.
 	FacetOther = "(other)"
 	// UserKey is the attribute whose distinct values are a group's users.

@@ -111,8 +111,13 @@ func (s *searchSQL) facet(key string, value *string) {
 		return
 	}
 	// Driven by the (key, value, group_id) index: the few groups with the
-	// value, not a probe of every group of the project.
-	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND f.value = ?)", facetKey(key), *value)
+	// value, not a probe of every group of the project. The value is cut
+	// as processing cut it.
+	v := *value
+	if utf8.RuneCountInString(v) > MaxFacetValueRunes {
+		v = string([]rune(v)[:MaxFacetValueRunes])
+	}
+	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND f.value = ?)", facetKey(key), v)
 }
 
 // group writes the condition of one term on a group (and its ticket).
