@@ -223,6 +223,8 @@ func frames(trace string) []FrameView {
 			if m := lineCol.FindStringSubmatch(lines[st.Lines[k]]); m != nil {
 				v.Line = atoiPtr(m[1] + m[2])
 				v.Column = atoiPtr(m[3])
+			} else {
+				v.Line, v.Column = afterPath(lines[st.Lines[k]:min(st.Lines[k]+2, len(lines))], f.Path)
 			}
 		}
 		out = append(out, v)
@@ -245,6 +247,44 @@ func shownFile(f grouping.Frame) string {
 		return f.File
 	}
 	return p
+}
+
+// afterPath finds "path:line[:column]" (or PHP's "path(line)") in a frame's
+// line or the one after it: Ruby prints "cart.rb:3:in `total'", Go the file
+// on the line after the function ("\t/src/app/store.go:33 +0x1d").
+func afterPath(lines []string, path string) (line, col *int) {
+	if path == "" {
+		return nil, nil
+	}
+	for _, l := range lines {
+		i := strings.Index(l, path+":")
+		if i < 0 {
+			i = strings.Index(l, path+"(") // PHP: "/var/www/app.php(12): fn()"
+		}
+		if i < 0 {
+			continue
+		}
+		rest := l[i+len(path)+1:]
+		n := digits(rest)
+		if n == "" {
+			continue
+		}
+		line = atoiPtr(n)
+		if rest = rest[len(n):]; strings.HasPrefix(rest, ":") {
+			col = atoiPtr(digits(rest[1:]))
+		}
+		return line, col
+	}
+	return nil, nil
+}
+
+// digits is the run of ASCII digits s begins with.
+func digits(s string) string {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return s[:n]
 }
 
 func atoiPtr(s string) *int {

@@ -18,3 +18,37 @@ func TestFramesShowFilesAsSent(t *testing.T) {
 		t.Errorf("python frames = %+v, want pay.py in app/pay.py", py)
 	}
 }
+
+// TestFrameLinesOfEveryLanguage: the line (and column) of a frame is found
+// where each language prints it.
+func TestFrameLinesOfEveryLanguage(t *testing.T) {
+	for _, c := range []struct {
+		name, trace string
+		lines       []int
+	}{
+		{"go", "panic: boom\n\ngoroutine 1 [running]:\ngithub.com/acme/app/store.Put()\n\t/src/app/store/store.go:33 +0x1d\nmain.main()\n\t/src/app/main.go:20 +0x25\n", []int{33, 20}},
+		{"ruby", "app/models/cart.rb:3:in `total': undefined method (NoMethodError)\n\tfrom app/controllers/cart_controller.rb:10:in `show'\n", []int{3, 10}},
+		{"python", "Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: x", []int{12}},
+		{"java", "java.lang.IllegalStateException: x\n\tat com.acme.Billing.charge(Billing.java:42)\n", []int{42}},
+	} {
+		fs := frames(c.trace)
+		var got []int
+		for _, f := range fs {
+			if f.Line == nil {
+				got = append(got, -1)
+				continue
+			}
+			got = append(got, *f.Line)
+		}
+		if len(got) != len(c.lines) {
+			t.Errorf("%s: lines %v, want %v", c.name, got, c.lines)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.lines[i] {
+				t.Errorf("%s: lines %v, want %v", c.name, got, c.lines)
+				break
+			}
+		}
+	}
+}
