@@ -95,7 +95,7 @@ func TestChannelFilterWarnings(t *testing.T) {
 			envs []string
 			want string
 		}{
-			{[]string{"production", " \t"}, "filters.environments: each value must be 1 to 64 bytes, not blank"},
+			{[]string{"production", " \t"}, "filters.environments: each value must be 1 to 64 characters, not blank"},
 			{[]string{"pro\x00duction"}, "filters.environments[0]: must not contain control characters"},
 			{[]string{"production", "qa\u0085"}, "filters.environments[1]: must not contain control characters"},
 		} {
@@ -104,6 +104,12 @@ func TestChannelFilterWarnings(t *testing.T) {
 				t.Errorf("environments %q: detail %q, want it to start %q", tc.envs, r.Str(t, "detail"), tc.want)
 			}
 		}
+
+		// Lengths count characters, as ingestion does: any service an event
+		// can carry can be filtered on.
+		patchJSON(s, w.Admin.Token, "/v1/channels/"+id, map[string]any{"filters": map[string]any{"services": []string{strings.Repeat("é", 128)}}}).Expect(t, http.StatusOK, "")
+		patchJSON(s, w.Admin.Token, "/v1/channels/"+id, map[string]any{"filters": map[string]any{"services": []string{strings.Repeat("é", 129)}}}).
+			Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 
 		fixed := patchJSON(s, w.Admin.Token, "/v1/channels/"+id, map[string]any{"filters": map[string]any{"environments": []string{"production", "staging"}, "services": []string{}}})
 		check(fixed.Expect(t, http.StatusOK, "").JSON(t), map[string]string{})

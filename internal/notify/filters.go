@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/problem"
@@ -72,7 +73,7 @@ func severityChoice() string {
 
 // checkValues checks a filter's list: at most MaxFilterValues values, each
 // trimmed of surrounding spaces (" production" would never match an event)
-// and then as events carry them: 1 to maxLen bytes (422 naming the list, as
+// and then as events carry them: 1 to maxLen characters (422 naming the list, as
 // before) of UTF-8 text without a control character (CONTRACT 8; 422
 // naming the value, as filters.environments[0]).
 func checkValues(field string, vs []string, maxLen int) ([]string, error) {
@@ -86,8 +87,8 @@ func checkValues(field string, vs []string, maxLen int) ([]string, error) {
 			return nil, err
 		}
 		v = strings.TrimSpace(v)
-		if v == "" || len(v) > maxLen {
-			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d bytes, not blank, got %q", field, maxLen, vs[i])
+		if v == "" || utf8.RuneCountInString(v) > maxLen { // characters, as ingestion counts them
+			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d characters, not blank, got %q", field, maxLen, vs[i])
 		}
 		if !slices.Contains(out, v) {
 			out = append(out, v)
