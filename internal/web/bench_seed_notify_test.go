@@ -81,7 +81,7 @@ func benchSummaries(tb testing.TB, ctx context.Context, c *store.Conn, p *benchP
 	for day := sz.Days; day > 0; day-- {
 		pe := now.Truncate(24 * time.Hour).Add(-time.Duration(day-1) * 24 * time.Hour)
 		dg := digest.Digest{ID: id.NewAt(id.Digest, pe), Period: digest.Period{Start: view.TS(pe.Add(-24 * time.Hour)), End: view.TS(pe), Timezone: "UTC"},
-			TicketCount: 0, Tickets: []view.TicketItem{}, CreatedAt: view.TS(pe)}
+			TicketCount: 0, Tickets: []view.TicketListItem{}, CreatedAt: view.TS(pe)}
 		body, _ := json.Marshal(dg)
 		if err := c.InsertDigest(ctx, store.Digest{ID: dg.ID, ProjectID: p.ProjectID, PeriodStart: pe.Add(-24 * time.Hour), PeriodEnd: pe,
 			Body: body, CreatedAt: pe}); err != nil {
