@@ -150,19 +150,10 @@ func TestRetryAfterReplacesAShorterWaitUpToTwelveHours(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				r := newRig(t, db, notify.Options{Delivery: delivery.Options{Jitter: 1e-9}})
-				rc := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) {
+				got := firstRetry(t, db, func(w http.ResponseWriter, _ *http.Request) {
 					w.Header().Set("Retry-After", tc.header)
 					w.WriteHeader(tc.code)
 				})
-				ch := r.webhookChannel(t, rc.srv.URL)
-				r.openTicket(t, "high")
-				r.deliverDue(t)
-				d := r.deliveries(t, ch)[0]
-				if d.NextAttemptAt == nil {
-					t.Fatalf("no retry scheduled: %+v", d)
-				}
-				got := d.NextAttemptAt.Sub(t0)
 				if got < tc.want-2*time.Second || got > tc.want+2*time.Second {
 					t.Fatalf("next attempt in %v, want %v", got, tc.want)
 				}
@@ -175,23 +166,31 @@ func TestRetryAfterReplacesAShorterWaitUpToTwelveHours(t *testing.T) {
 // end of the failed attempt, so a slow failure does not shorten it.
 func TestRetryWaitFollowsTheFailure(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		r := newRig(t, db, notify.Options{Delivery: delivery.Options{Jitter: 1e-9}})
 		const slow = 700 * time.Millisecond
-		rc := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) {
+		got := firstRetry(t, db, func(w http.ResponseWriter, _ *http.Request) {
 			time.Sleep(slow)
 			w.WriteHeader(http.StatusInternalServerError)
 		})
-		ch := r.webhookChannel(t, rc.srv.URL)
-		r.openTicket(t, "high")
-		r.deliverDue(t)
-		d := r.deliveries(t, ch)[0]
-		if d.NextAttemptAt == nil {
-			t.Fatalf("no retry scheduled: %+v", d)
-		}
-		if got := d.NextAttemptAt.Sub(t0); got < time.Minute+slow || got > time.Minute+slow+5*time.Second {
+		if got < time.Minute+slow || got > time.Minute+slow+5*time.Second {
 			t.Fatalf("next attempt %v after the attempt began, want the minute's wait after its %v failure", got, slow)
 		}
 	})
+}
+
+// firstRetry delivers a high ticket's webhook to a receiver answering with
+// h, without jitter, and returns when the retry is due after t0.
+func firstRetry(t *testing.T, db *store.DB, h http.HandlerFunc) time.Duration {
+	t.Helper()
+	r := newRig(t, db, notify.Options{Delivery: delivery.Options{Jitter: 1e-9}})
+	rc := r.receiver(t, h)
+	ch := r.webhookChannel(t, rc.srv.URL)
+	r.openTicket(t, "high")
+	r.deliverDue(t)
+	d := r.deliveries(t, ch)[0]
+	if d.NextAttemptAt == nil {
+		t.Fatalf("no retry scheduled: %+v", d)
+	}
+	return d.NextAttemptAt.Sub(t0)
 }
 
 func TestThreeDeliveriesGivenUpMarkTheChannelFailing(t *testing.T) {
