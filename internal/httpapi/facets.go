@@ -6,11 +6,8 @@ import (
 
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/search"
+	"github.com/errata-dev/errata/internal/store"
 )
-
-// defaultFacetKeys are the keys GET /v1/groups/{group_id}/facets answers
-// when keys is not given (CONTRACT 8).
-var defaultFacetKeys = []string{"environment", "release", "service", "user.id", "browser", "os", "request.url", "server_name"}
 
 // Bounds of a facets request.
 const (
@@ -44,7 +41,7 @@ func (s *Server) groupFacets(ctx context.Context, in *struct {
 	GroupPath
 	Keys string `query:"keys" maxLength:"2000" doc:"Comma-separated attribute keys; by default environment, release, service, user.id, browser, os, request.url, server_name"`
 }) (*GroupFacetsOutput, error) {
-	keys := defaultFacetKeys
+	keys := store.DefaultFacetKeys
 	if strings.TrimSpace(in.Keys) != "" {
 		keys = nil
 		for _, k := range strings.Split(in.Keys, ",") {

@@ -2,9 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/problem"
@@ -44,30 +41,12 @@ func (s *Server) lookup(ctx context.Context, in *struct {
 	}
 	kind, ref := store.RefTrace, trace
 	if event != "" {
-		kind, ref = store.RefEvent, sdkEventID(event)
+		kind, ref = store.RefEvent, store.SDKEventID(event)
 		if ref == "" {
 			return nil, problem.New("validation-failed", "event_id: not an event id (32 hex digits, or a stored event's number)")
 		}
 	}
-	db := s.db.Read()
-	ids, err := db.LookupRefs(ctx, in.OrgID, kind, ref, lookupLimit)
-	if err != nil {
-		return nil, err
-	}
-	if n, perr := strconv.ParseInt(ref, 10, 64); kind == store.RefEvent && perr == nil && n > 0 {
-		gid, err := db.SampleGroup(ctx, in.OrgID, n)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-		if gid != "" && !slices.Contains(ids, gid) {
-			ids = append(ids, gid)
-		}
-	}
-	groups, err := db.GroupsByIDs(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	events, err := db.SamplesWithRef(ctx, ids, kind, ref, lookupLimit)
+	groups, events, err := s.db.Read().Lookup(ctx, in.OrgID, kind, ref, lookupLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -79,26 +58,4 @@ func (s *Server) lookup(ctx context.Context, in *struct {
 		out.Body.Events = append(out.Body.Events, LookupEventView{GroupID: e.GroupID, EventView: eventView(e)})
 	}
 	return out, nil
-}
-
-// sdkEventID normalises an event id as the Sentry mapping stores it: 32
-// lower-case hex digits (a UUID's dashes dropped); a stored event's number
-// is kept; "" when it is neither.
-func sdkEventID(id string) string {
-	if _, err := strconv.ParseInt(id, 10, 64); err == nil && len(id) < 32 {
-		return id
-	}
-	id = strings.ToLower(id)
-	if len(id) == 36 {
-		id = strings.ReplaceAll(id, "-", "")
-	}
-	if len(id) != 32 {
-		return ""
-	}
-	for _, c := range id {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return ""
-		}
-	}
-	return id
 }

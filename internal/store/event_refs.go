@@ -2,8 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/search"
@@ -194,4 +198,55 @@ func (c *Conn) AdjacentEvents(ctx context.Context, groupID string, id int64) (pr
 		return 0, 0, fmt.Errorf("store: events beside %d: %w", id, err)
 	}
 	return prev, next, nil
+}
+
+// Lookup finds the groups of the organization's projects whose error events
+// carried ref (of kind), the latest first, and their stored sample events
+// that carry it, at most limit of each (CONTRACT 8). For RefEvent, ref may
+// also be a stored event's number (SDKEventID).
+func (c *Conn) Lookup(ctx context.Context, orgID, kind, ref string, limit int) ([]Group, []GroupEvent, error) {
+	ids, err := c.LookupRefs(ctx, orgID, kind, ref, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n, perr := strconv.ParseInt(ref, 10, 64); kind == RefEvent && perr == nil && n > 0 {
+		gid, err := c.SampleGroup(ctx, orgID, n)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, nil, err
+		}
+		if gid != "" && !slices.Contains(ids, gid) {
+			ids = append(ids, gid)
+		}
+	}
+	groups, err := c.GroupsByIDs(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	events, err := c.SamplesWithRef(ctx, ids, kind, ref, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return groups, events, nil
+}
+
+// SDKEventID normalises an event id as the Sentry mapping stores it: 32
+// lower-case hex digits (a UUID's dashes dropped); a stored event's number
+// is kept; "" when it is neither.
+func SDKEventID(id string) string {
+	if _, err := strconv.ParseInt(id, 10, 64); err == nil && len(id) < 32 {
+		return id
+	}
+	id = strings.ToLower(id)
+	if len(id) == 36 {
+		id = strings.ReplaceAll(id, "-", "")
+	}
+	if len(id) != 32 {
+		return ""
+	}
+	for _, c := range id {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return id
 }

@@ -22,6 +22,11 @@ const (
 	UserKey = "user.id"
 )
 
+// DefaultFacetKeys are the keys a group's facets show unless others are
+// asked for (CONTRACT 8): the API's GET /v1/groups/{group_id}/facets and the
+// dashboard's group page.
+var DefaultFacetKeys = []string{"environment", "release", "service", "user.id", "browser", "os", "request.url", "server_name"}
+
 // FacetCount is n events of a group that carried value under key.
 type FacetCount struct {
 	GroupID, Key, Value string
@@ -113,6 +118,19 @@ func (c *Conn) GroupFacets(ctx context.Context, groupID string, keys []string, t
 // trace and event ids, then recounts the target's distinct values and
 // users. Values past the cap are kept as they were: a merge can leave a key
 // with more than MaxFacetValues values, which only stops new ones sooner.
+// FacetKeys lists the keys whose values group groupID counts, in order,
+// at most limit.
+func (c *Conn) FacetKeys(ctx context.Context, groupID string, limit int) ([]string, error) {
+	rows, err := c.query(ctx, `SELECT key FROM group_facet_keys WHERE group_id = ? ORDER BY key LIMIT ?`, groupID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: facet keys of %s: %w", groupID, err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var k string
+		return k, s.Scan(&k)
+	})
+}
+
 func (c *Conn) moveFacets(ctx context.Context, fromID, toID string) error {
 	if err := c.foldGroups(ctx, fromID, toID); err != nil {
 		return err

@@ -18,6 +18,7 @@ func (d *Dashboard) accountRoutes(mux *http.ServeMux) {
 
 	d.post(mux, "/orgs", d.orgCreate)
 	d.get(mux, "/orgs/{org_id}", d.orgShow)
+	d.get(mux, "/orgs/{org_id}/lookup", d.lookup)
 	d.post(mux, "/orgs/{org_id}/projects", d.orgCreateProject)
 	d.post(mux, "/orgs/{org_id}/rename", d.orgRename)
 	d.post(mux, "/orgs/{org_id}/sign-in-rules", d.orgRules)

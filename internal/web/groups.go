@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -21,6 +23,7 @@ import (
 func (d *Dashboard) groupRoutes(mux *http.ServeMux) {
 	d.get(mux, "/projects/{project_id}/groups", d.groupList)
 	d.get(mux, "/groups/{group_id}", d.group)
+	d.get(mux, "/events/{event_id}", d.event)
 	d.post(mux, "/groups/{group_id}/status", d.setGroupStatus)
 	d.post(mux, "/projects/{project_id}/groups/merge", d.mergeGroups)
 	d.post(mux, "/projects/{project_id}/groups/bulk", d.bulkGroups)
@@ -41,6 +44,9 @@ type groupListData struct {
 	Next string
 	// CanMerge shows the merge controls (members and up).
 	CanMerge bool
+	// QueryText is the search box's text as typed; QueryError the 422's
+	// message when it does not parse, shown beside the box.
+	QueryText, QueryError string
 }
 
 // groupList lists a project's error groups, newest first or in the order
@@ -50,11 +56,26 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 	if err := d.authorize(r, p, "project_id", org.Viewer); err != nil {
 		return err
 	}
+	ctx := r.Context()
 	lq, err := tickets.ParseGroupListQuery(r.URL.Query(), d.now(), p.User.ID)
+	if msg, ok := queryProblem(err); ok {
+		// The search box again, the message beside it: the query is
+		// not lost to an error page.
+		prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
+		if err != nil {
+			return err
+		}
+		q := r.URL.Query()
+		data := groupListData{Project: prj, Statuses: tickets.GroupStatuses, Sorts: sortOptions(store.OrderNewest, "Newest"),
+			Filter:    store.GroupFilter{Status: q.Get("status"), Service: q.Get("service"), Environment: q.Get("environment")},
+			QueryText: q.Get("query"), QueryError: msg}
+		crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
+		d.render(w, r, http.StatusUnprocessableEntity, "groups", p, frame{Title: "Error groups · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
 		return err
@@ -71,7 +92,7 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 	role, _ := org.ParseRole(p.Member.Role)
 	links := newListQuery("/projects/"+prj.ID+"/groups", lq.Values())
 	data := groupListData{Project: prj, Filter: lq.Filter, Statuses: tickets.GroupStatuses, Sorts: sortOptions(lq.Order, "Newest"),
-		Sort: newSortLinks(links, lq.Order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole)}
+		Sort: newSortLinks(links, lq.Order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole), QueryText: lq.Filter.Query.String()}
 	if len(rows) > lq.Limit {
 		last := rows[lq.Limit-1]
 		data.Groups = rows[:lq.Limit]
@@ -80,6 +101,16 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
 	d.render(w, r, http.StatusOK, "groups", p, frame{Title: "Error groups · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
 	return nil
+}
+
+// queryProblem is the message of err when it is the 422 of a query that
+// does not parse (search.Error: "query: term …").
+func queryProblem(err error) (string, bool) {
+	var p *problem.Problem
+	if errors.As(err, &p) && strings.HasPrefix(p.Detail, "query: ") {
+		return p.Detail, true
+	}
+	return "", false
 }
 
 func validGroupStatus(s string) bool { return slices.Contains(tickets.GroupStatuses, s) }
@@ -99,6 +130,8 @@ type groupData struct {
 	Grouping groupinginfo.GroupingView
 	// Team is its activity, comments and assignee.
 	Team groupTeam
+	// Facets are the most frequent values of its events' attributes.
+	Facets []facetView
 	// CanChange shows the assignee picker, the conditions and the comment
 	// form (members and up).
 	CanChange bool
@@ -131,6 +164,9 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpserver.
 		return err
 	}
 	data := groupData{Group: g, Events: events, Grouping: gv}
+	if data.Facets, err = d.groupFacets(ctx, g); err != nil {
+		return err
+	}
 	data.Merged, _ = strconv.Atoi(r.URL.Query().Get("merged"))
 	if data.Team, err = d.groupTeamOf(ctx, g, prj, p); err != nil {
 		return err

@@ -38,9 +38,8 @@ type triageRow struct {
 	Severity, TicketStatus string
 	// Assignee names its assignee ("" when none).
 	Assignee string
-	// Users is its distinct users, "—" until the search package counts
-	// them (user_count).
-	Users string
+	// Users is its distinct users (user_count).
+	Users int64
 	Spark sparkline
 }
 
@@ -112,7 +111,7 @@ func (d *Dashboard) triage(ctx context.Context, prj store.Project, role org.Role
 		return out, err
 	}
 	for _, g := range gs {
-		row := triageRow{Group: g, Users: "—", Spark: newSparkline(hours[g.ID], end)}
+		row := triageRow{Group: g, Users: g.UserCount, Spark: newSparkline(hours[g.ID], end)}
 		if t, ok := tks[g.TicketID]; ok {
 			row.Severity, row.TicketStatus = t.Severity, t.Status
 		}

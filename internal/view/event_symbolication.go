@@ -1,4 +1,4 @@
-package httpapi
+package view
 
 import (
 	"encoding/json"
@@ -71,11 +71,11 @@ func symbolicationView(res *symbolicate.Result) *SymbolicationView {
 	if res == nil {
 		return nil
 	}
-	v := &SymbolicationView{Frames: make([]SymbolicatedFrame, 0, len(res.Frames)), Notes: nonNil(res.Notes)}
+	v := &SymbolicationView{Frames: make([]SymbolicatedFrame, 0, len(res.Frames)), Notes: strs(res.Notes)}
 	for _, f := range res.Frames {
 		sf := SymbolicatedFrame{Function: f.Function, File: f.File, Line: f.Line, Column: f.Column, Raw: rawFrame(f.Raw)}
 		if f.Context != nil {
-			sf.Context = &FrameContext{Pre: nonNil(f.Context.Pre), Line: f.Context.Line, Post: nonNil(f.Context.Post)}
+			sf.Context = &FrameContext{Pre: strs(f.Context.Pre), Line: f.Context.Line, Post: strs(f.Context.Post)}
 		}
 		v.Frames = append(v.Frames, sf)
 	}

@@ -1,0 +1,311 @@
+package view
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// FrameContext is the source around a frame's line, when the sender gave it.
+type FrameContext struct {
+	Pre  []string `json:"pre" nullable:"false"`
+	Line string   `json:"line"`
+	Post []string `json:"post" nullable:"false"`
+}
+
+// FrameView is one frame of an event's stack trace.
+type FrameView struct {
+	Function string        `json:"function"`
+	Module   string        `json:"module"`
+	File     string        `json:"file"`
+	Line     *int          `json:"line" nullable:"true"`
+	Column   *int          `json:"column" nullable:"true"`
+	InApp    bool          `json:"in_app"`
+	Context  *FrameContext `json:"context" doc:"The source lines around the frame's line; null when the sender gave none"`
+	Raw      *RawFrameView `json:"raw,omitempty"`
+}
+
+// nullableObject is the schema of an object that may be null: huma allows
+// null only on scalar fields, so these types describe themselves.
+func nullableObject(doc string, props map[string]*huma.Schema) *huma.Schema {
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	sort.Strings(req)
+	return &huma.Schema{Type: huma.TypeObject, Nullable: true, Description: doc, Properties: props, Required: req, AdditionalProperties: false}
+}
+
+// stringSchema and linesSchema are made afresh for every use: huma writes
+// into a schema as it registers it (PrecomputeMessages), so one shared by
+// servers built at once would be a data race.
+func stringSchema() *huma.Schema { return &huma.Schema{Type: huma.TypeString} }
+
+func linesSchema() *huma.Schema { return &huma.Schema{Type: huma.TypeArray, Items: stringSchema()} }
+
+// Schema describes a frame's context, or null.
+func (FrameContext) Schema(huma.Registry) *huma.Schema {
+	return nullableObject("Source lines before, at and after the frame's line", map[string]*huma.Schema{"pre": linesSchema(), "line": stringSchema(), "post": linesSchema()})
+}
+
+// Schema describes an event's user, or null.
+func (EventUser) Schema(huma.Registry) *huma.Schema {
+	return nullableObject("The user an event names", map[string]*huma.Schema{"id": stringSchema()})
+}
+
+// Schema describes an event's request, or null.
+func (EventRequest) Schema(huma.Registry) *huma.Schema {
+	return nullableObject("The HTTP request an event names", map[string]*huma.Schema{"url": stringSchema(), "method": stringSchema()})
+}
+
+// BreadcrumbView is one of the steps an SDK recorded before the event.
+type BreadcrumbView struct {
+	Timestamp *Timestamp     `json:"timestamp" nullable:"true"`
+	Category  string         `json:"category"`
+	Level     string         `json:"level"`
+	Message   string         `json:"message"`
+	Data      map[string]any `json:"data" nullable:"true"`
+}
+
+// EventUser is the user an event names.
+type EventUser struct {
+	ID string `json:"id" doc:"The attribute user.id"`
+}
+
+// EventRequest is the HTTP request an event names.
+type EventRequest struct {
+	URL    string `json:"url" doc:"The attribute request.url"`
+	Method string `json:"method" doc:"The attribute request.method"`
+}
+
+// EventDetail is a stored event whole (CONTRACT 8).
+type EventDetail struct {
+	ID              string             `json:"id"`
+	GroupID         string             `json:"group_id"`
+	ProjectID       string             `json:"project_id"`
+	Timestamp       Timestamp          `json:"timestamp"`
+	ReceivedAt      Timestamp          `json:"received_at"`
+	Level           string             `json:"level" enum:"debug,info,warn,error,fatal"`
+	Service         string             `json:"service"`
+	Environment     string             `json:"environment"`
+	Release         string             `json:"release"`
+	Message         string             `json:"message"`
+	StackTrace      string             `json:"stack_trace"`
+	Frames          []FrameView        `json:"frames" nullable:"false" doc:"The stack trace's frames as parsed, in its printed order; empty when it did not parse"`
+	Attributes      json.RawMessage    `json:"attributes" doc:"The event's attributes, secrets redacted"`
+	Breadcrumbs     []BreadcrumbView   `json:"breadcrumbs" nullable:"false"`
+	TraceID         string             `json:"trace_id"`
+	SpanID          string             `json:"span_id"`
+	User            *EventUser         `json:"user" doc:"null when the event names no user.id"`
+	Request         *EventRequest      `json:"request" doc:"null when the event names no request"`
+	PreviousEventID *string            `json:"previous_event_id" nullable:"true" doc:"The group's stored event before this one"`
+	NextEventID     *string            `json:"next_event_id" nullable:"true" doc:"The group's stored event after this one"`
+	Symbolication   *SymbolicationView `json:"symbolication,omitempty"`
+}
+
+// NewEventDetail is the stored event e of group g whole, with the ids of the
+// group's stored events before and after it (0: none).
+func NewEventDetail(e store.GroupEvent, g store.Group, prev, next int64) EventDetail {
+	d := EventDetail{ID: strconv.FormatInt(e.ID, 10), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: TS(e.Timestamp), ReceivedAt: TS(e.ReceivedAt),
+		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
+		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes),
+		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
+	detail := ingest.ParseDetail(e.Detail)
+	d.Breadcrumbs = breadcrumbs(detail.Breadcrumbs)
+	sym := symbolication(e.Symbolication)
+	withContext(d.Frames, append(symbolicatedSources(sym), detail.Sources...))
+	withRaw(d.Frames, sym)
+	d.Symbolication = symbolicationView(sym)
+	attrs := attributeStrings(e.Attributes)
+	if id := attrs["user.id"]; id != "" {
+		d.User = &EventUser{ID: id}
+	}
+	if url, method := attrs["request.url"], attrs["request.method"]; url != "" || method != "" {
+		d.Request = &EventRequest{URL: url, Method: method}
+	}
+	return d
+}
+
+// strs is v, or an empty list for nil (a JSON [] rather than null).
+func strs(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// breadcrumbs views an event's stored breadcrumbs.
+func breadcrumbs(in []ingest.Breadcrumb) []BreadcrumbView {
+	out := make([]BreadcrumbView, 0, len(in))
+	for _, c := range in {
+		v := BreadcrumbView{Category: c.Category, Level: c.Level, Message: c.Message}
+		if c.Timestamp != nil {
+			t := TS(time.UnixMilli(*c.Timestamp))
+			v.Timestamp = &t
+		}
+		if len(c.Data) > 0 && json.Unmarshal(c.Data, &v.Data) != nil {
+			v.Data = nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// withContext gives the parsed frames the source context the SDK sent for
+// the frame of the same line in the same file (its path, or a path ending
+// with the other).
+func withContext(fs []FrameView, sources []ingest.FrameSource) {
+	if len(sources) == 0 {
+		return
+	}
+	for k := range fs {
+		f := &fs[k]
+		if f.Line == nil {
+			continue
+		}
+		for _, src := range sources {
+			if src.Line == *f.Line && sameFile(src.File, f.File) {
+				f.Context = &FrameContext{Pre: strs(src.Pre), Line: src.Text, Post: strs(src.Post)}
+				break
+			}
+		}
+	}
+}
+
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
+}
+
+func eventRef(id int64) *string {
+	if id == 0 {
+		return nil
+	}
+	s := strconv.FormatInt(id, 10)
+	return &s
+}
+
+// lineCol finds a frame's line (and column) in its line of the trace:
+// "file.js:10:5", "Foo.java:10)", `File "x.py", line 10`.
+var lineCol = regexp.MustCompile(`(?:line (\d+))|(?::(\d+)(?::(\d+))?\)?\s*$)`)
+
+// frames parses a stack trace's frames for the event detail.
+func frames(trace string) []FrameView {
+	st := grouping.ParseStack(trace)
+	lines := strings.Split(trace, "\n")
+	out := make([]FrameView, 0, len(st.Frames))
+	for k, f := range st.Frames {
+		v := FrameView{Function: f.Function, Module: f.Module, File: shownFile(f), InApp: f.InApp}
+		if k < len(st.Lines) && st.Lines[k] < len(lines) {
+			if m := lineCol.FindStringSubmatch(lines[st.Lines[k]]); m != nil {
+				v.Line = atoiPtr(m[1] + m[2])
+				v.Column = atoiPtr(m[3])
+			} else {
+				v.Line, v.Column = afterPath(lines[st.Lines[k]:min(st.Lines[k]+2, len(lines))], f.Path)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// shownFile is a frame's file name as the trace prints it: grouping's
+// File drops what changes between builds (main.3f9a1c.js is main.js), the
+// detail shows the name as sent.
+func shownFile(f grouping.Frame) string {
+	p := f.Path
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	if p == "" {
+		return f.File
+	}
+	return p
+}
+
+// afterPath finds "path:line[:column]" (or PHP's "path(line)") in a frame's
+// line or the one after it: Ruby prints "cart.rb:3:in `total'", Go the file
+// on the line after the function ("\t/src/app/store.go:33 +0x1d").
+func afterPath(lines []string, path string) (line, col *int) {
+	if path == "" {
+		return nil, nil
+	}
+	for _, l := range lines {
+		i := strings.Index(l, path+":")
+		if i < 0 {
+			i = strings.Index(l, path+"(") // PHP: "/var/www/app.php(12): fn()"
+		}
+		if i < 0 {
+			continue
+		}
+		rest := l[i+len(path)+1:]
+		n := digits(rest)
+		if n == "" {
+			continue
+		}
+		line = atoiPtr(n)
+		if rest = rest[len(n):]; strings.HasPrefix(rest, ":") {
+			col = atoiPtr(digits(rest[1:]))
+		}
+		return line, col
+	}
+	return nil, nil
+}
+
+// digits is the run of ASCII digits s begins with.
+func digits(s string) string {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return s[:n]
+}
+
+func atoiPtr(s string) *int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
+// attributeStrings reads an event's attributes as strings by flattened key
+// ({"user": {"id": 7}} is "user.id" = "7"), one level deep.
+func attributeStrings(raw string) map[string]string {
+	var attrs map[string]any
+	out := map[string]string{}
+	if json.Unmarshal([]byte(raw), &attrs) != nil {
+		return out
+	}
+	var walk func(prefix string, m map[string]any, depth int)
+	walk = func(prefix string, m map[string]any, depth int) {
+		for k, v := range m {
+			switch v := v.(type) {
+			case string:
+				out[prefix+k] = v
+			case float64:
+				out[prefix+k] = strconv.FormatFloat(v, 'f', -1, 64)
+			case map[string]any:
+				if depth < 2 {
+					walk(prefix+k+".", v, depth+1)
+				}
+			}
+		}
+	}
+	walk("", attrs, 0)
+	return out
+}

@@ -1,0 +1,77 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/errata-dev/errata/internal/httpserver"
+	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/view"
+)
+
+// eventData fills the event page: the stored event whole, as
+// GET /v1/events/{event_id} answers it (view.NewEventDetail), with its
+// group, trace and attributes laid out.
+type eventData struct {
+	Event view.EventDetail
+	// Title is the group's title; Stack the laid-out trace, nil without one.
+	Title      string
+	Stack      *stackView
+	Attributes []attribute
+}
+
+// event shows a stored event: its facts, the breadcrumbs as a timeline, the
+// frames with their source context, the trace as sent and the attributes,
+// with links to the group's stored events before and after it.
+func (d *Dashboard) event(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
+	if err := d.authorize(r, p, "event_id", org.Viewer); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	n, _ := strconv.ParseInt(r.PathValue("event_id"), 10, 64) // authorize proved it a number
+	db := d.db.Read()
+	e, err := db.GroupEventByID(ctx, n)
+	if err != nil {
+		return err
+	}
+	g, err := db.GroupByID(ctx, e.GroupID)
+	if err != nil {
+		return err
+	}
+	prev, next, err := db.AdjacentEvents(ctx, e.GroupID, e.ID)
+	if err != nil {
+		return err
+	}
+	prj, crumbs, err := d.projectCrumbs(ctx, g.ProjectID)
+	if err != nil {
+		return err
+	}
+	data := eventData{Event: view.NewEventDetail(e, g, prev, next), Title: g.Title, Attributes: attributes(e.Attributes)}
+	if e.StackTrace != "" {
+		st := newStackView(e.StackTrace)
+		data.Stack = &st
+	}
+	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"}, crumb{titleOf(g.Title, g.SampleMessage).Text, "/groups/" + g.ID})
+	d.render(w, r, http.StatusOK, "event", p, frame{Title: "Event " + data.Event.ID + " · " + g.Title, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
+	return nil
+}
+
+// viewTime writes a view.Timestamp (or a *view.Timestamp, "—" for nil) as
+// utcTime does.
+func viewTime(t any) template.HTML {
+	switch t := t.(type) {
+	case view.Timestamp:
+		return utcTime(time.Time(t))
+	case *view.Timestamp:
+		if t != nil {
+			return utcTime(time.Time(*t))
+		}
+	}
+	return "—"
+}
+
+func init() {
+	funcs["viewTime"] = viewTime
+}

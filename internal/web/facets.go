@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/errata-dev/errata/internal/store"
+)
+
+// facetTop is how many values of a key the group page shows, as the API's
+// facets answer (CONTRACT 8: the top 10).
+const facetTop = 10
+
+// facetView is one key's most frequent values on the group page: a bar
+// for each value's share of the key's events.
+type facetView struct {
+	Key    string
+	Total  int64
+	Values []facetValueView
+}
+
+// facetValueView is one value with its events and share (0 to 1, for the
+// meter; Percent for its label). Search is the groups list searching for
+// it, "" for (other), which no term names.
+type facetValueView struct {
+	Value   string
+	Count   int64
+	Share   float64
+	Percent string
+	Search  string
+}
+
+// facetKeys bounds the keys the group page shows.
+const facetKeys = 20
+
+// groupFacets reads the top values of group g's keys: the default keys
+// first (those its events carried), then its other keys by name, at most
+// facetKeys.
+func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView, error) {
+	db := d.db.Read()
+	own, err := db.FacetKeys(ctx, g.ID, 2*facetKeys)
+	if err != nil {
+		return nil, err
+	}
+	keys := slices.Clone(store.DefaultFacetKeys)
+	for _, k := range own {
+		if len(keys) < facetKeys+len(store.DefaultFacetKeys) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	fs, err := db.GroupFacets(ctx, g.ID, keys, facetTop)
+	if err != nil {
+		return nil, err
+	}
+	var out []facetView
+	for _, f := range fs {
+		if f.Total == 0 {
+			continue
+		}
+		v := facetView{Key: f.Key, Total: f.Total}
+		for _, fv := range f.Values {
+			share := float64(fv.Count) / float64(f.Total)
+			vv := facetValueView{Value: fv.Value, Count: fv.Count, Share: share, Percent: strconv.FormatFloat(100*share, 'f', 0, 64) + " %"}
+			if fv.Value != store.FacetOther {
+				vv.Search = "/projects/" + g.ProjectID + "/groups?query=" + url.QueryEscape(f.Key+":"+quoteTerm(fv.Value))
+			}
+			v.Values = append(v.Values, vv)
+		}
+		if out = append(out, v); len(out) == facetKeys {
+			break
+		}
+	}
+	return out, nil
+}
+
+// quoteTerm is v as a term's value: bare when it holds no space or quote,
+// else quoted with its quotes and backslashes escaped (docs/search.md).
+func quoteTerm(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\n\"\\") {
+		return v
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}

@@ -1,0 +1,59 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+// findTrace is the trace id the finding test's events carry.
+const findTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+// TestFindingPages: the triage list counts users, the group page shows its
+// values as bars that search for them, the event page shows breadcrumbs as
+// a timeline and frames with their source, the header's box looks up a
+// trace id, and a query that does not parse is told beside the search box
+// (CONTRACT 8, issue 24).
+func TestFindingPages(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		trace := "Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: card declined"
+		ev := func(user, region string) map[string]any {
+			return map[string]any{"level": "error", "message": "card declined", "stack_trace": trace, "trace_id": findTrace,
+				"attributes":  map[string]any{"user.id": user, "region": region},
+				"breadcrumbs": []any{map[string]any{"category": "http", "level": "info", "message": "POST /checkout"}}}
+		}
+		insightIngest(t, s, w.Owner.Token, w.ProjectID, "billing", ev("u1", "eu"), ev("u2", "eu"), ev("u3", "us west"))
+		b := newBrowser(t, s)
+		b.signIn(w.Viewer.Email)
+
+		// Users on the triage list.
+		b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<td class="num">3</td><td class="num">3</td>`)
+
+		// Facet bars, each value a search.
+		groups := b.get("/projects/"+w.ProjectID+"/groups").expect(t, http.StatusOK, "card declined")
+		gid := regexp.MustCompile(`href="/groups/(grp_[a-z0-9]+)"`).FindStringSubmatch(groups.Body)[1]
+		g := b.get("/groups/"+gid).expect(t, http.StatusOK, "What its events carried", `<caption>region`,
+			`<meter min="0" max="1" value="0.6666666666666666"`, `href="/projects/`+w.ProjectID+`/groups?query=region%3A%22us&#43;west%22"`)
+		event := regexp.MustCompile(`href="/events/(\d+)"`).FindStringSubmatch(g.Body)[1]
+
+		// The event page.
+		b.get("/events/"+event).expect(t, http.StatusOK, "Breadcrumbs", `<ol class="timeline">`, "POST /checkout", `<span class="badge">http</span>`,
+			"Frames", "<code>charge</code> in <code>app/pay.py</code>, line 12", findTrace, `href="/groups/`+gid+`"`)
+		b.get("/events/999999").expect(t, http.StatusNotFound, "")
+
+		// The header's lookup box.
+		b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `action="/orgs/`+w.OrgID+`/lookup"`)
+		b.get("/orgs/"+w.OrgID+"/lookup?q="+findTrace).expect(t, http.StatusOK, `href="/groups/`+gid+`"`, `href="/events/`)
+		b.get("/orgs/"+w.OrgID+"/lookup?q=nothing-like-it").expect(t, http.StatusOK, "No error event of this organization carried")
+		b.get("/orgs/"+w.OtherOrgID+"/lookup?q="+findTrace).expect(t, http.StatusNotFound, "")
+
+		// A query that does not parse: the box keeps it, the message beside it.
+		b.get("/projects/"+w.ProjectID+"/groups?query="+url.QueryEscape("events:>many")).
+			expect(t, http.StatusUnprocessableEntity, `id="g-query-error"`, `aria-invalid="true"`, `value="events:&gt;many"`, "query: term")
+	})
+}
