@@ -84,3 +84,19 @@ func quoteTerm(v string) string {
 	}
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
+
+// queryKeys are the search box's suggestions (a datalist): the language's
+// keys with a typical value, and the attribute keys every group counts.
+func queryKeys() []string {
+	out := []string{"is:unresolved", "is:resolved", "is:ignored", "is:assigned", "is:unassigned", "assigned:me", "assigned:none",
+		"level:error", "level:fatal", "level:>=warn", "service:", "environment:", "release:", "first_seen:-24h", "last_seen:-1h",
+		"events:>100", "users:>10", "has:", "trace_id:"}
+	for _, k := range store.DefaultFacetKeys {
+		if !slices.Contains([]string{"environment", "release", "service"}, k) {
+			out = append(out, k+":")
+		}
+	}
+	return out
+}
+
+func init() { funcs["queryKeys"] = queryKeys }

@@ -32,7 +32,8 @@ func TestFindingPages(t *testing.T) {
 		b.signIn(w.Viewer.Email)
 
 		// Users on the triage list.
-		b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<td class="num">3</td><td class="num">3</td>`)
+		b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<td class="num">3</td><td class="num">3</td>`,
+			`action="/projects/`+w.ProjectID+`/groups" role="search"`, `list="query-keys"`, `<option value="user.id:">`)
 
 		// Facet bars, each value a search.
 		groups := b.get("/projects/"+w.ProjectID+"/groups").expect(t, http.StatusOK, "card declined")
