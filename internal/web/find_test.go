@@ -53,6 +53,9 @@ func TestFindingPages(t *testing.T) {
 		b.get("/orgs/"+w.OrgID+"/lookup?q=nothing-like-it").expect(t, http.StatusOK, "No error event of this organization carried")
 		b.get("/orgs/"+w.OtherOrgID+"/lookup?q="+findTrace).expect(t, http.StatusNotFound, "")
 
+		// The tickets page has its box too, which keeps the query.
+		b.get("/projects/"+w.ProjectID+"/tickets?query="+url.QueryEscape("region:eu")).expect(t, http.StatusOK, `id="tk-query"`, `value="region:eu"`, "card declined")
+
 		// A query that does not parse: the box keeps it, the message beside it.
 		b.get("/projects/"+w.ProjectID+"/groups?query="+url.QueryEscape("events:>many")).
 			expect(t, http.StatusUnprocessableEntity, `id="g-query-error"`, `aria-invalid="true"`, `value="events:&gt;many"`, "query: term")
