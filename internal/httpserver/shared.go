@@ -28,6 +28,14 @@ func (s *Server) Authorize(ctx context.Context, p *Principal, a Access, value st
 	return s.authorize(ctx, a, value, p)
 }
 
+// SignInRules answers 403 sso-required or 2fa-required when p's way of
+// signing in does not meet the organization's rules (CONTRACT 8), as every
+// organization-scoped operation checks them: for routes that authorize on
+// their own (Sentry's web API, /api/0/).
+func (s *Server) SignInRules(ctx context.Context, orgID string, p *Principal) error {
+	return s.signInRules(ctx, orgID, p)
+}
+
 // CheckOrigin refuses a cross-origin state change (http.CrossOriginProtection,
 // trusting the app URL's origin) with 403 csrf-origin-rejected.
 func (s *Server) CheckOrigin(r *http.Request) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -20,6 +21,10 @@ type orgProjects struct {
 	Org      store.Org
 	Role     string
 	Projects []homeProject
+	// Locked says why the organization's resources are closed to this
+	// session (sso_required, require_2fa); its projects are then not
+	// listed.
+	Locked string
 }
 
 // homeProject is a project as the home page lists it: its open tickets by
@@ -69,7 +74,13 @@ func (d *Dashboard) renderHome(w http.ResponseWriter, r *http.Request, p *httpse
 	data.Orgs = make([]orgProjects, 0, len(ms))
 	orgs := make([]store.Org, 0, len(ms)) // the switcher's, without another query
 	for _, m := range ms {
-		data.Orgs = append(data.Orgs, orgProjects{Org: m.Org, Role: m.Role, Projects: byOrg[m.Org.ID]})
+		op := orgProjects{Org: m.Org, Role: m.Role, Projects: byOrg[m.Org.ID]}
+		if m.Org.SSORequired || m.Org.Require2FA {
+			if err := d.api.SignInRules(ctx, m.Org.ID, p); err != nil {
+				op.Locked, op.Projects = problem.From(err).Detail, nil
+			}
+		}
+		data.Orgs = append(data.Orgs, op)
 		orgs = append(orgs, m.Org)
 	}
 	d.render(w, r, status, "home", p, frame{Title: "Your organizations", Orgs: orgs, Data: data})

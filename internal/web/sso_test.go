@@ -3,6 +3,8 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"github.com/errata-dev/errata/internal/httpserver"
+	"github.com/errata-dev/errata/internal/id"
 	"io"
 	"net"
 	"net/http"
@@ -163,7 +165,10 @@ func TestSSOSignIn(t *testing.T) {
 		owner := s.SignUp(t, "owner@example.com")
 		orgID := s.CreateOrg(t, owner.Token, "Acme")
 		joins := apitest.StartOn(t, s.DatabaseURL, withSSO(port), func(c *config.Serve) { c.OIDCAutoJoin = []string{"corp.example=" + orgID + ":member"} })
-		startProvider(t, port, s, joins)
+		// A rule naming an organization that does not exist joins nobody,
+		// so it creates no account either.
+		ghost := apitest.StartOn(t, s.DatabaseURL, withSSO(port), func(c *config.Serve) { c.OIDCAutoJoin = []string{"corp.example=" + id.New(id.Org) + ":member"} })
+		startProvider(t, port, s, joins, ghost)
 		newJar := func() http.CookieJar { j, _ := cookiejar.New(nil); return j }
 
 		b := newBrowser(t, s)
@@ -218,6 +223,18 @@ func TestSSOSignIn(t *testing.T) {
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: owner.Token}).Expect(t, http.StatusForbidden, "sso-required")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ownerSSO}}).Expect(t, http.StatusOK, "")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ada}}).Expect(t, http.StatusOK, "")
+		// The home page does not list its projects to a password session.
+		home := s.Do(apitest.Request{Method: "GET", Path: "/", Cookies: []*http.Cookie{{Name: httpserver.SessionCookie, Value: owner.Token}}}).Expect(t, http.StatusOK, "")
+		if !strings.Contains(string(home.Body), "requires single sign-on") {
+			t.Errorf("home of a password session does not say the organization requires single sign-on: %s", home.Body)
+		}
+		if home := s.Do(apitest.Request{Method: "GET", Path: "/", Cookies: []*http.Cookie{ownerSSO}}); strings.Contains(string(home.Body), "requires single sign-on") {
+			t.Error("home of a single sign-on session says the organization requires it")
+		}
+
+		if st, _, body := ssoSignIn(t, ghost, newJar(), "autogina"); st != http.StatusForbidden || !strings.Contains(body, "invitation") {
+			t.Fatalf("a rule naming no organization: %d %s, want 403 as for an uninvited stranger", st, body)
+		}
 
 		// Auto-join: a user of the mapped domain is created as a member.
 		jar = newJar()

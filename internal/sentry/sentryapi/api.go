@@ -141,6 +141,13 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, fn func(http.Respons
 	if err != nil {
 		return err
 	}
+	if err := a.srv.SignInRules(ctx, c.org.ID, p); err != nil { // sso_required, require_2fa, as on /v1
+		pr := problem.From(err)
+		if pr.Status != http.StatusForbidden {
+			return err
+		}
+		return fail(http.StatusForbidden, pr.Code()+": "+pr.Detail)
+	}
 	role, _ := org.ParseRole(p.Member.Role)
 	if scope == scopeReleases && !role.AtLeast(org.MemberRole) {
 		return fail(http.StatusForbidden, "releases and uploads take the member role or higher; yours is "+role.String())

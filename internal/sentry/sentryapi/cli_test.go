@@ -2,6 +2,7 @@ package sentryapi_test
 
 import (
 	"context"
+	"github.com/errata-dev/errata/internal/store"
 	"net/http"
 	"os"
 	"os/exec"
@@ -182,6 +183,34 @@ func TestWebAPIAccess(t *testing.T) {
 		}
 		if ps, _ := got["projects"].([]any); len(ps) != 1 || ps[0].(map[string]any)["slug"] != "web" {
 			t.Errorf("release projects = %v, want web", got["projects"])
+		}
+
+		// The organization's sign-in rules hold here too: a token (or a
+		// password session) is not a single sign-on, and a user without
+		// two-factor sign-in meets no require_2fa.
+		ctx := context.Background()
+		for _, rule := range []struct {
+			code string
+			set  func(o *store.Org)
+		}{{"sso-required", func(o *store.Org) { o.SSORequired = true }}, {"2fa-required", func(o *store.Org) { o.Require2FA = true }}} {
+			o, err := s.App.DB.Read().OrgByID(ctx, w.OrgID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rule.set(&o)
+			if err := s.App.DB.Write().UpdateOrg(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct{ method, path, token string }{{"GET", releases + "1.0/", member}, {"GET", opts, reader}, {"GET", releases + "1.0/", w.Member.Token}} {
+				r := s.Do(apitest.Request{Method: c.method, Path: c.path, Token: c.token})
+				if r.Status != http.StatusForbidden || !strings.HasPrefix(r.Str(t, "detail"), rule.code) {
+					t.Errorf("%s %s with %s on: %d %s, want 403 %s", c.method, c.path, rule.code, r.Status, r.Body, rule.code)
+				}
+			}
+			o.SSORequired, o.Require2FA = false, false
+			if err := s.App.DB.Write().UpdateOrg(ctx, o); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
