@@ -150,7 +150,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 		if in.InvitationToken != "" {
 			// The account takes the invitation's address, verified by the
 			// link that carried the token (CONTRACT 8).
-			inv, err := s.orgs.PendingInvitation(ctx, c, secret.Hash(in.InvitationToken))
+			inv, err := s.orgs.PendingInvitation(ctx, c, "invitation_token", secret.Hash(in.InvitationToken))
 			if err != nil {
 				if _, taken := c.UserByEmail(ctx, email); taken == nil {
 					return problem.New("email-taken", "an account with this email already exists; sign in instead")
@@ -170,7 +170,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 			return err
 		}
 		if in.InvitationToken != "" {
-			if _, err := s.orgs.Accept(ctx, c, u, secret.Hash(in.InvitationToken)); err != nil {
+			if _, err := s.orgs.Accept(ctx, c, u, "invitation_token", secret.Hash(in.InvitationToken)); err != nil {
 				return err
 			}
 		} else if !u.EmailVerified() {

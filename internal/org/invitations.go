@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/audit"
@@ -121,10 +120,11 @@ func (s *Service) Revoke(ctx context.Context, invitationID string) error {
 }
 
 // Accept makes user a member through the invitation whose token hashes to
-// tokenHash. It runs inside c so that sign-up can create the user and accept
-// in one transaction.
-func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, tokenHash []byte) (store.Member, error) {
-	inv, err := s.PendingInvitation(ctx, c, tokenHash)
+// tokenHash, sent as the request's field (named by its errors). It runs
+// inside c so that sign-up can create the user and accept in one
+// transaction.
+func (s *Service) Accept(ctx context.Context, c *store.Conn, user store.User, field string, tokenHash []byte) (store.Member, error) {
+	inv, err := s.PendingInvitation(ctx, c, field, tokenHash)
 	if err != nil {
 		return store.Member{}, err
 	}
@@ -162,17 +162,18 @@ func (s *Service) AcceptInvitation(ctx context.Context, c *store.Conn, user stor
 
 // PendingInvitation returns the pending invitation whose token hashes to
 // tokenHash; an unknown token or an invitation no longer pending is 422
-// invitation-invalid.
-func (s *Service) PendingInvitation(ctx context.Context, c *store.Conn, tokenHash []byte) (store.Invitation, error) {
+// invitation-invalid naming field, the request's field that carried the
+// token (sign-up's invitation_token, accept's token).
+func (s *Service) PendingInvitation(ctx context.Context, c *store.Conn, field string, tokenHash []byte) (store.Invitation, error) {
 	inv, err := c.InvitationByTokenHash(ctx, tokenHash)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Invitation{}, problem.New("invitation-invalid", "invitation_token: no invitation has this token")
+		return store.Invitation{}, problem.Newf("invitation-invalid", "%s: no invitation has this token", field)
 	}
 	if err != nil {
 		return store.Invitation{}, err
 	}
 	if st := inv.StatusAt(s.clock()); st != store.InvitationPending {
-		return store.Invitation{}, problem.Newf("invitation-invalid", "invitation_token: the invitation is %s", st)
+		return store.Invitation{}, problem.Newf("invitation-invalid", "%s: the invitation is %s", field, st)
 	}
 	return inv, nil
 }
@@ -183,14 +184,8 @@ func (s *Service) AcceptToken(ctx context.Context, user store.User, tokenHash []
 	var m store.Member
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		var err error
-		m, err = s.Accept(ctx, c, user, tokenHash)
+		m, err = s.Accept(ctx, c, user, "token", tokenHash)
 		return err
 	})
-	var p *problem.Problem
-	if errors.As(err, &p) {
-		if rest, ok := strings.CutPrefix(p.Detail, "invitation_token: "); ok {
-			p.Detail = "token: " + rest
-		}
-	}
 	return m, err
 }
