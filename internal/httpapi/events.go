@@ -31,18 +31,9 @@ type EventOutput struct{ Body EventDetail }
 
 func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, error) {
 	n, _ := strconv.ParseInt(in.EventID, 10, 64) // the access check proved it a number
-	db := s.db.Read()
-	e, err := db.GroupEventByID(ctx, n)
+	d, _, err := view.EventDetailOf(ctx, s.db.Read(), n)
 	if err != nil {
 		return nil, err
 	}
-	g, err := db.GroupByID(ctx, e.GroupID)
-	if err != nil {
-		return nil, err
-	}
-	prev, next, err := db.AdjacentEvents(ctx, e.GroupID, e.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &EventOutput{view.NewEventDetail(e, g, prev, next)}, nil
+	return &EventOutput{d}, nil
 }

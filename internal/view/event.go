@@ -1,6 +1,7 @@
 package view
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -110,6 +111,24 @@ type EventDetail struct {
 	PreviousEventID *string            `json:"previous_event_id" nullable:"true" doc:"The group's stored event before this one"`
 	NextEventID     *string            `json:"next_event_id" nullable:"true" doc:"The group's stored event after this one"`
 	Symbolication   *SymbolicationView `json:"symbolication,omitempty"`
+}
+
+// EventDetailOf reads stored event id whole, with its group, for the API's
+// GET /v1/events/{event_id} and the dashboard's event page.
+func EventDetailOf(ctx context.Context, c *store.Conn, id int64) (EventDetail, store.Group, error) {
+	e, err := c.GroupEventByID(ctx, id)
+	if err != nil {
+		return EventDetail{}, store.Group{}, err
+	}
+	g, err := c.GroupByID(ctx, e.GroupID)
+	if err != nil {
+		return EventDetail{}, store.Group{}, err
+	}
+	prev, next, err := c.AdjacentEvents(ctx, e.GroupID, e.ID)
+	if err != nil {
+		return EventDetail{}, store.Group{}, err
+	}
+	return NewEventDetail(e, g, prev, next), g, nil
 }
 
 // NewEventDetail is the stored event e of group g whole, with the ids of the

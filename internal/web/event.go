@@ -31,16 +31,7 @@ func (d *Dashboard) event(w http.ResponseWriter, r *http.Request, p *httpserver.
 	}
 	ctx := r.Context()
 	n, _ := strconv.ParseInt(r.PathValue("event_id"), 10, 64) // authorize proved it a number
-	db := d.db.Read()
-	e, err := db.GroupEventByID(ctx, n)
-	if err != nil {
-		return err
-	}
-	g, err := db.GroupByID(ctx, e.GroupID)
-	if err != nil {
-		return err
-	}
-	prev, next, err := db.AdjacentEvents(ctx, e.GroupID, e.ID)
+	detail, g, err := view.EventDetailOf(ctx, d.db.Read(), n)
 	if err != nil {
 		return err
 	}
@@ -48,9 +39,9 @@ func (d *Dashboard) event(w http.ResponseWriter, r *http.Request, p *httpserver.
 	if err != nil {
 		return err
 	}
-	data := eventData{Event: view.NewEventDetail(e, g, prev, next), Title: g.Title, Attributes: attributes(e.Attributes)}
-	if e.StackTrace != "" {
-		st := newStackView(e.StackTrace)
+	data := eventData{Event: detail, Title: g.Title, Attributes: attributes(string(detail.Attributes))}
+	if detail.StackTrace != "" {
+		st := newStackView(detail.StackTrace)
 		data.Stack = &st
 	}
 	crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"}, crumb{titleOf(g.Title, g.SampleMessage).Text, "/groups/" + g.ID})
