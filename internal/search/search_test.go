@@ -168,3 +168,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestQuoteReadsBack: a value written by Quote parses back as itself, an
+// attribute's exact value.
+func TestQuoteReadsBack(t *testing.T) {
+	for _, v := range []string{"eu", "us west", `say "hi"`, `C:\dir`, ">5", "<b>", "a:b", "é é"} {
+		q, err := Parse("region:"+Quote(v), Groups, now)
+		if err != nil || len(q.Terms) != 1 || q.Terms[0].Value != v || q.Terms[0].Op != Eq {
+			t.Errorf("Quote(%q) = %s: parsed %+v, %v", v, Quote(v), q.Terms, err)
+		}
+	}
+}

@@ -96,6 +96,16 @@ func word(s string, start int) string {
 	return s[start:end]
 }
 
+// Quote writes v as a term's value: bare when it holds no space, quote or
+// backslash and does not begin as a comparison, else in double quotes with
+// its quotes and backslashes escaped (what unquote reads back).
+func Quote(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\n\"\\") && v[0] != '<' && v[0] != '>' {
+		return v
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
+
 // unquote reads a double-quoted string starting at s[i] and returns it
 // and the index after its closing quote.
 func unquote(s string, i int) (string, int, error) {

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -65,7 +65,7 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 			share := float64(fv.Count) / float64(f.Total)
 			vv := facetValueView{Value: fv.Value, Count: fv.Count, Share: share, Percent: strconv.FormatFloat(100*share, 'f', 0, 64) + " %"}
 			if fv.Value != store.FacetOther {
-				vv.Search = "/projects/" + g.ProjectID + "/groups?query=" + url.QueryEscape(f.Key+":"+quoteTerm(fv.Value))
+				vv.Search = "/projects/" + g.ProjectID + "/groups?query=" + url.QueryEscape(f.Key+":"+search.Quote(fv.Value))
 			}
 			v.Values = append(v.Values, vv)
 		}
@@ -74,15 +74,6 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 		}
 	}
 	return out, nil
-}
-
-// quoteTerm is v as a term's value: bare when it holds no space or quote,
-// else quoted with its quotes and backslashes escaped (docs/search.md).
-func quoteTerm(v string) string {
-	if v != "" && !strings.ContainsAny(v, " \t\n\"\\") {
-		return v
-	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
 
 // queryKeys are the search box's suggestions (a datalist): the language's
