@@ -155,7 +155,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		g.SearchMessage = searchMessage(firstSearched(g), g.SampleMessage)
 	}
 	opened, err := tickets.OpenAfter(ctx, c, &g, isNew, tickets.Batch{Releases: ga.rels,
-		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Minutes: ga.minutes, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)
+		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Arrivals: ga.arrivals, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)
 	if err != nil {
 		return g, nil, err
 	}
@@ -194,9 +194,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 			}
 		}
 	}
-	for minute, n := range ga.minutes {
-		*counts = append(*counts, store.GroupCount{GroupID: g.ID, ProjectID: g.ProjectID, Minute: time.UnixMilli(minute).UTC(), N: n})
-	}
+	*counts = appendMinutes(*counts, g, ga.arrivals)
 	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
 		ev, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
 		if err != nil {
@@ -302,4 +300,22 @@ func countReleases(ctx context.Context, c *store.Conn, rels map[relVersion]*rele
 		}
 	}
 	return nil
+}
+
+// appendMinutes adds a group's events by receipt minute to counts: one
+// count a minute, however many batches arrived in it.
+func appendMinutes(counts []store.GroupCount, g store.Group, arrivals map[int64]int) []store.GroupCount {
+	first := len(counts)
+next:
+	for at, n := range arrivals {
+		minute := time.UnixMilli(at).UTC().Truncate(time.Minute)
+		for i := first; i < len(counts); i++ {
+			if counts[i].Minute.Equal(minute) {
+				counts[i].N += n
+				continue next
+			}
+		}
+		counts = append(counts, store.GroupCount{GroupID: g.ID, ProjectID: g.ProjectID, Minute: minute, N: n})
+	}
+	return counts
 }

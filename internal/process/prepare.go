@@ -34,7 +34,7 @@ type groupAgg struct {
 	minTS       int64
 	maxTS       int64
 	envs, rels  []string            // in order of appearance
-	minutes     map[int64]int       // events by receipt minute (Unix ms)
+	arrivals    map[int64]int       // events by receipt time (Unix ms): a batch's events share it
 	facets      map[facetKV]int     // attribute values (facets.go)
 	refs        map[[2]string]int64 // ids carried (kind, id), with the latest receipt (Unix ms)
 	// users are the distinct user.id attributes of the events, at most
@@ -235,7 +235,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	start, _ := summary.Window(b.ReceivedAt, p.window)
 	wk := b.ProjectID + "\x00" + strconv.FormatInt(start.UnixMilli(), 10)
 	info := p.infoByWin[wk]
-	minute := b.ReceivedAt.Truncate(time.Minute).UnixMilli()
+	arrival := b.ReceivedAt.UnixMilli()
 	var kvs []facetKV
 	for i := range events {
 		e := &events[i]
@@ -266,11 +266,11 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		g := p.byKey[key]
 		if g == nil {
 			g = &groupAgg{projectID: b.ProjectID, service: e.Service, fp: fps.current, key: target, legacy: legacy,
-				first: e, firstBatch: b, minTS: e.Timestamp, maxTS: e.Timestamp, minutes: map[int64]int{}}
+				first: e, firstBatch: b, minTS: e.Timestamp, maxTS: e.Timestamp, arrivals: map[int64]int{}}
 			p.byKey[key] = g
 		}
 		g.count++
-		g.minutes[minute]++
+		g.arrivals[arrival]++
 		g.last, g.lastBatch = e, b
 		if e.TraceID != "" {
 			g.lastTrace = e.TraceID

@@ -67,3 +67,53 @@ func TestIgnoreInputRule(t *testing.T) {
 		t.Error("an empty rule must encode to nothing and nothing must parse to nil")
 	}
 }
+
+// TestWindowSlides: "N events within a window" counts the last window up
+// to each batch, not the calendar minutes it falls in; events received
+// before the rule began do not count, and a rule read back keeps its
+// counts.
+func TestWindowSlides(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	batch := func(s string, n int) IgnoreBatch {
+		return IgnoreBatch{At: at(s), Arrivals: map[int64]int{at(s).UnixMilli(): n}}
+	}
+	for _, tc := range []struct {
+		name    string
+		events  int64
+		window  time.Duration
+		batches []IgnoreBatch
+		met     []bool
+	}{
+		{"across a minute's start", 2, time.Minute,
+			[]IgnoreBatch{batch("2026-11-29T11:57:55Z", 1), batch("2026-11-29T11:58:05Z", 1)}, []bool{false, true}},
+		{"61 seconds apart", 2, time.Minute,
+			[]IgnoreBatch{batch("2026-11-29T12:00:30Z", 1), batch("2026-11-29T12:01:31.5Z", 1)}, []bool{false, false}},
+		{"old events leave the window", 3, time.Minute,
+			[]IgnoreBatch{batch("2026-11-29T12:00:00Z", 2), batch("2026-11-29T12:01:10Z", 1), batch("2026-11-29T12:01:20Z", 1), batch("2026-11-29T12:01:30Z", 1)},
+			[]bool{false, false, false, true}},
+		{"before the rule", 2, time.Hour,
+			[]IgnoreBatch{batch("2026-11-29T11:59:59Z", 5), batch("2026-11-29T12:30:00Z", 1), batch("2026-11-29T12:59:00Z", 1)}, []bool{false, false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &IgnoreRule{Events: tc.events, Window: tc.window, Since: at("2026-11-29T11:57:00Z")}
+			if tc.name == "before the rule" {
+				r.Since = at("2026-11-29T12:00:00Z")
+			}
+			for i, b := range tc.batches {
+				if got := windowMet(r, b); got != tc.met[i] {
+					t.Errorf("batch %d at %s: met = %v, want %v (recent %v)", i, b.At.Format(time.RFC3339), got, tc.met[i], r.Recent)
+				}
+				r = ParseIgnoreRule(r.encode()) // as stored between batches
+			}
+		})
+	}
+	if got := windowSlot(7 * 24 * time.Hour); got != int64(7*24*time.Hour/time.Millisecond)/windowSlots {
+		t.Errorf("a week's slot = %d ms", got)
+	}
+}

@@ -37,9 +37,10 @@ type IgnoreRule struct {
 	Since time.Time `json:"since"`
 	// BaseCount is the group's event count when it was ignored.
 	BaseCount int64 `json:"base_count,omitempty"`
-	// BaseMinute is the count of the minute of Since that came before it
-	// (events in the window count from Since on).
-	BaseMinute int64 `json:"base_minute,omitempty"`
+	// Recent is what a window rule counts: the group's events received
+	// since Since and within the last Window, as [start (Unix ms), events]
+	// slots of windowSlot(Window), oldest first.
+	Recent [][2]int64 `json:"recent,omitempty"`
 	// SeenUsers is the distinct user ids seen since Since.
 	SeenUsers int64 `json:"seen_users,omitempty"`
 }
@@ -173,25 +174,17 @@ func FormatWindow(d time.Duration) string {
 
 // start fills the figures of a rule taking effect at now on g.
 func (r *IgnoreRule) start(ctx context.Context, c *store.Conn, g store.Group, now time.Time) error {
-	r.Since, r.BaseCount = now, g.EventCount
-	if r.Window > 0 {
-		minute := now.Truncate(time.Minute)
-		n, err := c.GroupCountBetween(ctx, g.ID, minute, minute.Add(time.Minute))
-		if err != nil {
-			return err
-		}
-		r.BaseMinute = n
-	}
+	r.Since, r.BaseCount, r.Recent = now, g.EventCount, nil
 	return c.ClearIgnoreUsers(ctx, g.ID)
 }
 
 // IgnoreBatch is what a batch brought an ignored group: its receipt time,
-// its events by receipt minute (not yet in the store's counts) and the
-// distinct user ids of its events.
+// its events by receipt time (Unix ms) and the distinct user ids of its
+// events.
 type IgnoreBatch struct {
-	At      time.Time
-	Minutes map[int64]int
-	Users   []string
+	At       time.Time
+	Arrivals map[int64]int
+	Users    []string
 }
 
 // Met reports whether an ignored group's condition is met once the batch's
@@ -208,7 +201,9 @@ func Met(ctx context.Context, c *store.Conn, g *store.Group, b IgnoreBatch) (boo
 	case r.Events > 0 && r.Window == 0:
 		return g.EventCount-r.BaseCount >= r.Events, nil
 	case r.Events > 0:
-		return windowMet(ctx, c, g.ID, r, b)
+		met := windowMet(r, b)
+		setRule(g, r)
+		return met, nil
 	case r.Users > 0:
 		added, err := c.AddIgnoreUsers(ctx, g.ID, b.Users)
 		if err != nil || added == 0 {
@@ -221,27 +216,54 @@ func Met(ctx context.Context, c *store.Conn, g *store.Group, b IgnoreBatch) (boo
 	return false, nil
 }
 
-// windowMet counts the events of the rule's window up to the batch (the
-// stored minute counts since the rule began, less the events of its first
-// minute that came before it, plus the batch's own).
-func windowMet(ctx context.Context, c *store.Conn, groupID string, r *IgnoreRule, b IgnoreBatch) (bool, error) {
-	end := b.At.Truncate(time.Minute).Add(time.Minute)
-	from := end.Add(-r.Window)
-	since := r.Since.Truncate(time.Minute)
-	if from.Before(since) {
-		from = since
-	}
-	n, err := c.GroupCountBetween(ctx, groupID, from, end)
-	if err != nil {
-		return false, err
-	}
-	if !from.After(since) {
-		n -= r.BaseMinute
-	}
-	for m, k := range b.Minutes {
-		if !time.UnixMilli(m).Before(from) {
-			n += int64(k)
+// windowSlots is how many slots a window's counts are kept in: the count
+// of "N events within a window" is exact to a 120th of the window (to the
+// second for windows up to two minutes), whatever the calendar.
+const windowSlots = 120
+
+// windowSlot is the width of a window's slots, in milliseconds.
+func windowSlot(window time.Duration) int64 {
+	return max(int64(window/windowSlots/time.Millisecond), 1000)
+}
+
+// windowMet adds the batch's events received since the rule began to the
+// rule's recent counts, drops the slots that ended before the last Window
+// (up to the batch's receipt), and reports whether the events left reach
+// Events: a sliding window, so that two events ten seconds apart are within
+// a minute even when a minute begins between them.
+func windowMet(r *IgnoreRule, b IgnoreBatch) bool {
+	slot := windowSlot(r.Window)
+	since := r.Since.UnixMilli()
+	for at, n := range b.Arrivals {
+		if at >= since {
+			r.addRecent(at-at%slot, int64(n))
 		}
 	}
-	return n >= r.Events, nil
+	from := b.At.Add(-r.Window).UnixMilli()
+	kept := r.Recent[:0]
+	var n int64
+	for _, s := range r.Recent {
+		if s[0]+slot > from {
+			kept = append(kept, s)
+			n += s[1]
+		}
+	}
+	r.Recent = kept
+	return n >= r.Events
+}
+
+// addRecent adds n events to the slot starting at start, keeping the
+// slots in order.
+func (r *IgnoreRule) addRecent(start, n int64) {
+	i := len(r.Recent)
+	for i > 0 && r.Recent[i-1][0] >= start {
+		if r.Recent[i-1][0] == start {
+			r.Recent[i-1][1] += n
+			return
+		}
+		i--
+	}
+	r.Recent = append(r.Recent, [2]int64{})
+	copy(r.Recent[i+1:], r.Recent[i:])
+	r.Recent[i] = [2]int64{start, n}
 }
