@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"context"
+
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/errata-dev/errata/internal/search"
 
 	"github.com/errata-dev/errata/internal/problem"
@@ -11,13 +14,19 @@ import (
 
 // BulkBody names groups by ids or by query and what to do to them.
 type BulkBody struct {
-	// No other fields: generated clients would otherwise give the body a
-	// Set method for its additional properties, clashing with set.
-	_     struct{}    `additionalProperties:"false"`
 	IDs   []string    `json:"ids,omitempty" maxItems:"1000" doc:"grp_ identifiers of groups of the project (at most 1,000); or query"`
 	Query string      `json:"query,omitempty" doc:"A search query: every group it matches (at most 10,000); or ids"`
 	Set   *GroupPatch `json:"set,omitempty" doc:"The fields of the group PATCH to apply to each group"`
 	Merge bool        `json:"merge,omitempty" doc:"Merge the groups of ids into the one with the most events (ids only)"`
+}
+
+// TransformSchema leaves additionalProperties out of the body's schema:
+// unknown fields are ignored, as in every request body (CONTRACT 2), while
+// generated clients, which give a schema with additionalProperties: true a
+// Set method for them, keep the field set.
+func (BulkBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	s.AdditionalProperties = nil
+	return s
 }
 
 // bulkGroups applies a change to many groups of a project (CONTRACT 8):

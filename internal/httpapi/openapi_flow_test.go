@@ -265,7 +265,7 @@ func teamFlow(t *testing.T, c *contract, owner, prj, gid string) {
 	do("GET", "/v1/groups/"+gid+"/activity?limit=100&cursor="+url.QueryEscape(first), nil, http.StatusOK, "")
 	do("DELETE", "/v1/comments/"+cm, nil, http.StatusNoContent, "")
 	do("DELETE", "/v1/comments/"+unknownIDs["comment_id"], nil, http.StatusNotFound, "not-found")
-	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"ids": []string{gid}, "set": map[string]any{"status": "resolved"}}, http.StatusOK, "")
+	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"ids": []string{gid}, "set": map[string]any{"status": "resolved"}, "unknown_field": 1}, http.StatusOK, "") // ignored, as in every body
 	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"query": "is:resolved", "set": map[string]any{"status": "unresolved"}}, http.StatusOK, "")
 	do("POST", "/v1/projects/"+prj+"/groups/bulk", map[string]any{"query": "is:resolved", "merge": true}, http.StatusUnprocessableEntity, "validation-failed")
 }

@@ -107,6 +107,21 @@ func checkResponses(t *testing.T, o operation) {
 	if success == 0 {
 		t.Errorf("%s: no 2xx response", o)
 	}
+	// CONTRACT 6 fixes channel creation's documented problems: exactly
+	// these six.
+	if o.op.OperationID == "create-channel" {
+		var problems []string
+		for code := range o.op.Responses.Map() {
+			if code >= "4" {
+				problems = append(problems, code)
+			}
+		}
+		slices.Sort(problems)
+		if want := []string{"400", "401", "403", "404", "422", "429"}; !slices.Equal(problems, want) {
+			t.Errorf("%s: problem responses %v, want exactly %v", o, problems, want)
+		}
+		return
+	}
 	// Every route passes the rate limit and can fail inside.
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusInternalServerError} {
 		if !documented(status) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"slices"
+	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -220,7 +222,19 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 		o.Security = []map[string][]string{{httpserver.SchemeSession: {}}}
 	}
 	if exact {
+		documented := slices.Clone(o.Errors)
 		huma.Register(s.api, o, h)
+		// huma adds 500 to every operation that lists errors; an exact
+		// list is what the contract fixes (CONTRACT 6: six for channel
+		// creation).
+		if p := s.api.OpenAPI().Paths[o.Path]; p != nil {
+			op := map[string]*huma.Operation{http.MethodGet: p.Get, http.MethodPost: p.Post, http.MethodPut: p.Put, http.MethodPatch: p.Patch, http.MethodDelete: p.Delete}[o.Method]
+			for code := range op.Responses {
+				if n, err := strconv.Atoi(code); err == nil && n >= 400 && !slices.Contains(documented, n) {
+					delete(op.Responses, code)
+				}
+			}
+		}
 		return
 	}
 	errs := append(o.Errors, http.StatusTooManyRequests)
