@@ -149,7 +149,7 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	if err != nil {
 		return grpcError(classify(ctx, g.log, err))
 	}
-	out, err := resp.MarshalProto()
+	out, err := marshalResponse(resp, false)
 	if err != nil {
 		return grpcError(classify(ctx, g.log, err))
 	}

@@ -107,12 +107,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		failWith(err)
 		return
 	}
-	var out []byte
-	if isJSON {
-		out, err = resp.MarshalJSON()
-	} else {
-		out, err = resp.MarshalProto()
-	}
+	out, err := marshalResponse(resp, isJSON)
 	if err != nil {
 		failWith(err)
 		return

@@ -70,7 +70,7 @@ func (AnyValue) Schema(huma.Registry) *huma.Schema {
 
 // ExportLogsServiceResponse documents the OTLP/JSON answer to an export.
 type ExportLogsServiceResponse struct {
-	PartialSuccess *ExportLogsPartialSuccess `json:"partialSuccess,omitempty" doc:"Present, and set when records were rejected; the others were accepted"`
+	PartialSuccess *ExportLogsPartialSuccess `json:"partialSuccess,omitempty" doc:"Set only when records were rejected (the others were accepted); a full success leaves it out"`
 }
 
 // ExportLogsPartialSuccess documents which records an export rejected.

@@ -271,3 +271,26 @@ func TestHTTPRateLimitAndBackPressure(t *testing.T) {
 		}
 	}, func(c *config.Serve) { c.MaxBacklogBytes = 10 })
 }
+
+// TestHTTPFullSuccess: an export whose records are all accepted answers an
+// empty message, partial_success unset as the OTLP specification requires
+// (no bytes in protobuf, {} in JSON).
+func TestHTTPFullSuccess(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		for _, tc := range []struct {
+			contentType string
+			body        []byte
+			want        string
+		}{
+			{"application/x-protobuf", protoRequest(t), ""},
+			{"application/json", []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"stringValue":"all good"}}]}]}]}`), "{}"},
+			{"application/json", []byte(`{}`), "{}"},
+		} {
+			r := s.Do(apitest.Request{Method: "POST", Path: "/v1/logs", Token: w.key, Body: tc.body, Headers: map[string]string{"Content-Type": tc.contentType}})
+			if r.Status != http.StatusOK || string(r.Body) != tc.want {
+				t.Errorf("%s %s: answer %d %q, want 200 %q", tc.contentType, tc.body, r.Status, r.Body, tc.want)
+			}
+		}
+	})
+}

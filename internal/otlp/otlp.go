@@ -99,3 +99,20 @@ func export(ctx context.Context, in *intake.Intake, route string, p store.Projec
 	}
 	return resp, nil
 }
+
+// marshalResponse encodes an export's answer. A full success leaves
+// partial_success unset, as the OTLP specification requires: an empty
+// message ({} in JSON, no bytes in protobuf), where pdata would write the
+// field empty.
+func marshalResponse(resp plogotlp.ExportResponse, isJSON bool) ([]byte, error) {
+	if ps := resp.PartialSuccess(); ps.RejectedLogRecords() == 0 && ps.ErrorMessage() == "" {
+		if isJSON {
+			return []byte("{}"), nil
+		}
+		return []byte{}, nil
+	}
+	if isJSON {
+		return resp.MarshalJSON()
+	}
+	return resp.MarshalProto()
+}
