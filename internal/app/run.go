@@ -114,9 +114,13 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		handler = a.ops
 	}
 	// ReadTimeout covers the whole request, headers and body: a client
-	// that stalls mid-body loses its connection instead of holding it.
+	// that stalls mid-body loses its connection instead of holding it. On
+	// a kept-alive connection Go starts it only once the next request's
+	// first four bytes came, and waits for those as long as IdleTimeout:
+	// at most ReadTimeout too, so that a request begun with fewer bytes is
+	// cut as soon.
 	srv := &http.Server{Handler: handler, ReadTimeout: cfg.ReadTimeout, ReadHeaderTimeout: min(10*time.Second, cfg.ReadTimeout),
-		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+		IdleTimeout: min(2*time.Minute, cfg.ReadTimeout), ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 2)
 	if gln != nil {
 		gln = a.memory.Listener(netutil.LimitListener(gln, cfg.MaxConnections))

@@ -97,6 +97,17 @@ func TestStalledClientsLoseTheirConnections(t *testing.T) {
 	_, _ = io.WriteString(signIn, "POST /v1/auth/sign-in/email HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":")
 	headers := dial(t, httpAddr)
 	_, _ = io.WriteString(headers, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+	// A kept-alive connection whose next request stops after its first
+	// bytes: the whole request must arrive within the read timeout, and Go
+	// starts that only once four bytes came.
+	reused := dial(t, httpAddr)
+	_, _ = io.WriteString(reused, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	first, err := http.ReadResponse(bufio.NewReader(reused), nil)
+	if err != nil || first.StatusCode != http.StatusOK {
+		t.Fatalf("first request on the connection: %v %v", first, err)
+	}
+	_ = first.Body.Close()
+	_, _ = io.WriteString(reused, "GET")
 	preface := dial(t, grpcAddr)
 	_, _ = io.WriteString(preface, http2.ClientPreface)
 	handshaken := dial(t, grpcAddr)
@@ -104,7 +115,7 @@ func TestStalledClientsLoseTheirConnections(t *testing.T) {
 	fr := http2.NewFramer(handshaken, bufio.NewReader(handshaken))
 	_ = fr.WriteSettings()
 
-	for name, c := range map[string]net.Conn{"stalled ingest body": body, "stalled sign-in body": signIn, "half the headers": headers,
+	for name, c := range map[string]net.Conn{"stalled ingest body": body, "stalled sign-in body": signIn, "half the headers": headers, "a reused connection's next request": reused,
 		"gRPC preface only": preface, "gRPC handshake then nothing": handshaken} {
 		if !closedWithin(c, bound) {
 			t.Errorf("%s: the connection is still open after %s", name, bound)
