@@ -220,7 +220,7 @@ func (a *App) ready(ctx context.Context) error {
 	if a.stopping.Load() {
 		return errors.New("shutting down")
 	}
-	return a.DB.Ping(ctx)
+	return a.DB.Ready(ctx)
 }
 
 func (a *App) registerGauges() {

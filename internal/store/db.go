@@ -52,6 +52,8 @@ type DB struct {
 	walRestart atomic.Int64
 	// slow reports writes that hold the writer long (WarnSlowWrites).
 	slow slowWatch
+	// health is whether the last write failed for want of a database.
+	health writeHealth
 }
 
 // Options tune Open.
@@ -124,7 +126,7 @@ func (db *DB) Read() *Conn {
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
 func (db *DB) Write() *Conn {
-	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow}
+	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow, health: &db.health}
 }
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
@@ -147,19 +149,23 @@ func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
 func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(c *Conn) error) error {
 	tx, err := begin(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", translate(err))
+		err = translate(err)
+		db.health.note(err)
+		return fmt.Errorf("store: begin: %w", err)
 	}
 	began := time.Now()
 	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
 		_ = tx.Rollback()
 		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
+		db.health.note(err)
 		return err
 	}
 	committing := time.Now()
-	err = tx.Commit()
+	err = translate(tx.Commit())
 	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
+	db.health.note(err)
 	if err != nil {
-		return fmt.Errorf("store: commit: %w", translate(err))
+		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
 }
@@ -183,6 +189,9 @@ type Conn struct {
 	// slow, on the writer outside a transaction, reports statements
 	// that hold the writer long (see DB.Tx for those inside one).
 	slow *slowWatch
+	// health, on the writer outside a transaction, is told how each
+	// statement went (DB.Ready).
+	health *writeHealth
 }
 
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (_ sql.Result, err error) {
@@ -196,6 +205,9 @@ func (c *Conn) exec(ctx context.Context, q string, args ...any) (_ sql.Result, e
 				c.slow.done(ctx, c.dialect, "statement", start, 0, 0)
 			}
 		}()
+	}
+	if c.health != nil {
+		defer func() { c.health.note(err) }()
 	}
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)

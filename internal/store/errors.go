@@ -63,8 +63,9 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %v", ErrNotFound, err)
 		}
 		switch se.Code() & 0xff { // the primary result code
-		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_BUSY,
-			sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN:
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("%w: %v%w", ErrUnavailable, err, downMark{})
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
 		return err
@@ -80,14 +81,39 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", ErrConflict, pe.Message)
 		}
 		if pgUnavailable(pe.Code) {
+			if pgDown(pe.Code) {
+				return fmt.Errorf("%w: %s%w", ErrUnavailable, pe.Code, downMark{})
+			}
 			return fmt.Errorf("%w: %s", ErrUnavailable, pe.Code)
 		}
 		return err
 	}
 	if connectionLost(err) {
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: %v%w", ErrUnavailable, err, downMark{})
 	}
 	return err
+}
+
+// downMark marks an unavailable error whose cause is the database itself:
+// unreachable, read-only, out of space, failing to read or write its
+// files; not a wait that ran out (busy, a lock or statement timeout). It
+// adds nothing to the message.
+type downMark struct{}
+
+func (downMark) Error() string { return "" }
+
+// isDown reports whether err is an unavailable error of a database that
+// cannot serve (downMark).
+func isDown(err error) bool { return errors.Is(err, downMark{}) }
+
+// pgDown reports the SQLSTATEs of pgUnavailable that say the server
+// cannot serve at all, as opposed to a wait that ran out.
+func pgDown(code string) bool {
+	switch code {
+	case "55P03", "57014", "25P03":
+		return false
+	}
+	return true
 }
 
 // pgUnavailable reports the SQLSTATEs of a server that cannot serve now:

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+)
 
 // FillInfoSummariesWindowed is FillInfoSummaries with the templates read by
 // the ROW_NUMBER query on either database, so its tests check that query on
@@ -53,3 +57,27 @@ func (db *DB) SetWALRestartForTest(bytes int64) { db.walRestart.Store(bytes) }
 
 // PendingBucketForTest is the bucket of a group's pending counts.
 func PendingBucketForTest(groupID string) int { return pendingBucket(groupID) }
+
+// SetReadOnlyForTest makes the database refuse writes (on) or take them
+// again: SQLite's one writer connection with query_only, PostgreSQL's
+// database with default_transaction_read_only, its idle writer
+// connections dropped so that the next ones have the setting.
+func (db *DB) SetReadOnlyForTest(ctx context.Context, on bool) error {
+	if db.dialect == SQLite {
+		_, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA query_only = %t", on))
+		return err
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SET default_transaction_read_only = off`); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %%I SET default_transaction_read_only = %t', current_database()); END $$`, on))
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // not back to the pool with its session setting
+	db.write.SetMaxIdleConns(0)
+	db.write.SetMaxIdleConns(16)
+	return err
+}
