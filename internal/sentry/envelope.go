@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -94,6 +95,9 @@ func ParseEnvelope(body []byte) (*Envelope, error) {
 		var why string
 		it, rest, why = nextItem(rest)
 		it.Index = index
+		if strings.HasPrefix(why, errTruncated) {
+			return nil, fmt.Errorf("%w: item %d (%s): %s: the envelope was cut short", ErrMalformed, index, it.Type, why)
+		}
 		if why != "" {
 			env.Malformed = append(env.Malformed, Malformed{Item: index, Type: it.Type, Reason: why})
 			continue
@@ -125,7 +129,12 @@ func nextItem(b []byte) (Item, []byte, string) {
 	line, rest := cutLine(b)
 	var ih itemHeaderJSON
 	if err := decodeObject(line, &ih); err != nil {
-		_, rest = cutLine(rest)
+		// Its presumed payload goes with it, unless that line reads as an
+		// item header itself: a stray line before an item must not take
+		// the item's header along.
+		if next, after := cutLine(rest); !isItemHeader(next) {
+			rest = after
+		}
 		return Item{}, rest, "the item header " + err.Error()
 	}
 	var it Item
@@ -139,7 +148,7 @@ func nextItem(b []byte) (Item, []byte, string) {
 	}
 	if hasLength {
 		if uint64(len(rest)) < length {
-			return it, nil, "the payload is shorter than its length " + strconv.FormatUint(length, 10)
+			return it, nil, errTruncated + strconv.FormatUint(length, 10)
 		}
 		it.Payload, rest = rest[:length], rest[length:]
 		if len(rest) > 0 {
@@ -159,6 +168,21 @@ func nextItem(b []byte) (Item, []byte, string) {
 		return it, rest, "the item header's content_type is not a string"
 	}
 	return it, rest, ""
+}
+
+// errTruncated begins the reason of an item whose payload runs past the
+// end of the body: the envelope was cut short, and is malformed (400).
+const errTruncated = "the payload is shorter than its length "
+
+// isItemHeader reports whether line is a JSON object with a string type:
+// an item header as SDKs write them.
+func isItemHeader(line []byte) bool {
+	var ih itemHeaderJSON
+	if decodeObject(line, &ih) != nil {
+		return false
+	}
+	typ, ok := jsonString(ih.Type)
+	return ok && typ != ""
 }
 
 // cutLine splits b after its first "\n", which belongs to neither part.

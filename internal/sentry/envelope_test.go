@@ -33,8 +33,9 @@ func TestParseEnvelope(t *testing.T) {
 		{"bad item header in the middle", "{}\n{\"type\":\"event\"}\n" + ev + "\n{oops\n{\"x\":1}\n{\"type\":\"log\"}\n{}", nil,
 			"event=" + ev + ";log={}", "1:"},
 		{"item header not an object", "{}\n[1]\n{}\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:"},
-		{"length past the end", "{}\n{\"type\":\"event\"}\n" + ev + "\n{\"type\":\"attachment\",\"length\":99}\nshort", nil,
-			"event=" + ev, "1:attachment"},
+		{"garbage line before an item", "{}\ngarbage\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:"},
+		// A payload cut short: the envelope was truncated, and is malformed.
+		{"length past the end", "{}\n{\"type\":\"event\"}\n" + ev + "\n{\"type\":\"attachment\",\"length\":99}\nshort", ErrMalformed, "", ""},
 		{"length not followed by a newline", "{}\n{\"type\":\"attachment\",\"length\":2}\nabc\n{\"type\":\"event\"}\n" + ev, nil,
 			"event=" + ev, "0:attachment"},
 		{"negative length", "{}\n{\"type\":\"attachment\",\"length\":-1}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},

@@ -81,8 +81,14 @@ func TestMapLogs(t *testing.T) {
 }
 
 func TestMapLogsCap(t *testing.T) {
-	records := strings.Repeat(`{"level":"info","body":"b"},`, MaxEvents+9)
-	res := mapEnvelope(t, "{}\n{\"type\":\"log\"}\n{\"items\":["+strings.TrimSuffix(records, ",")+"]}")
+	// Items of 30,000 records (840 KB, under the 1 MiB of an item) and
+	// the rest, 9 past the cap.
+	env := "{}"
+	for left := MaxEvents + 9; left > 0; left -= 30000 {
+		records := strings.Repeat(`{"level":"info","body":"b"},`, min(left, 30000))
+		env += "\n{\"type\":\"log\"}\n{\"items\":[" + strings.TrimSuffix(records, ",") + "]}"
+	}
+	res := mapEnvelope(t, env)
 	if len(res.Events) != MaxEvents || len(res.Malformed) != 1 || !strings.HasPrefix(res.Malformed[0].Reason, "9 log records") {
 		t.Errorf("%d records: %d events, malformed %+v", MaxEvents+9, len(res.Events), res.Malformed)
 	}

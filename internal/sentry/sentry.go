@@ -19,7 +19,11 @@
 // ParseEnvelope.
 package sentry
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
 
 // Limits of one request (CONTRACT section 7, which follows Sentry's own).
 const (
@@ -33,10 +37,12 @@ const (
 	// MaxItems caps the items read from one envelope; SDKs send a handful.
 	// Items past it are reported as one malformed item and not read.
 	MaxItems = 1000
-	// MaxEvents caps the events made from one envelope (log items carry up
-	// to a hundred records each); records past it are reported as
-	// malformed. It equals ingest.MaxEvents, so one envelope is one batch.
-	MaxEvents = 1000
+	// MaxEvents caps the events made from one envelope (a log item carries
+	// one event per record, CONTRACT 7), as OTLP caps a request's records;
+	// records past it are reported as malformed. They are committed in
+	// batches of at most ingest.MaxEvents, together, and take one token of
+	// the project's /v1/ingest bucket per 1,000 (CONTRACT 8).
+	MaxEvents = 64 * ingest.MaxEvents
 )
 
 // Errors of a whole request. Each maps to one HTTP status; a malformed item

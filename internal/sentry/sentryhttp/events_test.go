@@ -45,3 +45,23 @@ func TestSentryEventsTakeIngestTokens(t *testing.T) {
 		}
 	}, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 0.001, 3 })
 }
+
+// TestSentryLogRecordsPastOneBatch: a log item becomes one event per
+// record (CONTRACT 7), past the 1,000 of one batch too: 2,500 records are
+// 2,500 events, committed together, and take three tokens of the
+// project's /v1/ingest bucket, so that the next event is refused.
+func TestSentryLogRecordsPastOneBatch(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		path := withKey(w.envelopePath, w.key)
+		records := make([]string, 2500)
+		for i := range records {
+			records[i] = fmt.Sprintf(`{"level":"info","body":"record %d"}`, i)
+		}
+		w.send(t, path, envelope("{}", "log", `{"items":[`+strings.Join(records, ",")+`]}`)).expect(t, http.StatusOK)
+		if got := w.metric(t, `errata_ingest_accepted_events_total{route="sentry"}`); got != "2500" {
+			t.Errorf("accepted events %s, want 2500", got)
+		}
+		w.send(t, path, eventEnvelope("", "past three tokens")).expect(t, http.StatusTooManyRequests)
+	}, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 0.001, 3 })
+}
