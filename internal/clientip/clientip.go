@@ -72,7 +72,7 @@ func (res *Resolver) IP(r *http.Request) string {
 	for i := len(hops) - 1; i >= 0; i-- {
 		parts := strings.Split(hops[i], ",")
 		for j := len(parts) - 1; j >= 0; j-- {
-			a, err := netip.ParseAddr(strings.TrimSpace(parts[j]))
+			a, err := ParseHop(strings.TrimSpace(parts[j]))
 			if err != nil {
 				return client // a garbled hop: stop at the last address we can vouch for
 			}
@@ -83,6 +83,19 @@ func (res *Resolver) IP(r *http.Request) string {
 		}
 	}
 	return client
+}
+
+// ParseHop reads one X-Forwarded-For entry: an address, or an address
+// with a port as some proxies write it ("203.0.113.7:5120",
+// "[2001:db8::7]:5120"), or a bracketed IPv6 address without one.
+func ParseHop(hop string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(hop); err == nil {
+		return a, nil
+	}
+	if ap, err := netip.ParseAddrPort(hop); err == nil {
+		return ap.Addr(), nil
+	}
+	return netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(hop, "["), "]"))
 }
 
 func (res *Resolver) isTrusted(ip string) bool {

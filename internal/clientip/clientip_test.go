@@ -51,7 +51,10 @@ func TestIP(t *testing.T) {
 		{"garbage behind a trusted hop: that hop", trusted, "127.0.0.1:5000", []string{"203.0.113.9, <script>, 10.0.0.2"}, "10.0.0.2"},
 		{"garbage left of the client: ignored", trusted, "127.0.0.1:5000", []string{"garbage, 203.0.113.9"}, "203.0.113.9"},
 		{"empty hop counts as garbage", trusted, "127.0.0.1:5000", []string{"203.0.113.9,,10.0.0.2"}, "10.0.0.2"},
-		{"a hop with a port is not an address", trusted, "127.0.0.1:5000", []string{"203.0.113.9:443"}, "127.0.0.1"},
+		{"a hop with a port, as some proxies write it", trusted, "127.0.0.1:5000", []string{"203.0.113.9:443"}, "203.0.113.9"},
+		{"a bracketed IPv6 hop with a port", trusted, "127.0.0.1:5000", []string{"[2001:db8:1:2::7]:1234"}, "2001:db8:1:2::7"},
+		{"a bracketed IPv6 hop", trusted, "127.0.0.1:5000", []string{"[2001:db8:1:2::7]"}, "2001:db8:1:2::7"},
+		{"a port without an address is garbage", trusted, "127.0.0.1:5000", []string{":443"}, "127.0.0.1"},
 		{"IPv6 peer and client", trusted, "[::1]:5000", []string{"2001:db8::7"}, "2001:db8::7"},
 		{"IPv6 client behind an IPv4 proxy", trusted, "10.0.0.2:5000", []string{"2001:db8::7"}, "2001:db8::7"},
 		{"untrusted IPv6 peer", trusted, "[2001:db8::1]:5000", []string{"203.0.113.9"}, "2001:db8::1"},
@@ -97,7 +100,7 @@ func FuzzIP(f *testing.F) {
 		}
 		hops := strings.Split(xff, ",")
 		for i := len(hops) - 1; i >= 0; i-- {
-			a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+			a, err := clientip.ParseHop(strings.TrimSpace(hops[i]))
 			if err != nil {
 				break
 			}
