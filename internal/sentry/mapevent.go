@@ -47,7 +47,9 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 	ev.Message = logText
 	if len(excs) > 0 {
 		main := &excs[len(excs)-1]
-		if text := header(&excView{typ: qualifiedType(se.Platform, main), value: main.Value}); text != "" {
+		// CONTRACT 7: "<type>: <value>", the type as sent; the stack trace
+		// prints it as its runtime does (qualifiedType).
+		if text := header(&excView{typ: oneLine(main.Type, maxNameBytes), value: main.Value}); text != "" {
 			ev.Message = text
 		}
 	}

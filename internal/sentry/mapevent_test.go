@@ -27,7 +27,9 @@ func TestMapEventFields(t *testing.T) {
 		{"unknown level", `{"level":"loud","message":"m"}`, level(ingest.Error)},
 		{"level of the wrong type", `{"level":3,"message":"m"}`, level(ingest.Error)},
 		{"exception message", `{"exception":{"values":[{"type":"KeyError","value":"'id'"},{"type":"ValueError","value":"bad id","module":"app.errors"}]},"platform":"python"}`,
-			message("app.errors.ValueError: bad id")},
+			message("ValueError: bad id")}, // CONTRACT 7: "<type>: <value>"; the trace qualifies it
+		{"exception message of a JVM event", `{"exception":{"values":[{"type":"IllegalStateException","value":"boom","module":"java.lang"}]},"platform":"java"}`,
+			message("IllegalStateException: boom")},
 		{"sentry-go bare exception list", `{"exception":[{"type":"*errors.errorString","value":"inner"},{"type":"*fmt.wrapError","value":"outer: inner"}],"platform":"go"}`,
 			message("*fmt.wrapError: outer: inner")},
 		{"legacy exception interface", `{"sentry.interfaces.Exception":{"values":[{"type":"Error","value":"old"}]}}`, message("Error: old")},
