@@ -122,6 +122,12 @@ func TestAssignGroup(t *testing.T) {
 		if g := getJSON(t, s, w.Owner.Token, groupPath(gid)); g["assignee"] != nil {
 			t.Errorf("assignee after the member left = %v, want null", g["assignee"])
 		}
+		// ... and their activity says so, by whoever removed the member.
+		acts = activity(t, s, w.Owner.Token, gid)
+		if acts[0]["kind"] != "unassigned" || acts[0]["actor"].(map[string]any)["member_id"] != w.Owner.MemberID ||
+			acts[0]["data"].(map[string]any)["member_id"] != w.Viewer.MemberID {
+			t.Errorf("latest activity after the member left = %v, want unassigned by the owner, naming the member", acts[0])
+		}
 	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
 }
 

@@ -2,6 +2,7 @@ package org
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -226,8 +227,19 @@ func (s *Service) Remove(ctx context.Context, actor store.Member, memberID strin
 		if err := s.mayChangeOwner(ctx, c, actor, m, 0); err != nil {
 			return err
 		}
-		if err := c.DeleteMember(ctx, m.ID); err != nil {
+		unassigned, err := c.DeleteMember(ctx, m.ID)
+		if err != nil {
 			return err
+		}
+		// Each group it was assigned says so in its activity, by whoever
+		// removed the member.
+		data, _ := json.Marshal(map[string]string{"member_id": m.ID})
+		now := s.clock()
+		for _, g := range unassigned {
+			if err := c.InsertActivity(ctx, store.Activity{ID: id.New(id.Activity), GroupID: g, Kind: store.ActivityUnassigned,
+				ActorID: actor.ID, ActorName: actor.Name, Data: string(data), CreatedAt: now}); err != nil {
+				return err
+			}
 		}
 		return s.record(ctx, c, m.OrgID, "member.removed", m.ID, map[string]any{"email": m.Email, "role": m.Role})
 	})

@@ -97,13 +97,22 @@ func (c *Conn) SetMemberRole(ctx context.Context, id, role string) error {
 }
 
 // DeleteMember removes a member from its organization; the groups
-// assigned to it become unassigned.
-func (c *Conn) DeleteMember(ctx context.Context, id string) error {
-	if _, err := c.exec(ctx, `UPDATE error_groups SET assignee_id = NULL WHERE assignee_id = ?`, id); err != nil {
-		return fmt.Errorf("store: delete member %s: %w", id, err)
+// assigned to it become unassigned, and their ids are returned (for their
+// activity).
+func (c *Conn) DeleteMember(ctx context.Context, id string) ([]string, error) {
+	rows, err := c.query(ctx, `UPDATE error_groups SET assignee_id = NULL WHERE assignee_id = ? RETURNING id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
+	}
+	unassigned, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var g string
+		return g, s.Scan(&g)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
 	}
 	if err := c.execOne(ctx, `DELETE FROM members WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("store: delete member %s: %w", id, err)
+		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
 	}
-	return nil
+	return unassigned, nil
 }
