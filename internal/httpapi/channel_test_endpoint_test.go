@@ -56,6 +56,11 @@ func TestChannelTestDelivers(t *testing.T) {
 			t.Errorf("test body = %v, want %v", body, want)
 		}
 
+		// A test is an attempt like any other in /metrics.
+		if m := string(s.Do(apitest.Request{Method: "GET", Path: "/metrics"}).Body); !strings.Contains(m, `errata_delivery_attempts_total{event="test",outcome="delivered"} 1`+"\n") {
+			t.Errorf("/metrics after a delivered test lacks errata_delivery_attempts_total{event=\"test\",outcome=\"delivered\"} 1")
+		}
+
 		// Once a minute per channel.
 		r := testChannel(s, w.Admin.Token, hookID).Expect(t, http.StatusTooManyRequests, "channel-test-rate-limited")
 		if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 60 {

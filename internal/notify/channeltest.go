@@ -79,6 +79,7 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 	if err := s.db.Tx(ctx, func(c *store.Conn) error { return c.InsertFinishedDelivery(ctx, d, a) }); err != nil {
 		return TestResult{}, err
 	}
+	s.engine.Observed(d.Event, a.Outcome, a.Duration)
 	return TestResult{ID: d.ID, Delivered: d.Status == store.DeliveryDelivered, HTTPStatus: a.HTTPStatus, Error: a.Error, Duration: a.Duration}, nil
 }
 

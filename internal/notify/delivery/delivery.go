@@ -109,6 +109,14 @@ func (s *Engine) attempt(ctx context.Context, d store.Delivery, send Send) resul
 	return result{d: d, a: s.Judge(d, at, r), o: r.Outcome}
 }
 
+// Observed tells Options.Observe of an attempt made outside the engine's
+// loop (a channel test), so that /metrics counts every attempt.
+func (s *Engine) Observed(event, outcome string, d time.Duration) {
+	if s.opts.Observe != nil && outcome != "" {
+		s.opts.Observe(event, outcome, d)
+	}
+}
+
 // Judge turns an attempt's result into the attempt record and the
 // delivery's next step: delivered, a retry the jittered wait (or a longer
 // Retry-After, up to 12 h) after the attempt ended, or given up.
