@@ -83,6 +83,9 @@ func TestIgnoreConditions(t *testing.T) {
 			if len(tks) != 2 || tks[0]["facts"].(map[string]any)["reason"] != "unignored" || tks[0]["status"] != "open" || tks[0]["id"] != g["ticket_id"] {
 				t.Fatalf("tickets = %v, want a new open one with reason unignored", tks)
 			}
+			if f := tks[0]["facts"].(map[string]any); f["first_seen"].(string) > f["last_seen"].(string) {
+				t.Errorf("facts first_seen %v after last_seen %v", f["first_seen"], f["last_seen"])
+			}
 			acts := activity(t, s, tok, gid)
 			if acts[0]["kind"] != "ticket_opened" || acts[1]["kind"] != "unignored" || acts[1]["actor"] != nil {
 				t.Errorf("activity = %v, want ticket_opened after unignored by Errata", kinds(acts))

@@ -150,7 +150,13 @@ func ExpireIgnore(ctx context.Context, c *store.Conn, groupID string, now time.T
 	}
 	g.Status, g.UpdatedAt = store.GroupUnresolved, now
 	setRule(&g, nil)
-	t := openTicket(&g, ReasonUnignored, now, now)
+	// No event came with it: the ticket's first sighting is the group's
+	// last, so that its facts never put first_seen after last_seen.
+	firstSeen := now
+	if !g.LastSeen.IsZero() && g.LastSeen.Before(now) {
+		firstSeen = g.LastSeen
+	}
+	t := openTicket(&g, ReasonUnignored, firstSeen, now)
 	if err := c.UpdateGroup(ctx, g); err != nil {
 		return nil, err
 	}
