@@ -35,6 +35,10 @@ func TestParseTerms(t *testing.T) {
 		{"first_seen:<-7d", Groups, []Term{{Text: "first_seen:<-7d", Field: FieldFirstSeen, Key: "first_seen", Op: Lt, Value: "-7d", From: now.Add(-7 * 24 * time.Hour)}}},
 		{"first_seen:2026-11-01", Groups, []Term{{Text: "first_seen:2026-11-01", Field: FieldFirstSeen, Key: "first_seen", Value: "2026-11-01",
 			From: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)}}},
+		{"first_seen:>2026-11-28t08:00:00z", Groups, []Term{{Text: "first_seen:>2026-11-28t08:00:00z", Field: FieldFirstSeen, Key: "first_seen", Op: Gt,
+			Value: "2026-11-28t08:00:00z", From: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 28, 8, 0, 0, 1e6, time.UTC)}}},
+		{`last_seen:"2026-11-28 08:00:00Z"`, Groups, []Term{{Text: `last_seen:"2026-11-28 08:00:00Z"`, Field: FieldLastSeen, Key: "last_seen",
+			Value: "2026-11-28 08:00:00Z", From: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 28, 8, 0, 0, 1e6, time.UTC)}}},
 		{"timestamp:>2026-11-28T09:00:00+01:00", Events, []Term{{Text: "timestamp:>2026-11-28T09:00:00+01:00", Field: FieldTimestamp, Key: "timestamp", Op: Gt,
 			Value: "2026-11-28T09:00:00+01:00", From: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 28, 8, 0, 0, 1e6, time.UTC)}}},
 		{"has:user.id", Groups, []Term{{Text: "has:user.id", Field: FieldHas, Key: "has", Value: "user.id"}}},
@@ -44,6 +48,13 @@ func TestParseTerms(t *testing.T) {
 		{"severity:High reason:regression", Tickets, []Term{
 			{Text: "severity:High", Field: FieldSeverity, Key: "severity", Value: "high"},
 			{Text: "reason:regression", Field: FieldReason, Key: "reason", Value: "regression"}}},
+		// The keys of one list only are attributes on the others (CONTRACT
+		// 8: "any other key is an event attribute").
+		{"severity:P1 reason:disk-full span_id:abc", Groups, []Term{
+			{Text: "severity:P1", Field: FieldAttribute, Key: "severity", Value: "P1"},
+			{Text: "reason:disk-full", Field: FieldAttribute, Key: "reason", Value: "disk-full"},
+			{Text: "span_id:abc", Field: FieldAttribute, Key: "span_id", Value: "abc"}}},
+		{"severity:P1", Events, []Term{{Text: "severity:P1", Field: FieldAttribute, Key: "severity", Value: "P1"}}},
 		{"trace_id:4bf92f3577b34da6 span_id:00f067aa", Events, []Term{
 			{Text: "trace_id:4bf92f3577b34da6", Field: FieldTraceID, Key: "trace_id", Value: "4bf92f3577b34da6"},
 			{Text: "span_id:00f067aa", Field: FieldSpanID, Key: "span_id", Value: "00f067aa"}}},
@@ -96,8 +107,6 @@ func TestParseRefusesMalformedTerms(t *testing.T) {
 		{"region:>eu", Groups, "region:>eu"},
 		{"service:>a", Groups, "service:>a"},
 		{"severity:low", Tickets, "severity:low"},
-		{"severity:high", Groups, "severity:high"},
-		{"reason:new", Groups, "reason:new"},
 		{"is:unresolved", Events, "is:unresolved"},
 		{"events:5", Events, "events:5"},
 		{"assigned:someone", Groups, "assigned:someone"},

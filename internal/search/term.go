@@ -154,6 +154,10 @@ var builtin = map[string]struct {
 
 var kindNames = [...]string{"groups", "tickets", "group events"}
 
+// listOwn are the built-in keys of one list only, which the other lists
+// read as attributes.
+var listOwn = map[string]bool{"severity": true, "reason": true, "timestamp": true, "span_id": true}
+
 // isValues are the is: values of each list.
 var isValues = map[Kind][]string{
 	Groups:  {"unresolved", "resolved", "ignored", "assigned", "unassigned"},
@@ -185,6 +189,12 @@ func parseTerm(r rawTerm, kind Kind, now time.Time) (Term, error) {
 		}
 	}
 	b, ok := builtin[strings.ToLower(r.key)]
+	// CONTRACT 8 lists severity: and reason: for tickets only, and
+	// timestamp: and span_id: not at all (the group events' own): on the
+	// other lists they are attributes, like any key not listed.
+	if ok && !containsKind(b.kinds, kind) && listOwn[strings.ToLower(r.key)] {
+		ok = false
+	}
 	if !ok {
 		t.Field, t.Key = FieldAttribute, r.key
 		if t.Op != Eq {

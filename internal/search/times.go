@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,7 +26,12 @@ func parseTime(t *Term, now time.Time) error {
 		t.From, t.Until = day, day.Add(24*time.Hour)
 		return nil
 	}
-	at, err := time.Parse(time.RFC3339Nano, v)
+	// RFC 3339 lets "t" and "z" be lower case, and a space (in a quoted
+	// value) stand for the T; Go's layout takes only "T" and "Z".
+	if len(v) > 10 && v[10] == ' ' {
+		v = v[:10] + "T" + v[11:]
+	}
+	at, err := time.Parse(time.RFC3339Nano, strings.ToUpper(v))
 	if err != nil {
 		return errTime
 	}
