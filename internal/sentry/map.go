@@ -84,6 +84,9 @@ type mapping struct {
 	redact   *ingest.Redactor
 	// userAgent is a browser's User-Agent header of the request (Options).
 	userAgent string
+	// headerIDTaken is set once an event without an id of its own took the
+	// envelope header's event_id.
+	headerIDTaken bool
 }
 
 // mapEventItem maps one event item into res.
@@ -102,8 +105,13 @@ func mapEventItem(res *Result, it Item, m *mapping) {
 			Reason: "more than " + strconv.Itoa(MaxEvents) + " events in one envelope"})
 		return
 	}
-	if res.EventID == "" {
+	switch {
+	case res.EventID == "":
 		res.EventID = cleanID(se.EventID)
+	case cleanID(se.EventID) == "" && !m.headerIDTaken:
+		// The id the SDK is answered with is the envelope header's: the
+		// event it came with is found by it (lookup).
+		se.EventID, m.headerIDTaken = res.EventID, true
 	}
 	res.Events = append(res.Events, mapEvent(&se, m))
 }

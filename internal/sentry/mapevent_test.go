@@ -263,6 +263,28 @@ func TestMapItems(t *testing.T) {
 	}
 }
 
+// TestMapHeaderEventID: an event without an id of its own takes the
+// envelope header's, the id the SDK is answered with, so that a look-up by
+// it finds the event; a second such event does not.
+func TestMapHeaderEventID(t *testing.T) {
+	body := "{\"event_id\":\"6a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9\"}\n" +
+		"{\"type\":\"event\"}\n{\"message\":\"first\"}\n{\"type\":\"event\"}\n{\"message\":\"second\"}\n"
+	env, err := ParseEnvelope([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Map(env, Options{Service: "shop", ReceivedAt: time.Now()})
+	if res.EventID != "6a1b2c3d4e5f60718293a4b5c6d7e8f9" || len(res.Events) != 2 {
+		t.Fatalf("answered %q with %d events", res.EventID, len(res.Events))
+	}
+	for i, want := range []string{`"sentry.event_id":"6a1b2c3d4e5f60718293a4b5c6d7e8f9"`, ""} {
+		has := strings.Contains(string(res.Events[i].Attributes), `"sentry.event_id"`)
+		if want == "" && has || want != "" && !strings.Contains(string(res.Events[i].Attributes), want) {
+			t.Errorf("event %d attributes %s, want %q", i, res.Events[i].Attributes, want)
+		}
+	}
+}
+
 // TestRenderSparseFrames checks that frames missing their file, line or
 // function still render one parsed frame each, so that sentry.in_app lines
 // up with the frames grouping reads.
