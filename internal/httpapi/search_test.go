@@ -140,7 +140,7 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 		if got := items(t, s, w.Viewer.Token, base+"service:api&sort=event_count&limit=100"); len(got) != 2 || got[0]["title"] != pay {
 			t.Errorf("service:api sorted by events = %v", got)
 		}
-		for _, q := range []string{"is:", "level:loud", "events:>many", `region:"eu`, "severity:high", "a\x01"} {
+		for _, q := range []string{"is:", "level:loud", "events:>many", `region:"eu`, "severity:>high", "a\x01"} { // severity: is an attribute on groups
 			r := s.Do(apitest.Request{Method: "GET", Path: base + url.QueryEscape(q), Token: w.Viewer.Token})
 			r.Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 			if d := r.Str(t, "detail"); !strings.Contains(d, "query") {

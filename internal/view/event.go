@@ -239,16 +239,15 @@ func frames(trace string) []FrameView {
 	return out
 }
 
-// shownFile is a frame's file name as the trace prints it: grouping's
-// File drops what changes between builds (main.3f9a1c.js is main.js), the
-// detail shows the name as sent.
+// shownFile is a frame's file as the trace prints it, its path whole
+// (/srv/app/main.py, https://shop.example/static/main.3f9a1c.js) without
+// a URL's query or fragment: grouping's File drops what changes between
+// builds and machines (main.3f9a1c.js is main.js), the detail shows what
+// was sent.
 func shownFile(f grouping.Frame) string {
 	p := f.Path
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		p = p[:i]
-	}
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		p = p[i+1:]
 	}
 	if p == "" {
 		return f.File
