@@ -404,6 +404,17 @@ func joinURL(name, ref string) string {
 		if strings.HasPrefix(name, "~/") {
 			return "~" + ref
 		}
+	}
+	// A file uploaded under its full URL: the reference resolves against
+	// that URL (path.Join would fold its "//").
+	if strings.Contains(name, "://") {
+		if base, err := url.Parse(name); err == nil {
+			if r, err := url.Parse(ref); err == nil {
+				return base.ResolveReference(r).String()
+			}
+		}
+	}
+	if strings.HasPrefix(ref, "/") {
 		return ref
 	}
 	return path.Join(path.Dir(name), ref)

@@ -68,6 +68,17 @@ func TestTildeAndJoin(t *testing.T) {
 	if got := joinURL("~/static/js/main.js", "/maps/main.js.map"); got != "~/maps/main.js.map" {
 		t.Errorf("joinURL = %q", got)
 	}
+	// A file uploaded under its full URL (sentry-cli --url-prefix https://…).
+	for ref, want := range map[string]string{
+		"main.3f9a1c.js.map":    "https://shop.example.com/static/main.3f9a1c.js.map",
+		"/maps/main.js.map":     "https://shop.example.com/maps/main.js.map",
+		"../maps/main.js.map":   "https://shop.example.com/maps/main.js.map",
+		"https://cdn.example/m": "https://cdn.example/m",
+	} {
+		if got := joinURL("https://shop.example.com/static/main.3f9a1c.js", ref); got != want {
+			t.Errorf("joinURL(full URL, %q) = %q, want %q", ref, got, want)
+		}
+	}
 	if got := sourceMappingURL([]byte("x()\n//# sourceMappingURL=main.js.map\n")); got != "main.js.map" {
 		t.Errorf("sourceMappingURL = %q", got)
 	}

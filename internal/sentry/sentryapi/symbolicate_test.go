@@ -174,5 +174,16 @@ func TestSymbolication(t *testing.T) {
 				t.Errorf("an unmapped frame has raw %v, want null", raw)
 			}
 		}
+
+		// Files uploaded under their full URL (--url-prefix with the
+		// origin), without debug ids: the map is found from the URL the
+		// frames carry.
+		out3 := build(t, t.TempDir())
+		sentryCLI(t, s, tok, "sourcemaps", "upload", "--release", "2.0.0", "--url-prefix", strings.TrimSuffix(served, "/main.js"), out3)
+		sendError(t, s, number, key, map[string]any{"frames": crash(t, out3), "release": "2.0.0"})
+		evs, _ = s.App.DB.Read().ListGroupEvents(context.Background(), groupID, 0, 10)
+		if len(evs) == 0 || !strings.Contains(evs[0].StackTrace, "at parseAmount (app.js:4:") {
+			t.Errorf("event of files uploaded under their full URL = %+v, want it mapped into the first group", evs)
+		}
 	})
 }
