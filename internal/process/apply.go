@@ -149,10 +149,19 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		g = newGroup(ga.projectID, ga, now)
 	}
 	merge(&g, ga, now)
+	takeSample, prune := p.hot.sample(g.ID, now, isNew && ga.count == 1, p.opts.Samples)
 	if refresh := p.hot.refreshSearch(g.ID, now); isNew {
 		g.SearchMessage = searchMessage(ga.first.Message, g.SampleMessage)
-	} else if refresh {
-		g.SearchMessage = searchMessage(firstSearched(g), g.SampleMessage)
+	} else if refresh || takeSample && g.EventCount < quietGroup {
+		// Free words match the stored samples' messages (CONTRACT 8): the
+		// first, those kept, and the one this batch stores. A busy group
+		// rewrites its index row once a minute at most; a quiet one with
+		// each sample it takes, so that every stored sample is found.
+		kept, err := c.GroupSampleMessages(ctx, g.ID)
+		if err != nil {
+			return g, nil, err
+		}
+		g.SearchMessage = searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...)
 	}
 	opened, err := tickets.OpenAfter(ctx, c, &g, isNew, tickets.Batch{Releases: ga.rels,
 		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Arrivals: ga.arrivals, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)
@@ -184,7 +193,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 			return g, nil, err
 		}
 	}
-	if takeSample, prune := p.hot.sample(g.ID, now, isNew && ga.count == 1, p.opts.Samples); takeSample {
+	if takeSample {
 		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.lastBatch, ga.last, false)); err != nil {
 			return g, nil, err
 		}
@@ -244,20 +253,36 @@ func merge(g *store.Group, ga *groupAgg, now time.Time) {
 	g.UpdatedAt = now
 }
 
-// searchSep joins the first sample's message and a recent one in a group's
-// search message: a control character, which no query holds, so that no
-// phrase matches across the two.
+// searchSep joins the messages of a group's search message: a control
+// character, which no query holds, so that no phrase matches across two.
 const searchSep = "\x1f"
 
 // searchMessage is what free words match besides the title and culprit
-// (CONTRACT 8: "sample messages"): the message of the group's first sample
-// and a recent one.
-func searchMessage(first, recent string) string {
-	if first == recent || recent == "" {
-		return first
+// (CONTRACT 8: "sample messages"): the message of the group's first sample,
+// then others (newest first: the latest event's, the stored samples'),
+// each once, as many as fit in maxSearchMessage.
+func searchMessage(first string, others ...string) string {
+	var b strings.Builder
+	b.WriteString(first)
+	seen := map[string]bool{first: true}
+	for _, m := range others { // newest first, as many as fit
+		if m == "" || seen[m] || b.Len()+len(searchSep)+len(m) > maxSearchMessage {
+			continue
+		}
+		seen[m] = true
+		b.WriteString(searchSep)
+		b.WriteString(m)
 	}
-	return first + searchSep + recent
+	return b.String()
 }
+
+// maxSearchMessage bounds a group's search message: its first sample's
+// message and as many of the others as fit (a message is at most 16 KiB).
+const maxSearchMessage = 64 << 10
+
+// quietGroup is the event count under which a group refreshes its search
+// message with every sample it stores, not once a minute.
+const quietGroup = 1000
 
 // firstSearched is the first sample's message in g's search message (all
 // of it for a group searched before the first was kept there).

@@ -292,6 +292,19 @@ func (c *Conn) PruneGroupEvents(ctx context.Context, groupID string, keep int) e
 	return nil
 }
 
+// GroupSampleMessages lists the messages of a group's stored samples other
+// than its first, newest first (for its search message).
+func (c *Conn) GroupSampleMessages(ctx context.Context, groupID string) ([]string, error) {
+	rows, err := c.query(ctx, `SELECT message FROM group_events WHERE group_id = ? AND first = 0 ORDER BY id DESC`, groupID)
+	if err != nil {
+		return nil, fmt.Errorf("store: sample messages: %w", err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var m string
+		return m, s.Scan(&m)
+	})
+}
+
 // ListGroupEvents lists a group's sample events, newest first; before is an
 // event id (0 for the first page).
 func (c *Conn) ListGroupEvents(ctx context.Context, groupID string, before int64, limit int) ([]GroupEvent, error) {
