@@ -282,7 +282,7 @@ const maxSearchMessage = 64 << 10
 
 // quietGroup is the event count under which a group refreshes its search
 // message with every sample it stores, not once a minute.
-const quietGroup = 1000
+const quietGroup = 100
 
 // firstSearched is the first sample's message in g's search message (all
 // of it for a group searched before the first was kept there).

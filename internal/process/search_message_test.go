@@ -15,7 +15,7 @@ import (
 // TestSearchMessageHoldsTheSamples: free words find a group by the
 // messages of its stored samples (CONTRACT 8), its first and the later
 // ones alike. A quiet group refreshes its row of the search index with
-// every sample it stores; a busy one (a thousand events or more) at most
+// every sample it stores; a busy one (a hundred events or more) at most
 // once a minute, so that the index is not rewritten with nearly every
 // event, and then with every sample it keeps.
 func TestSearchMessageHoldsTheSamples(t *testing.T) {
@@ -52,7 +52,7 @@ func TestSearchMessageHoldsTheSamples(t *testing.T) {
 		}
 
 		// A busy group: the same, once a minute.
-		busy := make([]ingest.Event, 1000)
+		busy := make([]ingest.Event, 100)
 		for i := range busy {
 			busy[i] = errEvent("payment gateway timeout for shop 1", ingest.Error)
 		}
