@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -79,7 +80,12 @@ type GroupPatch struct {
 // change checks a patch and turns it into a change; prefix names its
 // fields in errors ("" or "set.").
 func (p GroupPatch) change(prefix string, now time.Time) (tickets.GroupChange, error) {
-	ch := tickets.GroupChange{Status: p.Status, ResolvedIn: p.ResolvedIn}
+	// A release is named as sent without its surrounding spaces ("next "
+	// is next); nothing but spaces names none.
+	ch := tickets.GroupChange{Status: p.Status, ResolvedIn: strings.TrimSpace(p.ResolvedIn)}
+	if p.ResolvedIn != "" && ch.ResolvedIn == "" {
+		return ch, problem.Newf("validation-failed", "%sresolved_in: name a release, or next", prefix)
+	}
 	if p.Status == "" && !p.AssigneeID.Set {
 		return ch, problem.Newf("validation-failed", "%sstatus: give status or assignee_id", prefix)
 	}
