@@ -113,8 +113,17 @@ func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logT
 	a.str("user_agent", agent, maxValueBytes) // browser and os come from it (CONTRACT 8)
 	if c := se.Contexts; c != nil {
 		a.str("runtime", c.Runtime.text(), maxValueBytes)
-		a.str("os", c.OS.text(), maxValueBytes)
-		a.str("browser", c.Browser.text(), maxValueBytes)
+		// browser and os are names (browser:Firefox, CONTRACT 8), as those
+		// derived from a user agent; their versions go apart.
+		for _, nv := range [...]struct {
+			key string
+			v   *nameVersion
+		}{{"os", c.OS}, {"browser", c.Browser}} {
+			if nv.v != nil {
+				a.str(nv.key, strings.TrimSpace(nv.v.Name), maxValueBytes)
+				a.str(nv.key+".version", strings.TrimSpace(nv.v.Version), maxValueBytes)
+			}
+		}
 	}
 	if logAside {
 		a.str("sentry.message", logText, maxValueBytes) // a log message beside an exception

@@ -59,6 +59,8 @@ func TestMapEventFields(t *testing.T) {
 		{"tags as pairs", `{"message":"m","tags":[["service","billing"],["level",3],["ok",true],["bad",{}]]}`,
 			all(service("billing"), attr("tags.level", "3"), attr("tags.ok", "true"), noAttr("tags.bad"))},
 		{"project name without a service tag", `{"message":"m","tags":{"region":"eu"}}`, service("shop")},
+		{"browser and os by name", `{"message":"m","contexts":{"browser":{"name":"Opera","version":"99.0"},"os":{"name":"Windows","version":"10"}}}`,
+			all(attr("browser", "Opera"), attr("browser.version", "99.0"), attr("os", "Windows"), attr("os.version", "10"))},
 		{"secrets redacted", `{"message":"m","tags":{"api_key":"k-123","user_password":"p"}}`,
 			all(attr("tags.api_key", "[redacted]"), attr("tags.user_password", "[redacted]"))},
 		{"fields to attributes", `{"message":"m","platform":"python","logger":"app.billing","transaction":"/orders/{id}","server_name":"web-3",
