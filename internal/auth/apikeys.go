@@ -100,7 +100,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, cred string) (store.APIKe
 	if !ok {
 		return store.APIKey{}, store.Project{}, Unauthorized("the API key is malformed; want svc_live_<key_id>_<secret>")
 	}
-	k, p, err := s.db.Read().APIKeyWithProject(ctx, keyID)
+	k, p, err := s.db.APIKeyWithProject(ctx, keyID)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.APIKey{}, store.Project{}, Unauthorized("the API key is unknown")
 	}
@@ -115,7 +115,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, cred string) (store.APIKe
 	}
 	now := s.clock()
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {
-		if err := s.db.Write().TouchAPIKey(ctx, k.ID, now); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := s.db.TouchAPIKey(ctx, k.ID, now); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return store.APIKey{}, store.Project{}, err
 		}
 		k.LastUsedAt = &now

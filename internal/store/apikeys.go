@@ -115,6 +115,7 @@ func (c *Conn) RevokeAPIKey(ctx context.Context, id string, at time.Time) error 
 	if err := c.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ms(at), id); err != nil {
 		return fmt.Errorf("store: revoke API key %s: %w", id, err)
 	}
+	c.keysChanged()
 	return nil
 }
 
@@ -133,6 +134,7 @@ func (c *Conn) UpdateAPIKey(ctx context.Context, id string, name *string, origin
 	if err != nil {
 		return fmt.Errorf("store: update API key %s: %w", id, err)
 	}
+	c.keysChanged()
 	return nil
 }
 

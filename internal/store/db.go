@@ -54,6 +54,8 @@ type DB struct {
 	slow slowWatch
 	// health is whether the last write failed for want of a database.
 	health writeHealth
+	// keys caches API keys on SQLite (keycache.go).
+	keys keyCache
 }
 
 // Options tune Open.
@@ -126,7 +128,7 @@ func (db *DB) Read() *Conn {
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
 func (db *DB) Write() *Conn {
-	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow, health: &db.health}
+	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow, health: &db.health, keys: &db.keys}
 }
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
@@ -154,7 +156,8 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	began := time.Now()
-	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx}); err != nil {
+	var after []func()
+	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx, keys: &db.keys, after: &after}); err != nil {
 		_ = tx.Rollback()
 		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
 		db.health.note(err)
@@ -166,6 +169,9 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 	db.health.note(err)
 	if err != nil {
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	for _, f := range after {
+		f()
 	}
 	return nil
 }
@@ -192,6 +198,11 @@ type Conn struct {
 	// health, on the writer outside a transaction, is told how each
 	// statement went (DB.Ready).
 	health *writeHealth
+	// keys is the cache of API keys that changes to keys and projects
+	// make stale (keysChanged); after, inside a transaction, what runs
+	// once it commits.
+	keys  *keyCache
+	after *[]func()
 }
 
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (_ sql.Result, err error) {

@@ -107,6 +107,7 @@ func (c *Conn) DeleteOrg(ctx context.Context, id string) error {
 	if err := c.execOne(ctx, `DELETE FROM organizations WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("store: delete organization %s: %w", id, err)
 	}
+	c.keysChanged()
 	return nil
 }
 

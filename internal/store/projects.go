@@ -102,6 +102,7 @@ func (c *Conn) UpdateProject(ctx context.Context, p Project) error {
 	if err := c.execOne(ctx, `UPDATE projects SET name = ?, slug = ?, updated_at = ? WHERE id = ?`, p.Name, p.Slug, ms(p.UpdatedAt), p.ID); err != nil {
 		return fmt.Errorf("store: update project %s: %w", p.ID, err)
 	}
+	c.keysChanged()
 	return nil
 }
 
@@ -110,6 +111,7 @@ func (c *Conn) DeleteProject(ctx context.Context, id string) error {
 	if err := c.execOne(ctx, `DELETE FROM projects WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("store: delete project %s: %w", id, err)
 	}
+	c.keysChanged()
 	return nil
 }
 

@@ -211,6 +211,7 @@ func openSQLite(ctx context.Context, path string, readConns int) (*DB, error) {
 	}
 	cp.SetMaxOpenConns(1)
 	db := &DB{dialect: SQLite, drv: sqliteDriver{}, write: w, read: r, path: path, ckpt: cp, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
+	db.keys.enable() // one process owns the file: every change to a key goes through it
 	db.walRestart.Store(walRestartBytes)
 	go db.checkpointer()
 	return db, nil
