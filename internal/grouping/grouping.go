@@ -249,6 +249,11 @@ func templateText(t string) string {
 	return truncate(firstLines(strings.TrimSpace(t), 2), 1000)
 }
 
+// ApplyInApp is applyInApp for the frames of ParseStack, so that what shows
+// a trace's frames (the event detail) shows the SDK's flags as grouping
+// read them (Input.InApp).
+func ApplyInApp(frames []Frame, flags string) { applyInApp(frames, flags) }
+
 // applyInApp overrides the frames' in-app judgement with flags, one per
 // frame ('y', 'n', other: unchanged), when there are as many as frames.
 func applyInApp(frames []Frame, flags string) {

@@ -136,15 +136,16 @@ func EventDetailOf(ctx context.Context, c *store.Conn, id int64) (EventDetail, s
 func NewEventDetail(e store.GroupEvent, g store.Group, prev, next int64) EventDetail {
 	d := EventDetail{ID: strconv.FormatInt(e.ID, 10), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: TS(e.Timestamp), ReceivedAt: TS(e.ReceivedAt),
 		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
-		StackTrace: e.StackTrace, Frames: frames(e.StackTrace), Attributes: json.RawMessage(e.Attributes),
+		StackTrace: e.StackTrace, Attributes: json.RawMessage(e.Attributes),
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
+	attrs := attributeStrings(e.Attributes)
+	d.Frames = frames(e.StackTrace, attrs["sentry.in_app"])
 	detail := ingest.ParseDetail(e.Detail)
 	d.Breadcrumbs = breadcrumbs(detail.Breadcrumbs)
 	sym := symbolication(e.Symbolication)
 	withContext(d.Frames, append(symbolicatedSources(sym), detail.Sources...))
 	withRaw(d.Frames, sym)
 	d.Symbolication = symbolicationView(sym)
-	attrs := attributeStrings(e.Attributes)
 	if id := attrs["user.id"]; id != "" {
 		d.User = &EventUser{ID: id}
 	}
@@ -219,9 +220,12 @@ func eventRef(id int64) *string {
 // "file.js:10:5", "Foo.java:10)", `File "x.py", line 10`.
 var lineCol = regexp.MustCompile(`(?:line (\d+))|(?::(\d+)(?::(\d+))?\)?\s*$)`)
 
-// frames parses a stack trace's frames for the event detail.
-func frames(trace string) []FrameView {
+// frames parses a stack trace's frames for the event detail; inApp is the
+// in-app flags a Sentry SDK sent (attribute sentry.in_app), which win over
+// the parser's judgement as they do in grouping.
+func frames(trace, inApp string) []FrameView {
 	st := grouping.ParseStack(trace)
+	grouping.ApplyInApp(st.Frames, inApp)
 	lines := strings.Split(trace, "\n")
 	out := make([]FrameView, 0, len(st.Frames))
 	for k, f := range st.Frames {

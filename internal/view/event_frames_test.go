@@ -7,7 +7,7 @@ import "testing"
 // without its query), while grouping drops the hash.
 func TestFramesShowFilesAsSent(t *testing.T) {
 	trace := "TypeError: x is undefined\n    at p (https://shop.example.com/static/main.3f9a1c.js?v=2:1:22)\n    at https://shop.example.com/static/vendor.js:3:9"
-	fs := frames(trace)
+	fs := frames(trace, "")
 	if len(fs) != 2 {
 		t.Fatalf("frames = %+v, want 2", fs)
 	}
@@ -15,7 +15,7 @@ func TestFramesShowFilesAsSent(t *testing.T) {
 		fs[0].Line == nil || *fs[0].Line != 1 || *fs[0].Column != 22 {
 		t.Errorf("frames = %+v %+v, want …/main.3f9a1c.js:1:22 then …/vendor.js", fs[0], fs[1])
 	}
-	py := frames("Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: x")
+	py := frames("Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: x", "")
 	if len(py) != 1 || py[0].File != "app/pay.py" {
 		t.Errorf("python frames = %+v, want app/pay.py", py)
 	}
@@ -33,7 +33,7 @@ func TestFrameLinesOfEveryLanguage(t *testing.T) {
 		{"python", "Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: x", []int{12}},
 		{"java", "java.lang.IllegalStateException: x\n\tat com.acme.Billing.charge(Billing.java:42)\n", []int{42}},
 	} {
-		fs := frames(c.trace)
+		fs := frames(c.trace, "")
 		var got []int
 		for _, f := range fs {
 			if f.Line == nil {
@@ -52,5 +52,23 @@ func TestFrameLinesOfEveryLanguage(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestFramesTakeTheSDKsInApp: a Sentry SDK's in-app flags (attribute
+// sentry.in_app, one per parsed frame) win over the parser's judgement, as
+// in grouping; flags of another count are ignored.
+func TestFramesTakeTheSDKsInApp(t *testing.T) {
+	trace := "Error: boom\n    at run (node:internal/process/task_queues:95:5)\n    at appFn (/app/src/handler.js:3:9)\n    at vendorFn (/app/node_modules/lib/index.js:7:1)"
+	parsed := frames(trace, "")
+	if len(parsed) != 3 || parsed[0].InApp || !parsed[1].InApp || parsed[2].InApp {
+		t.Fatalf("parsed frames %+v: this test wants the parser to judge app code only in app", parsed)
+	}
+	got := frames(trace, "yny")
+	if !got[0].InApp || got[1].InApp || !got[2].InApp {
+		t.Errorf("with the SDK's flags yny: %v %v %v", got[0].InApp, got[1].InApp, got[2].InApp)
+	}
+	if got := frames(trace, "yn"); got[0].InApp || !got[1].InApp {
+		t.Errorf("flags of another count changed the frames")
 	}
 }
