@@ -149,7 +149,11 @@ func TestKeylessHead(t *testing.T) {
 		w.send(t, w.envelopePath, bomb, "Content-Encoding", "gzip").expect(t, http.StatusForbidden)
 		t.Logf("keyless gzip bomb (%d bytes, a 101 MiB first line) refused in %s", len(bomb), time.Since(start))
 		// Over 64 KiB of first line: no authentication, even with a valid DSN first.
-		w.send(t, w.envelopePath, envelope(fmt.Sprintf(`{"dsn":%q,"pad":%q}`, w.dsn, strings.Repeat("p", 64<<10)), "event", "{}")).expect(t, http.StatusForbidden)
+		refused := w.send(t, w.envelopePath, envelope(fmt.Sprintf(`{"dsn":%q,"pad":%q}`, w.dsn, strings.Repeat("p", 64<<10)), "event", "{}")).expect(t, http.StatusForbidden)
+		// A keyless request spends a token of its address's bucket, and says so.
+		if refused.header.Get("RateLimit-Remaining") == "" {
+			t.Errorf("keyless 403 without RateLimit-* headers: %v", refused.header)
+		}
 		// A store request without a key has nowhere to carry one.
 		w.send(t, w.storePath, []byte(fmt.Sprintf(event, "keyless store"))).expect(t, http.StatusForbidden)
 

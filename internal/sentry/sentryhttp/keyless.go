@@ -26,8 +26,9 @@ func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int
 		h.fail(w, r, errForbidden)
 		return nil, p, false
 	}
-	if res := in.Callers.Allow("ip:" + in.ClientIP.Key(r)); !res.Allowed {
-		res.SetHeaders(w.Header())
+	res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))
+	res.SetHeaders(w.Header()) // the address's bucket, until the project's replaces it
+	if !res.Allowed {
 		in.Refuse(Route, metrics.RefusedRateLimited)
 		h.fail(w, r, problem.New("rate-limited", "too many requests without a key from this address; send the key in the query (sentry_key) or X-Sentry-Auth, or wait Retry-After seconds"))
 		return nil, p, false
