@@ -2,8 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"strconv"
 
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -23,14 +23,14 @@ type (
 
 // EventPath names a stored event.
 type EventPath struct {
-	EventID string `path:"event_id" doc:"A stored event's id (the id of GET /v1/groups/{group_id}/events)"`
+	EventID string `path:"event_id" doc:"A stored event's id, evt_ and a number (the id of GET /v1/groups/{group_id}/events)"`
 }
 
 // EventOutput is one stored event.
 type EventOutput struct{ Body EventDetail }
 
 func (s *Server) getEvent(ctx context.Context, in *EventPath) (*EventOutput, error) {
-	n, _ := strconv.ParseInt(in.EventID, 10, 64) // the access check proved it a number
+	n, _ := id.ParseEvent(in.EventID) // the access check proved it an event id
 	d, _, err := view.EventDetailOf(ctx, s.db.Read(), n)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -23,6 +24,13 @@ func TestEventDetail(t *testing.T) {
 			t.Fatalf("samples = %d, want 2", len(list))
 		}
 		newer, older := list[0]["id"].(string), list[1]["id"].(string)
+		if !strings.HasPrefix(newer, "evt_") || !strings.HasPrefix(older, "evt_") {
+			t.Errorf("event ids %q, %q: want the type prefix evt_ (spec 1: ids are opaque strings with a type prefix)", newer, older)
+		}
+		// The bare number ids were before still names the event.
+		if bare := getJSON(t, s, w.Viewer.Token, "/v1/events/"+strings.TrimPrefix(older, "evt_")); bare["id"] != older {
+			t.Errorf("the event by its bare number = %v, want %s", bare["id"], older)
+		}
 		e := getJSON(t, s, w.Viewer.Token, "/v1/events/"+older)
 		keys := []string{"id", "group_id", "project_id", "timestamp", "received_at", "level", "service", "environment", "release", "message",
 			"stack_trace", "frames", "attributes", "breadcrumbs", "trace_id", "span_id", "user", "request", "previous_event_id", "next_event_id"}

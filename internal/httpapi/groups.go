@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"strconv"
 
 	"github.com/errata-dev/errata/internal/groupinginfo"
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
@@ -215,15 +215,15 @@ func (s *Server) listGroupEvents(ctx context.Context, in *struct {
 	page, err := list(s, scope, in.ListParams, func(before string, limit int) ([]store.GroupEvent, error) {
 		var b int64
 		if before != "" {
-			b, _ = strconv.ParseInt(before, 10, 64)
+			b, _ = id.ParseEvent(before)
 		}
 		return s.db.Read().SearchGroupEvents(ctx, in.GroupID, q, b, limit)
-	}, func(e store.GroupEvent) string { return strconv.FormatInt(e.ID, 10) }, eventView)
+	}, func(e store.GroupEvent) string { return id.FormatEvent(e.ID) }, eventView)
 	return &struct{ Body *Page[EventView] }{page}, err
 }
 
 func eventView(e store.GroupEvent) EventView {
-	return EventView{ID: strconv.FormatInt(e.ID, 10), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
+	return EventView{ID: id.FormatEvent(e.ID), First: e.First, ReceivedAt: ts(e.ReceivedAt), Timestamp: ts(e.Timestamp),
 		Level: ingest.Level(e.Level).String(), Message: e.Message, StackTrace: e.StackTrace, Environment: e.Environment, Release: e.Release,
 		TraceID: e.TraceID, SpanID: e.SpanID, Attributes: json.RawMessage(e.Attributes)}
 }

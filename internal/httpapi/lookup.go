@@ -43,7 +43,7 @@ func (s *Server) lookup(ctx context.Context, in *struct {
 	if event != "" {
 		kind, ref = store.RefEvent, store.SDKEventID(event)
 		if ref == "" {
-			return nil, problem.New("validation-failed", "event_id: not an event id (32 hex digits, or a stored event's number)")
+			return nil, problem.New("validation-failed", "event_id: not an event id (32 hex digits, or a stored event's evt_ id)")
 		}
 	}
 	groups, events, err := s.db.Read().Lookup(ctx, in.OrgID, kind, ref, lookupLimit)

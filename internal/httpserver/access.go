@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -137,8 +136,8 @@ func (s *Server) scopeOrg(ctx context.Context, param, value string) (string, err
 		}
 		return s.projectOrg(ctx, g.ProjectID)
 	case "event_id":
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || n <= 0 {
+		n, ok := id.ParseEvent(value)
+		if !ok {
 			return "", store.ErrNotFound
 		}
 		e, err := c.GroupEventByID(ctx, n)

@@ -9,6 +9,7 @@ package id
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +39,23 @@ const (
 	Deploy       = "dep_"
 	Artifact     = "art_"
 	Audit        = "aud_"
+	// StoredEvent prefixes a stored sample event's number (FormatEvent).
+	StoredEvent = "evt_"
 )
+
+// FormatEvent is a stored event's id as the API shows it: its number after
+// the prefix evt_, so that it reads like every other identifier.
+func FormatEvent(n int64) string { return StoredEvent + strconv.FormatInt(n, 10) }
+
+// ParseEvent reads a stored event's id: evt_<number>, or the bare number
+// ids were before they had the prefix. ok is false for anything else.
+func ParseEvent(s string) (n int64, ok bool) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, StoredEvent), 10, 64)
+	if err != nil || n <= 0 || strings.HasPrefix(s, "+") || strings.HasPrefix(s, StoredEvent+"+") {
+		return 0, false
+	}
+	return n, true
+}
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/search"
+
+	"github.com/errata-dev/errata/internal/id"
 )
 
 // The kinds of id event_refs holds.
@@ -170,7 +172,11 @@ func (c *Conn) SamplesWithRef(ctx context.Context, groupIDs []string, kind, ref 
 	args = append(args, refs...)
 	if kind == RefEvent {
 		cond = `(e.attributes LIKE ? OR CAST(e.id AS TEXT) = ?)`
-		args = append(args[:len(groupIDs)], "%"+likeEscape(`"sentry.event_id":`+mustJSON(ref))+"%", ref)
+		num := "" // a stored event's own id, evt_<n> or n: its number
+		if n, ok := id.ParseEvent(ref); ok {
+			num = strconv.FormatInt(n, 10)
+		}
+		args = append(args[:len(groupIDs)], "%"+likeEscape(`"sentry.event_id":`+mustJSON(ref))+"%", num)
 	}
 	rows, err := c.query(ctx, likeClause(c.dialect, `SELECT `+eventCols+` FROM group_events e WHERE e.group_id IN (`+tuples(len(groupIDs), "?")+`) AND `+cond+
 		` ORDER BY e.id DESC LIMIT ?`), append(args, limit)...)
@@ -209,7 +215,7 @@ func (c *Conn) Lookup(ctx context.Context, orgID, kind, ref string, limit int) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if n, perr := strconv.ParseInt(ref, 10, 64); kind == RefEvent && perr == nil && n > 0 {
+	if n, ok := id.ParseEvent(ref); kind == RefEvent && ok {
 		gid, err := c.SampleGroup(ctx, orgID, n)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, nil, err
@@ -230,12 +236,13 @@ func (c *Conn) Lookup(ctx context.Context, orgID, kind, ref string, limit int) (
 }
 
 // SDKEventID normalises an event id as the Sentry mapping stores it: 32
-// lower-case hex digits (a UUID's dashes dropped); a stored event's number
-// is kept; "" when it is neither.
-func SDKEventID(id string) string {
-	if _, err := strconv.ParseInt(id, 10, 64); err == nil && len(id) < 32 {
-		return id
+// lower-case hex digits (a UUID's dashes dropped); a stored event's id
+// (evt_<n>, or its bare number) is kept; "" when it is neither.
+func SDKEventID(ref string) string {
+	if _, ok := id.ParseEvent(ref); ok && len(ref) < 32 {
+		return ref
 	}
+	id := ref
 	id = strings.ToLower(id)
 	if len(id) == 36 {
 		id = strings.ReplaceAll(id, "-", "")

@@ -12,6 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/errata-dev/errata/internal/grouping"
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -134,7 +135,7 @@ func EventDetailOf(ctx context.Context, c *store.Conn, id int64) (EventDetail, s
 // NewEventDetail is the stored event e of group g whole, with the ids of the
 // group's stored events before and after it (0: none).
 func NewEventDetail(e store.GroupEvent, g store.Group, prev, next int64) EventDetail {
-	d := EventDetail{ID: strconv.FormatInt(e.ID, 10), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: TS(e.Timestamp), ReceivedAt: TS(e.ReceivedAt),
+	d := EventDetail{ID: eventID(e.ID), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: TS(e.Timestamp), ReceivedAt: TS(e.ReceivedAt),
 		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
 		StackTrace: e.StackTrace, Attributes: json.RawMessage(e.Attributes),
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
@@ -212,7 +213,7 @@ func eventRef(id int64) *string {
 	if id == 0 {
 		return nil
 	}
-	s := strconv.FormatInt(id, 10)
+	s := eventID(id)
 	return &s
 }
 
@@ -331,3 +332,6 @@ func attributeStrings(raw string) map[string]string {
 	walk("", attrs, 0)
 	return out
 }
+
+// eventID is a stored event's id as the API and the dashboard show it.
+var eventID = id.FormatEvent

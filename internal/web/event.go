@@ -3,10 +3,10 @@ package web
 import (
 	"html/template"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpserver"
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/view"
 )
@@ -30,7 +30,7 @@ func (d *Dashboard) event(w http.ResponseWriter, r *http.Request, p *httpserver.
 		return err
 	}
 	ctx := r.Context()
-	n, _ := strconv.ParseInt(r.PathValue("event_id"), 10, 64) // authorize proved it a number
+	n, _ := id.ParseEvent(r.PathValue("event_id")) // authorize proved it an event id
 	detail, g, err := view.EventDetailOf(ctx, d.db.Read(), n)
 	if err != nil {
 		return err
