@@ -135,7 +135,7 @@ func checkResponses(t *testing.T, o operation) {
 		t.Errorf("%s: names a resource but does not document 404", o)
 	}
 	if o.op.RequestBody != nil {
-		for _, status := range []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity} {
+		for _, status := range []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity, http.StatusUnsupportedMediaType} {
 			// CONTRACT 6 fixes channel creation's documented problems at six,
 			// without 413 (the 1 MiB limit still applies).
 			if status == http.StatusRequestEntityTooLarge && o.op.OperationID == "create-channel" {

@@ -248,7 +248,7 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 		errs = append(errs, http.StatusNotFound)
 	}
 	if _, body := reflect.TypeFor[I]().FieldByName("Body"); body { // huma reads no body otherwise
-		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge)
+		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	errs = append(errs, http.StatusUnprocessableEntity)
 	o.Errors = errs
