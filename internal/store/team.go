@@ -186,10 +186,7 @@ func (c *Conn) ReleaseFirstSeen(ctx context.Context, projectID string, versions 
 		return out, nil
 	}
 	args := append([]any{projectID}, anys(versions)...)
-	// A release made before its first event (sentry-cli releases new) was
-	// seen when it was made, as Sentry orders releases by their creation.
-	rows, err := c.query(ctx, `SELECT version, CASE WHEN first_seen IS NULL OR created_at < first_seen THEN created_at ELSE first_seen END
-		FROM releases WHERE project_id = ? AND version IN (`+tuples(len(versions), "?")+`)`, args...)
+	rows, err := c.query(ctx, `SELECT version, first_seen FROM releases WHERE project_id = ? AND first_seen IS NOT NULL AND version IN (`+tuples(len(versions), "?")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: release order: %w", err)
 	}
