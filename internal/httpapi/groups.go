@@ -185,7 +185,7 @@ func (s *Server) mergeGroups(ctx context.Context, in *MergeInput) (*GroupOutput,
 
 // EventView is a stored sample event of a group.
 type EventView struct {
-	ID          string          `json:"id" doc:"Sample id within the group"`
+	ID          string          `json:"id" doc:"evt_ identifier of the stored event (GET /v1/events/{event_id})"`
 	First       bool            `json:"first" doc:"The group's first event, kept for good"`
 	ReceivedAt  Timestamp       `json:"received_at"`
 	Timestamp   Timestamp       `json:"timestamp"`

@@ -91,7 +91,7 @@ type EventRequest struct {
 
 // EventDetail is a stored event whole (CONTRACT 8).
 type EventDetail struct {
-	ID              string             `json:"id"`
+	ID              string             `json:"id" doc:"evt_ identifier"`
 	GroupID         string             `json:"group_id"`
 	ProjectID       string             `json:"project_id"`
 	Timestamp       Timestamp          `json:"timestamp"`
