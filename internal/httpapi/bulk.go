@@ -41,7 +41,7 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 	case (len(b.IDs) == 0) == (b.Query == ""):
 		return nil, problem.New("validation-failed", "ids: give ids or query, not both")
 	case (b.Set == nil) == !b.Merge:
-		return nil, problem.New("validation-failed", "set: give set or merge: true, not both")
+		return nil, problem.New("validation-failed", "set: give set or merge: true, one of them")
 	case b.Merge && b.Query != "":
 		return nil, problem.New("validation-failed", "merge: merges groups named by ids only")
 	}

@@ -50,8 +50,9 @@ func FormatEvent(n int64) string { return StoredEvent + strconv.FormatInt(n, 10)
 // ParseEvent reads a stored event's id: evt_<number>, or the bare number
 // ids were before they had the prefix. ok is false for anything else.
 func ParseEvent(s string) (n int64, ok bool) {
-	n, err := strconv.ParseInt(strings.TrimPrefix(s, StoredEvent), 10, 64)
-	if err != nil || n <= 0 || strings.HasPrefix(s, "+") || strings.HasPrefix(s, StoredEvent+"+") {
+	digits := strings.TrimPrefix(s, StoredEvent)
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != digits { // one spelling: no sign, no leading zero
 		return 0, false
 	}
 	return n, true

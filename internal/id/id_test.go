@@ -61,7 +61,7 @@ func TestStoredEventIDs(t *testing.T) {
 	if got := FormatEvent(117); got != "evt_117" {
 		t.Errorf("FormatEvent(117) = %q", got)
 	}
-	for in, want := range map[string]int64{"evt_117": 117, "117": 117, "evt_0": 0, "0": 0, "evt_": 0, "evt_-3": 0, "evt_+3": 0, "+3": 0, "evt_x": 0, "grp_117": 0, "": 0} {
+	for in, want := range map[string]int64{"evt_117": 117, "117": 117, "evt_0": 0, "0": 0, "evt_": 0, "evt_-3": 0, "evt_+3": 0, "+3": 0, "evt_x": 0, "grp_117": 0, "": 0, "evt_0117": 0, "0117": 0} {
 		n, ok := ParseEvent(in)
 		if n != want || ok != (want != 0) {
 			t.Errorf("ParseEvent(%q) = %d, %v; want %d", in, n, ok, want)

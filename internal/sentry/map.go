@@ -84,8 +84,8 @@ type mapping struct {
 	redact   *ingest.Redactor
 	// userAgent is a browser's User-Agent header of the request (Options).
 	userAgent string
-	// headerIDTaken is set once an event without an id of its own took the
-	// envelope header's event_id.
+	// headerIDTaken is set once the envelope's first event took the
+	// header's event_id, the id the SDK is answered with.
 	headerIDTaken bool
 }
 
@@ -108,9 +108,10 @@ func mapEventItem(res *Result, it Item, m *mapping) {
 	switch {
 	case res.EventID == "":
 		res.EventID = cleanID(se.EventID)
-	case cleanID(se.EventID) == "" && !m.headerIDTaken:
+	case !m.headerIDTaken:
 		// The id the SDK is answered with is the envelope header's: the
-		// event it came with is found by it (lookup).
+		// event it came with is found by it (lookup), whatever id its
+		// payload names.
 		se.EventID, m.headerIDTaken = res.EventID, true
 	}
 	res.Events = append(res.Events, mapEvent(&se, m))

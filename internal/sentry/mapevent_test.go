@@ -265,12 +265,12 @@ func TestMapItems(t *testing.T) {
 	}
 }
 
-// TestMapHeaderEventID: an event without an id of its own takes the
-// envelope header's, the id the SDK is answered with, so that a look-up by
-// it finds the event; a second such event does not.
+// TestMapHeaderEventID: the envelope's first event takes the header's
+// event_id, the id the SDK is answered with, whatever its payload names,
+// so that a look-up by it finds the event; a second event does not.
 func TestMapHeaderEventID(t *testing.T) {
 	body := "{\"event_id\":\"6a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9\"}\n" +
-		"{\"type\":\"event\"}\n{\"message\":\"first\"}\n{\"type\":\"event\"}\n{\"message\":\"second\"}\n"
+		"{\"type\":\"event\"}\n{\"message\":\"first\",\"event_id\":\"f8074711111111111111111111111111\"}\n{\"type\":\"event\"}\n{\"message\":\"second\"}\n"
 	env, err := ParseEnvelope([]byte(body))
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %v", ErrNotFound, err)
 		}
 		switch se.Code() & 0xff { // the primary result code
-		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 			return fmt.Errorf("%w: %v%w", ErrUnavailable, err, downMark{})
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)

@@ -40,7 +40,7 @@ func TestFindingPages(t *testing.T) {
 		gid := regexp.MustCompile(`href="/groups/(grp_[a-z0-9]+)"`).FindStringSubmatch(groups.Body)[1]
 		g := b.get("/groups/"+gid).expect(t, http.StatusOK, "What its events carried", `<caption>region`,
 			`<meter min="0" max="1" value="0.6666666666666666"`, `href="/projects/`+w.ProjectID+`/groups?query=region%3A%22us&#43;west%22"`)
-		event := regexp.MustCompile(`href="/events/(\d+)"`).FindStringSubmatch(g.Body)[1]
+		event := regexp.MustCompile(`href="/events/(evt_\d+)"`).FindStringSubmatch(g.Body)[1]
 
 		// The event page.
 		b.get("/events/"+event).expect(t, http.StatusOK, "Breadcrumbs", `<ol class="timeline">`, "POST /checkout", `<span class="badge">http</span>`,

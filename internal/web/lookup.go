@@ -24,7 +24,7 @@ type lookupData struct {
 
 // lookup finds what a pasted id names in the organization (the header's
 // lookup box): the groups whose error events carried it as a trace id or as
-// an event id (the id an SDK was answered, or a stored event's number), and
+// an event id (the id an SDK was answered, or a stored event's evt_ id), and
 // their stored events that carry it, as GET /v1/orgs/{org_id}/lookup does
 // for either.
 func (d *Dashboard) lookup(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
