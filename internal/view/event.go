@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"encoding/json"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -232,9 +233,15 @@ func frames(trace, inApp string) []FrameView {
 	for k, f := range st.Frames {
 		v := FrameView{Function: f.Function, Module: f.Module, File: shownFile(f), InApp: f.InApp}
 		if k < len(st.Lines) && st.Lines[k] < len(lines) {
-			if m := lineCol.FindStringSubmatch(lines[st.Lines[k]]); m != nil {
-				v.Line = atoiPtr(m[1] + m[2])
-				v.Column = atoiPtr(m[3])
+			line := lines[st.Lines[k]]
+			if m := lineCol.FindStringSubmatchIndex(line); m != nil {
+				v.Line = atoiPtr(sub(line, m, 1) + sub(line, m, 2))
+				v.Column = atoiPtr(sub(line, m, 3))
+				if m[4] >= 0 { // "file:line[:col]": the file as the line prints it
+					if p := printedFile(line[:m[0]], f); p != "" {
+						v.File = p
+					}
+				}
 			} else {
 				v.Line, v.Column = afterPath(lines[st.Lines[k]:min(st.Lines[k]+2, len(lines))], f.Path)
 			}
@@ -242,6 +249,32 @@ func frames(trace, inApp string) []FrameView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// sub is submatch i of a FindStringSubmatchIndex result m on s, "" when
+// it did not take part.
+func sub(s string, m []int, i int) string {
+	if m[2*i] < 0 {
+		return ""
+	}
+	return s[m[2*i]:m[2*i+1]]
+}
+
+// printedFile is the file a frame's line prints before its ":line": the
+// text after the last "(" or space (node:internal/process/task_queues,
+// https://shop/x.js, Billing.java), without a URL's query or fragment,
+// when it names the file the parser read (which may have normalised it:
+// task_queues.js); "" otherwise.
+func printedFile(before string, f grouping.Frame) string {
+	p := strings.TrimSpace(before[strings.LastIndexAny(before, "( ")+1:])
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	base := path.Base(f.File)
+	if stem := strings.TrimSuffix(base, path.Ext(base)); p == "" || f.File == "" || !strings.Contains(p, stem) {
+		return ""
+	}
+	return p
 }
 
 // shownFile is a frame's file as the trace prints it, its path whole

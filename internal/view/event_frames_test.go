@@ -72,3 +72,13 @@ func TestFramesTakeTheSDKsInApp(t *testing.T) {
 		t.Errorf("flags of another count changed the frames")
 	}
 }
+
+// TestFramesShowNodeInternalsAsPrinted: Node prints its own modules as
+// node:internal/…, which the parser reads as internal/….js; the detail
+// shows what was printed.
+func TestFramesShowNodeInternalsAsPrinted(t *testing.T) {
+	fs := frames("Error: e\n    at a (/srv/app/src/h.js:1:2)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)", "")
+	if len(fs) != 2 || fs[0].File != "/srv/app/src/h.js" || fs[1].File != "node:internal/process/task_queues" || fs[1].Line == nil || *fs[1].Line != 95 {
+		t.Errorf("frames = %+v", fs)
+	}
+}
