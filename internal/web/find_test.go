@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -57,7 +58,19 @@ func TestFindingPages(t *testing.T) {
 		b.get("/projects/"+w.ProjectID+"/tickets?query="+url.QueryEscape("region:eu")).expect(t, http.StatusOK, `id="tk-query"`, `value="region:eu"`, "card declined")
 
 		// A query that does not parse: the box keeps it, the message beside it.
-		b.get("/projects/"+w.ProjectID+"/groups?query="+url.QueryEscape("events:>many")).
+		g422 := b.get("/projects/"+w.ProjectID+"/groups?query="+url.QueryEscape("events:>many")).
 			expect(t, http.StatusUnprocessableEntity, `id="g-query-error"`, `aria-invalid="true"`, `value="events:&gt;many"`, "query: term")
+		if strings.Contains(g422.Body, "No error groups yet") {
+			t.Error("a query that does not parse says the project has no groups")
+		}
+		b.get("/projects/"+w.ProjectID+"/tickets?query="+url.QueryEscape("events:>many")).
+			expect(t, http.StatusUnprocessableEntity, `id="tk-query-error"`, `aria-invalid="true"`, `value="events:&gt;many"`, "query: term", `id="f-severity"`)
+
+		// A refused form's error page leads back to the page it came from.
+		back := b.do("POST", "/projects/"+w.ProjectID+"/groups/bulk", url.Values{"action": {"resolve"}},
+			map[string]string{"Origin": s.URL, "Sec-Fetch-Site": "same-origin", "Referer": s.URL + "/projects/" + w.ProjectID + "?sort=last_seen"})
+		if !strings.Contains(back.Body, `<a href="/projects/`+w.ProjectID+`?sort=last_seen">Back to the page you came from</a>`) {
+			t.Errorf("refused form (%d) without the way back: %s", back.Status, back.Body)
+		}
 	})
 }

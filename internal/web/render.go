@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -113,11 +114,27 @@ type errorData struct {
 	// project the address was under.
 	SignedOut bool
 	Project   *store.Project
+	// Back is the dashboard page a refused form was sent from (its
+	// Referer, when it is one of this server's pages), the way back to it.
+	Back string
 }
 
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, code, detail string) {
 	d.render(w, r, status, "error", p, frame{Title: http.StatusText(status),
-		Data: errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail}})
+		Data: errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail, Back: backTo(r)}})
+}
+
+// backTo is the path (and query) of the page a form was sent from, when
+// the request's Referer is a page of this server; "" otherwise.
+func backTo(r *http.Request) string {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return ""
+	}
+	ref, err := url.Parse(r.Header.Get("Referer"))
+	if err != nil || ref.Host != r.Host || !strings.HasPrefix(ref.Path, "/") || strings.HasPrefix(ref.Path, "//") {
+		return ""
+	}
+	return ref.RequestURI()
 }
 
 // utcTime writes t as a <time> element: machine-readable in the attribute,

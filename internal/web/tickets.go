@@ -19,6 +19,9 @@ type ticketListData struct {
 	Table      ticketTable
 	// Next is the address of the following page, "" on the last one.
 	Next string
+	// QueryText is the search box's text as typed; QueryError the 422's
+	// message when it does not parse, shown beside the box.
+	QueryText, QueryError string
 }
 
 // ticketTable is the ticket table (parts/tickets.html): its rows and, on
@@ -37,10 +40,24 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 		return err
 	}
 	lq, err := tickets.ParseListQuery(r.URL.Query(), d.now(), p.User.ID)
+	ctx := r.Context()
+	if msg, ok := queryProblem(err); ok {
+		// The search box again, the message beside it, as on the groups.
+		prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
+		if err != nil {
+			return err
+		}
+		q := r.URL.Query()
+		data := ticketListData{Project: prj, Severities: severities, Sorts: sortOptions(store.OrderNewest, "Newest"),
+			Filter:    store.TicketFilter{Status: q.Get("status"), Severity: q.Get("severity"), Service: q.Get("service"), Environment: q.Get("environment")},
+			QueryText: q.Get("query"), QueryError: msg}
+		crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
+		d.render(w, r, http.StatusUnprocessableEntity, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	prj, crumbs, err := d.projectCrumbs(ctx, r.PathValue("project_id"))
 	if err != nil {
 		return err
@@ -56,7 +73,7 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 	}
 	links := newListQuery("/projects/"+prj.ID+"/tickets", lq.Values())
 	data := ticketListData{Project: prj, Filter: lq.Filter, Severities: severities, Sorts: sortOptions(lq.Order, "Newest"),
-		Table: ticketTable{Rows: rows, Sort: newSortLinks(links, lq.Order, "Opened")}}
+		Table: ticketTable{Rows: rows, Sort: newSortLinks(links, lq.Order, "Opened")}, QueryText: lq.Filter.Query.String()}
 	if len(rows) > lq.Limit {
 		last := rows[lq.Limit-1]
 		data.Table.Rows = rows[:lq.Limit]
