@@ -55,7 +55,7 @@ func (a *App) dashboardOptions() web.Options {
 	dashTickets := tickets.NewService(a.DB, a.opts.Now)
 	dashTickets.UseMailer(a.Notify)
 	wo := web.Options{DB: a.DB, Auth: a.Auth, Orgs: a.Orgs, Tickets: dashTickets, Notify: a.Notify, Digests: a.Digests, BaseURL: cfg.BaseURL, Log: a.log,
-		Now: a.opts.Now}
+		Now: a.opts.Now, NoEmail: cfg.SMTPURL == ""}
 	if cfg.OIDCIssuer != "" {
 		wo.SSO = sso.New(sso.Options{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret, AppURL: cfg.AppURL})
 		wo.SSOName = cfg.OIDCName

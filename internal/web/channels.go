@@ -153,6 +153,8 @@ type channelListData struct {
 	// Formats and Severities are the choices the forms offer.
 	Formats    []formatChoice
 	Severities []severityChoice
+	// NoEmail: the server sends no email, which the email form says.
+	NoEmail bool
 }
 
 // channelList lists a project's channels (GET /v1/projects/{id}/channels).
@@ -180,7 +182,7 @@ func (d *Dashboard) renderChannelList(w http.ResponseWriter, r *http.Request, p 
 	role, _ := org.ParseRole(p.Member.Role)
 	data := channelListData{Project: prj, Plan: o.Plan, Limits: org.LimitsOf(o.Plan), Webhooks: notify.AllowedByPlan(o.Plan, store.ChannelWebhook),
 		CanCreate: role.AtLeast(org.Admin), MyEmail: p.Member.Email, Form: form, Deleted: r.URL.Query().Get("deleted") == "1",
-		Formats: formatChoices, Severities: severityChoices}
+		Formats: formatChoices, Severities: severityChoices, NoEmail: d.noEmail}
 	if len(rows) > channelPageSize {
 		rows = rows[:channelPageSize]
 		data.Next = "/projects/" + prj.ID + "/channels?before=" + url.QueryEscape(rows[len(rows)-1].ID)

@@ -47,6 +47,9 @@ type Options struct {
 	SSO      *sso.Client
 	SSOName  string
 	AutoJoin []auth.AutoJoin
+	// NoEmail says the server sends no email (ERRATA_SMTP_URL is empty):
+	// the channel forms say so.
+	NoEmail bool
 }
 
 // Dashboard serves the pages; handlers are its methods.
@@ -66,6 +69,7 @@ type Dashboard struct {
 	sso      *sso.Client
 	ssoName  string
 	autoJoin []auth.AutoJoin
+	noEmail  bool
 }
 
 // Mount builds the dashboard and registers its routes on api's router, and
@@ -76,7 +80,7 @@ func Mount(api *httpserver.Server, o Options) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{api: api, db: o.DB, auth: o.Auth, orgs: o.Orgs, tickets: o.Tickets, notify: o.Notify, digests: o.Digests, baseURL: o.BaseURL,
-		log: o.Log, now: o.Now, pages: p, sso: o.SSO, ssoName: o.SSOName, autoJoin: o.AutoJoin}
+		log: o.Log, now: o.Now, pages: p, sso: o.SSO, ssoName: o.SSOName, autoJoin: o.AutoJoin, noEmail: o.NoEmail}
 	if d.now == nil {
 		d.now = time.Now
 	}
