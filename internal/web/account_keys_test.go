@@ -132,7 +132,7 @@ func TestKeyOriginsForm(t *testing.T) {
 		admin.signIn(w.Admin.Email)
 		admin.get(keysPath).expect(t, http.StatusOK, `<label for="key-origins">`)
 		admin.post(keysPath, url.Values{"name": {"web"}, "allowed_origins": {"https://app.example.com, not-an-origin"}}).
-			expect(t, http.StatusUnprocessableEntity, `role="alert"`, "_origins[1]: &#34;not-an-origin&#34; is not an origin", `value="https://app.example.com, not-an-origin"`)
+			expect(t, http.StatusUnprocessableEntity, `role="alert"`, "Allowed origins (entry 2): &#34;not-an-origin&#34; is not an origin", `value="https://app.example.com, not-an-origin"`)
 		admin.post(keysPath, url.Values{"name": {"web"}, "allowed_origins": {"https://App.example.com https://*.example.org"}}).expect(t, http.StatusCreated)
 		r := s.Do(apitest.Request{Method: "GET", Path: "/v1" + keysPath, Token: w.Admin.Token}).Expect(t, http.StatusOK, "")
 		keyID := r.JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -186,9 +188,23 @@ func (d *Dashboard) visitor(r *http.Request) (*httpserver.Principal, error) {
 	return p, err
 }
 
-// sentence makes a problem detail a form message: capitalized (unless it
-// starts with an email address) and ending with a full stop.
+// fieldPrefix is the field a problem detail begins by naming, as the API
+// names it ("current_password: ", "allowed_origins[1]: ").
+var fieldPrefix = regexp.MustCompile(`^([a-z][a-z0-9_.]*)(?:\[(\d+)\])?: `)
+
+// sentence makes a problem detail a form message: the field it names as a
+// label ("Current password: …", "Allowed origins (entry 2): …"),
+// capitalized (unless it starts with an email address) and ending with a
+// full stop.
 func sentence(s string) string {
+	if m := fieldPrefix.FindStringSubmatchIndex(s); m != nil {
+		label := strings.NewReplacer("_", " ", ".", " ").Replace(s[m[2]:m[3]])
+		if m[4] >= 0 {
+			n, _ := strconv.Atoi(s[m[4]:m[5]])
+			label += " (entry " + strconv.Itoa(n+1) + ")"
+		}
+		s = label + ": " + s[m[1]:]
+	}
 	first, _, _ := strings.Cut(s, " ")
 	if r, n := utf8.DecodeRuneInString(s); n > 0 && !strings.Contains(first, "@") {
 		s = string(unicode.ToUpper(r)) + s[n:]
