@@ -38,6 +38,7 @@ func TestTriageBulkBar(t *testing.T) {
 		b.signIn(w.Member.Email)
 		b.get(home).expect(t, http.StatusOK, `action="`+action+`"`, `name="group_ids" value="`+ids["alpha"]+`"`, `value="assign-me"`)
 		b.post(action, url.Values{"action": {"resolve"}}).expect(t, http.StatusUnprocessableEntity, "Check one or more")
+		b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"merge"}}).expect(t, http.StatusUnprocessableEntity, "Check two or more")
 		b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"explode"}}).expect(t, http.StatusUnprocessableEntity)
 		if p := b.post(action, url.Values{"group_ids": {ids["alpha"], ids["bravo"]}, "action": {"assign-me"}}); p.Status != http.StatusSeeOther {
 			t.Fatalf("assign-me: status %d: %s", p.Status, p.Body)

@@ -146,6 +146,9 @@ func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpse
 	if len(ids) == 0 {
 		return problem.New("validation-failed", "Check one or more error groups first.")
 	}
+	if action == "merge" && len(ids) < 2 {
+		return problem.New("validation-failed", "Check two or more error groups to merge: they become the one with the most events.")
+	}
 	if len(ids) > tickets.MaxBulkIDs {
 		return problem.Newf("validation-failed", "At most %d error groups at once.", tickets.MaxBulkIDs)
 	}
