@@ -158,12 +158,14 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 	began := time.Now()
 	var after []func()
 	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx, keys: &db.keys, after: &after}); err != nil {
+		db.slow.committing(db.dialect)
 		_ = tx.Rollback()
 		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
 		db.health.note(err)
 		return err
 	}
 	committing := time.Now()
+	db.slow.committing(db.dialect)
 	err = translate(tx.Commit())
 	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
 	db.health.note(err)

@@ -65,6 +65,16 @@ func (s *slowWatch) threshold() time.Duration {
 	return DefaultSlowWrite
 }
 
+// committing notes, on SQLite, that the writer's holder is about to end
+// its hold with a COMMIT (or ROLLBACK): a statement that waited for it
+// runs as soon as that ends, and may report its own end before the holder
+// reports its own; it must still see that it waited.
+func (s *slowWatch) committing(d Dialect) {
+	if driverOf(d).oneWriter() {
+		s.released.Store(time.Now().UnixNano())
+	}
+}
+
 // done reports the write of kind ("transaction" or "statement") that took
 // the writer at start, after waiting for it waited, when it held the
 // writer too long; commit is what its COMMIT took of that (on SQLite,
