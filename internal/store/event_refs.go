@@ -242,18 +242,17 @@ func SDKEventID(ref string) string {
 	if _, ok := id.ParseEvent(ref); ok && len(ref) < 32 {
 		return ref
 	}
-	id := ref
-	id = strings.ToLower(id)
-	if len(id) == 36 {
-		id = strings.ReplaceAll(id, "-", "")
+	hex := strings.ToLower(ref)
+	if len(hex) == 36 {
+		hex = strings.ReplaceAll(hex, "-", "")
 	}
-	if len(id) != 32 {
+	if len(hex) != 32 {
 		return ""
 	}
-	for _, c := range id {
+	for _, c := range hex {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return ""
 		}
 	}
-	return id
+	return hex
 }

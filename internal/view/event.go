@@ -136,7 +136,7 @@ func EventDetailOf(ctx context.Context, c *store.Conn, id int64) (EventDetail, s
 // NewEventDetail is the stored event e of group g whole, with the ids of the
 // group's stored events before and after it (0: none).
 func NewEventDetail(e store.GroupEvent, g store.Group, prev, next int64) EventDetail {
-	d := EventDetail{ID: eventID(e.ID), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: TS(e.Timestamp), ReceivedAt: TS(e.ReceivedAt),
+	d := EventDetail{ID: id.FormatEvent(e.ID), GroupID: e.GroupID, ProjectID: g.ProjectID, Timestamp: TS(e.Timestamp), ReceivedAt: TS(e.ReceivedAt),
 		Level: ingest.Level(e.Level).String(), Service: g.Service, Environment: e.Environment, Release: e.Release, Message: e.Message,
 		StackTrace: e.StackTrace, Attributes: json.RawMessage(e.Attributes),
 		TraceID: e.TraceID, SpanID: e.SpanID, PreviousEventID: eventRef(prev), NextEventID: eventRef(next)}
@@ -210,11 +210,11 @@ func sameFile(a, b string) bool {
 	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 
-func eventRef(id int64) *string {
-	if id == 0 {
+func eventRef(n int64) *string {
+	if n == 0 {
 		return nil
 	}
-	s := eventID(id)
+	s := id.FormatEvent(n)
 	return &s
 }
 
@@ -266,10 +266,7 @@ func sub(s string, m []int, i int) string {
 // when it names the file the parser read (which may have normalised it:
 // task_queues.js); "" otherwise.
 func printedFile(before string, f grouping.Frame) string {
-	p := strings.TrimSpace(before[strings.LastIndexAny(before, "( ")+1:])
-	if i := strings.IndexAny(p, "?#"); i >= 0 {
-		p = p[:i]
-	}
+	p := withoutQuery(strings.TrimSpace(before[strings.LastIndexAny(before, "( ")+1:]))
 	base := path.Base(f.File)
 	if stem := strings.TrimSuffix(base, path.Ext(base)); p == "" || f.File == "" || !strings.Contains(p, stem) {
 		return ""
@@ -283,14 +280,10 @@ func printedFile(before string, f grouping.Frame) string {
 // builds and machines (main.3f9a1c.js is main.js), the detail shows what
 // was sent.
 func shownFile(f grouping.Frame) string {
-	p := f.Path
-	if i := strings.IndexAny(p, "?#"); i >= 0 {
-		p = p[:i]
+	if p := withoutQuery(f.Path); p != "" {
+		return p
 	}
-	if p == "" {
-		return f.File
-	}
-	return p
+	return f.File
 }
 
 // afterPath finds "path:line[:column]" (or PHP's "path(line)") in a frame's
@@ -366,5 +359,10 @@ func attributeStrings(raw string) map[string]string {
 	return out
 }
 
-// eventID is a stored event's id as the API and the dashboard show it.
-var eventID = id.FormatEvent
+// withoutQuery is a file's path or URL without a URL's query or fragment.
+func withoutQuery(p string) string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		return p[:i]
+	}
+	return p
+}

@@ -131,10 +131,13 @@ func backTo(r *http.Request) string {
 		return ""
 	}
 	ref, err := url.Parse(r.Header.Get("Referer"))
-	if err != nil || ref.Host != r.Host || !strings.HasPrefix(ref.Path, "/") || strings.HasPrefix(ref.Path, "//") {
+	if err != nil || ref.Host != r.Host {
 		return ""
 	}
-	return ref.RequestURI()
+	if back := ref.RequestURI(); safeNext(back) == back { // the same rule as sign-in's next
+		return back
+	}
+	return ""
 }
 
 // utcTime writes t as a <time> element: machine-readable in the attribute,
