@@ -141,7 +141,10 @@ func TestAccountBadInvitationLinks(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := s.NewWorld(t)
 		b := newBrowser(t, s)
-		b.get("/invitations/accept?token=nonsense").expect(t, http.StatusNotFound, "not valid", "invitation-invalid")
+		// A signed-out visitor is led to sign in, not to organizations they cannot reach yet.
+		if p := b.get("/invitations/accept?token=nonsense").expect(t, http.StatusNotFound, "not valid", "invitation-invalid", `<a href="/sign-in">Sign in</a>`); strings.Contains(p.Body, "Back to your organizations") {
+			t.Errorf("a signed-out visitor's error page offers their organizations")
+		}
 		b.get("/invitations/accept").expect(t, http.StatusNotFound, "not valid")
 
 		invID, tok := s.Invite(t, w.Admin.Token, w.OrgID, "revoked@example.com", "member")

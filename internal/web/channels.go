@@ -225,7 +225,9 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 	ch, err := d.notify.CreateChannel(ctx, projectID, notify.ChannelInput{MemberID: p.Member.ID, Name: form.Name, Type: form.Type, URL: form.URL, Email: form.Email,
 		Format: form.Format, Filters: form.filters()})
 	var pr *problem.Problem
-	if errors.As(err, &pr) && pr.Status != http.StatusNotFound {
+	if errors.As(err, &pr) && pr.Status != http.StatusNotFound && (form.Type == "webhook" || form.Type == "email") {
+		// Shown in the form it came from; a type neither form sends (a
+		// request made by hand) gets the error page with the message.
 		form.failed(pr.Detail)
 		return d.renderChannelList(w, r, p, pr.Status, "", form)
 	}

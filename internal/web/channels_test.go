@@ -114,6 +114,9 @@ func TestChannelCreateProblemsKeepTheForm(t *testing.T) {
 		}
 		chanCreate(b, w.ProjectID, url.Values{"type": {"email"}, "name": {"Mail"}, "email": {"not an address"}}).
 			expect(t, http.StatusUnprocessableEntity, `id="em-email-err" role="alert"`, "is not an email address", `value="not an address"`)
+		// A type neither form sends, posted by hand, still says what is wrong.
+		chanCreate(b, w.ProjectID, url.Values{"type": {"sms"}, "name": {"Text me"}}).
+			expect(t, http.StatusUnprocessableEntity, `type: want email or webhook, got &#34;sms&#34;`)
 
 		if _, err := s.App.Orgs.SetPlan(context.Background(), w.OrgID, "free"); err != nil {
 			t.Fatal(err)

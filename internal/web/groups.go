@@ -171,7 +171,9 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpserver.
 	if data.Team, err = d.groupTeamOf(ctx, g, prj, p); err != nil {
 		return err
 	}
-	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) {
+	// A group merged into another is worked through that one: its page
+	// keeps the history but offers no controls.
+	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) && g.MergedInto == "" {
 		data.CanChange = true
 		for _, a := range []groupAction{{store.GroupResolved, "Resolve"}, {store.GroupIgnored, "Ignore"}, {store.GroupUnresolved, "Unresolve"}} {
 			if a.Status != g.Status {

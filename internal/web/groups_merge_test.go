@@ -43,7 +43,11 @@ func TestMergeGroupsFromTheList(t *testing.T) {
 			t.Fatalf("merge: status %d, location %q; want 303 to the group with the most events", p.Status, p.Header.Get("Location"))
 		}
 		b.get("/groups/"+ids["big"]+"?merged=1").expect(t, http.StatusOK, "1 error group was merged into this one", "4 events")
-		b.get("/groups/"+ids["small"]).expect(t, http.StatusOK, "This group was merged into", `href="/groups/`+ids["big"]+`"`)
+		// The merged-away group is worked through the other: no controls.
+		if p := b.get("/groups/"+ids["small"]).expect(t, http.StatusOK, "This group was merged into", `href="/groups/`+ids["big"]+`"`); strings.Contains(p.Body, `action="/groups/`+ids["small"]+`/`) {
+			t.Errorf("a merged-away group's page offers its controls")
+		}
+		b.get("/groups/"+ids["big"]).expect(t, http.StatusOK, `action="/groups/`+ids["big"]+`/status"`, `action="/groups/`+ids["big"]+`/comments"`)
 		if p := b.get(list); strings.Contains(p.Body, "failure small") || !strings.Contains(p.Body, "failure other") {
 			t.Errorf("the list after the merge still shows the merged group, or lost another: %s", p.Body)
 		}

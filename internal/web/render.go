@@ -121,7 +121,8 @@ type errorData struct {
 
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, code, detail string) {
 	d.render(w, r, status, "error", p, frame{Title: http.StatusText(status),
-		Data: errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail, Back: backTo(r)}})
+		Data: errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail, Back: backTo(r),
+			SignedOut: p == nil}}) // a public page's visitor (an invitation, an email link) signs in to go on
 }
 
 // backTo is the path (and query) of the page a form was sent from, when
