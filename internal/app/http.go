@@ -44,6 +44,7 @@ func (a *App) buildHTTP(t httpTransports) error {
 	otlp.Mount(srv, t.ingest, a.log)
 	sentryhttp.Mount(srv, t.sentry, a.log)
 	sentryapi.Mount(srv, a.DB, a.log, a.opts.Now)
+	srv.DocumentRateLimits()
 	srv.MountOps(a.Metrics.Handler(), a.ready)
 	_, err = web.Mount(srv, a.dashboardOptions())
 	return err

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -34,7 +35,7 @@ func TestAuditLog(t *testing.T) {
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/keys/" + keyID, Token: owner}).Expect(t, http.StatusNoContent, "")
 		ch := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/channels", Token: w.Admin.Token,
 			Body: map[string]any{"member_id": w.Admin.MemberID, "name": "mine", "type": "email"}}).Expect(t, http.StatusCreated, "").Str(t, "id")
-		patchJSON(s, w.Admin.Token, "/v1/channels/"+ch, map[string]any{"name": "renamed"}).Expect(t, http.StatusOK, "")
+		patchJSON(s, w.Admin.Token, "/v1/channels/"+ch, map[string]any{"name": "renamed", "filters": map[string]any{"min_severity": "medium", "environments": []string{"prod"}}}).Expect(t, http.StatusOK, "")
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/channels/" + ch, Token: w.Admin.Token}).Expect(t, http.StatusNoContent, "")
 		patchJSON(s, owner, "/v1/orgs/"+w.OrgID, map[string]any{"name": "Acme Inc"}).Expect(t, http.StatusOK, "")
 		invID, _ := s.Invite(t, owner, w.OrgID, "new@example.com", "viewer")
@@ -79,6 +80,15 @@ func TestAuditLog(t *testing.T) {
 		if actor["user_id"] != w.Owner.UserID || actor["email"] != "owner@example.com" || e["target"] != w.Viewer.MemberID ||
 			data["from"] != "viewer" || data["to"] != "member" || e["ip"] != "127.0.0.1" || e["user_agent"] == "" || e["created_at"] == nil {
 			t.Fatalf("role change entry = %v", e)
+		}
+		// A channel's changed filters read as the channel object's.
+		upd := auditLog(t, s, owner, w.OrgID, "&action=channel.updated")
+		if len(upd) != 1 {
+			t.Fatalf("channel.updated entries = %v", upd)
+		}
+		filters, _ := json.Marshal(upd[0]["data"].(map[string]any)["changes"].(map[string]any)["filters"])
+		if want := `{"from":{"environments":[],"min_severity":"high","services":[]},"to":{"environments":["prod"],"min_severity":"medium","services":[]}}`; string(filters) != want {
+			t.Errorf("channel.updated filters = %s, want %s", filters, want)
 		}
 		failed := auditLog(t, s, owner, w.OrgID, "&action=user.sign_in_failed")
 		if len(failed) != 1 || failed[0]["user_agent"] != "curl/8" || failed[0]["actor"].(map[string]any)["email"] != "member@example.com" {

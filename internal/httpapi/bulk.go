@@ -38,8 +38,10 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 }) (*struct{ Body tickets.BulkResult }, error) {
 	b := in.Body
 	switch {
-	case (len(b.IDs) == 0) == (b.Query == ""):
+	case len(b.IDs) > 0 && b.Query != "":
 		return nil, problem.New("validation-failed", "ids: give ids or query, not both")
+	case len(b.IDs) == 0 && b.Query == "":
+		return nil, problem.New("validation-failed", "ids: give at least one group id, or a query")
 	case (b.Set == nil) == !b.Merge:
 		return nil, problem.New("validation-failed", "set: give set or merge: true, one of them")
 	case b.Merge && b.Query != "":

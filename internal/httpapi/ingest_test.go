@@ -153,6 +153,10 @@ func TestIngestRefusals(t *testing.T) {
 			{"over 5 MiB", key, `{"events":[],"pad":"` + strings.Repeat("a", 5<<20) + `"}`, nil, 413, "payload-too-large"},
 			{"gzip bomb", key, bomb, map[string]string{"Content-Encoding": "gzip"}, 413, "payload-too-large"},
 			{"not gzip", key, ok, map[string]string{"Content-Encoding": "gzip"}, 400, "malformed-body"},
+			{"nested", key, ok, map[string]string{"Content-Encoding": "gzip, gzip"}, 400, "malformed-body"},
+			// 415 before 400 and 413 before 400 (CONTRACT 6), nested or not.
+			{"nested, one unsupported", key, ok, map[string]string{"Content-Encoding": "gzip, zstd"}, 415, "unsupported-encoding"},
+			{"nested over 5 MiB", key, `{"events":[],"pad":"` + strings.Repeat("a", 5<<20) + `"}`, map[string]string{"Content-Encoding": "gzip, gzip"}, 413, "payload-too-large"},
 			{"bad JSON", key, `{"events":[`, nil, 400, "malformed-body"},
 			{"invalid UTF-8", key, "{\"service\":\"a\xff\",\"events\":[{\"message\":\"m\"}]}", nil, 400, "malformed-body"},
 			{"no events", key, `{"service":"api","events":[]}`, nil, 422, "validation-failed"},

@@ -24,7 +24,7 @@ type ReleaseView struct {
 // DeployView is a deploy of a release.
 type DeployView struct {
 	Environment string     `json:"environment"`
-	Name        string     `json:"name"`
+	Name        *string    `json:"name" nullable:"true" doc:"The deploy's name; null when it was given none"`
 	StartedAt   *Timestamp `json:"started_at" nullable:"true"`
 	FinishedAt  Timestamp  `json:"finished_at"`
 }
@@ -38,7 +38,11 @@ func (s *Server) releaseView(ctx context.Context, r store.Release) (ReleaseView,
 		FirstSeen: tsPtr(r.FirstSeen), LastSeen: tsPtr(r.LastSeen), EventCount: r.EventCount, NewGroups: r.NewGroups,
 		ArtifactCount: r.ArtifactCount, Deploys: make([]DeployView, 0, len(ds))}
 	for _, d := range ds {
-		v.Deploys = append(v.Deploys, DeployView{Environment: d.Environment, Name: d.Name, StartedAt: tsPtr(d.StartedAt), FinishedAt: ts(d.FinishedAt)})
+		var name *string
+		if d.Name != "" {
+			name = &d.Name
+		}
+		v.Deploys = append(v.Deploys, DeployView{Environment: d.Environment, Name: name, StartedAt: tsPtr(d.StartedAt), FinishedAt: ts(d.FinishedAt)})
 	}
 	return v, nil
 }

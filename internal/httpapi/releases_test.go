@@ -19,6 +19,8 @@ func TestReleases(t *testing.T) {
 		s.Do(apitest.Request{Method: "POST", Path: "/api/0/organizations/acme/releases/1.2.0/deploys/", Token: tok,
 			Body: map[string]any{"environment": "production", "name": "blue", "dateStarted": "2026-11-28T10:00:00Z", "dateFinished": "2026-11-28T10:05:00Z"}}).
 			Expect(t, http.StatusCreated, "")
+		s.Do(apitest.Request{Method: "POST", Path: "/api/0/organizations/acme/releases/1.2.0/deploys/", Token: tok,
+			Body: map[string]any{"environment": "staging", "dateFinished": "2026-11-28T11:00:00Z"}}).Expect(t, http.StatusCreated, "")
 		// Events of the release: two groups, three events; one of another release.
 		batch := map[string]any{"service": "web", "events": []any{
 			map[string]any{"message": "boom", "level": "error", "release": "1.2.0"},
@@ -48,8 +50,12 @@ func TestReleases(t *testing.T) {
 		}
 		got := s.Do(apitest.Request{Method: "GET", Path: "/v1/releases/" + rel["id"].(string), Token: tok}).Expect(t, http.StatusOK, "").JSON(t)
 		deploys, _ := got["deploys"].([]any)
-		if len(deploys) != 1 {
-			t.Fatalf("deploys = %v, want one", got["deploys"])
+		if len(deploys) != 2 {
+			t.Fatalf("deploys = %v, want two", got["deploys"])
+		}
+		// A deploy given no name has a null one, as the Sentry API answers.
+		if d := deploys[1].(map[string]any); d["environment"] != "staging" || d["name"] != nil {
+			t.Errorf("unnamed deploy = %v", d)
 		}
 		d := deploys[0].(map[string]any)
 		if d["environment"] != "production" || d["name"] != "blue" || d["started_at"] != "2026-11-28T10:00:00.000Z" || d["finished_at"] != "2026-11-28T10:05:00.000Z" {

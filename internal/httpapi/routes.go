@@ -239,10 +239,10 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	}
 	errs := append(o.Errors, http.StatusTooManyRequests)
 	if !a.Public {
-		errs = append(errs, http.StatusUnauthorized)
-		if a.Scope != "" || o.Method != http.MethodGet {
-			errs = append(errs, http.StatusForbidden)
-		}
+		// 403 for every operation that takes a credential: a role too low,
+		// or an API token whose scopes do not cover it (insufficient-scope;
+		// /v1/auth/* takes sessions only).
+		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
 	}
 	if a.Scope != "" {
 		errs = append(errs, http.StatusNotFound)

@@ -198,6 +198,7 @@ func TestSearchGroupEvents(t *testing.T) {
 			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3,
 				"user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}),
 			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}}),
+			ev("Überweisung abgelehnt", "error", "trace_id", "DEADBEEF01", "span_id", "AB12", "attributes", map[string]any{"fingerprint": "transfer", "region": "us"}),
 		} {
 			feed(t, s, w.Key, batchOf("api", e))
 		}
@@ -209,6 +210,9 @@ func TestSearchGroupEvents(t *testing.T) {
 		}{
 			{"", []string{"card declined for u1", "card declined for u2"}},
 			{"U2", []string{"card declined for u2"}},
+			// A negated attribute holds for events without the attribute.
+			{"!region:eu", []string{"card declined for u1", "card declined for u2"}},
+			{"!user.id:u1 !region:us", []string{"card declined for u2"}},
 			{"level:fatal", []string{"card declined for u2"}},
 			{"environment:production release:1.0", []string{"card declined for u1"}},
 			{"trace_id:abc123", []string{"card declined for u2"}},
@@ -231,6 +235,21 @@ func TestSearchGroupEvents(t *testing.T) {
 			sort.Strings(got)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("events?query=%s = %q, want %q", c.query, got, c.want)
+			}
+		}
+		transfer := "/v1/groups/" + groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "Überweisung")["id"].(string) + "/events?query="
+		for _, c := range []struct {
+			query string
+			n     int
+		}{
+			// Case is ignored beyond ASCII, on both databases.
+			{"überweisung", 1}, {"ÜBERWEISUNG", 1}, {"ABGELEHNT", 1},
+			{"!region:eu", 1}, {"!region:us", 0}, {"region:us", 1},
+			// Hexadecimal ids sent in upper case are found in either case.
+			{"trace_id:deadbeef01", 1}, {"trace_id:DEADBEEF01 span_id:ab12", 1}, {"span_id:AB12", 1},
+		} {
+			if got := items(t, s, w.Viewer.Token, transfer+url.QueryEscape(c.query)); len(got) != c.n {
+				t.Errorf("transfer events?query=%s: %d events, want %d", c.query, len(got), c.n)
 			}
 		}
 		s.Do(apitest.Request{Method: "GET", Path: base + "is:resolved", Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")

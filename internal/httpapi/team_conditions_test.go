@@ -346,7 +346,8 @@ func TestBulkActions(t *testing.T) {
 			field string
 		}{
 			{map[string]any{"ids": gids, "query": "is:resolved", "set": set}, "ids"},
-			{map[string]any{"set": set}, "ids"},
+			{map[string]any{"set": set}, "ids: give at least one"},
+			{map[string]any{"ids": []string{}, "merge": true}, "ids: give at least one"},
 			{map[string]any{"ids": gids}, "set"},
 			{map[string]any{"ids": gids, "set": set, "merge": true}, "set"},
 			{map[string]any{"query": "is:resolved", "merge": true}, "merge"},

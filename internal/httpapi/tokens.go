@@ -34,7 +34,7 @@ type CreatedToken struct {
 // TokenBody is the body of token creation.
 type TokenBody struct {
 	Name      string     `json:"name" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
-	Scopes    []string   `json:"scopes" minItems:"1" maxItems:"7" enum:"org:read,project:read,project:write,project:releases,event:read,event:write,member:read" doc:"What the token may do, within its user's roles"`
+	Scopes    []string   `json:"scopes" nullable:"false" minItems:"1" maxItems:"7" enum:"org:read,project:read,project:write,project:releases,event:read,event:write,member:read" doc:"What the token may do, within its user's roles"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty" doc:"When the token stops working (in the future); never when absent"`
 }
 

@@ -11,25 +11,31 @@ import (
 	"github.com/errata-dev/errata/internal/problem"
 )
 
-// Encoding reads Content-Encoding: gzip reports a gzip body; nested
-// codings (gzip, gzip) are a 400 malformed-body problem (CONTRACT 8);
-// anything but gzip, identity or nothing is a 415 unsupported-encoding
-// problem.
+// Encoding reads Content-Encoding: gzip reports a gzip body; a coding
+// other than gzip or identity is a 415 unsupported-encoding problem; nested
+// codings (gzip, gzip) are a 400 malformed-body problem (CONTRACT 8), after
+// the 413 of a declared length over MaxWireBytes, in the order of CONTRACT
+// 6 (415, 413, 400).
 func Encoding(r *http.Request) (gzipped bool, pr *problem.Problem) {
 	raw := ContentEncoding(r)
-	if Nested(raw) {
+	n := 0
+	for c := range strings.SplitSeq(raw, ",") {
+		c = strings.ToLower(strings.TrimSpace(c))
+		if c == "" || c == "identity" {
+			continue
+		}
+		if c != "gzip" {
+			return false, problem.Newf("unsupported-encoding", "Content-Encoding %q is not supported; send gzip or no encoding", c)
+		}
+		n++
+	}
+	if n > 1 {
+		if r.ContentLength > MaxWireBytes {
+			return false, wireTooLarge()
+		}
 		return false, NestedProblem(raw)
 	}
-	enc := ""
-	for c := range strings.SplitSeq(raw, ",") {
-		if c := strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
-			enc = c
-		}
-	}
-	if enc != "" && enc != "gzip" {
-		return false, problem.Newf("unsupported-encoding", "Content-Encoding %q is not supported; send gzip or no encoding", enc)
-	}
-	return enc == "gzip", nil
+	return n == 1, nil
 }
 
 // ContentEncoding is r's Content-Encoding with every line of the header
@@ -95,7 +101,7 @@ func (b *Body) Reserve(ctx context.Context, n int64) (string, *problem.Problem) 
 // stays spent. Its buffers count to the share of org, the organization of
 // the request's project. The caller must Release the body.
 func (in *Intake) ReadBody(ctx context.Context, r *http.Request, org string, gzipped bool) (*Body, string, *problem.Problem) {
-	tooLarge := problem.New("payload-too-large", "the body is over 5 MiB; send fewer events per batch")
+	tooLarge := wireTooLarge()
 	if r.ContentLength > MaxWireBytes {
 		return nil, metrics.RefusedTooLarge, tooLarge
 	}
@@ -154,3 +160,8 @@ var (
 	errUnreadable = errors.New("intake: body unreadable")
 	errBadGzip    = errors.New("intake: bad gzip")
 )
+
+// wireTooLarge is the 413 of a body over MaxWireBytes on the wire.
+func wireTooLarge() *problem.Problem {
+	return problem.New("payload-too-large", "the body is over 5 MiB; send fewer events per batch")
+}

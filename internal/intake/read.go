@@ -14,10 +14,10 @@ import (
 // A body is read in chunks of at most chunkSize, each reserved in the
 // budget just before it is read into (CONTRACT 8): the reservation grows
 // with the bytes that actually arrive, never by a declared Content-Length
-// up front, so that a client that announces a large body and sends nothing
-// holds one chunk at most. A body of unknown size (chunked, or as it
-// inflates) starts with a small buffer, so that a request whose body
-// stalls holds almost nothing. A body refused at the limit hands its
+// up front. The first chunk is small (firstRead) whatever the body
+// announces, and each next one at most as large as what arrived so far, so
+// that a request whose body stalls holds about twice what it sent, and one
+// that announces a large body and sends nothing holds firstRead. A body refused at the limit hands its
 // chunks back to a pool where the next one reuses them, instead of leaving
 // the garbage of a buffer doubled up to the limit. A body that ends up in
 // several pieces is copied once into one buffer of its size.
@@ -50,13 +50,9 @@ func gzipSize(body []byte) (size int64, ok bool) {
 // chunk ahead of what arrived. Every buffer is reserved in the budget
 // before it is taken. Past limit it returns errTooLarge.
 func (b *Body) readAll(ctx context.Context, src io.Reader, hint, limit int64) ([]byte, error) {
-	size := int64(firstRead)
-	if hint >= 0 {
-		size = min(hint+1, chunkSize)
-	}
 	var parts [][]byte
 	var total int64
-	for eof := false; !eof; size = nextChunk(hint, total) {
+	for eof, size := false, nextChunk(hint, 0); !eof; size = nextChunk(hint, total) {
 		buf, err := b.alloc(ctx, min(size, limit+1-total), limit+1-total)
 		if err != nil {
 			return nil, err
@@ -94,12 +90,15 @@ func (b *Body) readAll(ctx context.Context, src io.Reader, hint, limit int64) ([
 }
 
 // nextChunk is the size of the chunk to read after total bytes of a body
-// announced as hint bytes (-1: unknown).
+// announced as hint bytes (-1: unknown): as large as what arrived (at
+// least firstRead, at most chunkSize), and no more than the announced rest
+// and one byte, which tells a body longer than announced.
 func nextChunk(hint, total int64) int64 {
+	size := min(max(total, firstRead), chunkSize)
 	if hint >= 0 && hint+1-total > 0 {
-		return min(hint+1-total, chunkSize)
+		size = min(size, hint+1-total)
 	}
-	return chunkSize
+	return size
 }
 
 // fill reads src into buf until buf is full or src ends (eof). Unlike

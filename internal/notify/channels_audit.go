@@ -52,7 +52,19 @@ func channelChanges(a, b store.Channel) map[string]any {
 	}
 	if a.Filters.MinSeverity != b.Filters.MinSeverity || !slices.Equal(a.Filters.Services, b.Filters.Services) ||
 		!slices.Equal(a.Filters.Environments, b.Filters.Environments) {
-		change("filters", a.Filters, b.Filters)
+		change("filters", filtersData(a.Filters), filtersData(b.Filters))
 	}
 	return out
+}
+
+// filtersData is filters as the channel object shows them (snake_case
+// fields, empty lists as []).
+func filtersData(f store.Filters) map[string]any {
+	list := func(v []string) []string {
+		if v == nil {
+			return []string{}
+		}
+		return v
+	}
+	return map[string]any{"min_severity": f.MinSeverity, "environments": list(f.Environments), "services": list(f.Services)}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/summary"
 )
@@ -239,6 +240,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	var kvs []facetKV
 	for i := range events {
 		e := &events[i]
+		e.TraceID, e.SpanID = search.HexLower(e.TraceID), search.HexLower(e.SpanID)
 		// Events of a batch mostly share both: a comparison, not a map
 		// look-up, per event.
 		if i == 0 || e.Environment != events[i-1].Environment {

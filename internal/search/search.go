@@ -150,6 +150,27 @@ func Parse(s string, kind Kind, now time.Time) (Query, error) {
 	return q, nil
 }
 
+// HexLower is v in lower case when it is a hexadecimal id (digits, a-f in
+// either case, dashes), else v as it is: processing stores trace and span
+// ids so, and TraceIDs looks them up so, whatever case they were sent or
+// typed in.
+func HexLower(v string) string {
+	upper := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case 'A' <= c && c <= 'F':
+			upper = true
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', c == '-':
+		default:
+			return v
+		}
+	}
+	if !upper {
+		return v
+	}
+	return strings.ToLower(v)
+}
+
 // TraceIDs is the forms of a trace id a search looks for: the id as typed
 // and, when it is hexadecimal with upper-case digits, in lower case too, as
 // OpenTelemetry, W3C trace context and the Sentry SDKs write it (a trace id

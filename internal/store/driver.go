@@ -82,6 +82,9 @@ type dbDriver interface {
 	// caseInsensitiveLike is the operator, with its placeholder, that
 	// matches a LIKE pattern ignoring case.
 	caseInsensitiveLike() string
+	// foldContains is the condition that text column col contains w,
+	// ignoring case (beyond ASCII too), and its one argument.
+	foldContains(col, w string) (string, any)
 	// jsonText is the text at path in the JSON column col, and the
 	// argument of the expression's one placeholder.
 	jsonText(col string, path []string) (expr string, arg any)

@@ -46,8 +46,11 @@ func (s *searchSQL) where(q search.Query) (string, []any) {
 	}
 	for _, t := range q.Terms {
 		s.b.WriteString(" AND ")
+		// A negated term holds where its condition is false or unknown: an
+		// event without the attribute is not region:eu (NOT of a NULL
+		// would drop it).
 		if t.Negate {
-			s.b.WriteString("NOT ")
+			s.b.WriteString("NOT COALESCE(")
 		}
 		s.b.WriteString("(")
 		if s.e != "" {
@@ -56,6 +59,9 @@ func (s *searchSQL) where(q search.Query) (string, []any) {
 			s.group(t)
 		}
 		s.b.WriteString(")")
+		if t.Negate {
+			s.b.WriteString(", FALSE)")
+		}
 	}
 	return s.b.String(), s.args
 }
@@ -235,8 +241,18 @@ func (s *searchSQL) word(w string, negated bool) {
 		s.add(cond, arg)
 		return
 	}
-	p := contains(w)
-	s.add(g+"title"+s.like()+" OR "+g+"culprit"+s.like()+" OR "+g+"search_message"+s.like(), p, p, p)
+	s.foldContains(w, g+"title", g+"culprit", g+"search_message")
+}
+
+// foldContains asks that one of cols contains w, ignoring case.
+func (s *searchSQL) foldContains(w string, cols ...string) {
+	for i, col := range cols {
+		if i > 0 {
+			s.b.WriteString(" OR ")
+		}
+		cond, arg := driverOf(s.dialect).foldContains(col, w)
+		s.add(cond, arg)
+	}
 }
 
 // ftsPhrase is w as one FTS5 string (a phrase): in double quotes, its own
@@ -265,8 +281,7 @@ func (s *searchSQL) event(t search.Term) {
 	e := s.e
 	switch t.Field {
 	case search.FieldWord:
-		p := contains(t.Value)
-		s.add(e+"message"+s.like()+" OR "+e+"stack_trace"+s.like(), p, p)
+		s.foldContains(t.Value, e+"message", e+"stack_trace")
 	case search.FieldLevel:
 		s.cmp(e+"level", t.Op, t.Num)
 	case search.FieldService:
@@ -279,7 +294,8 @@ func (s *searchSQL) event(t search.Term) {
 		ids := anys(search.TraceIDs(t.Value))
 		s.add(e+"trace_id IN ("+tuples(len(ids), "?")+")", ids...)
 	case search.FieldSpanID:
-		s.add(e+"span_id = ?", t.Value)
+		ids := anys(search.TraceIDs(t.Value))
+		s.add(e+"span_id IN ("+tuples(len(ids), "?")+")", ids...)
 	case search.FieldTimestamp:
 		s.when(e+"timestamp", t)
 	case search.FieldHas:
