@@ -216,20 +216,25 @@ func setCustom(res *Result, custom []string, values []fpValue, rule string) {
 	shown := make([]string, len(values))
 	for k, v := range values {
 		shown[k] = v.text
-		if v.variable {
-			shown[k] = "{{ " + v.text + " }}"
-			keepDefault = keepDefault || v.text == "default"
+		switch {
+		case v.variable && v.text == "default":
+			shown[k] = "{{ default }}"
+			keepDefault = true
+		case v.variable:
+			// What the variable gave: "{{ tags.region }}" shows as "eu", so
+			// that two groups of one rule read apart.
+			shown[k] = custom[k]
 		}
 	}
 	if !keepDefault {
 		for k := range res.Components {
 			res.Components[k].Contributes = false
 		}
-		// {{ error.type }} and {{ error.value }} put in what their
-		// components show.
+		// {{ error.type }}, {{ error.value }} and {{ message }} put in
+		// what their components show.
 		for _, v := range values {
 			for k := range res.Components {
-				if v.variable && res.Components[k].Name == v.text && (v.text == "error.type" || v.text == "error.value") {
+				if v.variable && res.Components[k].Name == v.text && (v.text == "error.type" || v.text == "error.value" || v.text == "message") {
 					res.Components[k].Contributes = true
 					break
 				}

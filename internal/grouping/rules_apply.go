@@ -62,13 +62,19 @@ func (ev *facts) tag(key string) (string, bool) {
 	return v, ok
 }
 
-// family is javascript, native or other, as Sentry names platforms.
+// family is javascript, native or other, as Sentry names platforms. The
+// platform a Sentry SDK named wins over the language the trace reads as (a
+// native frame printed "at main (/src/main.c:4)" reads as JavaScript).
 func (ev *facts) family() string {
 	switch p := ev.attrs["platform"]; {
-	case ev.st.Language == "javascript" || p == "javascript" || p == "node":
-		return "javascript"
 	case p == "native" || p == "cocoa" || p == "c" || p == "cpp" || p == "objc" || p == "swift" || p == "rust":
 		return "native"
+	case p == "javascript" || p == "node":
+		return "javascript"
+	case p != "":
+		return "other"
+	case ev.st.Language == "javascript":
+		return "javascript"
 	}
 	return "other"
 }

@@ -124,6 +124,16 @@ func TestProjectFingerprintRules(t *testing.T) {
 			t.Errorf("%s: matched %v, want %v (parts %q)", tt.name, got, tt.match, res.Parts)
 		}
 	}
+	// The platform a Sentry SDK named wins over how the trace reads: a
+	// native frame rendered "at main (/src/main.c:4)" reads as JavaScript.
+	native := "SIGSEGV: Segfault\n    at main (/src/main.c:4)"
+	for platform, family := range map[string]string{"native": "native", "cocoa": "native", "cpp": "native", "node": "javascript", "python": "other", "": "javascript"} {
+		i := in(native, "family:"+family+" -> fam")
+		i.Attributes = map[string]string{"platform": platform}
+		if res := fp(i); res.Rule != RuleCustom {
+			t.Errorf("platform %q: family:%s did not match (parts %q)", platform, family, res.Parts)
+		}
+	}
 
 	// Variables, literals, {{ default }} and the first matching rule.
 	rules := "error.type:Nope -> never\nerror.type:LedgerError -> ledger, {{ error.type }}, {{ tags.region }}, {{ function }}, {{ module }} title=\"Ledger: {{ error.value }}\"\nerror.type:* -> other"
@@ -135,13 +145,29 @@ func TestProjectFingerprintRules(t *testing.T) {
 	if res.Title != "Ledger: entry 9912 does not balance" {
 		t.Errorf("title %q", res.Title)
 	}
-	if res.Components[0].Name != "fingerprint" || res.Components[1].Name != "fingerprint_rule" || !strings.HasPrefix(res.Components[1].Value, "error.type:LedgerError") {
+	// The fingerprint shows what the variables gave (the rule shows them as written).
+	if res.Components[0].Name != "fingerprint" || res.Components[0].Value != "ledger, app.ledger.LedgerError, eu, post_entry, app.ledger" ||
+		res.Components[1].Name != "fingerprint_rule" || !strings.HasPrefix(res.Components[1].Value, "error.type:LedgerError") {
 		t.Errorf("components %+v", res.Components[:2])
 	}
 	for _, c := range res.Components[2:] {
 		if c.Contributes != (c.Name == "error.type") { // {{ error.type }} puts it in
 			t.Errorf("component %+v contributes beside a fingerprint without {{ default }}", c)
 		}
+	}
+	// {{ message }} puts the message in, as its component shows.
+	byMessage := Fingerprint(Input{Message: "queue 7 is full", Level: "error", Rules: mustRules(t, "message:* -> q, {{ message }}", "")})
+	found := false
+	for _, c := range byMessage.Components {
+		if c.Name == "message" {
+			found = true
+			if !c.Contributes {
+				t.Errorf("{{ message }}: component %+v does not contribute", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("{{ message }}: no message component in %+v", byMessage.Components)
 	}
 	withDefault := fp(in(pyLedger, "error.type:LedgerError -> {{ default }}, eu"))
 	if withDefault.Parts[1] != def.Fingerprint || withDefault.Fingerprint == def.Fingerprint {

@@ -181,7 +181,7 @@ func TestGroupingRulesAPI(t *testing.T) {
 			t.Fatalf("rule's group = %v, want both later batches, the culprit past the frame -app took out", ruled)
 		}
 		_, comps := components(t, s, w.Viewer.Token, ruled["id"].(string))
-		if !hasComponent(comps, "fingerprint=payout-batch, {{ error.type }}") ||
+		if !hasComponent(comps, "fingerprint=payout-batch, com.acme.payouts.PayoutBatchException") ||
 			!hasComponent(comps, "fingerprint_rule=error.type:PayoutBatchException -> payout-batch, {{ error.type }}") ||
 			!hasComponent(comps, "-stack_trace_rule=stack.module:com.acme.payouts.BatchRunner -app") ||
 			!hasComponent(comps, "error.type=com.acme.payouts.PayoutBatchException") || !hasComponent(comps, "-stack.frame=com.acme.payouts.Scheduler:tick") {
