@@ -41,6 +41,17 @@ func (ev *facts) value() string {
 	return strings.TrimSpace(v)
 }
 
+// groupValue is the exception value the default fingerprint takes (and
+// its error.value component shows): in a JVM chain the root cause's ("Caused
+// by: …", innermost), else the primary exception's.
+func (ev *facts) groupValue() string {
+	if ev.st.Language == "java" && len(ev.st.Types) > 1 && ev.st.RootMessage != "" {
+		v, _, _ := strings.Cut(ev.st.RootMessage, "\n")
+		return strings.TrimSpace(v)
+	}
+	return ev.value()
+}
+
 // logger is the logger's name: Sentry's logger, a logger.name attribute or
 // OTLP's instrumentation scope.
 func (ev *facts) logger() string {
@@ -91,7 +102,7 @@ func (m *matcher) matchEvent(ev *facts) bool {
 			}
 		}
 	case m.key == "error.value":
-		hit = len(ev.types()) > 0 && m.glob.MatchString(ev.value())
+		hit = len(ev.types()) > 0 && (m.glob.MatchString(ev.value()) || m.glob.MatchString(ev.groupValue()))
 	case m.key == "message":
 		// A Sentry log message beside an exception is kept as sentry.message.
 		hit = m.glob.MatchString(ev.message) || m.glob.MatchString(ev.value()) ||
@@ -297,7 +308,7 @@ func (ev *facts) expand(v fpValue, def string, crash *Frame) string {
 		}
 		return ""
 	case "error.value":
-		return ev.value()
+		return ev.groupValue()
 	case "logger":
 		return ev.logger()
 	case "level":

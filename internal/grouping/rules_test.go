@@ -155,6 +155,19 @@ func TestProjectFingerprintRules(t *testing.T) {
 			t.Errorf("component %+v contributes beside a fingerprint without {{ default }}", c)
 		}
 	}
+	// In a JVM chain error.value is also the root cause's, the value the
+	// default fingerprint and its component take.
+	jvm := func(outer string) Input {
+		return Input{StackTrace: "com.acme.WrapperException: " + outer + "\n\tat com.acme.Runner.run(Runner.java:10)\nCaused by: com.acme.ledger.LedgerException: entry 5 does not balance\n\tat com.acme.ledger.Ledger.post(Ledger.java:42)\n\t... 1 more",
+			Level: "error", Rules: mustRules(t, "error.type:* -> jvm, {{ error.value }}", "")}
+	}
+	a, b := Fingerprint(jvm("batch one")), Fingerprint(jvm("batch two"))
+	if a.Fingerprint != b.Fingerprint || a.Parts[2] != "entry 5 does not balance" {
+		t.Errorf("{{ error.value }} in a JVM chain: parts %q and %q, want one group on the root cause's value", a.Parts, b.Parts)
+	}
+	if r := Fingerprint(Input{StackTrace: jvm("x").StackTrace, Level: "error", Rules: mustRules(t, `error.value:"*does not balance" -> bal`, "")}); r.Rule != RuleCustom {
+		t.Errorf("error.value does not match a JVM chain's root cause: %q", r.Parts)
+	}
 	// {{ message }} puts the message in, as its component shows.
 	byMessage := Fingerprint(Input{Message: "queue 7 is full", Level: "error", Rules: mustRules(t, "message:* -> q, {{ message }}", "")})
 	found := false
