@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -198,7 +199,8 @@ func TestSearchGroupEvents(t *testing.T) {
 			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3,
 				"user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}),
 			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}}),
-			ev("Überweisung abgelehnt", "error", "trace_id", "DEADBEEF01", "span_id", "AB12", "attributes", map[string]any{"fingerprint": "transfer", "region": "us"}),
+			ev("Überweisung abgelehnt", "error", "trace_id", "DEADBEEF01", "span_id", "AB12", "attributes", map[string]any{"fingerprint": "transfer", "region": "us",
+				"retried": true, "big": json.Number("12345678901234567890"), "ratio": json.Number("1.50"), "city": "Zürich"}),
 		} {
 			feed(t, s, w.Key, batchOf("api", e))
 		}
@@ -247,6 +249,8 @@ func TestSearchGroupEvents(t *testing.T) {
 			{"!region:eu", 1}, {"!region:us", 0}, {"region:us", 1},
 			// Hexadecimal ids sent in upper case are found in either case.
 			{"trace_id:deadbeef01", 1}, {"trace_id:DEADBEEF01 span_id:ab12", 1}, {"span_id:AB12", 1},
+			// Booleans and numbers as written, on both databases.
+			{"retried:true", 1}, {"retried:1", 0}, {"big:12345678901234567890", 1}, {"ratio:1.50", 1}, {"city:Zürich", 1}, {"has:retried", 1},
 		} {
 			if got := items(t, s, w.Viewer.Token, transfer+url.QueryEscape(c.query)); len(got) != c.n {
 				t.Errorf("transfer events?query=%s: %d events, want %d", c.query, len(got), c.n)

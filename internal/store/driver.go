@@ -87,7 +87,7 @@ type dbDriver interface {
 	foldContains(col, w string) (string, any)
 	// jsonText is the text at path in the JSON column col, and the
 	// argument of the expression's one placeholder.
-	jsonText(col string, path []string) (expr string, arg any)
+	jsonText(col string, path []string) (expr string, args []any)
 	// groupWord is the condition, on the group columns of alias g, that
 	// finds the free word w through the group_search index of migration
 	// 00052; ok is false when the index cannot find w (the caller scans).

@@ -98,8 +98,8 @@ func (postgresDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn fu
 
 func (postgresDriver) caseInsensitiveLike() string { return " ILIKE ?" }
 
-func (postgresDriver) jsonText(col string, path []string) (string, any) {
-	return "(CAST(" + col + " AS jsonb) #>> CAST(? AS text[]))", `{"` + strings.Join(path, `","`) + `"}`
+func (postgresDriver) jsonText(col string, path []string) (string, []any) {
+	return "(CAST(" + col + " AS jsonb) #>> CAST(? AS text[]))", []any{`{"` + strings.Join(path, `","`) + `"}`}
 }
 
 // insertProjectQuery takes the number from the column's sequence.

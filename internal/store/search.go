@@ -342,10 +342,10 @@ func (s *searchSQL) attrPath(path []string, value *string) {
 // jsonPath compares the text at path of the JSON column col with value (or
 // asks that it is there, value nil).
 func (s *searchSQL) jsonPath(col string, path []string, value *string) {
-	expr, arg := driverOf(s.dialect).jsonText(col, path)
+	expr, args := driverOf(s.dialect).jsonText(col, path)
 	if value == nil {
-		s.add(expr+" IS NOT NULL", arg)
+		s.add(expr+" IS NOT NULL", args...)
 		return
 	}
-	s.add(expr+" = ?", arg, *value)
+	s.add(expr+" = ?", append(args, *value)...)
 }

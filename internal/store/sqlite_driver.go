@@ -88,8 +88,12 @@ func (sqliteDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn func
 // caseInsensitiveLike is LIKE: SQLite's ignores the case of ASCII letters.
 func (sqliteDriver) caseInsensitiveLike() string { return " LIKE ?" }
 
-func (sqliteDriver) jsonText(col string, path []string) (string, any) {
-	return "CAST(json_extract(" + col + ", ?) AS TEXT)", `$."` + strings.Join(path, `"."`) + `"`
+// jsonText is a string's text, else the value's JSON text as written (true,
+// 12345678901234567890, 1.50), as PostgreSQL's #>> reads them:
+// json_extract would give 1 for true and a float for a large integer.
+func (sqliteDriver) jsonText(col string, path []string) (string, []any) {
+	p := `$."` + strings.Join(path, `"."`) + `"`
+	return "(CASE json_type(" + col + ", ?) WHEN 'text' THEN json_extract(" + col + ", ?) WHEN 'null' THEN NULL ELSE " + col + " -> ? END)", []any{p, p, p}
 }
 
 // insertProjectQuery reads the next number from a counter row in the
