@@ -92,6 +92,8 @@ func TestParseRefusesMalformedTerms(t *testing.T) {
 		{"ok is:", Groups, "is:"},
 		{":value", Groups, ":value"},
 		{"!", Groups, "!"},
+		{`ok ""`, Groups, `""`},
+		{`!""`, Events, `!""`},
 		{`region:"eu`, Groups, `region:"eu`},
 		{`region:"eu"west`, Groups, `region:"eu"west`},
 		{`ab"c`, Groups, `ab"c`},

@@ -74,6 +74,9 @@ func split(s string) ([]rawTerm, error) {
 			t.value, i = s[j:end], end
 		}
 		t.text = s[start:i]
+		if t.value == "" && t.quoted && !t.hasKey {
+			return nil, &Error{Term: t.text, Reason: "an empty phrase: put the words to find between the quotes"}
+		}
 		if t.value == "" && !t.quoted {
 			if t.hasKey {
 				return nil, &Error{Term: t.text, Reason: "no value after the colon"}
