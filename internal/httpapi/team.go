@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -74,17 +76,20 @@ type GroupPatch struct {
 	Status     string      `json:"status,omitempty" enum:"unresolved,resolved,ignored" doc:"resolved or ignored also resolves the open ticket; an ignored group opens no tickets until its condition is met"`
 	AssigneeID OptionalID  `json:"assignee_id,omitempty"`
 	Ignore     *IgnoreBody `json:"ignore,omitempty" doc:"With status ignored: the condition that ends the ignore (the group becomes unresolved with a new ticket, reason unignored); absent or {} ignores for good"`
-	ResolvedIn string      `json:"resolved_in,omitempty" doc:"With status resolved: next (newer than the newest release seen) or a release; events of that release or older ones are counted without reopening the group"`
+	ResolvedIn *string     `json:"resolved_in,omitempty" doc:"With status resolved: next (newer than the newest release seen) or a release (at most 64 characters, as an event's release); events of that release or older ones are counted without reopening the group"`
 }
 
 // change checks a patch and turns it into a change; prefix names its
 // fields in errors ("" or "set.").
 func (p GroupPatch) change(prefix string, now time.Time) (tickets.GroupChange, error) {
 	// A release is named as sent without its surrounding spaces ("next "
-	// is next); nothing but spaces names none.
-	ch := tickets.GroupChange{Status: p.Status, ResolvedIn: strings.TrimSpace(p.ResolvedIn)}
-	if p.ResolvedIn != "" && ch.ResolvedIn == "" {
-		return ch, problem.Newf("validation-failed", "%sresolved_in: name a release, or next", prefix)
+	// is next); nothing but spaces names none; "" is no release (resolved
+	// outright), as absent.
+	ch := tickets.GroupChange{Status: p.Status}
+	if p.ResolvedIn != nil && *p.ResolvedIn != "" {
+		if ch.ResolvedIn = strings.TrimSpace(*p.ResolvedIn); ch.ResolvedIn == "" {
+			return ch, problem.Newf("validation-failed", "%sresolved_in: name a release, or next", prefix)
+		}
 	}
 	if p.Status == "" && !p.AssigneeID.Set {
 		return ch, problem.Newf("validation-failed", "%sstatus: give status or assignee_id", prefix)
@@ -108,11 +113,11 @@ func (p GroupPatch) change(prefix string, now time.Time) (tickets.GroupChange, e
 		}
 		ch.Ignore = rule
 	}
-	if p.ResolvedIn != "" && p.Status != store.GroupResolved {
+	if ch.ResolvedIn != "" && p.Status != store.GroupResolved {
 		return ch, problem.Newf("validation-failed", "%sresolved_in: goes with status resolved", prefix)
 	}
-	if len(p.ResolvedIn) > 200 {
-		return ch, problem.Newf("validation-failed", "%sresolved_in: at most 200 bytes", prefix)
+	if utf8.RuneCountInString(ch.ResolvedIn) > ingest.MaxReleaseLen {
+		return ch, problem.Newf("validation-failed", "%sresolved_in: at most %d characters, as a release", prefix, ingest.MaxReleaseLen)
 	}
 	return ch, nil
 }

@@ -160,6 +160,7 @@ func TestIgnoreConditions(t *testing.T) {
 			{map[string]any{"status": "resolved", "ignore": map[string]any{"events": 3}}, "ignore: "},
 			{map[string]any{"status": "ignored", "resolved_in": "next"}, "resolved_in: "},
 			{map[string]any{"status": "resolved", "resolved_in": "   "}, "resolved_in: "},
+			{map[string]any{"status": "resolved", "resolved_in": strings.Repeat("9", 65)}, "resolved_in: at most 64"},
 			{map[string]any{}, "status: "},
 		} {
 			r := patchJSON(s, tok, groupPath(gid), tc.body).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
