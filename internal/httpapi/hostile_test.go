@@ -397,3 +397,23 @@ func TestMemoryShareProtectsOtherOrganizations(t *testing.T) {
 		}
 	}, func(c *config.Serve) { c.IngestMemory = 16 << 20 })
 }
+
+// TestBodyBytesNotUTF8: a JSON body that is not UTF-8 is 400 malformed-body
+// (Go's decoder would keep a name other than sent, and take two passwords
+// of different bad bytes as one), after authentication; valid UTF-8 and
+// U+FFFD written out are accepted.
+func TestBodyBytesNotUTF8(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		path := "/v1/orgs/" + w.OrgID + "/projects"
+		s.Do(apitest.Request{Method: "POST", Path: path, Body: "{\"name\":\"x\xff\"}"}).Expect(t, http.StatusUnauthorized, "unauthorized")
+		r := s.Do(apitest.Request{Method: "POST", Path: path, Token: w.Owner.Token, Body: "{\"name\":\"x\xff\"}"}).Expect(t, http.StatusBadRequest, "malformed-body")
+		if d := r.Str(t, "detail"); !strings.Contains(d, "offset 10") {
+			t.Errorf("detail %q does not say where", d)
+		}
+		s.Do(apitest.Request{Method: "POST", Path: path, Token: w.Owner.Token, Body: `{"name":"café \ufffd"}`}).Expect(t, http.StatusCreated, "")
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email",
+			Body: "{\"email\":\"bytes@example.com\",\"password\":\"correct horse \xff\xff\",\"name\":\"B\"}"}).Expect(t, http.StatusBadRequest, "malformed-body")
+	})
+}

@@ -199,6 +199,10 @@ func (s *Server) projectOrg(ctx context.Context, projectID string) (string, erro
 func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 	a, _ := ctx.Operation().Metadata["access"].(Access)
 	if a.Public {
+		if err := checkUTF8Body(ctx); err != nil {
+			s.fail(ctx, err)
+			return
+		}
 		next(ctx)
 		return
 	}
@@ -209,6 +213,9 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 	}
 	if err == nil && p.Token != nil && a.Scope == "" {
 		err = checkTokenScope(p.Token, a.TokenScope)
+	}
+	if err == nil {
+		err = checkUTF8Body(ctx)
 	}
 	if err != nil {
 		s.fail(ctx, err)
