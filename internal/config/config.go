@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -177,8 +178,13 @@ func (s *Serve) checkLimits() error {
 	if s.SentryRateLimit <= 0 || s.SentryRateBurst < 1 {
 		return errors.New("--sentry-rate-limit and --sentry-rate-burst must be positive")
 	}
-	if s.RetentionDays < 1 || s.GroupSamples < 1 || s.SpikeMin < 1 || s.SpikeFactor <= 0 {
-		return errors.New("--retention-days, --group-samples, --spike-min and --spike-factor must be positive")
+	for _, c := range []struct {
+		flag string
+		bad  bool
+	}{{"--retention-days", s.RetentionDays < 1}, {"--group-samples", s.GroupSamples < 1}, {"--spike-min", s.SpikeMin < 1}, {"--spike-factor", s.SpikeFactor <= 0}} {
+		if c.bad {
+			return errors.New(c.flag + " must be positive")
+		}
 	}
 	if s.SlowTxWarn < 0 {
 		return errors.New("--slow-tx-warn must not be negative (0 turns the warning off)")
@@ -202,7 +208,7 @@ func (s *Serve) checkLimits() error {
 		return errors.New("--ingest-memory must be at least 1MiB")
 	}
 	if s.IPv6Prefix < 32 || s.IPv6Prefix > 128 {
-		return fmt.Errorf("--ipv6-prefix (ERRATA_IPV6_PREFIX): %d is not a prefix length from 32 to 128", s.IPv6Prefix)
+		return fmt.Errorf("--ipv6-prefix: %d is not a prefix length from 32 to 128", s.IPv6Prefix)
 	}
 	return nil
 }
@@ -258,6 +264,9 @@ func checkAddr(flag, v string) error {
 	if i < 0 || i == len(v)-1 {
 		return fmt.Errorf("%s: %q is not host:port", flag, v)
 	}
+	if port, err := strconv.Atoi(v[i+1:]); err != nil || port < 0 || port > 65535 {
+		return fmt.Errorf("%s: %q: the port must be a number from 0 to 65535", flag, v)
+	}
 	return nil
 }
 
@@ -291,8 +300,11 @@ func ParseAutoJoin(entry string) (AutoJoin, error) {
 
 func (s *Serve) checkOIDC() error {
 	if s.OIDCIssuer == "" {
-		if s.OIDCClientID != "" || len(s.OIDCAutoJoin) > 0 {
-			return errors.New("--oidc-client-id and --oidc-auto-join need --oidc-issuer")
+		switch {
+		case s.OIDCClientID != "":
+			return errors.New("--oidc-client-id needs --oidc-issuer")
+		case len(s.OIDCAutoJoin) > 0:
+			return errors.New("--oidc-auto-join needs --oidc-issuer")
 		}
 		return nil
 	}

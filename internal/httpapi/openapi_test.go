@@ -354,6 +354,12 @@ func TestOpenAPIUnknownRoutesAndMethods(t *testing.T) {
 			}
 		}
 	}
+	// The detail names the path as asked, under a prefix a handler strips too.
+	for _, p := range []string{"/v1/nope", "/docs/nope.md", "/docs/errors/nope"} {
+		if d := s.Do(apitest.Request{Method: http.MethodGet, Path: p, Headers: map[string]string{"Accept": "application/json"}}).Expect(t, http.StatusNotFound, "not-found").Str(t, "detail"); d != "no route GET "+p {
+			t.Errorf("GET %s: detail %q", p, d)
+		}
+	}
 	for p := range paths {
 		methods := c.methodsAt(p)
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {

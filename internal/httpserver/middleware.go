@@ -164,7 +164,7 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 		switch rec.status {
 		case http.StatusMethodNotAllowed:
 			w.Header().Set("Allow", rec.header.Get("Allow"))
-			WriteProblem(w, r, problem.Newf("method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")))
+			WriteProblem(w, r, problem.Newf("method-not-allowed", "%s is not allowed on %s; allowed: %s", r.Method, requestPath(r), rec.header.Get("Allow")))
 		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 			w.Header().Set("Location", rec.header.Get("Location"))
 			w.WriteHeader(rec.status)
@@ -173,7 +173,7 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 				s.pageNotFound.ServeHTTP(w, r)
 				return
 			}
-			WriteProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))
+			WriteProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, requestPath(r)))
 		}
 	})
 }

@@ -153,7 +153,16 @@ func (s *Server) skipCallerLimit(r *http.Request) bool {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	WriteProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, r.URL.Path))
+	WriteProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, requestPath(r)))
+}
+
+// requestPath is the path the client asked for: a handler under
+// http.StripPrefix (the docs under /docs) sees r.URL.Path without it.
+func requestPath(r *http.Request) string {
+	if p, _, _ := strings.Cut(r.RequestURI, "?"); strings.HasPrefix(p, "/") {
+		return p
+	}
+	return r.URL.Path
 }
 
 func humaConfig(cfg Config) huma.Config {

@@ -92,6 +92,7 @@ func TestParseRefusesMalformedTerms(t *testing.T) {
 		{"ok is:", Groups, "is:"},
 		{":value", Groups, ":value"},
 		{"!", Groups, "!"},
+		{"event_count:>1", Groups, "event_count:>1"},
 		{`ok ""`, Groups, `""`},
 		{`!""`, Events, `!""`},
 		{`region:"eu`, Groups, `region:"eu`},
@@ -187,6 +188,16 @@ func TestQuoteReadsBack(t *testing.T) {
 		q, err := Parse("region:"+Quote(v), Groups, now)
 		if err != nil || len(q.Terms) != 1 || q.Terms[0].Value != v || q.Terms[0].Op != Eq {
 			t.Errorf("Quote(%q) = %s: parsed %+v, %v", v, Quote(v), q.Terms, err)
+		}
+	}
+}
+
+// TestParseSuggestsTheComparedKey: an API or Sentry field name compared is
+// answered with the key that compares it.
+func TestParseSuggestsTheComparedKey(t *testing.T) {
+	for in, want := range map[string]string{"event_count:>1": "compare events instead (events:>1)", "times_seen:>=10": "(events:>=10)", "user_count:<5": "(users:<5)"} {
+		if _, err := Parse(in, Groups, time.Now()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want it to say %q", in, err, want)
 		}
 	}
 }

@@ -201,6 +201,9 @@ func parseTerm(r rawTerm, kind Kind, now time.Time) (Term, error) {
 	if !ok {
 		t.Field, t.Key = FieldAttribute, r.key
 		if t.Op != Eq {
+			if alias := fieldAliases[strings.ToLower(r.key)]; alias != "" {
+				return bad("%s is an attribute here: compare %s instead (%s:%s%s)", r.key, alias, alias, t.Op.String(), t.Value)
+			}
 			return bad("%s is an attribute: comparisons are for levels, numbers and times", r.key)
 		}
 		return t, nil
@@ -300,4 +303,12 @@ func containsString(vs []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// fieldAliases are the keys people type for a comparison from the API's
+// field names or Sentry's: the key that compares it.
+var fieldAliases = map[string]string{
+	"event_count": "events", "times_seen": "events", "count": "events",
+	"user_count": "users", "users_seen": "users",
+	"firstseen": "first_seen", "lastseen": "last_seen",
 }

@@ -255,6 +255,9 @@ func attributes(raw string) []attribute {
 	}
 	out := make([]attribute, 0, len(m))
 	for k, v := range m {
+		if k == "sentry.in_app" {
+			continue // grouping's copy of the SDK's flags, which the frames show
+		}
 		var s string
 		if json.Unmarshal(v, &s) != nil {
 			s = string(v)

@@ -98,3 +98,20 @@ func TestOpenTicketsLinkPlural(t *testing.T) {
 	seedTicket(t, s, w.Owner.Token, w.ProjectID, "database timeout", "error")
 	b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, ">All 2 open tickets</a>")
 }
+
+// TestFavicon: the icon browsers ask for on every page is served, and the
+// pages link it.
+func TestFavicon(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, store.SQLite)
+	b := newBrowser(t, s)
+	p := b.get("/favicon.ico").expect(t, http.StatusOK, "<svg")
+	if ct := p.Header.Get("Content-Type"); ct != "image/svg+xml" {
+		t.Errorf("/favicon.ico Content-Type %q", ct)
+	}
+	// A fresh server's sign-up offers no sign-in: it would lead back here.
+	if p := b.get("/sign-up").expect(t, http.StatusOK, `<link rel="icon" href="/static/icon.svg"`, "Create the first account"); strings.Contains(p.Body, "Already have an account") {
+		t.Errorf("the first sign-up offers to sign in")
+	}
+	b.get("/static/icon.svg").expect(t, http.StatusOK, "<svg")
+}

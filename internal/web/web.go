@@ -96,6 +96,12 @@ func Mount(api *httpserver.Server, o Options) (*Dashboard, error) {
 func (d *Dashboard) routes(mux *http.ServeMux) {
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", assets(http.StripPrefix("/static", http.FileServerFS(static))))
+	// Browsers ask for /favicon.ico on every page, the served docs' too: the
+	// same icon, so that none logs a 404.
+	mux.Handle("GET /favicon.ico", assets(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		http.ServeFileFS(w, r, static, "icon.svg")
+	})))
 
 	mux.Handle("GET /sign-in", secure(http.HandlerFunc(d.signInForm)))
 	mux.Handle("POST /sign-in", secure(d.sameOrigin(http.HandlerFunc(d.signIn))))
