@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -39,5 +40,16 @@ func TestOpenTogether(t *testing.T) {
 				t.Fatalf("round %d: %v", round, err)
 			}
 		}
+	}
+}
+
+// TestOpenSaysTheDirectoryIsMissing: a SQLite URL whose directory does not
+// exist is refused naming the directory and the setting, not with
+// SQLite's "unable to open database file".
+func TestOpenSaysTheDirectoryIsMissing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nowhere")
+	_, err := store.Open(context.Background(), store.Options{URL: "sqlite:" + filepath.Join(dir, "errata.db")})
+	if err == nil || !strings.Contains(err.Error(), "the directory "+dir+" does not exist (ERRATA_DATABASE_URL)") {
+		t.Fatalf("Open = %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,12 @@ func (sqliteDriver) open(ctx context.Context, opts Options, path string) (*DB, e
 	if opts.URL == "" {
 		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
 			return nil, fmt.Errorf("store: create data directory: %w", err)
+		}
+	} else if dir := filepath.Dir(path); path != ":memory:" {
+		// A file named by the URL is created, its directory is not: say
+		// so rather than SQLite's "unable to open database file".
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store: open sqlite %s: the directory %s does not exist (ERRATA_DATABASE_URL); create it, or use ERRATA_DATA_DIR, whose directory is created", path, dir)
 		}
 	}
 	return openSQLite(ctx, path, opts.ReadConns)
