@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -23,22 +24,35 @@ import (
 // it back for huma to decode. A body of another media type is left to
 // huma's 415.
 func checkUTF8Body(ctx huma.Context) error {
-	r, _ := humago.Unwrap(ctx)
+	r, w := humago.Unwrap(ctx)
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 		return nil
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return nil
 	}
-	limit := ctx.Operation().MaxBodyBytes
+	op := ctx.Operation()
+	limit := op.MaxBodyBytes
 	if limit <= 0 {
 		limit = 1 << 20
 	}
+	// The body is read under the operation's read timeout, as huma reads
+	// it; a read that fails hands huma the same failure to answer.
+	rc := http.NewResponseController(w)
+	if op.BodyReadTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Now().Add(op.BodyReadTimeout))
+	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	rest := r.Body
+	if err != nil {
+		rest = io.NopCloser(failingReader{err})
+	} else {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	r.Body = struct {
 		io.Reader
 		io.Closer
-	}{io.MultiReader(bytes.NewReader(data), r.Body), r.Body}
+	}{io.MultiReader(bytes.NewReader(data), rest), r.Body}
 	if err != nil || int64(len(data)) > limit {
 		return nil // huma reports the read error or the 413
 	}
@@ -55,3 +69,8 @@ func checkUTF8Body(ctx huma.Context) error {
 	}
 	return nil
 }
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }

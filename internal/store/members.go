@@ -50,6 +50,22 @@ func (c *Conn) MemberByID(ctx context.Context, id string) (Member, error) {
 	return m, nil
 }
 
+// MemberToAssign is MemberByID holding the member's row until c's
+// transaction ends (FOR SHARE on PostgreSQL; SQLite's one writer
+// serializes anyway), so that a removal of the member waits for the
+// assignment and then unassigns it (DeleteMember).
+func (c *Conn) MemberToAssign(ctx context.Context, id string) (Member, error) {
+	lock := ""
+	if c.drv.name() == Postgres {
+		lock = " FOR SHARE OF m"
+	}
+	m, err := scanMember(c.queryRow(ctx, memberSelect+` WHERE m.id = ?`+lock, id))
+	if err != nil {
+		return Member{}, fmt.Errorf("store: member %s: %w", id, translate(err))
+	}
+	return m, nil
+}
+
 // MemberOf returns userID's membership of orgID.
 func (c *Conn) MemberOf(ctx context.Context, orgID, userID string) (Member, error) {
 	m, err := scanMember(c.queryRow(ctx, memberSelect+` WHERE m.organization_id = ? AND m.user_id = ?`, orgID, userID))
@@ -100,6 +116,12 @@ func (c *Conn) SetMemberRole(ctx context.Context, id, role string) error {
 // assigned to it become unassigned, and their ids are returned (for their
 // activity).
 func (c *Conn) DeleteMember(ctx context.Context, id string) ([]string, error) {
+	// The row first: its delete waits for an assignment that holds it
+	// (MemberToAssign), and the groups are read after, so that they include
+	// that assignment (PostgreSQL reads each statement's own snapshot).
+	if err := c.execOne(ctx, `DELETE FROM members WHERE id = ?`, id); err != nil {
+		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
+	}
 	rows, err := c.query(ctx, `UPDATE error_groups SET assignee_id = NULL WHERE assignee_id = ? RETURNING id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
@@ -109,9 +131,6 @@ func (c *Conn) DeleteMember(ctx context.Context, id string) ([]string, error) {
 		return g, s.Scan(&g)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
-	}
-	if err := c.execOne(ctx, `DELETE FROM members WHERE id = ?`, id); err != nil {
 		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
 	}
 	return unassigned, nil

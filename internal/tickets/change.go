@@ -106,7 +106,7 @@ func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.G
 	}
 	var m store.Member
 	if id.Valid(id.Member, memberID) {
-		m, err = c.MemberByID(ctx, memberID)
+		m, err = c.MemberToAssign(ctx, memberID)
 	} else {
 		err = store.ErrNotFound
 	}

@@ -1,0 +1,51 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/errata-dev/errata/internal/apitest"
+)
+
+// TestAssignWhileMemberIsRemoved: assignments to a member fired together
+// with the member's removal leave no group assigned to someone who is no
+// longer a member: each assignment either lands before the removal, which
+// then unassigns it, or is refused (on PostgreSQL the removal waits for
+// the assignment holding the member's row).
+func TestAssignWhileMemberIsRemoved(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		var gids []string
+		for _, name := range []string{"alpha", "bravo", "charlie", "delta"} {
+			feed(t, s, w.Key, batchOf("api", fpEv("race "+name, "error")))
+			gids = append(gids, groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure race "+name)["id"].(string))
+		}
+		for round := range 6 {
+			m := s.AddMember(t, w.Owner.Token, w.OrgID, fmt.Sprintf("racer%d@example.com", round), "member")
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range 3 * len(gids) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					patchJSON(s, w.Admin.Token, "/v1/groups/"+gids[i%len(gids)], map[string]any{"assignee_id": m.MemberID})
+				}()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				s.Do(apitest.Request{Method: "DELETE", Path: "/v1/members/" + m.MemberID, Token: w.Owner.Token}).Expect(t, http.StatusNoContent, "")
+			}()
+			close(start)
+			wg.Wait()
+			if got := items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/groups?query=is:assigned&limit=100"); len(got) != 0 {
+				t.Fatalf("round %d: %d groups still assigned after their assignee was removed", round, len(got))
+			}
+		}
+	})
+}
