@@ -49,3 +49,45 @@ func TestAssignWhileMemberIsRemoved(t *testing.T) {
 		}
 	})
 }
+
+// TestSameNamesCreatedTogether: organizations and projects of one name
+// created at once each get a slug of their own, as one after the other
+// would (x, x-2, x-3), never a 409.
+func TestSameNamesCreatedTogether(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		for _, path := range []string{"/v1/orgs", "/v1/orgs/" + w.OrgID + "/projects"} {
+			const n = 12
+			slugs := make(chan string, n)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					r := s.Do(apitest.Request{Method: "POST", Path: path, Token: w.Owner.Token, Body: map[string]any{"name": "Same Name"}})
+					if r.Status != http.StatusCreated {
+						t.Errorf("POST %s: %d %s", path, r.Status, r.Body)
+						return
+					}
+					slugs <- r.Str(t, "slug")
+				}()
+			}
+			close(start)
+			wg.Wait()
+			close(slugs)
+			seen := map[string]bool{}
+			for sl := range slugs {
+				if seen[sl] {
+					t.Errorf("POST %s: slug %q twice", path, sl)
+				}
+				seen[sl] = true
+			}
+			if len(seen) != n {
+				t.Errorf("POST %s: %d distinct slugs, want %d", path, len(seen), n)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package org
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/id"
@@ -18,13 +19,25 @@ func (s *Service) CreateProject(ctx context.Context, orgID, name string) (store.
 	now := s.clock()
 	p := store.Project{ID: id.New(id.Project), OrgID: orgID, Name: strings.TrimSpace(name), CreatedAt: now, UpdatedAt: now}
 	base := slug.Make(p.Name, "project")
-	taken, err := s.db.Read().ProjectSlugsLike(ctx, orgID, base)
-	if err != nil {
-		return store.Project{}, err
+	for attempt := 1; ; attempt++ {
+		taken, err := s.db.Read().ProjectSlugsLike(ctx, orgID, base)
+		if err != nil {
+			return store.Project{}, err
+		}
+		p.Slug = slug.Free(base, taken)
+		created, err := s.db.Write().InsertProject(ctx, p)
+		// Another project of the name took the free slug meanwhile: the
+		// next free one, as one after the other would get.
+		if errors.Is(err, store.ErrConflict) && attempt < slugAttempts {
+			continue
+		}
+		return created, err
 	}
-	p.Slug = slug.Free(base, taken)
-	return s.db.Write().InsertProject(ctx, p)
 }
+
+// slugAttempts bounds the tries of a creation whose free slug another
+// creation of the same name took first.
+const slugAttempts = 20
 
 // RenameProject changes a project's name.
 func (s *Service) RenameProject(ctx context.Context, projectID, name string) (store.Project, error) {

@@ -66,19 +66,29 @@ func (s *Service) Create(ctx context.Context, creator store.User, name string) (
 	}
 	now := s.clock()
 	o := store.Org{ID: id.New(id.Org), Name: strings.TrimSpace(name), Plan: s.defaultPlan, CreatedAt: now, UpdatedAt: now}
-	err := s.db.Tx(ctx, func(c *store.Conn) error {
+	for attempt := 1; ; attempt++ {
+		err := s.createOrg(ctx, &o, creator, now)
+		if errors.Is(err, store.ErrConflict) && attempt < slugAttempts {
+			continue // another organization of the name took the free slug meanwhile
+		}
+		return o, err
+	}
+}
+
+// createOrg inserts o, with the next free slug of its name, and its owner.
+func (s *Service) createOrg(ctx context.Context, o *store.Org, creator store.User, now time.Time) error {
+	return s.db.Tx(ctx, func(c *store.Conn) error {
 		base := slug.Make(o.Name, "org")
 		taken, err := c.OrgSlugsLike(ctx, base)
 		if err != nil {
 			return err
 		}
 		o.Slug = slug.Free(base, taken)
-		if err := c.CreateOrg(ctx, o); err != nil {
+		if err := c.CreateOrg(ctx, *o); err != nil {
 			return err
 		}
 		return c.CreateMember(ctx, store.Member{ID: id.New(id.Member), OrgID: o.ID, UserID: creator.ID, Role: Owner.String(), CreatedAt: now})
 	})
-	return o, err
 }
 
 // Rename changes an organization's name.
