@@ -76,5 +76,5 @@ func (s *Server) updateOrg(ctx context.Context, in *struct {
 }
 
 func (s *Server) deleteOrg(ctx context.Context, in *OrgPath) (*struct{}, error) {
-	return nil, s.db.Write().DeleteOrg(ctx, in.OrgID)
+	return nil, s.db.TxAgain(ctx, func(c *store.Conn) error { return c.DeleteOrg(ctx, in.OrgID) })
 }

@@ -57,7 +57,7 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 }
 
 func (s *Server) deleteProject(ctx context.Context, in *ProjectPath) (*struct{}, error) {
-	return nil, s.db.Tx(ctx, func(c *store.Conn) error {
+	return nil, s.db.TxAgain(ctx, func(c *store.Conn) error {
 		p, err := c.ProjectByID(ctx, in.ProjectID)
 		if err != nil {
 			return err

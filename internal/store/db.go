@@ -146,6 +146,26 @@ func (db *DB) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	return err
 }
 
+// TxAgain is Tx run again, up to four more times, while it loses a race
+// with another transaction (LostRace: a deadlock with processing on
+// PostgreSQL), for the changes a person asks for that touch rows
+// processing writes (deleting a project or an organization): the person
+// gets the answer, not a 409 to retry by hand. fn must do nothing outside
+// its transaction.
+func (db *DB) TxAgain(ctx context.Context, fn func(c *Conn) error) error {
+	for attempt := 1; ; attempt++ {
+		err := db.Tx(ctx, fn)
+		if !LostRace(err) || attempt == 5 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
+		}
+	}
+}
+
 // runTx is Tx with the transaction begun by begin (on the writer pool or
 // on a connection taken from it), asked for at asked.
 func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(c *Conn) error) error {

@@ -78,7 +78,7 @@ func translate(err error) error {
 		case "23503": // foreign_key_violation
 			return fmt.Errorf("%w: %s", ErrNotFound, pe.ConstraintName)
 		case "40001", "40P01": // serialization failure, deadlock: run the transaction again
-			return fmt.Errorf("%w: %s", ErrConflict, pe.Message)
+			return fmt.Errorf("%w: %s%w", ErrConflict, pe.Message, raceMark{})
 		}
 		if pgUnavailable(pe.Code) {
 			if pgDown(pe.Code) {
@@ -93,6 +93,18 @@ func translate(err error) error {
 	}
 	return err
 }
+
+// raceMark marks a conflict that is a lost race between transactions
+// (PostgreSQL's serialization failure or deadlock), not a broken rule:
+// running the transaction again succeeds.
+type raceMark struct{}
+
+func (raceMark) Error() string { return "" }
+
+// LostRace reports whether err is a transaction that lost a race with
+// another (a deadlock, a serialization failure) and may simply be run
+// again; a uniqueness conflict is not one.
+func LostRace(err error) bool { return errors.Is(err, raceMark{}) }
 
 // downMark marks an unavailable error whose cause is the database itself:
 // unreachable, read-only, out of space, failing to read or write its
