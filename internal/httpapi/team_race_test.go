@@ -1,12 +1,18 @@
 package httpapi_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/ingest"
+	"github.com/errata-dev/errata/internal/intake"
+	"github.com/errata-dev/errata/internal/problem"
 )
 
 // TestAssignWhileMemberIsRemoved: assignments to a member fired together
@@ -88,6 +94,28 @@ func TestSameNamesCreatedTogether(t *testing.T) {
 			if len(seen) != n {
 				t.Errorf("POST %s: %d distinct slugs, want %d", path, len(seen), n)
 			}
+		}
+	})
+}
+
+// TestIngestForADeletedProject: a batch whose key was checked before its
+// project was deleted is answered 401, as the next request with the key
+// is, not 404 (no ingestion route answers 404).
+func TestIngestForADeletedProject(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		ctx := context.Background()
+		p, err := s.App.DB.Read().ProjectByID(ctx, w.ProjectID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/projects/" + w.ProjectID, Token: w.Owner.Token}).Expect(t, http.StatusNoContent, "")
+		in := &intake.Intake{Committer: s.App.Committer, Monitor: s.App.Monitor, Metrics: s.App.Metrics}
+		err = in.Commit(ctx, "rest", p, time.Now(), []ingest.Event{{Service: "api", Message: "late", Level: ingest.Error, Timestamp: time.Now().UnixMilli()}})
+		var pr *problem.Problem
+		if !errors.As(err, &pr) || pr.Code() != "unauthorized" || pr.Status != http.StatusUnauthorized {
+			t.Fatalf("Commit for a deleted project = %v, want 401 unauthorized", err)
 		}
 	})
 }

@@ -215,6 +215,11 @@ func (in *Intake) Commit(ctx context.Context, route string, p store.Project, rec
 			return overloaded(metrics.RefusedDisk)
 		case store.IsUnavailable(err):
 			in.Refuse(route, metrics.RefusedUnavailable)
+		case errors.Is(err, store.ErrNotFound):
+			// The project was deleted after its key was checked: the key
+			// no longer names one, as the next request would be told.
+			in.Refuse(route, metrics.RefusedUnauthorized)
+			return problem.New("unauthorized", "the API key's project was deleted")
 		default:
 			in.Refuse(route, metrics.RefusedInternal)
 		}
