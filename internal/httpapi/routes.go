@@ -104,7 +104,7 @@ func (s *Server) routes() {
 		"Any of status (with ignore, a condition that ends an ignore, or resolved_in, the release it is resolved in) and assignee_id (a member of "+
 			"the project's organization, or null). The change is atomic and recorded in the group's activity with the caller as actor; "+
 			"a new assignee other than the caller gets an email when SMTP is set."), in("group_id", org.MemberRole), s.updateGroup)
-	register(s, post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), in("group_id", org.MemberRole), s.mergeGroups)
+	register(s, withErrs(post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), 409), in("group_id", org.MemberRole), s.mergeGroups)
 	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
 	register(s, describe(get("/v1/projects/{project_id}/grouping-rules", "get-grouping-rules", "Get the project's grouping rules", "Error groups"),
 		"Fingerprint rules and stack trace rules in Sentry's syntax (docs/grouping.md); empty when none."), in("project_id", org.Viewer), s.getGroupingRules)

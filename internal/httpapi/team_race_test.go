@@ -119,3 +119,54 @@ func TestIngestForADeletedProject(t *testing.T) {
 		}
 	})
 }
+
+// TestBulkMergeRacingAMerge: a bulk merge fired with a merge of some of its
+// groups answers 200, skipping what the other merge took, and no event is
+// lost or counted twice.
+func TestBulkMergeRacingAMerge(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		for round := range 4 {
+			var ids []string
+			for i, name := range []string{"alpha", "bravo", "charlie", "delta"} {
+				fp := fmt.Sprintf("merge %s %s", name, []string{"one", "two", "three", "four"}[round])
+				evs := make([]map[string]any, i+1)
+				for k := range evs {
+					evs[k] = fpEv(fp, "error")
+				}
+				feed(t, s, w.Key, batchOf("api", evs...))
+				ids = append(ids, groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure "+fp)["id"].(string))
+			}
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			var bulk, merge *apitest.Response
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				<-start
+				bulk = s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/groups/bulk", Token: w.Member.Token,
+					Body: map[string]any{"ids": []string{ids[1], ids[2], ids[3], ids[0]}, "merge": true}})
+			}()
+			go func() {
+				defer wg.Done()
+				<-start
+				merge = s.Do(apitest.Request{Method: "POST", Path: "/v1/groups/" + ids[0] + "/merge", Token: w.Member.Token, Body: map[string]any{"group_ids": []string{ids[1]}}})
+			}()
+			close(start)
+			wg.Wait()
+			if bulk.Status != http.StatusOK {
+				t.Fatalf("round %d: bulk merge racing a merge answered %d %s (the merge: %d)", round, bulk.Status, bulk.Body, merge.Status)
+			}
+			total := 0.0
+			for _, gid := range ids {
+				if g := getJSON(t, s, w.Owner.Token, "/v1/groups/"+gid); g["merged_into"] == nil {
+					total += g["event_count"].(float64)
+				}
+			}
+			if total != 10 {
+				t.Fatalf("round %d: %v events in the groups left, want 10", round, total)
+			}
+		}
+	})
+}

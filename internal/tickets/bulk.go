@@ -78,6 +78,19 @@ func (s *Service) BulkMerge(ctx context.Context, a Actor, projectID string, ids 
 	if len(ids) > MaxBulkIDs {
 		return BulkResult{}, problem.Newf("validation-failed", "ids: at most %d groups", MaxBulkIDs)
 	}
+	for attempt := 1; ; attempt++ {
+		res, err := s.bulkMerge(ctx, a, projectID, ids)
+		// Another merge took the target after it was chosen: choose again
+		// among what is left, as a bulk sent a moment later would.
+		if errors.Is(err, errTargetMerged) && attempt < 5 {
+			continue
+		}
+		return res, err
+	}
+}
+
+// bulkMerge is one try of BulkMerge.
+func (s *Service) bulkMerge(ctx context.Context, a Actor, projectID string, ids []string) (BulkResult, error) {
 	gs, err := projectGroups(ctx, s.db.Read(), projectID, ids)
 	if err != nil {
 		return BulkResult{}, err
@@ -104,13 +117,17 @@ func (s *Service) BulkMerge(ctx context.Context, a Actor, projectID string, ids 
 			others = append(others, g.ID)
 		}
 	}
+	var merged []string
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
-		_, err := s.merge(ctx, c, a, target.ID, others)
+		var err error
+		_, merged, err = s.merge(ctx, c, a, target.ID, others, true)
 		return err
 	})
 	if err != nil {
 		return res, err
 	}
-	res.Updated = len(gs)
+	if len(merged) > 0 {
+		res.Updated = len(merged) + 1
+	}
 	return res, nil
 }

@@ -31,15 +31,23 @@ func (s *Service) MergeGroups(ctx context.Context, a Actor, targetID string, ids
 	var out store.Group
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		var err error
-		out, err = s.merge(ctx, c, a, targetID, ids)
+		out, _, err = s.merge(ctx, c, a, targetID, ids, false)
 		return err
 	})
 	return out, err
 }
 
-// merge is MergeGroups in c's transaction.
-func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID string, ids []string) (store.Group, error) {
+// errTargetMerged is a bulk merge's target merged into another group
+// since the bulk read it: the bulk reads its groups again.
+var errTargetMerged = errors.New("tickets: the bulk merge's target was merged meanwhile")
+
+// merge is MergeGroups in c's transaction, answering the ids merged. A
+// bulk merge (bulk) skips the groups another merge took (or deleted)
+// since it read them, as it would have had it read them after, instead
+// of refusing.
+func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID string, ids []string, bulk bool) (store.Group, []string, error) {
 	var out store.Group
+	var merged []string
 	err := func() error {
 		head, err := c.GroupByID(ctx, targetID) // its project never changes
 		if err != nil {
@@ -54,14 +62,18 @@ func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID st
 			return store.ErrNotFound
 		}
 		if target.MergedInto != "" {
+			if bulk {
+				return errTargetMerged
+			}
 			return problem.Newf("conflict", "the group was merged into %s: merge into that one", target.MergedInto)
 		}
 		now := s.clock()
 		done := map[string]bool{}
-		var merged []string
 		for i, gid := range ids {
 			m, found := locked[gid]
 			switch {
+			case bulk && (!found || m.MergedInto != ""):
+				continue
 			case gid == targetID:
 				return problem.Newf("validation-failed", "group_ids[%d]: a group cannot be merged into itself", i)
 			case !found:
@@ -81,6 +93,10 @@ func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID st
 				return err
 			}
 		}
+		if len(merged) == 0 {
+			out = target
+			return nil // a bulk's groups all taken by another merge
+		}
 		if err := Record(ctx, c, target.ID, store.ActivityMerged, a, map[string]any{"group_ids": merged}, now); err != nil {
 			return err
 		}
@@ -88,7 +104,7 @@ func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID st
 		out = target
 		return c.UpdateGroup(ctx, target)
 	}()
-	return out, err
+	return out, merged, err
 }
 
 // lockMerged locks the target and the groups of ids that are groups of
