@@ -130,8 +130,14 @@ func TestRemoveMember(t *testing.T) {
 			s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + w.OrgID, Token: a.Token}).Expect(t, http.StatusNotFound, "not-found")
 			remove(a, a.MemberID, http.StatusNotFound, "not-found")
 		}
-		// An admin removes another member.
+		// An admin removes another member; the email channel that sent the
+		// organization's tickets to them stops.
+		mailCh := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/channels", Token: w.Admin.Token,
+			Body: map[string]any{"member_id": extra.MemberID, "name": "extra's mail", "type": "email"}}).Expect(t, http.StatusCreated, "").Str(t, "id")
 		remove(w.Admin, extra.MemberID, http.StatusNoContent, "")
+		if ch := s.Do(apitest.Request{Method: "GET", Path: "/v1/channels/" + mailCh, Token: w.Admin.Token}).Expect(t, http.StatusOK, "").JSON(t); ch["enabled"] != false {
+			t.Errorf("the removed member's email channel = %v, want disabled", ch)
+		}
 		remove(w.Admin, extra.MemberID, http.StatusNotFound, "not-found")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + w.OrgID + "/projects", Token: extra.Token}).Expect(t, http.StatusNotFound, "not-found")
 

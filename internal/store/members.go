@@ -116,10 +116,20 @@ func (c *Conn) SetMemberRole(ctx context.Context, id, role string) error {
 // assigned to it become unassigned, and their ids are returned (for their
 // activity).
 func (c *Conn) DeleteMember(ctx context.Context, id string) ([]string, error) {
+	m, err := c.MemberByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	// The row first: its delete waits for an assignment that holds it
 	// (MemberToAssign), and the groups are read after, so that they include
 	// that assignment (PostgreSQL reads each statement's own snapshot).
 	if err := c.execOne(ctx, `DELETE FROM members WHERE id = ?`, id); err != nil {
+		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
+	}
+	// The email channels that sent the organization's tickets to the
+	// person removed stop (they stay, disabled, for an admin to see).
+	if _, err := c.exec(ctx, `UPDATE channels SET enabled = ? WHERE member_id = ? AND type = ? AND (email = '' OR lower(email) = lower(?))`,
+		false, id, ChannelEmail, m.Email); err != nil {
 		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
 	}
 	rows, err := c.query(ctx, `UPDATE error_groups SET assignee_id = NULL WHERE assignee_id = ? RETURNING id`, id)
