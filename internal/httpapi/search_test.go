@@ -200,7 +200,7 @@ func TestSearchGroupEvents(t *testing.T) {
 				"user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}),
 			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}}),
 			ev("Überweisung abgelehnt", "error", "trace_id", "DEADBEEF01", "span_id", "AB12", "attributes", map[string]any{"fingerprint": "transfer", "region": "us",
-				"retried": true, "big": json.Number("12345678901234567890"), "ratio": json.Number("1.50"), "city": "Zürich"}),
+				"retried": true, "big": json.Number("12345678901234567890"), "ratio": json.Number("1.50"), "city": "Zürich", "région": "eu"}),
 		} {
 			feed(t, s, w.Key, batchOf("api", e))
 		}
@@ -250,11 +250,16 @@ func TestSearchGroupEvents(t *testing.T) {
 			// Hexadecimal ids sent in upper case are found in either case.
 			{"trace_id:deadbeef01", 1}, {"trace_id:DEADBEEF01 span_id:ab12", 1}, {"span_id:AB12", 1},
 			// Booleans and numbers as written, on both databases.
+			// Keys of any script.
+			{"région:eu", 1}, {"has:région", 1}, {"!région:eu", 0},
 			{"retried:true", 1}, {"retried:1", 0}, {"big:12345678901234567890", 1}, {"ratio:1.50", 1}, {"city:Zürich", 1}, {"has:retried", 1},
 		} {
 			if got := items(t, s, w.Viewer.Token, transfer+url.QueryEscape(c.query)); len(got) != c.n {
 				t.Errorf("transfer events?query=%s: %d events, want %d", c.query, len(got), c.n)
 			}
+		}
+		if got := items(t, s, w.Viewer.Token, "/v1/projects/"+w.ProjectID+"/groups?query="+url.QueryEscape("région:eu")); len(got) != 1 {
+			t.Errorf("groups?query=région:eu: %d groups, want 1", len(got))
 		}
 		s.Do(apitest.Request{Method: "GET", Path: base + "is:resolved", Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		first := getJSON(t, s, w.Viewer.Token, base+"card&limit=1")

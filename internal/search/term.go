@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/errata-dev/errata/internal/ingest"
 )
@@ -278,8 +279,9 @@ func ValidKey(k string) bool {
 		return false
 	}
 	for _, c := range k {
-		ok := c == '.' || c == '_' || c == '-' || c == '/' || c == '@' ||
-			('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+		// Letters and digits of any script (région, 地域): none is a quote,
+		// a backslash or a separator of a JSON path or an array literal.
+		ok := c == '.' || c == '_' || c == '-' || c == '/' || c == '@' || unicode.IsLetter(c) || unicode.IsDigit(c)
 		if !ok {
 			return false
 		}
