@@ -41,21 +41,31 @@ func (s *Service) ChangePassword(ctx context.Context, u store.User, current, cur
 	if !r.Allowed {
 		return problem.New("rate-limited", "too many wrong passwords for this account; wait and retry").RetryAfter(r.RetryAfter)
 	}
-	ok, err := s.hasher.Verify(ctx, u.PasswordHash, currentPassword)
+	hash := u.PasswordHash
+	if hash == "" {
+		// An account made through single sign-on has no password: the
+		// same work as a wrong one, and a 422 that says why.
+		hash = s.dummyHash
+	}
+	ok, err := s.hasher.Verify(ctx, hash, currentPassword)
 	if err != nil {
 		giveBack()
 		return err
+	}
+	if u.PasswordHash == "" {
+		giveBack()
+		return problem.New("validation-failed", "current_password: this account has no password; it signs in through single sign-on")
 	}
 	if !ok {
 		return problem.New("validation-failed", "current_password: is not the account's password")
 	}
 	giveBack()
-	hash, err := s.hasher.Hash(ctx, newPassword)
+	newHash, err := s.hasher.Hash(ctx, newPassword)
 	if err != nil {
 		return err
 	}
 	return s.db.Tx(ctx, func(c *store.Conn) error {
-		if err := c.SetUserPassword(ctx, u.ID, hash, s.clock()); err != nil {
+		if err := c.SetUserPassword(ctx, u.ID, newHash, s.clock()); err != nil {
 			return err
 		}
 		n, err := c.DeleteOtherSessions(ctx, u.ID, current)

@@ -1,11 +1,13 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/auth"
 )
 
 // signInWith signs email in with the password and an optional code, sending
@@ -149,5 +151,24 @@ func TestPasswordChange(t *testing.T) {
 		}
 		signInWith(s, "ada@example.com", apitest.Password, "", "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
 		signInWith(s, "ada@example.com", "a new long password", "", "x").Expect(t, http.StatusOK, "")
+	})
+}
+
+// TestPasswordChangeWithoutAPassword: an account made through single
+// sign-on has no password to change: a 422 naming current_password that
+// says why, not a 500.
+func TestPasswordChangeWithoutAPassword(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		ada := s.SignUp(t, "ada@example.com")
+		orgID := s.CreateOrg(t, ada.Token, "Acme")
+		signed, err := s.App.Auth.SignInOIDC(context.Background(), "sso@acme.example", "SSO", []auth.AutoJoin{{Domain: "acme.example", OrgID: orgID, Role: "member"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/password", Token: signed.Token,
+			Body: map[string]any{"current_password": "anything at all", "new_password": "a new long password"}}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
+		if d := r.Str(t, "detail"); !strings.HasPrefix(d, "current_password: this account has no password") {
+			t.Fatalf("detail %q", d)
+		}
 	})
 }
