@@ -133,6 +133,14 @@ func TestAccountAcceptWhenSignedIn(t *testing.T) {
 		_, tok2 := s.Invite(t, w.Admin.Token, w.OrgID, "later@example.com", "admin")
 		b.get(accountAcceptPath(tok2)).expect(t, http.StatusOK, "already a member")
 		b.post("/invitations/accept", url.Values{"token": {tok2}}).expect(t, http.StatusConflict, `role="alert"`, "already a member")
+
+		// An invitation to another address is not offered to this account:
+		// it would be refused (CONTRACT 8: it binds to its email).
+		other := s.CreateOrg(t, w.Owner.Token, "Other")
+		_, tok3 := s.Invite(t, w.Owner.Token, other, "someone.else@example.com", "member")
+		if p := b.get(accountAcceptPath(tok3)).expect(t, http.StatusOK, "The invitation was sent to someone.else@example.com", `action="/sign-out"`); strings.Contains(p.Body, "Accept invitation") {
+			t.Errorf("an invitation to another address offers to accept it")
+		}
 	})
 }
 

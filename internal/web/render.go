@@ -24,7 +24,7 @@ type pages struct{ sets map[string]*template.Template }
 
 // funcs are the template functions; a file of the package adds its own in
 // an init function.
-var funcs = template.FuncMap{"utc": utcTime}
+var funcs = template.FuncMap{"utc": utcTime, "lower": strings.ToLower}
 
 func parsePages() (*pages, error) {
 	p := &pages{sets: map[string]*template.Template{}}
