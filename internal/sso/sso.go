@@ -47,6 +47,12 @@ func New(opts Options) *Client { return &Client{opts: opts} }
 // does not mark verified: it is not trusted.
 var ErrUnverified = errors.New("sso: the provider did not verify the email address")
 
+// ErrRefused is a sign-in's answer that does not hold for this sign-in:
+// the provider refused its code (used twice, or with another verifier) or
+// the ID token carries another sign-in's nonce. The person starts again;
+// the provider did not fail.
+var ErrRefused = errors.New("sso: the sign-in's answer does not hold")
+
 func (c *Client) ctx(ctx context.Context) context.Context {
 	if c.opts.HTTPClient != nil {
 		return oidc.ClientContext(ctx, c.opts.HTTPClient)
@@ -138,6 +144,11 @@ func (c *Client) Exchange(ctx context.Context, f Flow, code string) (Identity, e
 	ctx = c.ctx(ctx)
 	conf := c.oauth(p)
 	tok, err := conf.Exchange(ctx, code, oauth2.VerifierOption(f.Verifier))
+	if re := (*oauth2.RetrieveError)(nil); errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
+		// invalid_grant and the like: a code used twice, or a verifier not
+		// the one the flow began with.
+		return Identity{}, fmt.Errorf("%w: the provider refused the code: %w", ErrRefused, err)
+	}
 	if err != nil {
 		return Identity{}, fmt.Errorf("sso: exchange the code: %w", err)
 	}
@@ -154,7 +165,7 @@ func (c *Client) Exchange(ctx context.Context, f Flow, code string) (Identity, e
 		return Identity{}, fmt.Errorf("sso: the ID token's claims: %w", err)
 	}
 	if cl.Nonce != f.Nonce {
-		return Identity{}, errors.New("sso: the ID token's nonce is not this sign-in's")
+		return Identity{}, fmt.Errorf("%w: the ID token's nonce is not this sign-in's", ErrRefused)
 	}
 	if cl.Email == "" {
 		info, err := p.UserInfo(ctx, conf.TokenSource(ctx, tok))

@@ -73,6 +73,11 @@ func (d *Dashboard) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		d.ssoFailed(w, r, http.StatusForbidden, "The single sign-on provider has not verified your email address, so Errata cannot trust it.")
 		return
 	}
+	if errors.Is(err, sso.ErrRefused) {
+		d.log.Info("OpenID Connect sign-in refused", "err", err)
+		d.ssoFailed(w, r, http.StatusBadRequest, "This sign-in's answer does not hold (a link used twice, or an answer meant for another sign-in); start again.")
+		return
+	}
 	if err != nil {
 		d.log.Warn("OpenID Connect sign-in failed", "err", err)
 		d.ssoFailed(w, r, http.StatusBadGateway, "The single sign-on provider's answer could not be checked; try again.")

@@ -90,7 +90,7 @@ var (
 // would, logging in to the provider as login and consenting, until Errata
 // answers something other than a redirect into the flow: it returns that
 // answer's status, its Location and its body.
-func ssoSignIn(t *testing.T, s *apitest.Server, jar http.CookieJar, login string) (int, string, string) {
+func ssoSignIn(t *testing.T, s *apitest.Server, jar http.CookieJar, login string, tamper ...func(callback *url.URL)) (int, string, string) {
 	t.Helper()
 	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	target, method, form := s.URL+"/auth/oidc/start?next=/account", "GET", url.Values(nil)
@@ -115,6 +115,11 @@ func ssoSignIn(t *testing.T, s *apitest.Server, jar http.CookieJar, login string
 			loc, _ := res.Request.URL.Parse(res.Header.Get("Location"))
 			if fromErrata && !strings.HasPrefix(target, s.URL+"/auth/oidc/start") {
 				return res.StatusCode, loc.String(), string(b)
+			}
+			if strings.HasPrefix(loc.String(), s.URL+"/auth/oidc/callback") {
+				for _, f := range tamper {
+					f(loc)
+				}
 			}
 			target, method, form = loc.String(), "GET", nil
 		case res.StatusCode == http.StatusOK && !fromErrata:
@@ -252,6 +257,17 @@ func TestSSOSignIn(t *testing.T) {
 
 		// A callback this browser did not start is refused.
 		b.get("/auth/oidc/callback?state=forged&code=x").expect(t, http.StatusBadRequest, "not started here")
+		// A code used once, replayed in a sign-in of its own: the provider
+		// refuses it, and the person is told to start again (400, not the
+		// 502 of a provider that failed).
+		var used string
+		if st, _, body := ssoSignIn(t, joins, newJar(), "autobob", func(u *url.URL) { used = u.Query().Get("code") }); st != http.StatusSeeOther {
+			t.Fatalf("a second sign-in: %d %s", st, body)
+		}
+		replay := func(u *url.URL) { q := u.Query(); q.Set("code", used); u.RawQuery = q.Encode() }
+		if st, _, body := ssoSignIn(t, joins, newJar(), "autobob", replay); st != http.StatusBadRequest || !strings.Contains(body, "does not hold") {
+			t.Fatalf("a replayed code: %d %s", st, body)
+		}
 	})
 }
 
