@@ -70,12 +70,19 @@ func TestChannelTestButton(t *testing.T) {
 		}
 
 		failedAt := member.post("/channels/"+deadID+"/test", nil).expect(t, http.StatusSeeOther).Header.Get("Location")
-		failed := member.get(failedAt).expect(t, http.StatusOK, "Test failed", `<dt>HTTP status</dt><dd>none</dd>`, "<dt>Error</dt>")
+		failed := member.get(failedAt).expect(t, http.StatusOK, "Test failed", `<dt>HTTP status</dt><dd>none (no answer)</dd>`, "<dt>Error</dt>")
 		if !strings.Contains(failed.Body, "refused") && !strings.Contains(failed.Body, "network") {
 			t.Errorf("a failed test does not say why: %s", failed.Body)
 		}
 		if api := chanAPI(t, s, w.Admin.Token, deadID); api["consecutive_failures"] != float64(1) {
 			t.Errorf("after a failed test the API shows %v consecutive failures, want 1", api["consecutive_failures"])
+		}
+		// An email's outcome has no HTTP status to show.
+		mailID := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/channels", Token: w.Admin.Token,
+			Body: map[string]any{"member_id": w.Admin.MemberID, "name": "Mail", "type": "email"}}).Expect(t, http.StatusCreated, "").Str(t, "id")
+		mailAt := admin.post("/channels/"+mailID+"/test", nil).expect(t, http.StatusSeeOther).Header.Get("Location")
+		if p := admin.get(mailAt).expect(t, http.StatusOK, "Test "); strings.Contains(p.Body, "HTTP status</dt>") {
+			t.Errorf("an email channel's test outcome shows an HTTP status")
 		}
 	}, chanAllowPrivate)
 }
