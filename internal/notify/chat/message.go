@@ -74,7 +74,7 @@ func newMessage(n notice.Notification) *message {
 
 func ticketMessage(t *notice.Ticket, project string) *message {
 	m := &message{event: notice.EventTicket, severity: word(t.Severity), title: one(t.Title, clipTitle),
-		summary: paragraphs(clip(t.Summary, clipSummary)), at: t.LastSeen}
+		summary: paragraphs(clipMarked(t.Summary, clipSummary)), at: t.LastSeen}
 	if m.title == "" {
 		m.title = "(untitled ticket)"
 	}
@@ -200,7 +200,7 @@ func (m *message) failingLines(bullet string, n int, u unit, esc escaper) []stri
 func markdownLink(u, text string) string { return "[" + text + "](" + u + ")" }
 
 // one cleans s to one line of at most n runes.
-func one(s string, n int) string { return line(clip(s, n)) }
+func one(s string, n int) string { return line(clipMarked(s, n)) }
 
 // word cleans a short label such as a severity or a channel type to
 // lower-case ASCII letters and digits, which no target reads as markup

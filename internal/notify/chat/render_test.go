@@ -200,3 +200,28 @@ func TestNtfyTitleEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestLongFactsSayTheyWereCut: a fact longer than any target shows ends
+// with "…" in every format, the one whose own limit is the facts' cut
+// (Mattermost's 500 characters) included.
+func TestLongFactsSayTheyWereCut(t *testing.T) {
+	t.Parallel()
+	n := sampleTicket()
+	n.Ticket.Facts = []notice.Fact{{Name: "Sample message", Value: "LongSample " + strings.Repeat("abcdefghij", 1200)}}
+	for _, format := range Formats()[1:] {
+		r, err := Render(format, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := string(r.Body)
+		i := strings.Index(body, "LongSample ")
+		if i < 0 {
+			t.Fatalf("%s: the fact is not shown: %s", format, body)
+		}
+		rest := body[i:]
+		end := strings.IndexFunc(rest, func(r rune) bool { return r != ' ' && (r < 'a' || r > 'j') && r != 'L' && r != 'o' && r != 'n' && r != 'S' && r != 'm' && r != 'p' && r != 'l' && r != 'e' })
+		if end < 0 || !strings.HasPrefix(rest[end:], "…") {
+			t.Errorf("%s: the cut fact does not end with …: %.80q", format, rest[max(0, end-20):])
+		}
+	}
+}

@@ -130,6 +130,16 @@ func paragraphs(s string) string {
 	return strings.Join(out, "\n")
 }
 
+// clipMarked is clip that says it cut: the text ends with "…" (n runes in
+// all), so that a target whose own limit is n, which then cuts nothing,
+// still shows the text was longer.
+func clipMarked(s string, n int) string {
+	if c := clip(s, n); len(c) < len(s) {
+		return clip(c, n-1) + "…"
+	}
+	return s
+}
+
 // clip cuts s to at most n runes before any rendering, so that a huge
 // input (a 100,000-character summary) costs no more than what any target
 // could show of it.
