@@ -219,7 +219,9 @@ func TestLongFactsSayTheyWereCut(t *testing.T) {
 			t.Fatalf("%s: the fact is not shown: %s", format, body)
 		}
 		rest := body[i:]
-		end := strings.IndexFunc(rest, func(r rune) bool { return r != ' ' && (r < 'a' || r > 'j') && r != 'L' && r != 'o' && r != 'n' && r != 'S' && r != 'm' && r != 'p' && r != 'l' && r != 'e' })
+		end := strings.IndexFunc(rest, func(r rune) bool {
+			return r != ' ' && (r < 'a' || r > 'j') && r != 'L' && r != 'o' && r != 'n' && r != 'S' && r != 'm' && r != 'p' && r != 'l' && r != 'e'
+		})
 		if end < 0 || !strings.HasPrefix(rest[end:], "…") {
 			t.Errorf("%s: the cut fact does not end with …: %.80q", format, rest[max(0, end-20):])
 		}
