@@ -333,21 +333,28 @@ func atoiPtr(s string) *int {
 }
 
 // attributeStrings reads an event's attributes as strings by flattened key
-// ({"user": {"id": 7}} is "user.id" = "7"), one level deep.
+// ({"user": {"id": 7}} is "user.id" = "7"), one level deep. A flat key
+// ("user.id": "a") wins over a nested one that flattens the same, whatever
+// the order, as the value counts take it.
 func attributeStrings(raw string) map[string]string {
 	var attrs map[string]any
 	out := map[string]string{}
 	if json.Unmarshal([]byte(raw), &attrs) != nil {
 		return out
 	}
+	set := func(prefix, k, v string) {
+		if _, taken := out[prefix+k]; prefix == "" || !taken {
+			out[prefix+k] = v
+		}
+	}
 	var walk func(prefix string, m map[string]any, depth int)
 	walk = func(prefix string, m map[string]any, depth int) {
 		for k, v := range m {
 			switch v := v.(type) {
 			case string:
-				out[prefix+k] = v
+				set(prefix, k, v)
 			case float64:
-				out[prefix+k] = strconv.FormatFloat(v, 'f', -1, 64)
+				set(prefix, k, strconv.FormatFloat(v, 'f', -1, 64))
 			case map[string]any:
 				if depth < 2 {
 					walk(prefix+k+".", v, depth+1)
