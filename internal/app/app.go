@@ -120,7 +120,23 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	a.warnAutoJoin(ctx)
 	return a, nil
+}
+
+// warnAutoJoin says when an ERRATA_OIDC_AUTO_JOIN entry names an
+// organization that does not exist: its domain's users would join nothing,
+// silently (ParseAutoJoin checked the entry's form, not the database).
+func (a *App) warnAutoJoin(ctx context.Context) {
+	for _, e := range a.opts.Serve.OIDCAutoJoin {
+		j, err := config.ParseAutoJoin(e)
+		if err != nil {
+			continue
+		}
+		if _, err := a.DB.Read().OrgByID(ctx, j.OrgID); errors.Is(err, store.ErrNotFound) {
+			a.log.Warn("ERRATA_OIDC_AUTO_JOIN names an organization that does not exist: users of its domain join nothing", "domain", j.Domain, "org_id", j.OrgID)
+		}
+	}
 }
 
 func (a *App) build(ctx context.Context) error {
