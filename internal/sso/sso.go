@@ -135,7 +135,7 @@ func (cl claims) verified() bool {
 // verifies the ID token (signature, issuer, audience, expiry) and its
 // nonce, and returns the identity; the userinfo endpoint completes the
 // claims when the ID token lacks the email. An email the provider does
-// not mark verified is ErrUnverified.
+// not mark verified is ErrUnverified, with the identity as claimed.
 func (c *Client) Exchange(ctx context.Context, f Flow, code string) (Identity, error) {
 	p, err := c.discover(ctx)
 	if err != nil {
@@ -180,7 +180,8 @@ func (c *Client) Exchange(ctx context.Context, f Flow, code string) (Identity, e
 		}
 	}
 	if cl.Email == "" || !cl.verified() {
-		return Identity{}, ErrUnverified
+		// The identity, for the audit log of an account of that address.
+		return Identity{Subject: idt.Subject, Email: cl.Email, Name: cl.Name}, ErrUnverified
 	}
 	return Identity{Subject: idt.Subject, Email: cl.Email, Name: cl.Name}, nil
 }

@@ -70,6 +70,9 @@ func (d *Dashboard) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := d.sso.Exchange(r.Context(), f, q.Get("code"))
 	if errors.Is(err, sso.ErrUnverified) {
+		if id.Email != "" {
+			d.auth.RecordOIDCFailure(r.Context(), id.Email, "oidc_unverified_email")
+		}
 		d.ssoFailed(w, r, http.StatusForbidden, "The single sign-on provider has not verified your email address, so Errata cannot trust it.")
 		return
 	}

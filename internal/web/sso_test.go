@@ -185,8 +185,15 @@ func TestSSOSignIn(t *testing.T) {
 			t.Fatalf("an uninvited stranger: %d %s", st, body)
 		}
 		// The provider has not verified the address: not trusted.
+		s.AddMember(t, owner.Token, orgID, "unverified@example.com", "member")
 		if st, _, body := ssoSignIn(t, s, newJar(), "unverified"); st != http.StatusForbidden || !strings.Contains(body, "not verified") {
 			t.Fatalf("an unverified email: %d %s", st, body)
+		}
+		// Refused for an account's address: a failed sign-in in its
+		// organizations' audit log (CONTRACT 8).
+		failed := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID + "/audit-log?action=user.sign_in_failed", Token: owner.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		if len(failed) != 1 || failed[0].(map[string]any)["data"].(map[string]any)["reason"] != "oidc_unverified_email" {
+			t.Fatalf("failed sign-ins in the audit log = %v", failed)
 		}
 
 		// Invited: the account is created and the invitation accepted.
