@@ -32,7 +32,7 @@ func TestChannelEditAndPreview(t *testing.T) {
 			t.Fatalf("created from the form: %v", api)
 		}
 		chanCreate(admin, w.ProjectID, url.Values{"type": {"webhook"}, "name": {"bad"}, "url": {rc.URL}, "format": {"telegram"}}).
-			expect(t, http.StatusUnprocessableEntity, `id="wh-format-err"`, "format: want one of errata")
+			expect(t, http.StatusUnprocessableEntity, `id="wh-format-err"`, "Want one of errata")
 
 		chPage := "/channels/" + id
 		admin.get(chPage).expect(t, http.StatusOK, `action="`+chPage+`/edit"`, `<option value="discord" selected>`, `<option value="medium" selected>`,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,6 +134,9 @@ func (f *channelForm) failed(detail string) {
 	f.Error = detail
 	f.Field = problemField(detail, "name", "url", "email", "format", "filters.min_severity", "filters.environments", "filters.services")
 	f.Field = strings.TrimPrefix(f.Field, "filters.")
+	if f.Field != "" {
+		f.Error = fieldMessage(detail) // shown under its field, which names it
+	}
 }
 
 // channelListData fills channels.html.
@@ -249,4 +253,20 @@ func problemField(detail string, fields ...string) string {
 		}
 	}
 	return ""
+}
+
+// fieldMessage is a problem detail shown under the field it names: without
+// the API's field name ("url: must use https" is "Must use https."), an
+// entry of a list said as such ("Entry 2: …").
+func fieldMessage(detail string) string {
+	m := fieldPrefix.FindStringSubmatchIndex(detail)
+	if m == nil {
+		return sentence(detail)
+	}
+	rest := detail[m[1]:]
+	if m[4] >= 0 {
+		n, _ := strconv.Atoi(detail[m[4]:m[5]])
+		return sentence("entry " + strconv.Itoa(n+1) + ": " + rest)
+	}
+	return sentence(rest)
 }

@@ -108,7 +108,7 @@ func TestChannelCreateProblemsKeepTheForm(t *testing.T) {
 		b := newBrowser(t, s)
 		b.signIn(w.Admin.Email)
 		bad := chanCreate(b, w.ProjectID, url.Values{"type": {"webhook"}, "name": {"Plain hook"}, "url": {"http://hooks.example.com/x"}}).
-			expect(t, http.StatusUnprocessableEntity, `id="wh-url-err" role="alert"`, "url: ", `value="Plain hook"`, `value="http://hooks.example.com/x"`, `aria-invalid="true"`)
+			expect(t, http.StatusUnprocessableEntity, `id="wh-url-err" role="alert">Webhook URL must use https.`, `value="Plain hook"`, `value="http://hooks.example.com/x"`, `aria-invalid="true"`)
 		if strings.Contains(bad.Body, "whsec_") {
 			t.Errorf("a refused creation shows a secret")
 		}
