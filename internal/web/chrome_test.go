@@ -268,13 +268,13 @@ func chromePreviewAndEdit(c *chromeTab, channel string) {
 	}
 	c.expectText("#preview-slack pre", `"blocks"`, "payment gateway timeout")
 
-	// A refused change shows the form again with the field named.
+	// A refused change shows the form again with the message under its field.
 	c.replace("ch-environments", strings.Repeat("e", 65))
 	st, loc := c.click(`form[action="` + channel + `/edit"] button[type="submit"]`)
 	if st != http.StatusUnprocessableEntity || loc != channel+"/edit" {
 		t.Fatalf("a too long environment: status %d at %q, want 422", st, loc)
 	}
-	c.expectText("#ch-environments-err", "filters.environments")
+	c.expectText("#ch-environments-err", "Each value must be 1 to 64 characters")
 	c.shot("channel-edit-refused")
 	if st := c.open(channel); st != http.StatusOK {
 		t.Fatalf("channel page: status %d", st)
