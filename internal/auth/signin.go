@@ -157,9 +157,6 @@ func (s *Service) recordSignIn(ctx context.Context, c *store.Conn, u store.User,
 		Data: map[string]any{"method": sess.Method}, At: s.clock()})
 }
 
-// recordFailure writes a failed sign-in of an existing account (reason
-// "password" or "code") to its organizations' audit logs. It is best
-// effort: the answer is the same whether it could be written or not.
 // RecordOIDCFailure records in the audit log a single sign-on the
 // provider answered for an account's address but Errata refused (reason:
 // oidc_unverified_email, the provider not vouching for the address), as a
@@ -174,6 +171,10 @@ func (s *Service) RecordOIDCFailure(ctx context.Context, email, reason string) {
 	}
 }
 
+// recordFailure writes a failed sign-in of an existing account (reason
+// "password", "code" or "oidc_unverified_email") to its organizations'
+// audit logs. It is best effort: the answer is the same whether it could
+// be written or not.
 func (s *Service) recordFailure(ctx context.Context, u store.User, reason string) {
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		return audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "user.sign_in_failed", Target: u.ID, ActorID: u.ID, ActorEmail: u.Email,

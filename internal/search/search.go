@@ -176,14 +176,8 @@ func HexLower(v string) string {
 // OpenTelemetry, W3C trace context and the Sentry SDKs write it (a trace id
 // copied from a tool that shows it in upper case still finds its events).
 func TraceIDs(v string) []string {
-	lower := strings.ToLower(v)
-	if lower == v {
-		return []string{v}
+	if lower := HexLower(v); lower != v {
+		return []string{v, lower}
 	}
-	for _, c := range lower {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || c == '-') {
-			return []string{v}
-		}
-	}
-	return []string{v, lower}
+	return []string{v}
 }

@@ -98,6 +98,11 @@ func (postgresDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn fu
 
 func (postgresDriver) caseInsensitiveLike() string { return " ILIKE ?" }
 
+// foldContains is ILIKE: PostgreSQL lower-cases by the database's locale.
+func (postgresDriver) foldContains(col, w string) (string, any) {
+	return col + " ILIKE ?", contains(w)
+}
+
 func (postgresDriver) jsonText(col string, path []string) (string, []any) {
 	return "(CAST(" + col + " AS jsonb) #>> CAST(? AS text[]))", []any{`{"` + strings.Join(path, `","`) + `"}`}
 }

@@ -34,8 +34,3 @@ func init() {
 func (sqliteDriver) foldContains(col, w string) (string, any) {
 	return "instr(" + foldFunc + "(" + col + "), ?) > 0", strings.ToLower(w)
 }
-
-// foldContains is ILIKE: PostgreSQL lower-cases by the database's locale.
-func (postgresDriver) foldContains(col, w string) (string, any) {
-	return col + " ILIKE ?", contains(w)
-}

@@ -259,14 +259,9 @@ func problemField(detail string, fields ...string) string {
 // the API's field name ("url: must use https" is "Must use https."), an
 // entry of a list said as such ("Entry 2: …").
 func fieldMessage(detail string) string {
-	m := fieldPrefix.FindStringSubmatchIndex(detail)
-	if m == nil {
-		return sentence(detail)
-	}
-	rest := detail[m[1]:]
-	if m[4] >= 0 {
-		n, _ := strconv.Atoi(detail[m[4]:m[5]])
-		return sentence("entry " + strconv.Itoa(n+1) + ": " + rest)
+	_, entry, rest, _ := detailField(detail)
+	if entry > 0 {
+		rest = "entry " + strconv.Itoa(entry) + ": " + rest
 	}
 	return sentence(rest)
 }

@@ -65,8 +65,5 @@ func viewTime(t any) template.HTML {
 
 func init() {
 	funcs["viewTime"] = viewTime
-}
-
-func init() {
 	funcs["eventID"] = id.FormatEvent // a stored event's evt_ id, for links
 }

@@ -192,18 +192,32 @@ func (d *Dashboard) visitor(r *http.Request) (*httpserver.Principal, error) {
 // names it ("current_password: ", "allowed_origins[1]: ").
 var fieldPrefix = regexp.MustCompile(`^([a-z][a-z0-9_.]*)(?:\[(\d+)\])?: `)
 
+// detailField splits a problem detail into the field it names, the list
+// entry (counting from 1; 0 when none) and the rest; ok is false when it
+// names none.
+func detailField(s string) (field string, entry int, rest string, ok bool) {
+	m := fieldPrefix.FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", 0, s, false
+	}
+	if m[4] >= 0 {
+		n, _ := strconv.Atoi(s[m[4]:m[5]])
+		entry = n + 1
+	}
+	return s[m[2]:m[3]], entry, s[m[1]:], true
+}
+
 // sentence makes a problem detail a form message: the field it names as a
 // label ("Current password: …", "Allowed origins (entry 2): …"),
 // capitalized (unless it starts with an email address) and ending with a
 // full stop.
 func sentence(s string) string {
-	if m := fieldPrefix.FindStringSubmatchIndex(s); m != nil {
-		label := strings.NewReplacer("_", " ", ".", " ").Replace(s[m[2]:m[3]])
-		if m[4] >= 0 {
-			n, _ := strconv.Atoi(s[m[4]:m[5]])
-			label += " (entry " + strconv.Itoa(n+1) + ")"
+	if field, entry, rest, ok := detailField(s); ok {
+		label := strings.NewReplacer("_", " ", ".", " ").Replace(field)
+		if entry > 0 {
+			label += " (entry " + strconv.Itoa(entry) + ")"
 		}
-		s = label + ": " + s[m[1]:]
+		s = label + ": " + rest
 	}
 	first, _, _ := strings.Cut(s, " ")
 	if r, n := utf8.DecodeRuneInString(s); n > 0 && !strings.Contains(first, "@") {
