@@ -37,10 +37,11 @@ func (s *Service) ChangePassword(ctx context.Context, u store.User, current, cur
 	if err := checkPassword(newPassword); err != nil {
 		return problem.New("validation-failed", "new_password: must be 8 to 256 characters")
 	}
-	r, giveBack := s.failuresByEmail.Reserve(u.Email)
+	r, res := s.failuresByEmail.Reserve(ctx, u.Email)
 	if !r.Allowed {
 		return problem.New("rate-limited", "too many wrong passwords for this account; wait and retry").RetryAfter(r.RetryAfter)
 	}
+	defer res.Done()
 	hash := u.PasswordHash
 	if hash == "" {
 		// An account made through single sign-on has no password: the
@@ -49,17 +50,17 @@ func (s *Service) ChangePassword(ctx context.Context, u store.User, current, cur
 	}
 	ok, err := s.hasher.Verify(ctx, hash, currentPassword)
 	if err != nil {
-		giveBack()
+		res.GiveBack()
 		return err
 	}
 	if u.PasswordHash == "" {
-		giveBack()
+		res.GiveBack()
 		return problem.New("validation-failed", "current_password: this account has no password; it signs in through single sign-on")
 	}
 	if !ok {
 		return problem.New("validation-failed", "current_password: is not the account's password")
 	}
-	giveBack()
+	res.GiveBack()
 	newHash, err := s.hasher.Hash(ctx, newPassword)
 	if err != nil {
 		return err

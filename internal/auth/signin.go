@@ -63,10 +63,11 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 	if err != nil {
 		return Signed{}, err
 	}
-	giveBack, err := s.reserveFailures(canonical, clientIP)
+	giveBack, done, err := s.reserveFailures(ctx, canonical, clientIP)
 	if err != nil {
 		return Signed{}, err
 	}
+	defer done()
 	u, err := s.userByEmail(ctx, canonical, legacy)
 	hash := u.PasswordHash
 	if errors.Is(err, store.ErrNotFound) || (err == nil && hash == "") {
@@ -133,18 +134,19 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 
 // reserveFailures reserves a failed sign-in in the limits of the address
 // and of the client (429 when either is spent); giveBack returns both
-// reservations when the sign-in turns out not to be a failure.
-func (s *Service) reserveFailures(email, client string) (giveBack func(), err error) {
-	r, giveBackEmail := s.failuresByEmail.Reserve(email)
+// reservations when the sign-in turns out not to be a failure, and done
+// (deferred by the caller) settles them as spent otherwise.
+func (s *Service) reserveFailures(ctx context.Context, email, client string) (giveBack, done func(), err error) {
+	r, byEmail := s.failuresByEmail.Reserve(ctx, email)
 	if !r.Allowed {
-		return nil, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
+		return nil, nil, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
 	}
-	r, giveBackIP := s.failuresByIP.Reserve(client)
+	r, byIP := s.failuresByIP.Reserve(ctx, client)
 	if !r.Allowed {
-		giveBackEmail()
-		return nil, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
+		byEmail.GiveBack()
+		return nil, nil, problem.New("rate-limited", "too many failed sign-ins from this address; wait and retry").RetryAfter(r.RetryAfter)
 	}
-	return func() { giveBackEmail(); giveBackIP() }, nil
+	return func() { byEmail.GiveBack(); byIP.GiveBack() }, func() { byEmail.Done(); byIP.Done() }, nil
 }
 
 // errWrongCode ends a sign-in's transaction when its second factor is wrong.

@@ -13,6 +13,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/secret"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -76,15 +77,16 @@ func (s *Service) ConfirmTOTP(ctx context.Context, u store.User, code string) ([
 	if u.TOTPPending == "" {
 		return nil, problem.New("conflict", "no TOTP secret is being set up; POST /v1/auth/totp first")
 	}
-	giveBack, err := s.reserveFailure(u.Email)
+	res, err := s.reserveFailure(ctx, u.Email)
 	if err != nil {
 		return nil, err
 	}
+	defer res.Done()
 	step, ok := matchTOTP(u.TOTPPending, code, s.clock())
 	if !ok {
 		return nil, problem.New("validation-failed", "code: is not the authenticator's current code for the new secret")
 	}
-	giveBack()
+	res.GiveBack()
 	codes, hashes := newRecoveryCodes()
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
 		if err := c.EnableTOTP(ctx, u.ID, u.TOTPPending, step, s.clock()); err != nil {
@@ -111,20 +113,21 @@ func (s *Service) DisableTOTP(ctx context.Context, u store.User, code string) er
 	if !u.HasTOTP() {
 		return problem.New("conflict", "two-factor sign-in is not on")
 	}
-	giveBack, err := s.reserveFailure(u.Email)
+	res, err := s.reserveFailure(ctx, u.Email)
 	if err != nil {
 		return err
 	}
+	defer res.Done()
 	return s.db.Tx(ctx, func(c *store.Conn) error {
 		ok, err := s.spendSecondFactor(ctx, c, u, code)
 		if err != nil {
-			giveBack()
+			res.GiveBack()
 			return err
 		}
 		if !ok {
 			return problem.New("validation-failed", "code: is neither the authenticator's current code nor an unused recovery code")
 		}
-		giveBack()
+		res.GiveBack()
 		if err := c.DisableTOTP(ctx, u.ID, s.clock()); err != nil {
 			return err
 		}
@@ -133,14 +136,14 @@ func (s *Service) DisableTOTP(ctx context.Context, u store.User, code string) er
 }
 
 // reserveFailure takes a token of the account's failure limit for an
-// attempt at a secret (429 when none is left); giveBack returns it when
-// the attempt succeeds.
-func (s *Service) reserveFailure(email string) (giveBack func(), err error) {
-	r, giveBack := s.failuresByEmail.Reserve(email)
+// attempt at a secret (429 when none is left); GiveBack returns it when
+// the attempt succeeds, and the caller defers Done to settle it otherwise.
+func (s *Service) reserveFailure(ctx context.Context, email string) (*ratelimit.Reservation, error) {
+	r, res := s.failuresByEmail.Reserve(ctx, email)
 	if !r.Allowed {
 		return nil, problem.New("rate-limited", "too many wrong codes or passwords for this account; wait and retry").RetryAfter(r.RetryAfter)
 	}
-	return giveBack, nil
+	return res, nil
 }
 
 // spendSecondFactor checks code, a TOTP code (six digits) or a recovery

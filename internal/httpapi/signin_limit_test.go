@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -11,21 +12,21 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/store"
 )
 
-// signInWaves signs email in n times, in waves of at most 8 fired together
-// (the failure limiter reserves one of its 10 tokens per sign-in in flight),
-// and returns the statuses, the tokens of the sessions opened and the
-// headers of the refusals.
+// signInWaves signs email in n times, all fired together (more than the
+// failure limiter's 10 tokens, each sign-in in flight reserving one until
+// its password proves right), and returns the statuses, the tokens of the
+// sessions opened and the headers of the refusals.
 func signInWaves(t *testing.T, servers []*apitest.Server, email string, n int) ([]int, []string, *refusals) {
 	t.Helper()
 	var mu sync.Mutex
 	var statuses []int
 	var tokens []string
 	r := &refusals{}
-	for done := 0; done < n; done += 8 {
-		wave := min(8, n-done)
-		together(wave, func(i int) int {
+	for done := 0; done < n; done += n {
+		together(n, func(i int) int {
 			s := servers[(done+i)%len(servers)]
 			body, _ := json.Marshal(map[string]any{"email": email, "password": apitest.Password})
 			res, err := http.Post(s.URL+"/v1/auth/sign-in/email", "application/json", bytes.NewReader(body))
@@ -124,6 +125,30 @@ func TestSessionCap(t *testing.T) {
 		}))[http.StatusOK]
 		if alive != auth.MaxSessions {
 			t.Errorf("%d of the newest %d sessions work, want all", alive, auth.MaxSessions)
+		}
+	})
+}
+
+// TestSignInsTogetherWithASlowHash: 31 right passwords fired together,
+// each checked against a hash that takes real time, so that more sign-ins
+// are in flight than the failure limiter has tokens: the ones that find
+// its tokens all reserved wait for them to be given back, and exactly the
+// account's 30 a hour succeed (the 31st is 429).
+func TestSignInsTogetherWithASlowHash(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		ada := s.SignUp(t, "ada@example.com")
+		ctx := context.Background()
+		hash, err := auth.NewHasher(auth.Argon2{MemoryKiB: 16 * 1024, Time: 1, Threads: 1}).Hash(ctx, apitest.Password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.App.DB.Tx(ctx, func(c *store.Conn) error { return c.SetUserPassword(ctx, ada.UserID, hash, s.Clock.Now()) }); err != nil {
+			t.Fatal(err)
+		}
+		statuses, _, _ := signInWaves(t, []*apitest.Server{s}, "ada@example.com", auth.SignInLimit.Max+1)
+		if c := count(statuses); c[http.StatusOK] != auth.SignInLimit.Max || c[http.StatusTooManyRequests] != 1 {
+			t.Fatalf("%d right passwords at once: %v, want %d × 200 and one 429", auth.SignInLimit.Max+1, c, auth.SignInLimit.Max)
 		}
 	})
 }

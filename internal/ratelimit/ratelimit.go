@@ -27,6 +27,12 @@ type Limiter struct {
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
 	inserts int
+
+	// held counts each key's reservations not yet settled, and settled
+	// wakes the callers of Reserve waiting for one of them (reserve.go).
+	heldMu  sync.Mutex
+	held    map[string]int
+	settled map[string]chan struct{}
 }
 
 // New returns a Limiter refilling perSecond tokens a second up to burst.
@@ -78,24 +84,6 @@ func (l *Limiter) AllowN(key string, n int) Result {
 // Peek reports key's bucket without taking a token; Allowed says whether a
 // token is there to take.
 func (l *Limiter) Peek(key string) Result { return l.take(key, 0) }
-
-// Reserve takes one token from key's bucket, if there is one, before the
-// work it pays for is done: concurrent callers cannot all pass a Peek and
-// then all take a token. When the work turns out not to need the token
-// (a sign-in that succeeds), giveBack returns it; when not allowed,
-// giveBack does nothing.
-func (l *Limiter) Reserve(key string) (res Result, giveBack func()) {
-	res = l.take(key, 1)
-	if !res.Allowed {
-		return res, func() {}
-	}
-	b := l.bucket(key, l.now())
-	var once sync.Once
-	return res, func() {
-		// A reservation of -1 tokens puts one back, up to the burst.
-		once.Do(func() { b.AllowN(l.now(), -1) })
-	}
-}
 
 func (l *Limiter) bucket(key string, now time.Time) *rate.Limiter {
 	l.mu.Lock()
