@@ -36,10 +36,10 @@ func deriveAgent(kvs []facetKV) []facetKV {
 		return kvs
 	}
 	ua := useragent.Parse(agent)
-	if !hasBrowser && ua.Name != "" && len(kvs) < maxFacetKeys {
+	if !hasBrowser && ua.Name != "" {
 		kvs = append(kvs, facetKV{"browser", cutRunes(ua.Name, maxFacetValue)})
 	}
-	if !hasOS && ua.OS != "" && len(kvs) < maxFacetKeys {
+	if !hasOS && ua.OS != "" {
 		kvs = append(kvs, facetKV{"os", cutRunes(ua.OS, maxFacetValue)})
 	}
 	return kvs

@@ -15,6 +15,10 @@ type attrWalker struct {
 	s   []byte
 	i   int
 	bad bool
+	// fields is how many values before the attributes' (environment,
+	// release, service) the output held: they are not among the event's
+	// maxFacetKeys attribute keys.
+	fields int
 }
 
 func (w *attrWalker) space() {
@@ -123,7 +127,7 @@ func (w *attrWalker) skip() []byte {
 }
 
 // attrFacets appends the scalar values of the object at w under prefix, at
-// most maxFacetKeys in all, as flatten describes; at depth 0 it also
+// most maxFacetKeys of them (after w.fields values), as flatten describes; at depth 0 it also
 // returns the attributes sentry.event_id (decoded) and user.id (as
 // written).
 func (w *attrWalker) attrFacets(out []facetKV, prefix string, depth int) (_ []facetKV, sdkID string, userID json.RawMessage) {
@@ -166,7 +170,7 @@ func (w *attrWalker) member(out []facetKV, prefix, k string, depth int, sdkID st
 		return out, w.str(), userID
 	}
 	key := strings.TrimPrefix(prefix+k, "tags.")
-	counted := len(out) < maxFacetKeys && key != "" && len(key) <= 200 &&
+	counted := len(out)-w.fields < maxFacetKeys && key != "" && len(key) <= 200 &&
 		!(depth == 0 && (k == "fingerprint" || strings.HasPrefix(k, "sentry.") || k == "message_template"))
 	start := w.i
 	switch {

@@ -10,7 +10,8 @@ import (
 )
 
 // Bounds of the per-group value counts (CONTRACT 8): at most
-// maxFacetKeys keys an event, values cut to maxFacetValue characters; the
+// maxFacetKeys attribute keys an event (environment, release and service,
+// and browser and os derived from a user agent, come on top), values cut to maxFacetValue characters; the
 // store caps the distinct values a key a group (store.MaxFacetValues).
 const (
 	maxFacetKeys  = 50
@@ -37,7 +38,7 @@ func facets(e *ingest.Event, out []facetKV) (kvs []facetKV, sdkID string, userID
 		}
 	}
 	if len(e.Attributes) > 2 {
-		w := attrWalker{s: e.Attributes}
+		w := attrWalker{s: e.Attributes, fields: len(out)}
 		out, sdkID, userID = w.attrFacets(out, "", 0)
 	}
 	return deriveAgent(out), sdkID, userID

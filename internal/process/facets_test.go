@@ -57,7 +57,23 @@ func TestFacetsOfAnEvent(t *testing.T) {
 		fmt.Fprintf(&b, `"k%d":%d`, i, i)
 	}
 	b.WriteString("}")
-	if got, _, _ := facets(&ingest.Event{Environment: "e", Attributes: []byte(b.String())}, nil); len(got) != maxFacetKeys {
-		t.Errorf("60 attributes give %d values, want %d", len(got), maxFacetKeys)
+	// The cap is of the event's attribute keys: environment, release and
+	// service, and a derived browser and os, come on top.
+	e := &ingest.Event{Environment: "e", Release: "r", Service: "s", Attributes: []byte(strings.Replace(b.String(), `"k0":0`, `"user_agent":"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"`, 1))}
+	got, _, _ := facets(e, nil)
+	if len(got) != 3+maxFacetKeys+2 {
+		t.Errorf("60 attributes with environment, release, service and a user agent give %d values, want %d", len(got), 3+maxFacetKeys+2)
+	}
+	keys := map[string]bool{}
+	for _, kv := range got {
+		keys[kv.key] = true
+	}
+	for _, k := range []string{"environment", "release", "service", "user_agent", "k49", "browser", "os"} {
+		if !keys[k] {
+			t.Errorf("no %s among the values of an event with 60 attributes", k)
+		}
+	}
+	if keys["k50"] {
+		t.Errorf("k50, the 51st attribute, is counted")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Kind is the list a query is for: it decides which keys are allowed.
@@ -125,7 +126,7 @@ func (e *Error) Error() string {
 func Parse(s string, kind Kind, now time.Time) (Query, error) {
 	s = strings.TrimSpace(s)
 	q := Query{text: s}
-	if len(s) > MaxLen {
+	if utf8.RuneCountInString(s) > MaxLen {
 		return Query{}, &Error{Reason: fmt.Sprintf("longer than %d characters", MaxLen)}
 	}
 	for _, r := range s {

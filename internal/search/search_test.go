@@ -144,6 +144,9 @@ func TestParseRefusesWholeQueries(t *testing.T) {
 	if _, err := Parse("a\tb\nc", Groups, now); err != nil {
 		t.Errorf("tabs and newlines separate terms: %v", err)
 	}
+	if _, err := Parse(strings.Repeat("é", MaxLen), Groups, now); err != nil {
+		t.Errorf("a query of %d two-byte characters: %v, want it allowed (the limit counts characters)", MaxLen, err)
+	}
 }
 
 func FuzzParse(f *testing.F) {

@@ -81,7 +81,7 @@ func (c *Conn) LookupRefs(ctx context.Context, orgID, kind, ref string, limit in
 	refs := refForms(kind, ref)
 	args := append(append([]any{kind}, refs...), orgID, limit)
 	rows, err := c.query(ctx, `SELECT r.group_id FROM event_refs r JOIN projects p ON p.id = r.project_id
-		WHERE r.kind = ? AND r.ref IN (`+tuples(len(refs), "?")+`) AND p.organization_id = ? ORDER BY r.last_seen DESC, r.group_id LIMIT ?`, args...)
+		WHERE r.kind = ? AND r.ref IN (`+tuples(len(refs), "?")+`) AND p.organization_id = ? ORDER BY r.last_seen DESC, r.group_id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: lookup: %w", err)
 	}

@@ -50,3 +50,31 @@ func TestEventRefsKeptWithinRetention(t *testing.T) {
 		}
 	})
 }
+
+// TestLookupLatestGroupsFirst: groups whose events carried an id in one
+// receipt (one last_seen) come newest group first, so that the limit cuts
+// the oldest.
+func TestLookupLatestGroupsFirst(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		c := db.Write()
+		p := seedProject(t, c)
+		var refs []store.EventRef
+		var groups []string
+		for _, fp := range []string{"a", "b", "c"} {
+			g := seedGroupFor(t, c, p.ID, fp)
+			groups = append(groups, g)
+			refs = append(refs, store.EventRef{store.RefTrace, "t1", p.ID, g, now})
+		}
+		if err := c.AddEventRefs(ctx, refs); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Read().LookupRefs(ctx, p.OrgID, store.RefTrace, "t1", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{groups[2], groups[1]}; !slices.Equal(got, want) {
+			t.Errorf("lookup of three groups seen at once, limit 2 = %v, want the two newest %v", got, want)
+		}
+	})
+}
