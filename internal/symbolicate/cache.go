@@ -14,30 +14,30 @@ type parsedMap struct {
 	cost  int64
 
 	mu    sync.Mutex
-	funcs map[funcKey]string // enclosing functions found, by source and line
+	funcs map[funcKey]string // enclosing functions found, by source and position
 }
 
 type funcKey struct {
-	source string
-	line   int
+	source    string
+	line, col int
 }
 
 // function is enclosingFunction of a source's line, remembered: the frames
 // of one bug come back with every event.
-func (m *parsedMap) function(source string, line int) string {
+func (m *parsedMap) function(source string, line, col int) string {
 	m.mu.Lock()
-	fn, ok := m.funcs[funcKey{source, line}]
+	fn, ok := m.funcs[funcKey{source, line, col}]
 	m.mu.Unlock()
 	if ok {
 		return fn
 	}
-	fn = enclosingFunction(m.sourceLines(source), line) // sourceLines locks m.mu itself
+	fn = enclosingFunction(m.sourceLines(source), line, col) // sourceLines locks m.mu itself
 	m.mu.Lock()
 	if m.funcs == nil {
 		m.funcs = map[funcKey]string{}
 	}
 	if len(m.funcs) < 100_000 {
-		m.funcs[funcKey{source, line}] = fn
+		m.funcs[funcKey{source, line, col}] = fn
 	}
 	m.mu.Unlock()
 	return fn

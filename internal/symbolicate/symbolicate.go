@@ -125,12 +125,14 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 	var dist string
 	refsRead := false
 	noted := map[string]bool{}
-	changed := false
+	var done []mapped // in the trace's order, newest call first
+	frame := 0        // the frame's place in the trace, mapped or not
 	for i, l := range lines {
 		m := v8Frame.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
+		frame++
 		raw := RawFrame{Function: m[2], File: m[3]}
 		ln, col := m[4], m[5]
 		if m[6] != "" {
@@ -156,7 +158,7 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 			}
 			continue
 		}
-		f, ok := resolve(pm, raw)
+		mf, ok := resolve(pm, raw)
 		if !ok {
 			n := fmt.Sprintf("no mapping for %s:%d:%d in its source map", tilde(raw.File), raw.Line, raw.Column)
 			if !noted[n] {
@@ -165,11 +167,20 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 			}
 			continue
 		}
-		res.Frames = append(res.Frames, f)
-		lines[i] = m[1] + render(f)
-		changed = true
+		mf.line, mf.prefix, mf.place = i, m[1], frame
+		done = append(done, mf)
 	}
-	if changed {
+	for k := range done {
+		f := &done[k]
+		var caller *mapped
+		if k+1 < len(done) && done[k+1].place == f.place+1 {
+			caller = &done[k+1]
+		}
+		f.Function = functionName(f, caller)
+		res.Frames = append(res.Frames, f.Frame)
+		lines[f.line] = f.prefix + render(f.Frame)
+	}
+	if len(done) > 0 {
 		e.StackTrace = strings.Join(lines, "\n")
 	}
 	if len(res.Frames) > 0 || len(res.Notes) > 0 {
@@ -190,22 +201,26 @@ func render(f Frame) string {
 	return f.Function + " (" + loc + ")"
 }
 
-// resolve maps a raw frame through pm. V8 columns are 1-based, the map's
-// 0-based.
-func resolve(pm *parsedMap, raw RawFrame) (Frame, bool) {
+// mapped is a frame resolve mapped, with what naming its function takes.
+type mapped struct {
+	Frame
+	pm     *parsedMap
+	source string // the map's name of the original file
+	callee string // the map's name at the frame's position: what it calls
+	line   int    // the frame's line in the stack trace text
+	prefix string // the text before the frame on that line
+	place  int    // the frame's place among the trace's frames
+}
+
+// resolve maps a raw frame through pm; its function is left for
+// functionName. V8 columns are 1-based, the map's 0-based.
+func resolve(pm *parsedMap, raw RawFrame) (mapped, bool) {
 	source, name, line, col, ok := pm.c.Source(raw.Line, max(raw.Column-1, 0))
 	if !ok || source == "" || line <= 0 {
-		return Frame{}, false
+		return mapped{}, false
 	}
-	f := Frame{File: cleanSource(source), Line: line, Column: col + 1, Raw: raw}
+	f := mapped{Frame: Frame{File: cleanSource(source), Line: line, Column: col + 1, Raw: raw}, pm: pm, source: source, callee: name}
 	src := pm.sourceLines(source)
-	if fn := pm.function(source, line); fn != "" {
-		f.Function = fn
-	} else if name != "" {
-		f.Function = name
-	} else {
-		f.Function = raw.Function
-	}
 	if line <= len(src) {
 		f.Context = &Context{Line: src[line-1], Pre: src[max(0, line-1-contextLines) : line-1], Post: src[line:min(len(src), line+contextLines)]}
 	}
@@ -378,9 +393,13 @@ func (s *Symbolicator) lookup(ctx context.Context, projectID, release, dist, deb
 		if ref == "" {
 			ref = path.Base(name) + ".map"
 		}
-		a, err := c.ArtifactByURL(ctx, rel.ID, dist, joinURL(name, ref))
-		if !errors.Is(err, store.ErrNotFound) {
-			return a, err
+		// An absolute reference (https://shop.example.com/maps/x.map) may
+		// have been uploaded in the "~/path" form, as the file itself.
+		for _, mapName := range candidates(joinURL(name, ref)) {
+			a, err := c.ArtifactByURL(ctx, rel.ID, dist, mapName)
+			if !errors.Is(err, store.ErrNotFound) {
+				return a, err
+			}
 		}
 	}
 	return store.Artifact{}, nil

@@ -43,12 +43,35 @@ class Cart {
   }
 }`, "\n")
 	for line, want := range map[int]string{4: "parseAmount", 8: "total", 13: "refresh", 1: "parseAmount"} {
-		if got := enclosingFunction(src, line); got != want {
+		if got := enclosingFunction(src, line, -1); got != want {
 			t.Errorf("line %d: %q, want %q", line, got, want)
 		}
 	}
-	if got := enclosingFunction([]string{"init();", "if (x) {", "  go();"}, 3); got != "" {
+	if got := enclosingFunction([]string{"init();", "if (x) {", "  go();"}, 3, -1); got != "" {
 		t.Errorf("top-level code: %q, want none", got)
+	}
+	// Functions that closed above the position do not hold it: top-level
+	// code after one is in none, and a nested one closed within its outer
+	// function leaves the outer one's name. Braces in parameters, strings
+	// and comments are not the body's.
+	later := strings.Split(`function banner() {
+  console.log("{ welcome");
+}
+const cart = [1, 2];
+total(cart);
+export function Checkout({ items }) {
+  const label = (x) => { return "}" + x; };
+  // } not the end
+  return total(items);
+}
+const double = (x) => x * 2;`, "\n")
+	for _, c := range []struct {
+		line, col int
+		want      string
+	}{{5, 0, ""}, {2, 4, "banner"}, {9, 2, "Checkout"}, {7, 26, "label"}, {11, 25, "double"}} {
+		if got := enclosingFunction(later, c.line, c.col); got != c.want {
+			t.Errorf("line %d column %d: %q, want %q", c.line, c.col, got, c.want)
+		}
 	}
 }
 

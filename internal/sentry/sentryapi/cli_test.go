@@ -43,16 +43,16 @@ func build(t *testing.T, dir string) string {
 	return buildSource(t, dir, appSource)
 }
 
-// buildSource bundles source as build does.
-func buildSource(t *testing.T, dir, source string) string {
+// buildSource bundles source as build does, with esbuild's further flags.
+func buildSource(t *testing.T, dir, source string, flags ...string) string {
 	t.Helper()
 	esbuild := filepath.Join(testtool.NPMPackage(t, "esbuild", esbuildVersion), "bin", "esbuild")
 	if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte(source), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(esbuild, filepath.Join(dir, "app.js"), "--bundle", "--minify", "--sourcemap", "--format=iife",
-		"--global-name=app", "--outfile="+filepath.Join(out, "main.js"))
+	cmd := exec.Command(esbuild, append([]string{filepath.Join(dir, "app.js"), "--bundle", "--minify", "--sourcemap", "--format=iife",
+		"--global-name=app", "--outfile=" + filepath.Join(out, "main.js")}, flags...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("esbuild: %v\n%s", err, b)
 	}

@@ -3,8 +3,13 @@ package sentryapi_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -31,10 +36,19 @@ func TestLegacyReleaseFiles(t *testing.T) {
 			return s.Do(apitest.Request{Method: "POST", Path: path, Token: tok, Body: body.Bytes(), Headers: map[string]string{"Content-Type": mw.FormDataContentType()}})
 		}
 		files := "/api/0/projects/acme/web/releases/3.0.0/files/"
+		// As on Sentry, the release must exist first (sentry-cli creates it).
+		upload(files, "~/static/main.js", "", []byte("x()")).Expect(t, http.StatusNotFound, "")
+		s.Do(apitest.Request{Method: "POST", Path: "/api/0/organizations/acme/releases/", Token: tok,
+			Body: map[string]any{"version": "3.0.0", "projects": []string{"web"}}}).Expect(t, http.StatusCreated, "")
 		jsAnswer := upload(files, "~/static/main.js", "Sourcemap: main.js.map", []byte("x()")).Expect(t, http.StatusCreated, "").JSON(t)
 		if h, _ := jsAnswer["headers"].(map[string]any); h["Sourcemap"] != "main.js.map" {
 			t.Errorf("answer headers = %v, want the Sourcemap header echoed", jsAnswer["headers"])
 		}
+		if jsAnswer["sha1"] != sha1Hex("x()") {
+			t.Errorf("answer sha1 = %v, want the file's SHA-1 %s (sentry-cli reads it)", jsAnswer["sha1"], sha1Hex("x()"))
+		}
+		// A second file of one name in a release is 409, as on Sentry.
+		upload(files, "~/static/main.js", "", []byte("y()")).Expect(t, http.StatusConflict, "")
 		r := upload(files, "~/static/main.js.map", "", []byte(`{"version":3,"sources":[],"mappings":""}`)).Expect(t, http.StatusCreated, "")
 		if r.Str(t, "name") != "~/static/main.js.map" {
 			t.Errorf("answer = %s, want the file's name", r.Body)
@@ -54,6 +68,49 @@ func TestLegacyReleaseFiles(t *testing.T) {
 		sm, err := s.App.DB.Read().ArtifactByURL(ctx, rel.ID, "", "~/static/main.js.map")
 		if err != nil || sm.Kind != "source_map" {
 			t.Errorf("map = %+v, %v", sm, err)
+		}
+	})
+}
+
+func sha1Hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestLegacyFilesAbsoluteMapReference: a minified file whose Sourcemap
+// header names its map by absolute URL finds the map uploaded in the
+// "~/path" form, as the file itself is found.
+func TestLegacyFilesAbsoluteMapReference(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, tok, key, num := sendingWorld(t, s)
+		out := buildSource(t, t.TempDir(), callsSource)
+		s.Do(apitest.Request{Method: "POST", Path: "/api/0/organizations/acme/releases/", Token: tok,
+			Body: map[string]any{"version": "6.1.0", "projects": []string{"web"}}}).Expect(t, http.StatusCreated, "")
+		files := "/api/0/projects/acme/web/releases/6.1.0/files/"
+		for _, f := range []struct{ file, name, header string }{
+			{"main.js", "~/static/main.js", "Sourcemap: http://shop.example.com/maps/main.js.map"},
+			{"main.js.map", "~/maps/main.js.map", ""},
+		} {
+			data, err := os.ReadFile(filepath.Join(out, f.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			fw, _ := mw.CreateFormFile("file", f.file)
+			_, _ = fw.Write(data)
+			_ = mw.WriteField("name", f.name)
+			if f.header != "" {
+				_ = mw.WriteField("header", f.header)
+			}
+			_ = mw.Close()
+			s.Do(apitest.Request{Method: "POST", Path: files, Token: tok, Body: body.Bytes(), Headers: map[string]string{"Content-Type": mw.FormDataContentType()}}).
+				Expect(t, http.StatusCreated, "")
+		}
+		sendError(t, s, num, key, map[string]any{"frames": crash(t, out), "release": "6.1.0"})
+		if trace, _ := latestTrace(t, s, w.ProjectID); !strings.Contains(trace, "at parseAmount (app.js:7:") {
+			t.Errorf("stack trace = %q, want it mapped through the map its absolute reference names", trace)
 		}
 	})
 }

@@ -2,6 +2,8 @@ package sentryapi
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -306,25 +308,24 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 	} else if art.SourceMap != "" || strings.HasSuffix(name, ".js") {
 		art.Kind = "minified_source"
 	}
-	version := r.PathValue("version")
-	var rels []store.Release
-	if ref := r.PathValue("project"); ref != "" {
-		p, err := a.projectOf(r.Context(), c, ref)
-		if err != nil {
-			return err
-		}
-		rel, err := a.db.Write().EnsureRelease(r.Context(), p.ID, version, id.New(id.Release), art.CreatedAt)
-		if err != nil {
-			return err
-		}
-		rels = append(rels, rel)
-	} else if _, rels, err = a.orgRelease(r, c); err != nil {
+	// The release must exist, as on Sentry (sentry-cli creates it first).
+	_, rels, err := a.orgRelease(r, c)
+	if err != nil {
+		return err
+	}
+	sum := sha1.New() // sentry-cli reads the answer's sha1
+	if _, err := io.Copy(sum, f); err != nil {
 		return err
 	}
 	// The file is in memory up to 8 MiB, else in ParseMultipartForm's
 	// temporary file: it streams to the store from there, once a project.
 	err = a.db.Tx(r.Context(), func(tx *store.Conn) error {
 		for _, rel := range rels {
+			if _, err := tx.ArtifactByURL(r.Context(), rel.ID, art.Dist, name); err == nil {
+				return fail(http.StatusConflict, "a file named "+name+" is already in release "+rel.Version)
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
 			art.ID, art.ProjectID, art.ReleaseID = id.New(id.Artifact), rel.ProjectID, rel.ID
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return err
@@ -342,7 +343,7 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": fh.Size,
-		"dateCreated": art.CreatedAt, "headers": headers})
+		"sha1": hex.EncodeToString(sum.Sum(nil)), "dateCreated": art.CreatedAt, "headers": headers})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/symbolicate"
 	"github.com/errata-dev/errata/internal/testtool"
 )
@@ -66,6 +67,17 @@ func sendError(t *testing.T, s *apitest.Server, number int64, key string, event 
 	}
 }
 
+// sendingWorld is a world whose project takes Sentry events: a member's
+// token for releases, the project's key and its number.
+func sendingWorld(t *testing.T, s *apitest.Server) (w apitest.World, tok, key string, number int64) {
+	t.Helper()
+	w = s.NewWorld(t)
+	tok = token(t, s, w.Member.Token, "project:releases")
+	_, key, _ = s.CreateKeyDSN(t, w.Owner.Token, w.ProjectID)
+	num, _ := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID, Token: w.Owner.Token}).JSON(t)["number"].(float64)
+	return w, tok, key, int64(num)
+}
+
 // TestSymbolication: an error from a minified esbuild bundle, sent as a
 // browser SDK sends it, is shown with its original names and lines when
 // sentry-cli uploaded its source map (found by debug id, or by release and
@@ -74,11 +86,7 @@ func sendError(t *testing.T, s *apitest.Server, number int64, key string, event 
 func TestSymbolication(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
-		w := s.NewWorld(t)
-		tok := token(t, s, w.Member.Token, "project:releases")
-		_, key, _ := s.CreateKeyDSN(t, w.Owner.Token, w.ProjectID)
-		num, _ := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID, Token: w.Owner.Token}).JSON(t)["number"].(float64)
-		number := int64(num)
+		w, tok, key, number := sendingWorld(t, s)
 
 		out := build(t, t.TempDir())
 		sentryCLI(t, s, tok, "sourcemaps", "inject", out)
@@ -190,4 +198,87 @@ func TestSymbolication(t *testing.T) {
 			}
 		}
 	})
+}
+
+// callsSource calls through named functions, so that each frame's
+// position is a call of the next one.
+const callsSource = `function banner() {
+  return "shop";
+}
+function parseAmount(input) {
+  const value = Number(input);
+  if (Number.isNaN(value)) {
+    throw new TypeError("not a number: " + input);
+  }
+  return value;
+}
+function total(items) {
+  let sum = 0;
+  for (const item of items) {
+    sum += parseAmount(item.price);
+  }
+  return sum;
+}
+export function checkout(cart) {
+  banner();
+  return total(cart);
+}
+`
+
+// TestSymbolicationNamesTheCallingFunction: a frame's position is a call,
+// and the map's name there is the function called: each frame is named
+// after the function it is in (the name at its caller's position), also
+// for a map without sourcesContent, and the group's culprit is the
+// original function where the error was raised. The outermost frame has
+// no caller: with sourcesContent it is named by the declaration it lies
+// in, without it keeps the name the trace gave.
+func TestSymbolicationNamesTheCallingFunction(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, tok, key, num := sendingWorld(t, s)
+		for _, c := range []struct {
+			release string
+			flags   []string
+			want    []string
+		}{
+			{"3.0.0", []string{"--sources-content=false"}, []string{"at parseAmount (app.js:7:", "at total (app.js:14:", "(app.js:20:"}},
+			{"3.1.0", nil, []string{"at parseAmount (app.js:7:", "at total (app.js:14:", "at checkout (app.js:20:"}},
+		} {
+			out := buildSource(t, t.TempDir(), callsSource, c.flags...)
+			sentryCLI(t, s, tok, "sourcemaps", "upload", "--release", c.release, "--url-prefix", "~/static", out)
+			sendError(t, s, num, key, map[string]any{"frames": crash(t, out), "release": c.release})
+			trace, culprit := latestTrace(t, s, w.ProjectID)
+			for _, want := range c.want {
+				if !strings.Contains(trace, want) {
+					t.Errorf("release %s: stack trace = %q, want %q", c.release, trace, want)
+				}
+			}
+			if strings.Contains(trace, "at total (app.js:20:") || !strings.Contains(culprit, "parseAmount") {
+				t.Errorf("release %s: stack trace %q, culprit %q: want checkout's frame not named after total, which it calls, and the culprit parseAmount", c.release, trace, culprit)
+			}
+		}
+	})
+}
+
+// latestTrace is the stack trace of the project's newest stored event,
+// and its group's culprit.
+func latestTrace(t *testing.T, s *apitest.Server, projectID string) (trace, culprit string) {
+	t.Helper()
+	groups, err := s.App.DB.Read().ListGroups(context.Background(), projectID, store.GroupFilter{}, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest int64
+	for _, g := range groups {
+		evs, err := s.App.DB.Read().ListGroupEvents(context.Background(), g.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.ID > newest {
+				newest, trace, culprit = e.ID, e.StackTrace, g.Culprit
+			}
+		}
+	}
+	return trace, culprit
 }
