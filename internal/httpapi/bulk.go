@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -42,6 +44,9 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 		return nil, problem.New("validation-failed", "ids: give ids or query, not both")
 	case len(b.IDs) == 0 && b.Query == "":
 		return nil, problem.New("validation-failed", "ids: give at least one group id, or a query")
+	case strings.TrimSpace(b.Query) == "" && b.Query != "":
+		// Not "every group": a stray space must not change the whole project.
+		return nil, problem.New("validation-failed", "query: is blank; give search terms (is:unresolved names every unresolved group), or ids")
 	case (b.Set == nil) == !b.Merge:
 		return nil, problem.New("validation-failed", "set: give set or merge: true, one of them")
 	case b.Merge && b.Query != "":
@@ -67,6 +72,10 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 			return nil, cerr
 		}
 		res, err = s.tickets.BulkChange(ctx, actor(ctx), in.ProjectID, ids, ch)
+	}
+	var p *problem.Problem
+	if errors.As(err, &p) && strings.HasPrefix(p.Detail, "assignee_id: ") {
+		p.Detail = "set." + p.Detail // the field as the bulk body names it
 	}
 	if err != nil {
 		return nil, err

@@ -354,7 +354,8 @@ func TestBulkActions(t *testing.T) {
 			{map[string]any{"query": "is:resolved", "merge": true}, "merge"},
 			{map[string]any{"ids": many, "set": set}, "ids"},
 			{map[string]any{"ids": gids, "set": map[string]any{"status": "ignored", "ignore": map[string]any{"window": "1h"}}}, "set.ignore.window"},
-			{map[string]any{"ids": gids, "set": map[string]any{"assignee_id": "mem_00000000000000000000000000"}}, "assignee_id"},
+			{map[string]any{"ids": gids, "set": map[string]any{"assignee_id": "mem_00000000000000000000000000"}}, "set.assignee_id"},
+			{map[string]any{"query": "  ", "set": set}, "query: is blank"},
 			{map[string]any{"ids": gids, "set": map[string]any{"assignee_id": ""}}, "set.assignee_id"},
 			{map[string]any{"query": "events:>many", "set": set}, "query"},
 		} {
@@ -400,4 +401,30 @@ func TestUnignoredNotifies(t *testing.T) {
 			t.Errorf("delivered ticket's assignee = %v, want the member", tk["assignee"])
 		}
 	}, allowPrivate)
+}
+
+// TestResolveInNextReleaseBeforeAnyRelease: next in a project that has
+// seen no release yet is kept as next: events without a release are
+// counted without reopening the group, and the first that names any
+// release regresses it.
+func TestResolveInNextReleaseBeforeAnyRelease(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		tok := w.Member.Token
+		feed(t, s, w.Key, batchOf("api", fpEv("norel", "error")))
+		gid := groupByTitle(t, s, tok, w.ProjectID, "norel")["id"].(string)
+		g := patchJSON(s, tok, groupPath(gid), map[string]any{"status": "resolved", "resolved_in": "next"}).Expect(t, http.StatusOK, "").JSON(t)
+		if g["resolved_in"] != "next" {
+			t.Errorf("resolved_in next with no release seen = %v, want next", g["resolved_in"])
+		}
+		feed(t, s, w.Key, batchOf("api", fpEv("norel", "error")))
+		if g := expectStatus(t, s, tok, gid, "resolved"); g["event_count"] != float64(2) {
+			t.Errorf("event_count = %v, want 2: an event without a release is counted", g["event_count"])
+		}
+		e := fpEv("norel", "error")
+		e["release"] = "0.1.0"
+		feed(t, s, w.Key, batchOf("api", e))
+		expectStatus(t, s, tok, gid, "unresolved")
+	})
 }

@@ -143,7 +143,9 @@ func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *stor
 			if err != nil {
 				return err
 			}
-			in = newest
+			if newest != "" { // with none seen yet, it stays "next": any release is newer
+				in = newest
+			}
 			data["next"] = true
 		}
 		g.ResolvedIn = in

@@ -2,6 +2,7 @@ package tickets
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +12,9 @@ import (
 )
 
 // ResolveNext is the resolved_in that means the next release: newer than
-// the newest the project has seen when the group is resolved.
+// the newest the project has seen when the group is resolved. It is stored
+// as that release, or as itself when the project has seen none (then any
+// event that names a release regresses the group).
 const ResolveNext = "next"
 
 // semver reads v as a semantic version (a leading v allowed), or nil.
@@ -83,8 +86,11 @@ func newestRelease(ctx context.Context, c *store.Conn, projectID string) (string
 // when one of rels is newer than that release (events of older or equal
 // releases, or of none, are counted without reopening it).
 func Regresses(ctx context.Context, c *store.Conn, g store.Group, rels []string) (bool, error) {
-	if g.ResolvedIn == "" {
+	switch g.ResolvedIn {
+	case "":
 		return true, nil
+	case ResolveNext: // resolved in the next release before any was seen
+		return slices.ContainsFunc(rels, func(r string) bool { return r != "" }), nil
 	}
 	o, err := newReleaseOrder(ctx, c, g.ProjectID, append([]string{g.ResolvedIn}, rels...))
 	if err != nil {

@@ -83,6 +83,8 @@ func ticketMessage(t *notice.Ticket, project string) *message {
 		m.heading = "Regression in " + project + ": a resolved error is back"
 	case "spike":
 		m.heading = "Spike in " + project + ": this error's rate jumped"
+	case "unignored":
+		m.heading = "Back in " + project + ": an ignored error met its condition"
 	default:
 		m.heading = strings.TrimSpace("New "+m.severity) + " ticket in " + project
 	}

@@ -227,3 +227,13 @@ func TestLongFactsSayTheyWereCut(t *testing.T) {
 		}
 	}
 }
+
+// TestUnignoredHeading: a ticket opened because an ignored group met its
+// condition says so, as a regression's does.
+func TestUnignoredHeading(t *testing.T) {
+	n := sampleRegression()
+	n.Ticket.Reason = "unignored"
+	if m := ticketMessage(n.Ticket, "shop"); !strings.Contains(m.heading, "Back in shop: an ignored error met its condition") {
+		t.Errorf("heading = %q, want it to say the ignored error met its condition", m.heading)
+	}
+}

@@ -37,8 +37,8 @@ func Render(n notice.Notification, links Links) (mail.Message, error) {
 }
 
 // renderTicket renders a ticket alert. Its subject reads
-// "[critical] <project>: <title>", with " (spike)" or " (regression)" after
-// the title when that is the reason.
+// "[critical] <project>: <title>", with " (spike)", " (regression)" or
+// " (unignored)" after the title when that is the reason.
 func renderTicket(project string, t *notice.Ticket, links Links) mail.Message {
 	v := ticketView{page: newPage(project, links), Severity: word(t.Severity), Color: severityColor(t.Severity),
 		Title: line(t.Title), Summary: multiline(t.Summary), URL: httpURL(t.URL), Reason: reason(t.Reason), Facts: facts(t.Details())}

@@ -56,7 +56,7 @@ func word(s string) string {
 // reason returns the note shown for an alert's reason; a new ticket needs none.
 func reason(r string) string {
 	switch r {
-	case "spike", "regression":
+	case "spike", "regression", "unignored":
 		return r
 	}
 	return ""

@@ -68,6 +68,7 @@ func TestRenderTicketReason(t *testing.T) {
 		{"", "[critical] shop: TypeError: cart is undefined", "New critical ticket in shop"},
 		{"spike", "[critical] shop: TypeError: cart is undefined (spike)", "Spike in shop"},
 		{"regression", "[critical] shop: TypeError: cart is undefined (regression)", "Regression in shop"},
+		{"unignored", "[critical] shop: TypeError: cart is undefined (unignored)", "Back in shop: an ignored error met its condition"},
 		{"<b>odd</b>", "[critical] shop: TypeError: cart is undefined", "New critical ticket in shop"},
 	} {
 		tk := ticket()

@@ -23,6 +23,8 @@ func (v ticketView) heading() string {
 		return "Regression in " + v.Project + ": a resolved error is back"
 	case "spike":
 		return "Spike in " + v.Project + ": this error's rate jumped"
+	case "unignored":
+		return "Back in " + v.Project + ": an ignored error met its condition"
 	}
 	return "New " + v.Severity + " ticket in " + v.Project
 }
