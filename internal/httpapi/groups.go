@@ -37,7 +37,7 @@ type GroupView struct {
 	MergedInto         *string        `json:"merged_into" nullable:"true" doc:"The group this one was merged into (its events go there; lists leave this one out); null when not merged"`
 	Assignee           *AssigneeView  `json:"assignee" nullable:"true" doc:"The member the group is assigned to; null when none"`
 	Ignore             map[string]any `json:"ignore" nullable:"true" doc:"An ignored group's condition ({until}, {events}, {events, window} or {users}); null when not ignored with a condition"`
-	ResolvedIn         *string        `json:"resolved_in" nullable:"true" doc:"The release a resolved group was resolved in; null when resolved outright or not resolved"`
+	ResolvedIn         *string        `json:"resolved_in" nullable:"true" doc:"The release a resolved group was resolved in (next when it was resolved in the next release before the project had seen any); null when resolved outright or not resolved"`
 	// Grouping is shown by GET /v1/groups/{group_id} only.
 	Grouping *groupinginfo.GroupingView `json:"grouping,omitempty" doc:"What made the fingerprint (GET /v1/groups/{group_id} only): the dashboard's \"Why these events are grouped\""`
 
