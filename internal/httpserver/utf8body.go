@@ -16,7 +16,8 @@ import (
 	"github.com/errata-dev/errata/internal/problem"
 )
 
-// checkUTF8Body refuses a JSON request body that is not UTF-8 (RFC 8259,
+// checkUTF8Body reads the body's Content-Encoding (decodeBody) and refuses
+// a JSON request body that is not UTF-8 (RFC 8259,
 // section 8.1) with 400 malformed-body: Go's JSON decoder would turn its
 // bad bytes into U+FFFD silently, so that a name would be stored other than
 // sent and two different passwords of bad bytes would be one. It reads the
@@ -25,16 +26,19 @@ import (
 // huma's 415.
 func checkUTF8Body(ctx huma.Context) error {
 	r, w := humago.Unwrap(ctx)
+	op := ctx.Operation()
+	limit := op.MaxBodyBytes
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	if err := decodeBody(r, limit); err != nil {
+		return err
+	}
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 		return nil
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return nil
-	}
-	op := ctx.Operation()
-	limit := op.MaxBodyBytes
-	if limit <= 0 {
-		limit = 1 << 20
 	}
 	// The body is read under the operation's read timeout, as huma reads
 	// it; a read that fails hands huma the same failure to answer.
