@@ -10,6 +10,7 @@ package sentryhttp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -78,7 +79,8 @@ func Mount(srv *httpserver.Server, in *intake.Intake, log *slog.Logger) {
 // 1,000 events) and commits them before answering 200 {"id": …}. Without a key in the
 // query or the X-Sentry-Auth header, only the envelope's first line is read
 // before its header's dsn authenticates the request (readKeyless). A
-// nested Content-Encoding is 400.
+// nested Content-Encoding is 400, after the 415 of an unsupported coding
+// and the 413 of a declared length over the limit.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	allowOrigin(w.Header())
 	ctx := r.Context()
@@ -95,13 +97,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// CONTRACT 6's order: an unsupported coding (415), a declared length
+	// over the limit (413), then a nested encoding (400).
 	encoding := intake.ContentEncoding(r)
-	if intake.Nested(encoding) {
-		h.refuse(w, metrics.RefusedEncoding, http.StatusBadRequest, intake.NestedProblem(encoding).Detail)
-		return
-	}
 	if err := sentry.CheckEncoding(encoding); err != nil {
 		h.refuse(w, metrics.RefusedEncoding, http.StatusUnsupportedMediaType, "Content-Encoding must be gzip, deflate, br, zstd or none")
+		return
+	}
+	if intake.Nested(encoding) {
+		if r.ContentLength > limits.Wire {
+			h.refuse(w, metrics.RefusedTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d MiB as sent", limits.Wire>>20))
+			return
+		}
+		h.refuse(w, metrics.RefusedEncoding, http.StatusBadRequest, intake.NestedProblem(encoding).Detail)
 		return
 	}
 	received := in.Received()

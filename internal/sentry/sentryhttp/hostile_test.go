@@ -160,6 +160,10 @@ func TestKeylessHead(t *testing.T) {
 		twice := gzipped(t, gzipped(t, envelope(head, "event", fmt.Sprintf(event, "nested"))))
 		w.send(t, w.envelopePath, twice, "Content-Encoding", "gzip, gzip").expect(t, http.StatusBadRequest)
 		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip,gzip").expect(t, http.StatusBadRequest)
+		// CONTRACT 6's order: an unsupported coding in the list is 415, a
+		// declared length over 20 MiB 413, and only then nested 400.
+		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip, compress").expect(t, http.StatusUnsupportedMediaType)
+		w.send(t, withKey(w.envelopePath, w.key), bytes.Repeat([]byte("x"), 21<<20), "Content-Encoding", "gzip, gzip").expect(t, http.StatusRequestEntityTooLarge)
 		// Two header lines are the same list as one (RFC 9110, 5.3): refused
 		// as nested, even on a body compressed once, which reading only the
 		// first line would accept.
