@@ -78,3 +78,20 @@ func TestWorldBuilds(t *testing.T) {
 		}
 	})
 }
+
+// TestUnauthorizedNamesTheScheme: a 401 says, as RFC 9110 asks, which
+// scheme would be accepted.
+func TestUnauthorizedNamesTheScheme(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, "sqlite")
+	for _, r := range []apitest.Request{
+		{Method: "GET", Path: "/v1/orgs"},
+		{Method: "GET", Path: "/v1/orgs", Headers: map[string]string{"Authorization": "Basic eDp5"}},
+		{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "nobody@example.com", "password": "wrong password"}},
+	} {
+		res := s.Do(r)
+		if res.Status != http.StatusUnauthorized || !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("%s %s: %d, WWW-Authenticate %q; want 401 naming Bearer", r.Method, r.Path, res.Status, res.Header.Get("WWW-Authenticate"))
+		}
+	}
+}

@@ -41,8 +41,14 @@ func TestProbesAreNotRateLimited(t *testing.T) {
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusTooManyRequests, "rate-limited")
 		for range 5 {
 			for _, path := range []string{"/healthz", "/readyz"} {
-				if r := s.Do(apitest.Request{Method: "GET", Path: path}); r.Status != http.StatusOK {
+				r := s.Do(apitest.Request{Method: "GET", Path: path})
+				if r.Status != http.StatusOK {
 					t.Fatalf("GET %s with the address's limit spent = %d, want 200", path, r.Status)
+				}
+				// Every answer carries the RateLimit-* headers (interface
+				// section 8): the caller's bucket, spent, and no Retry-After.
+				if h := r.Header; h.Get("RateLimit-Limit") != "3" || h.Get("RateLimit-Remaining") != "0" || h.Get("RateLimit-Reset") == "" || h.Get("Retry-After") != "" {
+					t.Fatalf("GET %s headers = %v, want RateLimit-Limit 3, Remaining 0, a Reset and no Retry-After", path, h)
 				}
 			}
 		}

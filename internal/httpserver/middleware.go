@@ -110,6 +110,15 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 // take their own per-project limit instead (see Server.ExemptFromCallerLimit).
 func (s *Server) withRateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.probes[r.URL.Path] {
+			// Never refused, but every answer carries the RateLimit-*
+			// headers (interface section 8): the caller's bucket as it is.
+			res := s.callers.Peek(callerKey(r))
+			res.Allowed = true
+			res.SetHeaders(w.Header())
+			next.ServeHTTP(w, r)
+			return
+		}
 		if s.skipCallerLimit(r) {
 			next.ServeHTTP(w, r)
 			return

@@ -15,12 +15,12 @@ import (
 //
 // The probes are exempt from the per-caller rate limit: an orchestrator
 // probing from an address that also sends load (or one an attacker shares,
-// behind a proxy) must not read a 429 as "down". They cost next to nothing
+// behind a proxy) must not read a 429 as "down". Their answers still carry
+// the caller's RateLimit-* headers, taking no token. They cost next to nothing
 // (/readyz one database ping); /metrics stays limited.
 func (s *Server) MountOps(metrics http.Handler, ready func(ctx context.Context) error) {
 	mountOps(s.mux, metrics, ready, s.log)
-	s.ExemptFromCallerLimit("/healthz")
-	s.ExemptFromCallerLimit("/readyz")
+	s.probes["/healthz"], s.probes["/readyz"] = true, true
 }
 
 // Ops serves only the operational endpoints: processes without the api

@@ -67,6 +67,7 @@ type Server struct {
 	// CheckOrigin trusts besides the request's own host.
 	appOrigin string
 	exempt    map[string]bool // paths with their own rate limits
+	probes    map[string]bool // paths never limited (health probes)
 	prefixes  []string        // path prefixes with their own rate limits
 
 	pageNotFound http.Handler // the dashboard's 404 outside /v1
@@ -89,6 +90,7 @@ func New(db *store.DB, a *auth.Service, cfg Config, cursorKey []byte, log *slog.
 		cursors: newCursorCodec(cursorKey),
 		cop:     http.NewCrossOriginProtection(),
 		exempt:  map[string]bool{},
+		probes:  map[string]bool{},
 		mux:     http.NewServeMux(),
 	}
 	if err := s.cop.AddTrustedOrigin(origin(cfg.AppURL)); err != nil {

@@ -29,7 +29,8 @@ type Problem struct {
 }
 
 // New returns the problem of the documented code, with detail. An unknown
-// code is a programming error and becomes "internal".
+// code is a programming error and becomes "internal". A 401 carries
+// WWW-Authenticate: Bearer.
 func New(code, detail string) *Problem {
 	c, ok := byName[code]
 	if !ok {
@@ -38,7 +39,12 @@ func New(code, detail string) *Problem {
 	if detail == "" {
 		detail = c.Explain
 	}
-	return &Problem{Title: c.Title, Status: c.Status, Detail: detail, code: c.Name}
+	p := &Problem{Title: c.Title, Status: c.Status, Detail: detail, code: c.Name}
+	if p.Status == http.StatusUnauthorized {
+		// RFC 9110 (15.5.2): a 401 names the scheme that would be accepted.
+		p.WithHeader("WWW-Authenticate", `Bearer realm="errata"`)
+	}
+	return p
 }
 
 // Newf is New with a formatted detail.
