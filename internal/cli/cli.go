@@ -19,6 +19,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // Version is set at build time with -ldflags "-X …/cli.Version=v1.2.3".
@@ -84,7 +85,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	e := &env{ctx: ctx, root: &r, log: newLogger(r.Log, stderr), stdout: stdout}
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) || errors.Is(err, store.ErrLocation) {
 			fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
 			return ExitUsage
 		}

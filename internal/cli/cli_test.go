@@ -103,6 +103,8 @@ func TestBadSettings(t *testing.T) {
 		{"SMTP scheme", []string{"ERRATA_SMTP_URL=http://x"}, []string{"serve"}, "ERRATA_SMTP_URL"},
 		{"database scheme", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
 		{"database scheme for migrate", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"migrate"}, "ERRATA_DATABASE_URL"},
+		{"data directory that cannot be made", []string{"ERRATA_DATA_DIR=/proc/errata-nope"}, []string{"serve"}, "ERRATA_DATA_DIR"},
+		{"SQLite file in a missing directory", []string{"ERRATA_DATABASE_URL=sqlite:///errata-nope-dir/errata.db"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
 		{"info window", []string{"ERRATA_INFO_WINDOW=7m"}, []string{"serve"}, "ERRATA_INFO_WINDOW"},
 		{"mail from", []string{"ERRATA_MAIL_FROM=not-an-address"}, []string{"serve"}, "ERRATA_MAIL_FROM"},
 		{"base URL", []string{"ERRATA_BASE_URL=ftp://x"}, []string{"serve"}, "ERRATA_BASE_URL"},

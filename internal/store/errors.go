@@ -38,6 +38,10 @@ var (
 	// out of space: a transient condition the client should retry after a
 	// while (503), never a reason to drop data.
 	ErrUnavailable error = &codedError{"database unavailable", "unavailable"}
+	// ErrLocation means the database's file cannot be where its settings
+	// put it (ERRATA_DATA_DIR, ERRATA_DATABASE_URL): a bad setting, which
+	// stops the process at start like any other (exit 2).
+	ErrLocation = errors.New("bad database location")
 )
 
 // translate maps driver errors onto the store's sentinels so that callers
