@@ -44,6 +44,12 @@ var (
 	ErrLocation = errors.New("bad database location")
 )
 
+// locationError is an ErrLocation that reads as its own message.
+type locationError struct{ error }
+
+func (e locationError) Is(target error) bool { return target == ErrLocation }
+func (e locationError) Unwrap() error        { return e.error }
+
 // translate maps driver errors onto the store's sentinels so that callers
 // never need to know which database they talk to. It is idempotent, and
 // it tells the dialects apart by their error types, so that helpers that

@@ -30,13 +30,13 @@ func (sqliteDriver) name() Dialect { return SQLite }
 func (sqliteDriver) open(ctx context.Context, opts Options, path string) (*DB, error) {
 	if opts.URL == "" {
 		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
-			return nil, fmt.Errorf("store: create data directory (ERRATA_DATA_DIR): %w: %w", ErrLocation, err)
+			return nil, locationError{fmt.Errorf("store: create data directory (ERRATA_DATA_DIR): %w", err)}
 		}
 	} else if dir := filepath.Dir(path); path != ":memory:" {
 		// A file named by the URL is created, its directory is not: say
 		// so rather than SQLite's "unable to open database file".
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("store: open sqlite %s: the directory %s does not exist (ERRATA_DATABASE_URL); create it, or use ERRATA_DATA_DIR, whose directory is created: %w", path, dir, ErrLocation)
+			return nil, locationError{fmt.Errorf("store: open sqlite %s: the directory %s does not exist (ERRATA_DATABASE_URL); create it, or use ERRATA_DATA_DIR, whose directory is created", path, dir)}
 		}
 	}
 	return openSQLite(ctx, path, opts.ReadConns)
