@@ -13,8 +13,8 @@ type ReleaseView struct {
 	Version       string       `json:"version"`
 	CreatedAt     Timestamp    `json:"created_at" doc:"When sentry-cli made it, or its first event arrived"`
 	DateReleased  *Timestamp   `json:"date_released" nullable:"true" doc:"When it was finalized (sentry-cli releases finalize); null before"`
-	FirstSeen     *Timestamp   `json:"first_seen" nullable:"true" doc:"Receipt of its first error event; null if none yet"`
-	LastSeen      *Timestamp   `json:"last_seen" nullable:"true" doc:"Receipt of its latest error event; null if none yet"`
+	FirstSeen     *Timestamp   `json:"first_seen" nullable:"true" doc:"Receipt of the first event, of any level, that named it; null if none yet"`
+	LastSeen      *Timestamp   `json:"last_seen" nullable:"true" doc:"Receipt of its latest error event, or its first event while it has had no error event; null if none yet"`
 	EventCount    int64        `json:"event_count" minimum:"0" doc:"Error events of this release"`
 	NewGroups     int64        `json:"new_groups" minimum:"0" doc:"Error groups its events opened"`
 	ArtifactCount int64        `json:"artifact_count" minimum:"0" doc:"Files (minified sources and source maps) uploaded for it"`
@@ -37,6 +37,9 @@ func (s *Server) releaseView(ctx context.Context, r store.Release) (ReleaseView,
 	v := ReleaseView{ID: r.ID, ProjectID: r.ProjectID, Version: r.Version, CreatedAt: ts(r.CreatedAt), DateReleased: tsPtr(r.DateReleased),
 		FirstSeen: tsPtr(r.FirstSeen), LastSeen: tsPtr(r.LastSeen), EventCount: r.EventCount, NewGroups: r.NewGroups,
 		ArtifactCount: r.ArtifactCount, Deploys: make([]DeployView, 0, len(ds))}
+	if v.LastSeen == nil {
+		v.LastSeen = v.FirstSeen // named only by events below error so far
+	}
 	for _, d := range ds {
 		var name *string
 		if d.Name != "" {

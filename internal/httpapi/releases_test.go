@@ -28,6 +28,7 @@ func TestReleases(t *testing.T) {
 			map[string]any{"message": "bang", "level": "error", "release": "1.2.0"},
 			map[string]any{"message": "bang", "level": "error", "release": "1.3.0"},
 			map[string]any{"message": "fine", "level": "info", "release": "1.2.0"},
+			map[string]any{"message": "quiet", "level": "info", "release": "0.9.0"},
 		}}
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/ingest", Token: key, Body: batch}).Expect(t, http.StatusAccepted, "")
 		if err := s.App.Processor.Drain(context.Background()); err != nil {
@@ -35,13 +36,18 @@ func TestReleases(t *testing.T) {
 		}
 		list := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/releases", Token: w.Viewer.Token}).Expect(t, http.StatusOK, "").JSON(t)
 		data, _ := list["data"].([]any)
-		if len(data) != 2 {
-			t.Fatalf("releases = %v, want 1.2.0 and 1.3.0 (made by its event)", list)
+		if len(data) != 3 {
+			t.Fatalf("releases = %v, want 1.2.0, and 1.3.0 and 0.9.0 (made by their events)", list)
 		}
 		var rel map[string]any
 		for _, d := range data {
-			if d.(map[string]any)["version"] == "1.2.0" {
-				rel = d.(map[string]any)
+			switch d := d.(map[string]any); d["version"] {
+			case "1.2.0":
+				rel = d
+			case "0.9.0": // named only by an info event: seen, no error event
+				if d["first_seen"] == nil || d["last_seen"] != d["first_seen"] || d["event_count"] != float64(0) {
+					t.Errorf("release named only by an info event = %v, want first and last seen at its event, no error events", d)
+				}
 			}
 		}
 		if rel == nil || rel["event_count"] != float64(3) || rel["new_groups"] != float64(2) || rel["artifact_count"] != float64(0) ||
