@@ -2,9 +2,11 @@ package httpserver
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/audit"
@@ -169,6 +171,19 @@ func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 			// /v1/ingest): the caller's limit counts it, so that every
 			// answer carries the RateLimit-* headers (interface section 8).
 			s.TakeCallerToken(w, r)
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") && (rec.status == http.StatusMethodNotAllowed || rec.status == http.StatusNotFound) {
+			// Sentry's routes answer in Sentry's form, {"detail": …}, which
+			// sentry-cli and the SDKs read (docs/sourcemaps.md).
+			detail := "no route " + r.Method + " " + r.URL.Path
+			if rec.status == http.StatusMethodNotAllowed {
+				w.Header().Set("Allow", rec.header.Get("Allow"))
+				detail = r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + rec.header.Get("Allow")
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rec.status)
+			_ = json.NewEncoder(w).Encode(map[string]string{"detail": detail})
+			return
 		}
 		switch rec.status {
 		case http.StatusMethodNotAllowed:

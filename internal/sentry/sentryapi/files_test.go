@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -113,4 +114,27 @@ func TestLegacyFilesAbsoluteMapReference(t *testing.T) {
 			t.Errorf("stack trace = %q, want it mapped through the map its absolute reference names", trace)
 		}
 	})
+}
+
+// TestUnknownRoutesAnswerInSentrysForm: a path or method under /api/ that
+// Errata does not serve answers {"detail": …}, the form sentry-cli and the
+// SDKs read, not a problem document.
+func TestUnknownRoutesAnswerInSentrysForm(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, "sqlite")
+	for _, c := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/api/0/projects/acme/web/releases/1.0.0/files/", http.StatusMethodNotAllowed},
+		{"POST", "/api/0/organizations/acme/releases/1.0.0/assemble/", http.StatusNotFound},
+		{"GET", "/api/1/envelope/", http.StatusMethodNotAllowed},
+	} {
+		r := s.Do(apitest.Request{Method: c.method, Path: c.path, Headers: map[string]string{"Content-Type": "application/json"}})
+		var body map[string]any
+		if err := json.Unmarshal(r.Body, &body); err != nil || r.Status != c.status || body["detail"] == nil || body["type"] != nil ||
+			!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s %s: %d %s (%s), want %d with Sentry's {\"detail\": …}", c.method, c.path, r.Status, r.Body, r.Header.Get("Content-Type"), c.status)
+		}
+	}
 }
