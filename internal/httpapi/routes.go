@@ -120,8 +120,8 @@ func (s *Server) routes() {
 		"What processing (actor null) and people did to the group: first_seen, regression, spike, resolved, unresolved, ignored, unignored, "+
 			"assigned, unassigned, comment (data.comment_id, data.body), merged, ticket_opened, ticket_resolved."), in("group_id", org.Viewer), s.listActivity)
 	register(s, post("/v1/groups/{group_id}/comments", "create-comment", "Comment on an error group", "Error groups", http.StatusCreated), in("group_id", org.MemberRole), s.createComment)
-	register(s, patch("/v1/comments/{comment_id}", "update-comment", "Edit a comment (its author or an admin)", "Error groups"), in("comment_id", org.MemberRole), s.updateComment)
-	register(s, del("/v1/comments/{comment_id}", "delete-comment", "Delete a comment (its author or an admin)", "Error groups"), in("comment_id", org.MemberRole), s.deleteComment)
+	register(s, patch("/v1/comments/{comment_id}", "update-comment", "Edit a comment (its author or an admin)", "Error groups"), Access{Scope: "comment_id", Min: org.MemberRole, AuthorOr: org.Admin}, s.updateComment)
+	register(s, del("/v1/comments/{comment_id}", "delete-comment", "Delete a comment (its author or an admin)", "Error groups"), Access{Scope: "comment_id", Min: org.MemberRole, AuthorOr: org.Admin}, s.deleteComment)
 	register(s, describe(post("/v1/projects/{project_id}/groups/bulk", "bulk-groups", "Change or merge many error groups", "Error groups", http.StatusOK),
 		"ids (at most 1,000) or query (at most 10,000 matches), with set (the fields of the group PATCH) or merge: true (ids only). "+
 			"Each group's change is atomic and recorded in its activity; matched counts the groups found, updated those changed."),

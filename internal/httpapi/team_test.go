@@ -265,6 +265,10 @@ func TestComments(t *testing.T) {
 		other := s.AddMember(t, w.Owner.Token, w.OrgID, "other@example.com", "member")
 		s.Do(apitest.Request{Method: "PATCH", Path: path, Token: other.Token, Body: edit}).Expect(t, http.StatusForbidden, "forbidden")
 		s.Do(apitest.Request{Method: "DELETE", Path: path, Token: other.Token}).Expect(t, http.StatusForbidden, "forbidden")
+		// 403 before 400 and 422 (CONTRACT 6): whatever the body, another
+		// member may not edit it.
+		s.Do(apitest.Request{Method: "PATCH", Path: path, Token: other.Token, Body: []byte("{bad")}).Expect(t, http.StatusForbidden, "forbidden")
+		s.Do(apitest.Request{Method: "PATCH", Path: path, Token: other.Token, Body: map[string]any{"body": ""}}).Expect(t, http.StatusForbidden, "forbidden")
 		s.Do(apitest.Request{Method: "PATCH", Path: path, Token: w.Outsider.Token, Body: edit}).Expect(t, http.StatusNotFound, "not-found")
 		e := s.Do(apitest.Request{Method: "PATCH", Path: path, Token: w.Member.Token, Body: edit}).Expect(t, http.StatusOK, "").JSON(t)
 		if e["body"] != "it was the cache" {
