@@ -143,6 +143,25 @@ func (in *Intake) TakeEvents(route string, p store.Project, events int) (ratelim
 	return res, nil
 }
 
+// TakeMoreEvents charges a request of events that its admission paid one
+// token of in.Limiter for (OTLP: up to 64,000 records a request) one more
+// token per further EventsPerToken events, as a /v1/ingest batch of that
+// many would have cost: a project sends no more events on one route than on
+// another (CONTRACT 8). The refusal is 429 with Retry-After.
+func (in *Intake) TakeMoreEvents(route string, p store.Project, events int) error {
+	extra := (events - 1) / EventsPerToken
+	if extra <= 0 {
+		return nil
+	}
+	res := in.Limiter.AllowN(p.ID, extra)
+	if !res.Allowed {
+		in.Refuse(route, metrics.RefusedRateLimited)
+		return problem.Newf("rate-limited", "%d records take %d tokens of the project's event rate limit (ERRATA_INGEST_RATE_LIMIT, one per %d records); wait Retry-After seconds and resend",
+			events, extra+1, EventsPerToken).RetryAfter(res.RetryAfter)
+	}
+	return nil
+}
+
 // overloaded is the 503 of back-pressure, why being a metrics reason.
 func overloaded(why string) *problem.Problem {
 	detail := "the unprocessed backlog is over its limit; resend after Retry-After seconds"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -293,4 +294,40 @@ func TestHTTPFullSuccess(t *testing.T) {
 			}
 		}
 	})
+}
+
+// manyRecords is an OTLP/JSON export of n INFO records.
+func manyRecords(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"api"}}]},"scopeLogs":[{"logRecords":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"timeUnixNano":"1764410000000000000","severityNumber":9,"body":{"stringValue":"record %d"}}`, i)
+	}
+	b.WriteString(`]}]}]}`)
+	return []byte(b.String())
+}
+
+// TestHTTPRecordsTakeTheirShareOfTheLimit: an export pays one token of the
+// project's ingestion limit per 1,000 records, as /v1/ingest batches of as
+// many events would (CONTRACT 8: no route sends more events than another).
+func TestHTTPRecordsTakeTheirShareOfTheLimit(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		send := func(n int) *apitest.Response {
+			return s.Do(apitest.Request{Method: "POST", Path: "/v1/logs", Token: w.key, Body: manyRecords(n)})
+		}
+		if r := send(2500); r.Status != http.StatusOK { // three tokens of four
+			t.Fatalf("2,500 records: %d %s, want 200", r.Status, r.Body)
+		}
+		r := send(1500) // two tokens: one is left
+		if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("1,500 records with one token left: %d %s, want 429 with Retry-After", r.Status, r.Body)
+		}
+		if st := rpcStatus(t, r); codes.Code(st.GetCode()) != codes.ResourceExhausted {
+			t.Errorf("429 status code = %v, want ResourceExhausted", codes.Code(st.GetCode()))
+		}
+	}, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 0.0001, 4 })
 }

@@ -93,6 +93,9 @@ func export(ctx context.Context, in *intake.Intake, route string, p store.Projec
 		}
 	}
 	if len(res.Events) > 0 {
+		if err := in.TakeMoreEvents(route, p, len(res.Events)); err != nil {
+			return resp, err
+		}
 		if err := in.Commit(ctx, route, p, received, res.Events); err != nil {
 			return resp, err
 		}
