@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
@@ -147,4 +148,24 @@ func pageAll(t *testing.T, s *apitest.Server, token, path, cursor string) [][]st
 			t.Fatal("paging does not end")
 		}
 	}
+}
+
+// TestOpenTicketUpdatedByEvents: later events of an open ticket's group
+// update it (CONTRACT 4): its facts count them and its updated_at moves;
+// a resolved ticket's stays.
+func TestOpenTicketUpdatedByEvents(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		feed(t, s, w.Key, batchOf("api", fpEv("upd", "error")))
+		gid := groupByTitle(t, s, w.Member.Token, w.ProjectID, "upd")["id"].(string)
+		first := groupTickets(t, s, w.Member.Token, w.ProjectID, gid)[0]
+		s.Clock.Advance(time.Minute)
+		feed(t, s, w.Key, batchOf("api", fpEv("upd", "error")))
+		later := groupTickets(t, s, w.Member.Token, w.ProjectID, gid)[0]
+		if later["facts"].(map[string]any)["event_count"] != float64(2) || later["updated_at"] == first["updated_at"] || later["updated_at"] == later["created_at"] {
+			t.Errorf("open ticket after a later event: facts %v, created %v, updated %v (was %v); want 2 events and updated_at moved",
+				later["facts"], later["created_at"], later["updated_at"], first["updated_at"])
+		}
+	})
 }

@@ -59,12 +59,19 @@ type TicketItem struct {
 // TicketURL is a ticket's dashboard address (CONTRACT 6).
 func TicketURL(appURL, id string) string { return appURL + "/tickets/" + id }
 
-// NewTicket builds the ticket object as of now.
+// NewTicket builds the ticket object as of now. An open ticket's facts are
+// its group's, so the events that update them update it (CONTRACT 4):
+// updated_at is the later of the ticket's own change and its group's last
+// processing.
 func NewTicket(appURL string, tg store.TicketWithGroup, now time.Time) Ticket {
 	t := tg.Ticket
+	updated := t.UpdatedAt
+	if g := tg.Group; t.Status == store.TicketOpen && g.TicketID == t.ID && g.UpdatedAt.After(updated) {
+		updated = g.UpdatedAt
+	}
 	return Ticket{ID: t.ID, ProjectID: t.ProjectID, GroupID: t.GroupID, Severity: t.Severity, Status: t.Status, Title: t.Title,
 		Summary: tickets.Summary(t, tg.Group, now), Facts: tickets.Facts(t, tg.Group, TimeFormat), URL: TicketURL(appURL, t.ID),
-		UserCount: tg.Group.UserCount, CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(t.UpdatedAt), ResolvedAt: TSPtr(t.ResolvedAt)}
+		UserCount: tg.Group.UserCount, CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(updated), ResolvedAt: TSPtr(t.ResolvedAt)}
 }
 
 // TicketListItem is an item of a project's ticket list, and of a digest's
