@@ -63,6 +63,8 @@ type App struct {
 	Monitor   *queue.Monitor
 	Committer *queue.Committer
 	Processor *process.Processor
+	// symbolicator maps processing's JavaScript frames; uploads make it forget its misses.
+	symbolicator *symbolicate.Symbolicator
 	// memory is the budget of request bodies being decoded, which open
 	// connections are charged to as well.
 	memory *intake.Budget
@@ -186,10 +188,11 @@ func (a *App) build(ctx context.Context) error {
 	a.Monitor.Poll(ctx)
 	spike := tickets.DefaultSpikeRule
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
+	a.symbolicator = symbolicate.New(a.DB, int64(cfg.SourcemapCache))
 	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
 		Spike: spike, Logger: a.log, Now: now, Observe: a.Metrics.ObserveProcessed, OnSetAside: a.Metrics.FailedBatches.Inc,
 		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit,
-		Symbolicate: symbolicate.New(a.DB, int64(cfg.SourcemapCache)).Event})
+		Symbolicate: a.symbolicator.Event})
 	a.Committer = queue.NewCommitter(a.DB, queue.Options{Observe: func(d time.Duration, batches, events int, err error) {
 		a.Metrics.ObserveCommit(d, batches, events, err)
 		if err == nil {

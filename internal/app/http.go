@@ -43,7 +43,7 @@ func (a *App) buildHTTP(t httpTransports) error {
 		AppURL: cfg.AppURL, ReadTimeout: cfg.ReadTimeout, Now: a.opts.Now, Log: a.log})
 	otlp.Mount(srv, t.ingest, a.log)
 	sentryhttp.Mount(srv, t.sentry, a.log)
-	sentryapi.Mount(srv, a.DB, a.log, a.opts.Now)
+	sentryapi.Mount(srv, a.DB, a.log, a.opts.Now).OnUpload = a.symbolicator.Forget
 	srv.DocumentRateLimits()
 	srv.MountOps(a.Metrics.Handler(), a.ready)
 	_, err = web.Mount(srv, a.dashboardOptions())

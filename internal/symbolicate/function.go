@@ -2,14 +2,19 @@ package symbolicate
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 )
 
 // Declarations that name the function a line belongs to, in JavaScript and
-// TypeScript sources: function f(, f = function, f = (…) =>, f = x =>,
-// and methods f(…) {.
+// TypeScript sources: function f(, const f: T = …, f = function,
+// f = (…) =>, f = x =>, properties { f: (…) => (not the branches of a
+// ?: expression), and methods f(…) {.
 var declarations = []*regexp.Regexp{
 	regexp.MustCompile(`\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)\s*[<(]`),
-	regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)`),
+	regexp.MustCompile(`\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*:[^=]*=\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)`),
+	regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)`),
+	regexp.MustCompile(`(?:^|[{,(])\s*([A-Za-z_$][\w$]*)\s*:\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)`),
 	regexp.MustCompile(`^\s*(?:(?:public|private|protected|static|async|override)\s+)*([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*(?::[^{]+)?\{`),
 }
 
@@ -31,12 +36,30 @@ func enclosingFunction(lines []string, line, col int) string {
 	}
 	for i := to; i >= 0 && i >= to-500; i-- {
 		l := lines[i]
+		if !strings.ContainsAny(l, "(=") {
+			continue // every declaration has one or the other
+		}
+		// The line's declarations, the rightmost first: the innermost of
+		// those on one line ({ go: () => run(), stop: function () {…} }).
+		var found [][]int
 		for _, re := range declarations {
-			m := re.FindStringSubmatchIndex(l)
-			if m == nil || keywords[l[m[2]:m[3]]] || (i == to && m[0] >= col) {
-				continue
+			for _, m := range re.FindAllStringSubmatchIndex(l, -1) {
+				if !keywords[l[m[2]:m[3]]] && (i != to || m[2] < col) {
+					found = append(found, m)
+				}
 			}
-			if bodyOpen(lines, i, m[0], to, col) {
+		}
+		// A name inside another declaration's match is part of it: the
+		// type of "const f: Handler = () =>" is not a function.
+		var outer [][]int
+		for _, m := range found {
+			if !slices.ContainsFunc(found, func(o []int) bool { return o[2] != m[2] && o[0] <= m[2] && m[2] < o[1] }) {
+				outer = append(outer, m)
+			}
+		}
+		slices.SortFunc(outer, func(a, b []int) int { return b[2] - a[2] })
+		for _, m := range outer {
+			if bodyOpen(lines, i, m[2], to, col) {
 				return l[m[2]:m[3]]
 			}
 		}
@@ -47,7 +70,9 @@ func enclosingFunction(lines []string, line, col int) string {
 // bodyOpen reports whether the body that a declaration at lines[from][at:]
 // opens is still open at lines[to][:col]: its braces, outside strings,
 // comments and its parameters' parentheses, have not closed again. A body
-// without braces (x => x * 2) holds only its own line.
+// without braces (x => x * 2) holds its own line up to a ";", and the
+// lines after a declaration line that ends with "=>" while they are
+// indented deeper than it.
 func bodyOpen(lines []string, from, at, to, col int) bool {
 	depth, parens, opened := 0, 0, false
 	var quote byte
@@ -97,13 +122,32 @@ func bodyOpen(lines []string, from, at, to, col int) bool {
 				if depth--; depth <= 0 {
 					return false
 				}
+			case c == ';' && !opened && parens <= 0:
+				return false // a statement without a braced body ended
 			}
 		}
 		if quote != '`' {
 			quote = 0 // only a template literal spans lines
 		}
 	}
-	return opened || from == to
+	return opened || from == to || arrowBody(lines, from, to)
+}
+
+// arrowBody reports whether lines[from+1 : to+1] are the body of an arrow
+// function whose declaration line, lines[from], ends with "=>": each
+// deeper indented than it (or blank).
+func arrowBody(lines []string, from, to int) bool {
+	if !strings.HasSuffix(strings.TrimSpace(lines[from]), "=>") {
+		return false
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	base := indent(lines[from])
+	for _, l := range lines[from+1 : to+1] {
+		if strings.TrimSpace(l) != "" && indent(l) <= base {
+			return false
+		}
+	}
+	return true
 }
 
 // functionName names a mapped frame's original function. A frame's

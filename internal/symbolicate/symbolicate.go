@@ -32,9 +32,14 @@ const DefaultCache = 256 << 20
 // side.
 const contextLines = 5
 
-// lookupTTL is how long the artifact found (or not) for a file is reused
-// before the database is asked again.
-const lookupTTL = time.Minute
+// lookupTTL is how long the artifact found for a file is reused before
+// the database is asked again; missTTL how long "none" is, so that a map
+// uploaded after a first error is used within seconds by every process
+// (the process that took the upload forgets its misses at once: Forget).
+const (
+	lookupTTL = time.Minute
+	missTTL   = 2 * time.Second
+)
 
 // Symbolicator maps events' frames. It is safe for concurrent use.
 type Symbolicator struct {
@@ -126,13 +131,11 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 	refsRead := false
 	noted := map[string]bool{}
 	var done []mapped // in the trace's order, newest call first
-	frame := 0        // the frame's place in the trace, mapped or not
 	for i, l := range lines {
 		m := v8Frame.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
-		frame++
 		raw := RawFrame{Function: m[2], File: m[3]}
 		ln, col := m[4], m[5]
 		if m[6] != "" {
@@ -167,13 +170,16 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 			}
 			continue
 		}
-		mf.line, mf.prefix, mf.place = i, m[1], frame
+		mf.line, mf.prefix = i, m[1]
 		done = append(done, mf)
 	}
 	for k := range done {
 		f := &done[k]
 		var caller *mapped
-		if k+1 < len(done) && done[k+1].place == f.place+1 {
+		// The caller is the next line of the trace, when that line is a
+		// mapped frame: not a native frame, nor another exception of a
+		// chain after its "Caused by:" line.
+		if k+1 < len(done) && done[k+1].line == f.line+1 {
 			caller = &done[k+1]
 		}
 		f.Function = functionName(f, caller)
@@ -209,7 +215,6 @@ type mapped struct {
 	callee string // the map's name at the frame's position: what it calls
 	line   int    // the frame's line in the stack trace text
 	prefix string // the text before the frame on that line
-	place  int    // the frame's place among the trace's frames
 }
 
 // resolve maps a raw frame through pm; its function is left for
@@ -222,7 +227,7 @@ func resolve(pm *parsedMap, raw RawFrame) (mapped, bool) {
 	f := mapped{Frame: Frame{File: cleanSource(source), Line: line, Column: col + 1, Raw: raw}, pm: pm, source: source, callee: name}
 	src := pm.sourceLines(source)
 	if line <= len(src) {
-		f.Context = &Context{Line: src[line-1], Pre: src[max(0, line-1-contextLines) : line-1], Post: src[line:min(len(src), line+contextLines)]}
+		f.Context = &Context{Line: snip(src[line-1], col), Pre: snipAll(src[max(0, line-1-contextLines) : line-1]), Post: snipAll(src[line:min(len(src), line+contextLines)])}
 	}
 	return f, true
 }
@@ -315,8 +320,20 @@ func parse(url string, data []byte) (*parsedMap, error) {
 	return &parsedMap{c: c, cost: cost}, nil
 }
 
+// Forget drops the remembered misses of a project's files: an upload to
+// it may have brought their maps.
+func (s *Symbolicator) Forget(projectID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, l := range s.found {
+		if l.artifactID == "" && strings.HasPrefix(k, projectID+"\x00") {
+			delete(s.found, k)
+		}
+	}
+}
+
 // find returns the source map artifact of a file (ID "" when there is
-// none), remembering the answer for lookupTTL.
+// none), remembering the answer for lookupTTL (missTTL for none).
 func (s *Symbolicator) find(ctx context.Context, projectID, release, dist, debugID, file string) (store.Artifact, error) {
 	key := projectID + "\x00" + debugID + "\x00" + release + "\x00" + dist + "\x00" + file
 	now := s.now()
@@ -326,10 +343,10 @@ func (s *Symbolicator) find(ctx context.Context, projectID, release, dist, debug
 		clear(s.found)
 	}
 	s.mu.Unlock()
-	if ok && now.Sub(l.at) < lookupTTL {
-		if l.artifactID == "" {
-			return store.Artifact{}, nil
-		}
+	if ok && l.artifactID == "" && now.Sub(l.at) < missTTL {
+		return store.Artifact{}, nil
+	}
+	if ok && l.artifactID != "" && now.Sub(l.at) < lookupTTL {
 		if pm := s.cache.get(l.artifactID); pm != nil {
 			return store.Artifact{ID: l.artifactID}, nil
 		}

@@ -64,11 +64,22 @@ export function Checkout({ items }) {
   // } not the end
   return total(items);
 }
-const double = (x) => x * 2;`, "\n")
+const double = (x) => x * 2;
+function fetchRow(id) {
+  const finder = id < 0 ? globalThis.__missing : (x) => x;
+  return finder(id);
+}
+export const load = (ids) =>
+  ids.map((id) => fetchRow(id));
+const typed: Handler = (e) => {
+  return e;
+};
+const obj = { go: () => run(), stop: function () { halt(); } };`, "\n")
 	for _, c := range []struct {
 		line, col int
 		want      string
-	}{{5, 0, ""}, {2, 4, "banner"}, {9, 2, "Checkout"}, {7, 26, "label"}, {11, 25, "double"}} {
+	}{{5, 0, ""}, {2, 4, "banner"}, {9, 2, "Checkout"}, {7, 26, "label"}, {11, 25, "double"},
+		{13, 30, "fetchRow"}, {17, 20, "load"}, {19, 2, "typed"}, {21, 25, "go"}, {21, 55, "stop"}} {
 		if got := enclosingFunction(later, c.line, c.col); got != c.want {
 			t.Errorf("line %d column %d: %q, want %q", c.line, c.col, got, c.want)
 		}
@@ -107,5 +118,22 @@ func TestTildeAndJoin(t *testing.T) {
 	}
 	if got := cleanSource("webpack://shop/./src/cart.ts"); got != "src/cart.ts" {
 		t.Errorf("cleanSource = %q", got)
+	}
+}
+
+func TestSnipLongContextLines(t *testing.T) {
+	long := strings.Repeat("a", 500) + "THROW" + strings.Repeat("b", 500)
+	got := snip(long, 500)
+	if !strings.Contains(got, "THROW") || !strings.HasPrefix(got, "{snip} ") || !strings.HasSuffix(got, " {snip}") || len([]rune(got)) > maxContextLine+14 {
+		t.Errorf("snip around column 500 = %q (%d characters), want the throw, both ends marked, about %d characters", got, len([]rune(got)), maxContextLine)
+	}
+	if got := snip(long, 0); strings.HasPrefix(got, "{snip}") || !strings.HasSuffix(got, " {snip}") {
+		t.Errorf("snip at the start = %q, want its start and the end marked", got)
+	}
+	if got := snip("short line", 3); got != "short line" {
+		t.Errorf("snip of a short line = %q", got)
+	}
+	if got := snip(strings.Repeat("é", 300), 299); len([]rune(got)) > maxContextLine+7 || !strings.HasPrefix(got, "{snip} é") {
+		t.Errorf("snip of a multi-byte line at its end = %q, want whole characters", got)
 	}
 }

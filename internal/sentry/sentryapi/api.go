@@ -39,6 +39,19 @@ type API struct {
 	db  *store.DB
 	log *slog.Logger
 	now func() time.Time
+	// OnUpload, when set, is told of each project that files were
+	// uploaded to (the symbolicator forgets its misses for it).
+	OnUpload func(projectID string)
+}
+
+// uploaded tells OnUpload of the projects files were uploaded to.
+func (a *API) uploaded(projectIDs ...string) {
+	if a.OnUpload == nil {
+		return
+	}
+	for _, id := range projectIDs {
+		a.OnUpload(id)
+	}
 }
 
 // Mount adds the /api/0/ routes to srv; now is the clock of the times they

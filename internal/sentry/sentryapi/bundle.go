@@ -129,6 +129,11 @@ func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Projec
 		return err
 	}
 	now := a.now().UTC()
+	defer func() {
+		for _, p := range projects {
+			a.uploaded(p.ID)
+		}
+	}()
 	return a.db.Tx(ctx, func(tx *store.Conn) error {
 		fresh, err := tx.SaveBundle(ctx, c.org.ID, req.Checksum, now)
 		if err != nil || !fresh {

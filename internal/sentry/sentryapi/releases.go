@@ -342,6 +342,9 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
+	for _, rel := range rels {
+		a.uploaded(rel.ProjectID)
+	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": fh.Size,
 		"sha1": hex.EncodeToString(sum.Sum(nil)), "dateCreated": art.CreatedAt, "headers": headers})
 	return nil
