@@ -1,6 +1,8 @@
 package web
 
 import (
+	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
 	"time"
@@ -66,4 +68,18 @@ func viewTime(t any) template.HTML {
 func init() {
 	funcs["viewTime"] = viewTime
 	funcs["eventID"] = id.FormatEvent // a stored event's evt_ id, for links
+	funcs["asText"] = asText
+}
+
+// asText is a breadcrumb's data value as the page shows it: a string as
+// it is, anything else as JSON (as the API answers it).
+func asText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

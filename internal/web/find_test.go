@@ -26,7 +26,7 @@ func TestFindingPages(t *testing.T) {
 		ev := func(user, region string) map[string]any {
 			return map[string]any{"level": "error", "message": "card declined", "stack_trace": trace, "trace_id": findTrace,
 				"attributes":  map[string]any{"user.id": user, "region": region, "sentry.in_app": "y"},
-				"breadcrumbs": []any{map[string]any{"category": "http", "level": "info", "message": "POST /checkout"}}}
+				"breadcrumbs": []any{map[string]any{"category": "http", "level": "info", "message": "POST /checkout", "data": map[string]any{"k": map[string]any{"nested": []int{1, 2}}}}}}
 		}
 		insightIngest(t, s, w.Owner.Token, w.ProjectID, "billing", ev("u1", "eu"), ev("u2", "eu"), ev("u3", "us west"))
 		b := newBrowser(t, s)
@@ -45,7 +45,9 @@ func TestFindingPages(t *testing.T) {
 
 		// The event page.
 		// Grouping's copy of the in-app flags is not an attribute to read.
+		// Breadcrumb data that is not a string reads as JSON.
 		if p := b.get("/events/"+event).expect(t, http.StatusOK, "Breadcrumbs", `<ol class="timeline">`, "POST /checkout", `<span class="badge">http</span>`,
+			`<dd>{&#34;nested&#34;:[1,2]}</dd>`,
 			"Frames", "<code>charge</code> in <code>app/pay.py</code>, line 12", findTrace, `href="/groups/`+gid+`"`, "region"); strings.Contains(p.Body, "sentry.in_app") {
 			t.Errorf("the event page lists sentry.in_app among the attributes")
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpserver"
@@ -101,7 +102,11 @@ func conditionText(c map[string]any) string {
 	}
 	switch {
 	case c["until"] != nil:
-		return c["until"].(string)
+		s, _ := c["until"].(string)
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.UTC().Format("2 Jan 2006 15:04 UTC") // no raw ISO string on a page
+		}
+		return s
 	case c["window"] != nil:
 		return n("events") + " events within " + c["window"].(string)
 	case c["events"] != nil:
@@ -219,6 +224,9 @@ func (d *Dashboard) commentGroup(w http.ResponseWriter, r *http.Request, p *http
 	if err != nil {
 		return err
 	}
+	// A textarea's line breaks arrive as CRLF (HTML's form encoding); the
+	// comment keeps plain newlines, as the API takes them.
+	body = strings.ReplaceAll(body, "\r\n", "\n")
 	groupID := r.PathValue("group_id")
 	if _, err := d.tickets.AddComment(r.Context(), tickets.ActorOf(p.Member), groupID, body); err != nil {
 		return err

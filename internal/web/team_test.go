@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -95,10 +96,16 @@ func TestGroupPageTeam(t *testing.T) {
 			t.Errorf("ignore = %v", g["ignore"])
 		}
 		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"events"}, "ignore_count": {"0"}}).expect(t, http.StatusUnprocessableEntity)
+		// An ignore until a time reads as a time, not an ISO string.
+		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"until"}, "ignore_hours": {"5"}}).expect(t, http.StatusSeeOther)
+		if p := b.get(path); !regexp.MustCompile(`ignored until \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2} UTC`).MatchString(p.Body) || regexp.MustCompile(`until \d{4}-\d{2}-\d{2}T`).MatchString(p.Body) {
+			t.Errorf("the group page of a group ignored until a time does not show it as a time")
+		}
 		b.post(path+"/status", url.Values{"status": {"resolved"}, "resolved_in": {"next"}}).expect(t, http.StatusSeeOther)
 		if g := apiGroup(t, s, w.Owner.Token, gid); g["status"] != "resolved" {
 			t.Errorf("status = %v", g["status"])
 		}
+		b.get(path).expect(t, http.StatusOK, "resolved in the next release") // no release seen yet: "next" stays
 		// The author deletes their comment; another member may not.
 		p := b.get(path)
 		i := strings.Index(p.Body, `action="/comments/`)
@@ -117,6 +124,11 @@ func TestGroupPageTeam(t *testing.T) {
 		if p := b.get(path); strings.Contains(p.Body, "gateway") {
 			t.Errorf("the deleted comment is still shown")
 		}
+		// A textarea sends its line breaks as CRLF: kept as plain newlines.
+		b.post(path+"/comments", url.Values{"body": {"first line\r\nsecond line"}}).expect(t, http.StatusSeeOther)
+		if acts := activityOf(t, s, w.Owner.Token, gid); acts[0]["data"].(map[string]any)["body"] != "first line\nsecond line" {
+			t.Errorf("a two-line comment from the form = %v, want its lines joined by a newline", acts[0]["data"])
+		}
 	})
 }
 
@@ -124,4 +136,14 @@ func TestGroupPageTeam(t *testing.T) {
 func apiGroup(t *testing.T, s *apitest.Server, token, id string) map[string]any {
 	t.Helper()
 	return s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + id, Token: token}).Expect(t, http.StatusOK, "").JSON(t)
+}
+
+// activityOf reads a group's activity through the API, newest first.
+func activityOf(t *testing.T, s *apitest.Server, token, id string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, a := range s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + id + "/activity", Token: token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any) {
+		out = append(out, a.(map[string]any))
+	}
+	return out
 }
