@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
@@ -90,4 +91,13 @@ func queryKeys() []string {
 	return out
 }
 
-func init() { funcs["queryKeys"] = queryKeys }
+// ticketQueryKeys are the ticket list's suggestions: its own keys first.
+func ticketQueryKeys() []string {
+	return append([]string{"is:open", "is:resolved", "severity:critical", "severity:high", "severity:medium", "reason:regression", "reason:spike"},
+		slices.DeleteFunc(queryKeys(), func(k string) bool { return strings.HasPrefix(k, "is:") })...)
+}
+
+func init() {
+	funcs["queryKeys"] = queryKeys
+	funcs["ticketQueryKeys"] = ticketQueryKeys
+}

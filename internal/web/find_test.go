@@ -60,7 +60,8 @@ func TestFindingPages(t *testing.T) {
 		b.get("/orgs/"+w.OtherOrgID+"/lookup?q="+findTrace).expect(t, http.StatusNotFound, "")
 
 		// The tickets page has its box too, which keeps the query.
-		b.get("/projects/"+w.ProjectID+"/tickets?query="+url.QueryEscape("region:eu")).expect(t, http.StatusOK, `id="tk-query"`, `value="region:eu"`, "card declined")
+		b.get("/projects/"+w.ProjectID+"/tickets?query="+url.QueryEscape("region:eu")).expect(t, http.StatusOK, `id="tk-query"`, `value="region:eu"`, "card declined",
+			`list="ticket-query-keys"`, `<option value="severity:critical">`, `<option value="reason:regression">`)
 
 		// A query that does not parse: the box keeps it, the message beside it.
 		g422 := b.get("/projects/"+w.ProjectID+"/groups?query="+url.QueryEscape("events:>many")).
