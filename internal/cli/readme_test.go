@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,16 +37,19 @@ func TestReadmeQuickStart(t *testing.T) {
 	script = strings.Replace(script, "make build && export PATH=\"$PWD:$PATH\"", "export PATH=\""+filepath.Dir(binary(t))+":$PATH\"", 1)
 	// Each port is set once, in a variable (issue 29): that one place is
 	// what a newcomer with a busy port changes, and what this test does.
-	// All are counted before any is replaced: a free port that happens to
-	// start with 4317 (127.0.0.1:43177) would count as a second 4317.
+	// All are counted, and taken out, before any free port is put in: a free
+	// port that starts with 4317 (127.0.0.1:43177) would read as a second 4317.
 	ports := []string{"127.0.0.1:8080", "127.0.0.1:4317", "127.0.0.1:9443"}
 	for _, p := range ports {
 		if n := strings.Count(script, p); n != 1 {
 			t.Fatalf("the quick start names %s %d times, want once (in a variable):\n%s", p, n, script)
 		}
 	}
-	for _, p := range ports {
-		script = strings.Replace(script, p, freeAddr(t), 1)
+	for i, p := range ports { // through placeholders, which no free port can contain
+		script = strings.Replace(script, p, fmt.Sprintf("\x00port%d\x00", i), 1)
+	}
+	for i := range ports {
+		script = strings.Replace(script, fmt.Sprintf("\x00port%d\x00", i), freeAddr(t), 1)
 	}
 	script = "set -euo pipefail\n" + script
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
