@@ -147,19 +147,26 @@ func (in *Intake) TakeEvents(route string, p store.Project, events int) (ratelim
 // token of in.Limiter for (OTLP: up to 64,000 records a request) one more
 // token per further EventsPerToken events, as a /v1/ingest batch of that
 // many would have cost: a project sends no more events on one route than on
-// another (CONTRACT 8). The refusal is 429 with Retry-After.
-func (in *Intake) TakeMoreEvents(route string, p store.Project, events int) error {
+// another (CONTRACT 8). A request costs at most the bucket's burst in all,
+// so that a retry of a large one can pass once the bucket is full. The
+// refusal is 429 with Retry-After; the result (nil when nothing more was
+// taken) is the bucket after it, for the RateLimit-* headers.
+func (in *Intake) TakeMoreEvents(route string, p store.Project, events int) (*ratelimit.Result, error) {
 	extra := (events - 1) / EventsPerToken
 	if extra <= 0 {
-		return nil
+		return nil, nil
+	}
+	extra = min(extra, in.Limiter.Peek(p.ID).Limit-1) // the admission took one
+	if extra <= 0 {
+		return nil, nil
 	}
 	res := in.Limiter.AllowN(p.ID, extra)
 	if !res.Allowed {
 		in.Refuse(route, metrics.RefusedRateLimited)
-		return problem.Newf("rate-limited", "%d records take %d tokens of the project's event rate limit (ERRATA_INGEST_RATE_LIMIT, one per %d records); wait Retry-After seconds and resend",
+		return &res, problem.Newf("rate-limited", "%d records take %d tokens of the project's event rate limit (ERRATA_INGEST_RATE_LIMIT, one per %d records, at most its burst); wait Retry-After seconds and resend",
 			events, extra+1, EventsPerToken).RetryAfter(res.RetryAfter)
 	}
-	return nil
+	return &res, nil
 }
 
 // overloaded is the 503 of back-pressure, why being a metrics reason.

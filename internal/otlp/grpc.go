@@ -145,7 +145,7 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 		return status.Error(codes.InvalidArgument, "the message is not a valid ExportLogsServiceRequest: "+err.Error())
 	}
 	msg.b = nil
-	resp, err := export(ctx, in, RouteGRPC, p, req, received)
+	resp, _, err := export(ctx, in, RouteGRPC, p, req, received) // the headers went with the admission
 	if err != nil {
 		return grpcError(classify(ctx, g.log, err))
 	}

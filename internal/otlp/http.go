@@ -102,7 +102,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(metrics.RefusedMalformed, failure{status: http.StatusBadRequest, code: codes.InvalidArgument, message: err.Error()})
 		return
 	}
-	resp, err := export(r.Context(), in, RouteHTTP, p, req, received)
+	resp, rl, err := export(r.Context(), in, RouteHTTP, p, req, received)
+	if rl != nil { // the records took more of the bucket than the admission
+		rl.SetHeaders(w.Header())
+	}
 	if err != nil {
 		failWith(err)
 		return

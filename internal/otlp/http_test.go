@@ -319,8 +319,8 @@ func TestHTTPRecordsTakeTheirShareOfTheLimit(t *testing.T) {
 		send := func(n int) *apitest.Response {
 			return s.Do(apitest.Request{Method: "POST", Path: "/v1/logs", Token: w.key, Body: manyRecords(n)})
 		}
-		if r := send(2500); r.Status != http.StatusOK { // three tokens of four
-			t.Fatalf("2,500 records: %d %s, want 200", r.Status, r.Body)
+		if r := send(2500); r.Status != http.StatusOK || r.Header.Get("RateLimit-Remaining") != "1" { // three tokens of four
+			t.Fatalf("2,500 records: %d %s, RateLimit-Remaining %q; want 200 with one token left", r.Status, r.Body, r.Header.Get("RateLimit-Remaining"))
 		}
 		r := send(1500) // two tokens: one is left
 		if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
@@ -328,6 +328,15 @@ func TestHTTPRecordsTakeTheirShareOfTheLimit(t *testing.T) {
 		}
 		if st := rpcStatus(t, r); codes.Code(st.GetCode()) != codes.ResourceExhausted {
 			t.Errorf("429 status code = %v, want ResourceExhausted", codes.Code(st.GetCode()))
+		}
+	}, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 0.0001, 4 })
+	// An export of more records than the burst pays for costs the whole
+	// burst: refused, it could never pass, however long its exporter waited.
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		r := s.Do(apitest.Request{Method: "POST", Path: "/v1/logs", Token: w.key, Body: manyRecords(6000)})
+		if r.Status != http.StatusOK || r.Header.Get("RateLimit-Remaining") != "0" {
+			t.Fatalf("6,000 records on a full bucket of 4: %d %s, RateLimit-Remaining %q; want 200, the whole burst taken", r.Status, r.Body, r.Header.Get("RateLimit-Remaining"))
 		}
 	}, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 0.0001, 4 })
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -80,8 +81,10 @@ func classify(ctx context.Context, log *slog.Logger, err error) failure {
 }
 
 // export maps a decoded request and commits the accepted events: the part
-// both transports share once a request is admitted and decoded.
-func export(ctx context.Context, in *intake.Intake, route string, p store.Project, req plogotlp.ExportRequest, received time.Time) (plogotlp.ExportResponse, error) {
+// both transports share once a request is admitted and decoded. The
+// result, when not nil, is the rate limit after the tokens its records
+// took beyond the admission's.
+func export(ctx context.Context, in *intake.Intake, route string, p store.Project, req plogotlp.ExportRequest, received time.Time) (plogotlp.ExportResponse, *ratelimit.Result, error) {
 	res := Map(req.Logs(), received, in.Decoder.Redact)
 	resp := plogotlp.NewExportResponse()
 	if res.Rejected > 0 {
@@ -92,15 +95,17 @@ func export(ctx context.Context, in *intake.Intake, route string, p store.Projec
 			in.Refuse(route, metrics.RefusedInvalid)
 		}
 	}
+	var rl *ratelimit.Result
 	if len(res.Events) > 0 {
-		if err := in.TakeMoreEvents(route, p, len(res.Events)); err != nil {
-			return resp, err
+		var err error
+		if rl, err = in.TakeMoreEvents(route, p, len(res.Events)); err != nil {
+			return resp, rl, err
 		}
 		if err := in.Commit(ctx, route, p, received, res.Events); err != nil {
-			return resp, err
+			return resp, rl, err
 		}
 	}
-	return resp, nil
+	return resp, rl, nil
 }
 
 // marshalResponse encodes an export's answer. A full success leaves
