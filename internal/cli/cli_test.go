@@ -105,6 +105,8 @@ func TestBadSettings(t *testing.T) {
 		{"database scheme for migrate", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"migrate"}, "ERRATA_DATABASE_URL"},
 		{"data directory that cannot be made", []string{"ERRATA_DATA_DIR=/proc/errata-nope"}, []string{"serve"}, "ERRATA_DATA_DIR"},
 		{"SQLite file in a missing directory", []string{"ERRATA_DATABASE_URL=sqlite:///errata-nope-dir/errata.db"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
+		{"SQLite file that is a directory", []string{"ERRATA_DATABASE_URL=sqlite:///proc"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
+		{"SQLite URL without a file", []string{"ERRATA_DATABASE_URL=sqlite:"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
 		{"info window", []string{"ERRATA_INFO_WINDOW=7m"}, []string{"serve"}, "ERRATA_INFO_WINDOW"},
 		{"mail from", []string{"ERRATA_MAIL_FROM=not-an-address"}, []string{"serve"}, "ERRATA_MAIL_FROM"},
 		{"base URL", []string{"ERRATA_BASE_URL=ftp://x"}, []string{"serve"}, "ERRATA_BASE_URL"},

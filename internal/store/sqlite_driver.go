@@ -39,7 +39,17 @@ func (sqliteDriver) open(ctx context.Context, opts Options, path string) (*DB, e
 			return nil, locationError{fmt.Errorf("store: open sqlite %s: the directory %s does not exist (ERRATA_DATABASE_URL); create it, or use ERRATA_DATA_DIR, whose directory is created", path, dir)}
 		}
 	}
-	return openSQLite(ctx, path, opts.ReadConns)
+	db, err := openSQLite(ctx, path, opts.ReadConns)
+	if err != nil && strings.Contains(err.Error(), "unable to open database file") {
+		// A directory, or a path through a file: where the settings put
+		// the database, not a failure of the moment.
+		setting := "ERRATA_DATABASE_URL"
+		if opts.URL == "" {
+			setting = "ERRATA_DATA_DIR"
+		}
+		return nil, locationError{fmt.Errorf("store: open sqlite %s: cannot open or create the database file there (%s): %w", path, setting, err)}
+	}
+	return db, err
 }
 
 func (sqliteDriver) bind(q string) string        { return q }
