@@ -57,5 +57,7 @@ func TestManagementBodyEncoding(t *testing.T) {
 				t.Errorf("gzip body: organization %q, want the decoded body's Zipped", answer.Name)
 			}
 		}
+		// A request without a body has nothing encoded.
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs", Token: ada.Token, Headers: map[string]string{"Content-Encoding": "br"}}).Expect(t, http.StatusOK, "")
 	})
 }

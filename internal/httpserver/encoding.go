@@ -16,8 +16,8 @@ import (
 // unsupported-encoding, and nested codings are 400 malformed-body, after the
 // 413 of a declared length over limit.
 func decodeBody(r *http.Request, limit int64) error {
-	if intake.ContentEncoding(r) == "" {
-		return nil
+	if intake.ContentEncoding(r) == "" || (r.ContentLength == 0 && len(r.TransferEncoding) == 0) {
+		return nil // no body: nothing is encoded
 	}
 	gzipped, pr := intake.Encoding(r)
 	if pr != nil {

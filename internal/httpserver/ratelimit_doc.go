@@ -23,6 +23,8 @@ func (s *Server) DocumentRateLimits() {
 		"RateLimit-Reset":     integer("Seconds until that bucket is full again", 0),
 	}
 	retry := integer("Seconds to wait before resending the same request", 1)
+	challenge := &huma.Param{Description: `The scheme the request should authenticate with: Bearer realm="errata" (RFC 9110, 15.5.2)`,
+		Required: true, Schema: &huma.Schema{Type: huma.TypeString}}
 	for path, item := range s.api.OpenAPI().Paths {
 		if !strings.HasPrefix(path, "/v1/") {
 			continue
@@ -42,8 +44,11 @@ func (s *Server) DocumentRateLimits() {
 				for k, v := range limits {
 					c.Headers[k] = v
 				}
-				if n, _ := strconv.Atoi(code); n == http.StatusTooManyRequests || n == http.StatusServiceUnavailable {
+				switch n, _ := strconv.Atoi(code); n {
+				case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 					c.Headers["Retry-After"] = retry
+				case http.StatusUnauthorized:
+					c.Headers["WWW-Authenticate"] = challenge
 				}
 				op.Responses[code] = &c
 			}

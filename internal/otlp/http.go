@@ -153,6 +153,9 @@ func writeStatus(w http.ResponseWriter, isJSON bool, f failure) {
 	}
 	w.Header().Set("Content-Type", contentType(isJSON))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if f.status == http.StatusUnauthorized { // RFC 9110 (15.5.2), as every /v1 401
+		w.Header().Set("WWW-Authenticate", `Bearer realm="errata"`)
+	}
 	w.WriteHeader(f.status)
 	_, _ = w.Write(out)
 }
