@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -93,5 +94,24 @@ func TestUnauthorizedNamesTheScheme(t *testing.T) {
 		if res.Status != http.StatusUnauthorized || !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s %s: %d, WWW-Authenticate %q; want 401 naming Bearer", r.Method, r.Path, res.Status, res.Header.Get("WWW-Authenticate"))
 		}
+	}
+}
+
+// TestInvalidCredentialsSpendTheAddressLimit: the API's limit is per
+// credential, but a credential that proves nothing also spends its
+// address's bucket: a new random token a request is limited all the same.
+func TestInvalidCredentialsSpendTheAddressLimit(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, "sqlite", func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 5 })
+	var statuses []int
+	for i := range 8 {
+		r := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs", Token: fmt.Sprintf("not-a-session-%d", i)})
+		statuses = append(statuses, r.Status)
+		if r.Status == http.StatusTooManyRequests && r.Header.Get("Retry-After") == "" {
+			t.Errorf("429 without Retry-After")
+		}
+	}
+	if c := count(statuses); c[http.StatusUnauthorized] != 5 || c[http.StatusTooManyRequests] != 3 {
+		t.Fatalf("8 requests with 8 random tokens from one address, burst 5: %v, want 5 × 401 then 429", statuses)
 	}
 }

@@ -212,6 +212,9 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 	}
 	r, _ := humago.Unwrap(ctx)
 	p, err := s.authenticate(r)
+	if err != nil {
+		err = s.chargeAddress(ctx, r, err)
+	}
 	if err == nil && a.Scope != "" {
 		err = s.authorize(r.Context(), a, ctx.Param(a.Scope), p)
 	}
@@ -226,6 +229,27 @@ func (s *Server) access(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	next(huma.WithValue(ctx, principalKey{}, p))
+}
+
+// chargeAddress spends a token of the client address's bucket for a
+// request whose credential proved nothing (unauthErr): the limit is per
+// credential, and a client sending a new random token each time would
+// otherwise never meet one. Past the address's limit the answer is 429.
+func (s *Server) chargeAddress(ctx huma.Context, r *http.Request, unauthErr error) error {
+	var pr *problem.Problem
+	if !errors.As(unauthErr, &pr) || pr.Status != http.StatusUnauthorized || !strings.HasPrefix(callerKey(r), "t:") {
+		return unauthErr // no credential: the address's bucket was spent already
+	}
+	res := s.callers.Allow("ip:" + info(r.Context()).key)
+	if res.Allowed {
+		return unauthErr
+	}
+	h := http.Header{}
+	res.SetHeaders(h)
+	for k := range h {
+		ctx.SetHeader(k, h.Get(k))
+	}
+	return problem.New("rate-limited", "too many requests with credentials that are not valid from this address; wait Retry-After seconds").RetryAfter(res.RetryAfter)
 }
 
 // authenticate finds the session of the request's bearer token or cookie.
