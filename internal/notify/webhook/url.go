@@ -80,6 +80,11 @@ func CheckURL(ctx context.Context, raw string, opts Options) error {
 		return ruleErr(RulePublic, "host %s always means loopback, not a public address", t.host)
 	}
 	addrs, err := opts.resolver().LookupNetIP(ctx, "ip", t.host)
+	if err == nil && ctx.Err() != nil {
+		// The resolver may answer a canceled look-up (from its cache, or
+		// before it looks at ctx): the check was still canceled.
+		err = ctx.Err()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("webhook: resolve %s: %w", t.host, ctx.Err())
