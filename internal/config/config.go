@@ -256,9 +256,6 @@ func (s *Store) Validate() error {
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql" && u.Scheme != "sqlite") {
 		return errors.New("--database-url: want postgres://user@host:port/db or sqlite:path")
 	}
-	if u.Scheme == "sqlite" && strings.TrimPrefix(strings.TrimPrefix(s.DatabaseURL, "sqlite:"), "//") == "" {
-		return errors.New("--database-url: sqlite: names no file; want sqlite:path/to/errata.db")
-	}
 	return nil
 }
 

@@ -151,8 +151,7 @@ func pageAll(t *testing.T, s *apitest.Server, token, path, cursor string) [][]st
 }
 
 // TestOpenTicketUpdatedByEvents: later events of an open ticket's group
-// update it (CONTRACT 4): its facts count them and its updated_at moves;
-// a resolved ticket's stays.
+// update it (CONTRACT 4): its facts count them and its updated_at moves.
 func TestOpenTicketUpdatedByEvents(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/errata-dev/errata/internal/problem"
 )
 
 // DocumentRateLimits adds to every /v1 operation's answers in the OpenAPI
@@ -23,7 +25,7 @@ func (s *Server) DocumentRateLimits() {
 		"RateLimit-Reset":     integer("Seconds until that bucket is full again", 0),
 	}
 	retry := integer("Seconds to wait before resending the same request", 1)
-	challenge := &huma.Param{Description: `The scheme the request should authenticate with: Bearer realm="errata" (RFC 9110, 15.5.2)`,
+	challenge := &huma.Param{Description: "The scheme the request should authenticate with: " + problem.Challenge + " (RFC 9110, 15.5.2)",
 		Required: true, Schema: &huma.Schema{Type: huma.TypeString}}
 	for path, item := range s.api.OpenAPI().Paths {
 		if !strings.HasPrefix(path, "/v1/") {

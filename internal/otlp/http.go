@@ -17,6 +17,7 @@ import (
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/problem"
 )
 
 // Media types of OTLP/HTTP. Answers carry exactly these: the Go SDK reads
@@ -154,7 +155,7 @@ func writeStatus(w http.ResponseWriter, isJSON bool, f failure) {
 	w.Header().Set("Content-Type", contentType(isJSON))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if f.status == http.StatusUnauthorized { // RFC 9110 (15.5.2), as every /v1 401
-		w.Header().Set("WWW-Authenticate", `Bearer realm="errata"`)
+		w.Header().Set("WWW-Authenticate", problem.Challenge)
 	}
 	w.WriteHeader(f.status)
 	_, _ = w.Write(out)

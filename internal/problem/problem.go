@@ -28,6 +28,10 @@ type Problem struct {
 	headers http.Header
 }
 
+// Challenge is the WWW-Authenticate of every 401 (RFC 9110, 15.5.2): the
+// scheme that would be accepted.
+const Challenge = `Bearer realm="errata"`
+
 // New returns the problem of the documented code, with detail. An unknown
 // code is a programming error and becomes "internal". A 401 carries
 // WWW-Authenticate: Bearer.
@@ -42,7 +46,7 @@ func New(code, detail string) *Problem {
 	p := &Problem{Title: c.Title, Status: c.Status, Detail: detail, code: c.Name}
 	if p.Status == http.StatusUnauthorized {
 		// RFC 9110 (15.5.2): a 401 names the scheme that would be accepted.
-		p.WithHeader("WWW-Authenticate", `Bearer realm="errata"`)
+		p.WithHeader("WWW-Authenticate", Challenge)
 	}
 	return p
 }

@@ -87,7 +87,11 @@ func (opts Options) target() (dbDriver, string, error) {
 	case opts.URL == "":
 		return sqliteDriver{}, filepath.Join(opts.DataDir, "errata.db"), nil
 	case strings.HasPrefix(opts.URL, "sqlite:"):
-		return sqliteDriver{}, strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//"), nil
+		path := strings.TrimPrefix(strings.TrimPrefix(opts.URL, "sqlite:"), "//")
+		if path == "" {
+			return nil, "", locationError{errors.New("store: the sqlite: URL names no file (ERRATA_DATABASE_URL); want sqlite:path/to/errata.db")}
+		}
+		return sqliteDriver{}, path, nil
 	default:
 		return nil, "", fmt.Errorf("store: unsupported database URL scheme (want postgres:// or sqlite:)")
 	}
