@@ -240,7 +240,6 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 	var kvs []facetKV
 	for i := range events {
 		e := &events[i]
-		e.TraceID, e.SpanID = search.HexLower(e.TraceID), search.HexLower(e.SpanID)
 		// Events of a batch mostly share both: a comparison, not a map
 		// look-up, per event.
 		if i == 0 || e.Environment != events[i-1].Environment {
@@ -262,6 +261,10 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 			summary.Add(info, e, p.templates[wk], summary.Template{Text: tpl.text, Hash: tpl.hash})
 			continue
 		}
+		// Only error events keep their ids (INFO summaries have none), so
+		// only they pay for the lower-casing (1.7 % of the whole server's
+		// CPU when every event did).
+		e.TraceID, e.SpanID = search.HexLower(e.TraceID), search.HexLower(e.SpanID)
 		fps := p.fingerprints(b.ProjectID, e)
 		target, legacy := p.target(b.ProjectID, e.Service, fps)
 		key := b.ProjectID + "\x00" + e.Service + "\x00" + target
