@@ -69,12 +69,26 @@ func (s *Service) ChangePassword(ctx context.Context, u store.User, current, cur
 		if err := c.SetUserPassword(ctx, u.ID, newHash, s.clock()); err != nil {
 			return err
 		}
-		n, err := c.DeleteOtherSessions(ctx, u.ID, current)
+		ended, err := c.DeleteOtherSessions(ctx, u.ID, current)
 		if err != nil {
 			return err
 		}
-		return s.recordUser(ctx, c, u.ID, "user.password_changed", u.ID, map[string]any{"sessions_ended": n})
+		if err := s.recordUser(ctx, c, u.ID, "user.password_changed", u.ID, map[string]any{"sessions_ended": len(ended)}); err != nil {
+			return err
+		}
+		return s.recordEnded(ctx, c, u.ID, ended, "password-changed")
 	})
+}
+
+// recordEnded writes a session.ended audit entry for each of the sessions
+// of userID that ended, for reason.
+func (s *Service) recordEnded(ctx context.Context, c *store.Conn, userID string, ended []string, reason string) error {
+	for _, id := range ended {
+		if err := s.recordUser(ctx, c, userID, "session.ended", id, map[string]any{"reason": reason}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordUser writes an audit entry of an account change, dated by the

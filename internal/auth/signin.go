@@ -227,10 +227,15 @@ func (s *Service) newSession(ctx context.Context, c *store.Conn, u store.User, m
 	if err := c.CreateSession(ctx, sess); err != nil {
 		return Signed{}, err
 	}
-	if n, err := c.CapSessions(ctx, u.ID, MaxSessions); err != nil {
+	ended, err := c.CapSessions(ctx, u.ID, MaxSessions)
+	if err != nil {
 		return Signed{}, err
-	} else if n > 0 {
-		s.log.Info("oldest sessions ended: a user holds at most MaxSessions", "user_id", u.ID, "ended", n)
+	}
+	if len(ended) > 0 {
+		s.log.Info("oldest sessions ended: a user holds at most MaxSessions", "user_id", u.ID, "ended", len(ended))
+		if err := s.recordEnded(ctx, c, u.ID, ended, "session-limit"); err != nil {
+			return Signed{}, err
+		}
 	}
 	return Signed{Token: tok, User: u, Session: sess}, nil
 }

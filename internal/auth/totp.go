@@ -82,14 +82,13 @@ func (s *Service) ConfirmTOTP(ctx context.Context, u store.User, code string) ([
 		return nil, err
 	}
 	defer res.Done()
-	step, ok := matchTOTP(u.TOTPPending, code, s.clock())
-	if !ok {
+	if _, ok := matchTOTP(u.TOTPPending, code, s.clock()); !ok {
 		return nil, problem.New("validation-failed", "code: is not the authenticator's current code for the new secret")
 	}
 	res.GiveBack()
 	codes, hashes := newRecoveryCodes()
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
-		if err := c.EnableTOTP(ctx, u.ID, u.TOTPPending, step, s.clock()); err != nil {
+		if err := c.EnableTOTP(ctx, u.ID, u.TOTPPending, s.clock()); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return problem.New("conflict", "the TOTP secret was replaced or confirmed meanwhile")
 			}

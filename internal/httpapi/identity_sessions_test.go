@@ -128,7 +128,14 @@ func bearerReq(t *testing.T, method, url, token string) *http.Request {
 func TestPasswordChange(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		ada := s.SignUp(t, "ada@example.com")
+		orgID := s.CreateOrg(t, ada.Token, "Acme")
 		other := signInWith(s, "ada@example.com", apitest.Password, "", "other").Expect(t, http.StatusOK, "").Str(t, "token")
+		var otherID string
+		for _, se := range sessionsOf(t, s, ada.Token) {
+			if se["current"] != true {
+				otherID, _ = se["id"].(string)
+			}
+		}
 		change := func(current, next string) *apitest.Response {
 			return s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/password", Token: ada.Token,
 				Body: map[string]any{"current_password": current, "new_password": next}})
@@ -148,6 +155,12 @@ func TestPasswordChange(t *testing.T) {
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: ada.Token}).Expect(t, http.StatusOK, "")
 		if n := len(sessionsOf(t, s, ada.Token)); n != 1 {
 			t.Fatalf("%d sessions after a password change, want 1", n)
+		}
+		// The audit log says which sessions the change ended (CONTRACT 8:
+		// "sessions ended").
+		ended := auditLog(t, s, ada.Token, orgID, "&action=session.ended")
+		if len(ended) != 1 || ended[0]["target"] != otherID || ended[0]["data"].(map[string]any)["reason"] != "password-changed" {
+			t.Fatalf("session.ended entries = %v, want one for %s (password-changed)", ended, otherID)
 		}
 		signInWith(s, "ada@example.com", apitest.Password, "", "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
 		signInWith(s, "ada@example.com", "a new long password", "", "x").Expect(t, http.StatusOK, "")

@@ -102,6 +102,7 @@ func TestSessionCap(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		first := s.SignUp(t, "ada@example.com").Token
+		orgID := s.CreateOrg(t, first, "Acme")
 		var tokens []string
 		for len(tokens) < auth.MaxSessions {
 			s.Clock.Advance(time.Hour) // past the sign-in limit's window
@@ -125,6 +126,10 @@ func TestSessionCap(t *testing.T) {
 		}))[http.StatusOK]
 		if alive != auth.MaxSessions {
 			t.Errorf("%d of the newest %d sessions work, want all", alive, auth.MaxSessions)
+		}
+		ended := auditLog(t, s, tokens[len(tokens)-1], orgID, "&action=session.ended")
+		if len(ended) != 1 || ended[0]["data"].(map[string]any)["reason"] != "session-limit" {
+			t.Errorf("session.ended entries = %v, want one (session-limit)", ended)
 		}
 	})
 }

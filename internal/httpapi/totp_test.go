@@ -75,13 +75,23 @@ func TestTOTPSignIn(t *testing.T) {
 
 		signInWith(s, "ada@example.com", apitest.Password, "", "x").Expect(t, http.StatusUnauthorized, "totp-required")
 		signInWith(s, "ada@example.com", "wrong password", "", "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
-		// The confirming code's step is spent: the next step's code is needed.
-		signInWith(s, "ada@example.com", apitest.Password, totpCode(t, secret, now), "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		// The confirming code proved the authenticator, not a sign-in: it
+		// still signs in, once. An unused code of the step before one
+		// accepted is still within ±1 step; two steps away is not.
+		cur := totpCode(t, secret, now)
+		signInWith(s, "ada@example.com", apitest.Password, cur, "x").Expect(t, http.StatusOK, "")
+		signInWith(s, "ada@example.com", apitest.Password, cur, "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		if prev := totpCode(t, secret, now.Add(-30*time.Second)); prev != cur {
+			signInWith(s, "ada@example.com", apitest.Password, prev, "x").Expect(t, http.StatusOK, "")
+		}
 		next := totpCode(t, secret, now.Add(30*time.Second))
 		signInWith(s, "ada@example.com", apitest.Password, next, "x").Expect(t, http.StatusOK, "")
 		signInWith(s, "ada@example.com", apitest.Password, next, "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
 		s.Clock.Advance(60 * time.Second) // two steps on: the one before is still accepted
 		signInWith(s, "ada@example.com", apitest.Password, totpCode(t, secret, now.Add(60*time.Second)), "x").Expect(t, http.StatusOK, "")
+		if old := totpCode(t, secret, now.Add(-30*time.Second)); old != totpCode(t, secret, now.Add(90*time.Second)) {
+			signInWith(s, "ada@example.com", apitest.Password, old, "x").Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		}
 
 		rc := codes[0].(string)
 		signInWith(s, "ada@example.com", apitest.Password, strings.ToUpper(rc), "x").Expect(t, http.StatusOK, "")

@@ -86,18 +86,31 @@ func (c *Conn) DeleteExpiredSessions(ctx context.Context, now time.Time) (int64,
 }
 
 // CapSessions ends the oldest sessions of a user beyond the newest keep, in
-// c's transaction, and reports how many it ended. It is serialised per user
+// c's transaction, and returns the ids it ended. It is serialised per user
 // like a quota, so concurrent sign-ins in any process cannot leave more.
-func (c *Conn) CapSessions(ctx context.Context, userID string, keep int) (int64, error) {
+func (c *Conn) CapSessions(ctx context.Context, userID string, keep int) ([]string, error) {
 	if err := c.lockSubject(ctx, "sessions:"+userID); err != nil {
-		return 0, err
+		return nil, err
 	}
-	res, err := c.exec(ctx, `DELETE FROM sessions WHERE user_id = ? AND id NOT IN
-		(SELECT id FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`, userID, userID, keep)
+	return c.deleteSessions(ctx, `DELETE FROM sessions WHERE user_id = ? AND id NOT IN
+		(SELECT id FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) RETURNING id`, userID, userID, keep)
+}
+
+// deleteSessions runs q, a DELETE … RETURNING id of sessions, and returns
+// the ids it ended.
+func (c *Conn) deleteSessions(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := c.query(ctx, q, args...)
 	if err != nil {
-		return 0, fmt.Errorf("store: cap sessions of %s: %w", userID, err)
+		return nil, fmt.Errorf("store: end sessions: %w", err)
 	}
-	return res.RowsAffected()
+	ids, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var id string
+		return id, s.Scan(&id)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: end sessions: %w", err)
+	}
+	return ids, nil
 }
 
 // SessionsOfUser lists a user's unexpired sessions at now, newest first,
@@ -119,14 +132,10 @@ func (c *Conn) DeleteSessionOf(ctx context.Context, userID, id string) error {
 	return nil
 }
 
-// DeleteOtherSessions ends every session of userID but keep and reports
-// how many it ended.
-func (c *Conn) DeleteOtherSessions(ctx context.Context, userID, keep string) (int64, error) {
-	res, err := c.exec(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keep)
-	if err != nil {
-		return 0, fmt.Errorf("store: end other sessions of %s: %w", userID, err)
-	}
-	return res.RowsAffected()
+// DeleteOtherSessions ends every session of userID but keep and returns
+// the ids it ended.
+func (c *Conn) DeleteOtherSessions(ctx context.Context, userID, keep string) ([]string, error) {
+	return c.deleteSessions(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ? RETURNING id`, userID, keep)
 }
 
 // SessionByID returns one session, expired or not.

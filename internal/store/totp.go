@@ -15,32 +15,47 @@ func (c *Conn) SetTOTPPending(ctx context.Context, id, secret string, now time.T
 }
 
 // EnableTOTP makes the pending secret of user id its TOTP secret, if it is
-// still pending; step is the time step of the code that confirmed it.
-// Otherwise ErrNotFound (confirmed or replaced meanwhile).
-func (c *Conn) EnableTOTP(ctx context.Context, id, pending string, step int64, now time.Time) error {
-	if err := c.execOne(ctx, `UPDATE users SET totp_secret = totp_pending, totp_pending = '', totp_last_step = ?, updated_at = ?
-		WHERE id = ? AND totp_pending = ? AND totp_pending <> ''`, step, ms(now), id, pending); err != nil {
+// still pending. Otherwise ErrNotFound (confirmed or replaced meanwhile).
+// The code that confirmed it is not spent: it proved the authenticator,
+// not a sign-in, so the same code still signs in once (docs/decisions.md,
+// "TOTP steps").
+func (c *Conn) EnableTOTP(ctx context.Context, id, pending string, now time.Time) error {
+	if err := c.execOne(ctx, `UPDATE users SET totp_secret = totp_pending, totp_pending = '', totp_last_step = 0, updated_at = ?
+		WHERE id = ? AND totp_pending = ? AND totp_pending <> ''`, ms(now), id, pending); err != nil {
+		return fmt.Errorf("store: enable TOTP of %s: %w", id, err)
+	}
+	if _, err := c.exec(ctx, `DELETE FROM totp_used_steps WHERE user_id = ?`, id); err != nil {
 		return fmt.Errorf("store: enable TOTP of %s: %w", id, err)
 	}
 	return nil
 }
 
-// DisableTOTP forgets user id's TOTP secrets and recovery codes.
+// DisableTOTP forgets user id's TOTP secrets, used steps and recovery codes.
 func (c *Conn) DisableTOTP(ctx context.Context, id string, now time.Time) error {
 	if err := c.execOne(ctx, `UPDATE users SET totp_secret = '', totp_pending = '', totp_last_step = 0, updated_at = ? WHERE id = ?`, ms(now), id); err != nil {
 		return fmt.Errorf("store: disable TOTP of %s: %w", id, err)
 	}
-	if _, err := c.exec(ctx, `DELETE FROM recovery_codes WHERE user_id = ?`, id); err != nil {
-		return fmt.Errorf("store: delete recovery codes of %s: %w", id, err)
+	for _, q := range []string{`DELETE FROM recovery_codes WHERE user_id = ?`, `DELETE FROM totp_used_steps WHERE user_id = ?`} {
+		if _, err := c.exec(ctx, q, id); err != nil {
+			return fmt.Errorf("store: disable TOTP of %s: %w", id, err)
+		}
 	}
 	return nil
 }
 
-// UseTOTPStep records that a code of time step step signed user id in,
-// unless a code of that step or a later one already did: then false. Two
-// requests with one code cannot both have it.
+// UseTOTPStep records that a code of time step step was accepted for user
+// id (who has TOTP on), unless a code of that step already was: then
+// false. Each step is accepted once, also when two requests with one code
+// race; an unused step within the skew is still accepted after a later one
+// was (a code typed just as the next appeared). Steps older than step−2
+// are forgotten: matchTOTP never accepts them again.
 func (c *Conn) UseTOTPStep(ctx context.Context, id string, step int64) (bool, error) {
-	res, err := c.exec(ctx, `UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ? AND totp_secret <> ''`, step, id, step)
+	if _, err := c.exec(ctx, `DELETE FROM totp_used_steps WHERE user_id = ? AND step < ?`, id, step-2); err != nil {
+		return false, fmt.Errorf("store: use TOTP step of %s: %w", id, err)
+	}
+	res, err := c.exec(ctx, `INSERT INTO totp_used_steps (user_id, step)
+		SELECT id, ? FROM users WHERE id = ? AND totp_secret <> ''
+		ON CONFLICT (user_id, step) DO NOTHING`, step, id)
 	if err != nil {
 		return false, fmt.Errorf("store: use TOTP step of %s: %w", id, err)
 	}

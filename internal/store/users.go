@@ -16,10 +16,8 @@ type User struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	// TOTPSecret is the confirmed TOTP secret ("" without two-factor
-	// sign-in); TOTPPending one being set up; TOTPLastStep the time step of
-	// the last code accepted.
+	// sign-in); TOTPPending one being set up.
 	TOTPSecret, TOTPPending string
-	TOTPLastStep            int64
 	// EmailVerifiedAt is when the address was verified; nil until then.
 	EmailVerifiedAt *time.Time
 }
@@ -30,13 +28,13 @@ func (u User) EmailVerified() bool { return u.EmailVerifiedAt != nil }
 // HasTOTP reports whether the user signs in with a second factor.
 func (u User) HasTOTP() bool { return u.TOTPSecret != "" }
 
-const userCols = `id, email, name, password_hash, created_at, updated_at, totp_secret, totp_pending, totp_last_step, email_verified_at`
+const userCols = `id, email, name, password_hash, created_at, updated_at, totp_secret, totp_pending, email_verified_at`
 
 func scanUser(s interface{ Scan(...any) error }) (User, error) {
 	var u User
 	var c, up int64
 	var verified sql.NullInt64
-	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.TOTPSecret, &u.TOTPPending, &u.TOTPLastStep, &verified); err != nil {
+	if err := s.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.TOTPSecret, &u.TOTPPending, &verified); err != nil {
 		return User{}, err
 	}
 	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
