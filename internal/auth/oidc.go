@@ -59,10 +59,18 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 		case err != nil:
 			return err
 		case !u.EmailVerified():
+			// The provider verified the address: as the verification
+			// link would, it confirms the email channels waiting for it.
 			if err := c.MarkEmailVerified(ctx, u.ID, now); err != nil {
 				return err
 			}
 			u.EmailVerifiedAt = &now
+			if _, err := c.ConfirmMemberChannels(ctx, u.ID, u.Email, now); err != nil {
+				return err
+			}
+			if err := s.recordUser(ctx, c, u.ID, "user.email_verified", u.ID, map[string]any{"email": u.Email, "method": "oidc"}); err != nil {
+				return err
+			}
 		}
 		if join != nil {
 			if err := s.autoJoin(ctx, c, u, *join); err != nil {
@@ -89,7 +97,8 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 
 // createOIDCUser makes the account of a provider-verified address, without
 // a password, if sign-up is open, an invitation to it is pending (all are
-// accepted) or an auto-join rule covers it.
+// accepted), an auto-join rule covers it, or it is the installation's
+// first account.
 func (s *Service) createOIDCUser(ctx context.Context, c *store.Conn, email, name string, joins bool) (store.User, error) {
 	now := s.clock()
 	invs, err := c.PendingInvitationsFor(ctx, email, now)
@@ -97,7 +106,18 @@ func (s *Service) createOIDCUser(ctx context.Context, c *store.Conn, email, name
 		return store.User{}, err
 	}
 	if !s.open && len(invs) == 0 && !joins {
-		return store.User{}, problem.New("sign-up-closed", "no account has this email, and this server needs an invitation to it to create one")
+		// The installation's very first account may be made however its
+		// operator signs in (CONTRACT 1), through the provider too.
+		if err := c.LockSignUps(ctx); err != nil {
+			return store.User{}, err
+		}
+		n, err := c.CountUsers(ctx)
+		if err != nil {
+			return store.User{}, err
+		}
+		if n > 0 {
+			return store.User{}, problem.New("sign-up-closed", "no account has this email, and this server needs an invitation to it to create one")
+		}
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
