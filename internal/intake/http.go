@@ -3,6 +3,7 @@ package intake
 import (
 	"net/http"
 
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -23,11 +24,29 @@ func (in *Intake) AdmitBrowser(w http.ResponseWriter, r *http.Request, route, cr
 	return in.admitHTTP(w, r, route, credential, r.Header.Get("Origin"))
 }
 
+// AdmitCharged is AdmitBrowser for a request whose address already paid a
+// token of the management API's limiter (addr, its result): a request
+// that authenticates itself in its body (the Sentry keyless path). A
+// refusal before the project is known answers addr's headers and takes no
+// second token.
+func (in *Intake) AdmitCharged(w http.ResponseWriter, r *http.Request, route, credential string, addr ratelimit.Result) (store.Project, error) {
+	return in.admitWith(w, r, route, credential, r.Header.Get("Origin"), &addr)
+}
+
 func (in *Intake) admitHTTP(w http.ResponseWriter, r *http.Request, route, credential, origin string) (store.Project, error) {
+	return in.admitWith(w, r, route, credential, origin, nil)
+}
+
+// admitWith runs admit; addr, when not nil, is what the caller's address
+// paid already.
+func (in *Intake) admitWith(w http.ResponseWriter, r *http.Request, route, credential, origin string, addr *ratelimit.Result) (store.Project, error) {
 	p, rl, err := in.admit(r.Context(), route, credential, origin)
 	if rl == nil { // refused before the project was known: limit by address
-		res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))
-		rl = &res
+		if addr == nil {
+			res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))
+			addr = &res
+		}
+		rl = addr
 	}
 	rl.SetHeaders(w.Header())
 	return p, err

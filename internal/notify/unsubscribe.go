@@ -12,6 +12,7 @@ import (
 	"github.com/errata-dev/errata/internal/notify/email"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // unsubscribeKeySetting names the stored key that unsubscribe tokens are
@@ -83,6 +84,11 @@ func (s *Service) CheckUnsubscribe(ctx context.Context, channelID, token string)
 	key, err := s.unsubscribeKey(ctx)
 	if err != nil {
 		return Unsubscribable{}, err
+	}
+	if text.Fault(channelID) != "" {
+		// No channel id holds a control character or bytes that are not
+		// UTF-8 (PostgreSQL would refuse to compare them): not a link.
+		return Unsubscribable{}, errLinkInvalid
 	}
 	r := s.db.Read()
 	ch, err := r.ChannelByID(ctx, channelID)

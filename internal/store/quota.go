@@ -51,7 +51,9 @@ func (c *Conn) TakeQuota(ctx context.Context, quota, subject string, now time.Ti
 			quota, subject, since, n-w.Max).Scan(&at); err != nil {
 			return false, 0, fmt.Errorf("store: quota %s: %w", quota, translate(err))
 		}
-		wait = max(wait, fromMS(at).Add(w.Span).Sub(now), time.Millisecond)
+		// A use newer than now (its taker read its clock after this one,
+		// then had the lock first) waits no longer than the span.
+		wait = max(wait, min(fromMS(at).Add(w.Span).Sub(now), w.Span), time.Millisecond)
 	}
 	if wait > 0 {
 		return false, wait, nil

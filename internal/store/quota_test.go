@@ -76,6 +76,13 @@ func TestTakeQuota(t *testing.T) {
 		if want := 22*time.Hour + 50*time.Minute; ok || wait != want {
 			t.Fatalf("6th use of the day = %v, wait %v; want refused until the day's first use leaves it (%v)", ok, wait, want)
 		}
+		// A taker that read its clock before waiting for the lock can find
+		// a use a moment newer than its now: the wait is never over the span.
+		ten := store.Window{Span: 10 * time.Minute, Max: 1}
+		take(t, db, "org_d", now.Add(800*time.Millisecond), ten)
+		if ok, wait := take(t, db, "org_d", now, ten); ok || wait != ten.Span {
+			t.Fatalf("a use newer than now: %v, wait %v; want refused for the span (%v)", ok, wait, ten.Span)
+		}
 	})
 }
 

@@ -88,6 +88,13 @@ func TestChannelConfirmationPages(t *testing.T) {
 			admin.get(page).expect(t, http.StatusOK, "Unsubscribed by its recipient", `<span class="badge health-failing">unsubscribed</span>`, "disabled")
 			stranger.get("/email/unsubscribe?channel="+chID+"&token=forged").expect(t, http.StatusNotFound, "This unsubscribe link is not valid")
 			stranger.get("/email/confirm?token=forged").expect(t, http.StatusNotFound, "This confirmation link is not valid")
+			// A channel parameter no channel id can be (a NUL, bytes that
+			// are not UTF-8) is a link that is not valid, on PostgreSQL too.
+			for _, bad := range []string{"%00", "%ff"} {
+				stranger.get("/email/unsubscribe?channel="+chID+bad+"&token=x").expect(t, http.StatusNotFound, "This unsubscribe link is not valid")
+				stranger.post("/email/unsubscribe?channel="+chID+bad+"&token=x", url.Values{"List-Unsubscribe": {"One-Click"}}).
+					expect(t, http.StatusNotFound, "This unsubscribe link is not valid")
+			}
 		})
 	}
 }

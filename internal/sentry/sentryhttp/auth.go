@@ -7,6 +7,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/metrics"
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/sentry"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -40,9 +41,16 @@ func requestKey(r *http.Request) string {
 
 // admit runs the intake's admission for key and checks that the key is one
 // of project number's. A key of another project is refused as any bad key
-// is, even when its own project is rate-limited or overloaded.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, key string) (store.Project, error) {
-	p, err := h.intake.AdmitBrowser(w, r, Route, key)
+// is, even when its own project is rate-limited or overloaded. addr, when
+// not nil, is the token the caller's address paid already (keyless).
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, key string, addr *ratelimit.Result) (store.Project, error) {
+	var p store.Project
+	var err error
+	if addr != nil {
+		p, err = h.intake.AdmitCharged(w, r, Route, key, *addr)
+	} else {
+		p, err = h.intake.AdmitBrowser(w, r, Route, key)
+	}
 	if p.ID != "" && p.Number != number {
 		if err == nil { // a refusal was counted already
 			h.intake.Refuse(Route, metrics.RefusedUnauthorized)
@@ -55,11 +63,11 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, ke
 // admitByDSN authenticates a request by the dsn of its envelope's header,
 // read from the first line of the body (ReadHead): envelopes that
 // authenticate themselves (CONTRACT 7). The DSN must name project number.
-func (h *Handler) admitByDSN(w http.ResponseWriter, r *http.Request, number int64, body []byte) (store.Project, error) {
+func (h *Handler) admitByDSN(w http.ResponseWriter, r *http.Request, number int64, body []byte, addr ratelimit.Result) (store.Project, error) {
 	if !h.store || isEnvelopeStore(r) {
 		if hd, err := sentry.ParseHeader(body); err == nil && hd.DSN != "" {
 			if dsn, err := sentry.ParseDSN(hd.DSN); err == nil && dsn.Number == number {
-				return h.admit(w, r, number, dsn.Key)
+				return h.admit(w, r, number, dsn.Key, &addr)
 			}
 		}
 	}

@@ -92,7 +92,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := requestKey(r)
 	var p store.Project
 	if key != "" {
-		if p, err = h.admit(w, r, number, key); err != nil {
+		if p, err = h.admit(w, r, number, key, nil); err != nil {
 			h.fail(w, r, err)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -220,4 +221,29 @@ func TestKeylessAddressLimit(t *testing.T) {
 			t.Error("30 keyless requests from one address within a burst of 20: none refused")
 		}
 	}, func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.1, 20 })
+}
+
+// TestKeylessBadKeyPaysOnce: a keyless envelope whose DSN names the project
+// with a key that is not one takes one token of its address's bucket, not
+// one before its first line and another at the key's refusal.
+func TestKeylessBadKeyPaysOnce(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		dsn := fmt.Sprintf(`{"dsn":"http://svc_live_notakey@example.com/%d"}`, w.number)
+		remaining := func() int {
+			a := w.send(t, w.envelopePath, envelope(dsn, "event", "{}"))
+			if a.status != http.StatusForbidden {
+				t.Fatalf("keyless request with a bad key: %d, want 403: %s", a.status, a.body)
+			}
+			n, err := strconv.Atoi(a.header.Get("RateLimit-Remaining"))
+			if err != nil {
+				t.Fatalf("RateLimit-Remaining = %q", a.header.Get("RateLimit-Remaining"))
+			}
+			return n
+		}
+		first := remaining()
+		if second := remaining(); second != first-1 {
+			t.Fatalf("RateLimit-Remaining %d then %d: a request took %d tokens, want 1", first, second, first-second)
+		}
+	}, func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 50 })
 }

@@ -40,7 +40,7 @@ func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int
 		h.fail(w, r, pr)
 		return nil, p, false
 	}
-	p, err := h.admitByDSN(w, r, number, k.Head())
+	p, err := h.admitByDSN(w, r, number, k.Head(), res)
 	if err != nil {
 		k.Release()
 		h.fail(w, r, err)
