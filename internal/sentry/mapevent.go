@@ -92,9 +92,15 @@ func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logT
 	a.str(ingest.AttrDist, clean(se.Dist), 64)
 	a.str(ingest.AttrDebugIDs, debugIDs(se), maxValueBytes)
 	if len(excs) > 0 {
-		if m := excs[len(excs)-1].Mechanism; m != nil && m.Handled != nil {
+		main := &excs[len(excs)-1]
+		if m := main.Mechanism; m != nil && m.Handled != nil {
 			a.add("handled", strconv.AppendBool(nil, *m.Handled))
 		}
+		// The exception as sent, under OpenTelemetry's names: what grouping
+		// rules' error.type and error.value match when the stack trace
+		// names no type (sentry-go's errors, exceptions without frames).
+		a.str("exception.type", oneLine(main.Type, maxNameBytes), maxValueBytes)
+		a.str("exception.message", main.Value, maxValueBytes)
 	}
 	for _, kv := range [...][2]string{
 		{"platform", se.Platform}, {"logger", se.Logger}, {"transaction", se.Transaction},

@@ -49,3 +49,32 @@ func TestSentryGrouping(t *testing.T) {
 		}
 	})
 }
+
+// TestSentryRuleMatchesTheExceptionAsSent: error.type and error.value match
+// a Sentry exception whose stack trace names no type: one sent without
+// frames, and sentry-go's error (its frames carry no exception header).
+func TestSentryRuleMatchesTheExceptionAsSent(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		store := withKey(w.storePath, w.key)
+		s.Do(apitest.Request{Method: "PUT", Path: "/v1/projects/" + w.projectID + "/grouping-rules", Token: w.token,
+			Body: map[string]any{"fingerprint": "error.type:LedgerError -> ledger title=\"Ledger\"\n" +
+				`error.value:"card declined*" -> declined title="Declined"`}}).Expect(t, http.StatusOK, "")
+		for _, ev := range []string{
+			`{"platform":"python","exception":{"values":[{"type":"LedgerError","value":"entry 5 does not balance"}]}}`,
+			`{"platform":"go","exception":{"values":[{"type":"*main.LedgerError","value":"entry 6 does not balance","stacktrace":{"frames":[` +
+				`{"function":"main","module":"main","abs_path":"/app/main.go","lineno":12,"in_app":true}]}}]}}`,
+			`{"platform":"go","exception":{"values":[{"type":"*errors.errorString","value":"card declined: 1999 cents","stacktrace":{"frames":[` +
+				`{"function":"charge","module":"main","abs_path":"/app/main.go","lineno":30,"in_app":true}]}}]}}`,
+		} {
+			w.send(t, store, []byte(ev)).expect(t, http.StatusOK)
+		}
+		groups := w.groups(t)
+		if g := groups["Ledger"]; g == nil || g["event_count"] != float64(2) {
+			t.Errorf("error.type rule group = %v; groups %v", g, keys(groups))
+		}
+		if g := groups["Declined"]; g == nil || g["event_count"] != float64(1) {
+			t.Errorf("error.value rule group = %v; groups %v", g, keys(groups))
+		}
+	})
+}
