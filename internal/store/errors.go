@@ -80,6 +80,13 @@ func translate(err error) error {
 		}
 		return err
 	}
+	// A connection that could not be made is the database unreachable,
+	// whatever the server said while refusing it (a FATAL at start-up:
+	// not accepting connections, database gone, too many clients).
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%w: %v%w", ErrUnavailable, err, downMark{})
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {

@@ -166,6 +166,10 @@ var pgSessionDefaults = map[string]string{
 	"idle_in_transaction_session_timeout": "15s",
 }
 
+// PGConnectTimeout bounds making a PostgreSQL connection (TCP, TLS and
+// start-up) unless the database URL sets connect_timeout.
+const PGConnectTimeout = 5 * time.Second
+
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -175,6 +179,12 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		if _, set := cfg.RuntimeParams[k]; !set {
 			cfg.RuntimeParams[k] = v
 		}
+	}
+	if cfg.ConnectTimeout == 0 { // connect_timeout in the URL wins
+		// A server that accepts the connection and never answers (paused,
+		// partitioned) is unavailable after this, not a request that
+		// waits for ever (CONTRACT 7: 503 unavailable).
+		cfg.ConnectTimeout = PGConnectTimeout
 	}
 	p := stdlib.OpenDB(*cfg)
 	p.SetMaxOpenConns(16)
