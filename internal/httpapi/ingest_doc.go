@@ -19,10 +19,10 @@ import (
 // in characters, and an upper bound, with the byte limit in the
 // description, for message and stack_trace, which it counts in bytes.
 type IngestEvent struct {
-	Message     string             `json:"message" minLength:"1" maxLength:"16384" doc:"Required and not empty; at most 16,384 bytes of UTF-8 (16 KiB)"`
+	Message     string             `json:"message" minLength:"1" maxLength:"16384" doc:"Required and not empty; at most 16,384 characters (Unicode code points: 16 KiB)"`
 	Level       string             `json:"level,omitempty" doc:"A level or a synonym, in any letter case: trace and debug are debug; info, information, informational, notice, log are info; warn, warning are warn; error, err are error; fatal, critical, crit, alert, emerg, emergency, panic are fatal. Default: error with a stack_trace, else info"`
 	Timestamp   string             `json:"timestamp,omitempty" format:"date-time" doc:"RFC 3339 date-time with a time zone (Z or ±hh:mm; the server also takes ±hhmm and a space for T); default: time of receipt"`
-	StackTrace  string             `json:"stack_trace,omitempty" maxLength:"65536" doc:"At most 65,536 bytes of UTF-8 (64 KiB)"`
+	StackTrace  string             `json:"stack_trace,omitempty" maxLength:"65536" doc:"At most 65,536 characters (Unicode code points: 64 KiB)"`
 	TraceID     string             `json:"trace_id,omitempty" maxLength:"128"`
 	SpanID      string             `json:"span_id,omitempty" maxLength:"128"`
 	Service     string             `json:"service,omitempty" maxLength:"128" doc:"Overrides the batch value; required here when the batch has none"`
@@ -36,9 +36,9 @@ type IngestEvent struct {
 // field is optional and may be null.
 type IngestBreadcrumb struct {
 	Timestamp string         `json:"timestamp,omitempty" format:"date-time" doc:"RFC 3339 date-time with a time zone, as the event's timestamp"`
-	Category  string         `json:"category,omitempty" maxLength:"256" doc:"At most 256 bytes of UTF-8, e.g. http, ui.click, navigation"`
-	Level     string         `json:"level,omitempty" maxLength:"32" doc:"At most 32 bytes, kept as sent"`
-	Message   string         `json:"message,omitempty" maxLength:"8192" doc:"At most 8,192 bytes of UTF-8"`
+	Category  string         `json:"category,omitempty" maxLength:"256" doc:"At most 256 characters, e.g. http, ui.click, navigation"`
+	Level     string         `json:"level,omitempty" maxLength:"32" doc:"At most 32 characters, kept as sent"`
+	Message   string         `json:"message,omitempty" maxLength:"8192" doc:"At most 8,192 characters"`
 	Data      map[string]any `json:"data,omitempty" doc:"An object of at most 4 KiB of compact JSON; values of secret-looking keys are stored as [redacted]"`
 }
 

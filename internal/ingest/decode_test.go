@@ -229,7 +229,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"empty message", body(svc, `{"message":"m"}`, `{"message":""}`), 422, "events[1].message: "},
 		{"null message", body(svc, `{"message":null}`), 422, "events[0].message: "},
 		{"message a number", body(svc, `{"message":42}`), 422, "events[0].message: must be a string"},
-		{"message too long", body(svc, `{"message":"`+long(MaxMessageBytes+1)+`"}`), 422, "events[0].message: "},
+		{"message too long", body(svc, `{"message":"`+long(MaxMessageBytes+1)+`"}`), 422, "events[0].message: is longer than 16384 characters"},
+		{"message of multi-byte characters too long", body(svc, `{"message":"`+strings.Repeat("é", MaxMessageBytes+1)+`"}`), 422, "events[0].message: is longer than 16384 characters"},
 		{"message before level", body(svc, `{"level":"bogus"}`), 422, "events[0].message: "},
 		{"unknown level", body(svc, `{"message":"m","level":"verbose"}`), 422, `events[0].level: "verbose" is not a level`},
 		{"empty level", body(svc, `{"message":"m","level":""}`), 422, "events[0].level: "},
@@ -281,6 +282,21 @@ func TestDecodeAttributesLimitsCountCompactJSON(t *testing.T) {
 	}
 	if n := len(got[0].Attributes); n != MaxAttributesBytes {
 		t.Errorf("len(Attributes) = %d, want %d", n, MaxAttributesBytes)
+	}
+}
+
+// TestDecodeLimitsCountCodePoints: message and stack_trace may hold their
+// limits in code points of any size (CONTRACT 6: lengths count Unicode
+// code points), not in bytes.
+func TestDecodeLimitsCountCodePoints(t *testing.T) {
+	t.Parallel()
+	msg, stack := strings.Repeat("é", MaxMessageBytes), strings.Repeat("😀", MaxStackTraceBytes)
+	got, err := Decode([]byte(body(`"service":"s"`, `{"message":"`+msg+`","stack_trace":"`+stack+`"}`)), received)
+	if err != nil {
+		t.Fatalf("Decode() error = %v, want none", err)
+	}
+	if got[0].Message != msg || got[0].StackTrace != stack {
+		t.Errorf("message of %d bytes, stack of %d: not kept whole", len(got[0].Message), len(got[0].StackTrace))
 	}
 }
 

@@ -153,8 +153,8 @@ func parseBreadcrumbs(raw string, prefix string, r *Redactor) ([]Breadcrumb, str
 			if json.Unmarshal(f.raw, f.dst) != nil {
 				return nil, at + "." + f.name + ": must be a string"
 			}
-			if len(*f.dst) > f.max {
-				return nil, at + "." + f.name + ": is " + strconv.Itoa(len(*f.dst)) + " bytes, more than " + strconv.Itoa(f.max)
+			if TooLong(*f.dst, f.max) {
+				return nil, at + "." + f.name + ": is longer than " + strconv.Itoa(f.max) + " characters"
 			}
 			*f.dst = strings.ReplaceAll(*f.dst, "\x00", "\uFFFD") // as ScrubNUL does for the fields
 		}

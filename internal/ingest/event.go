@@ -21,6 +21,9 @@ const (
 	MaxServiceLen      = 128
 	MaxEnvironmentLen  = 64
 	MaxReleaseLen      = 64
+	// MaxMessageBytes and MaxStackTraceBytes are "16 KiB" and "64 KiB" of
+	// CONTRACT 3 in code points (TooLong), as every length of an event
+	// (CONTRACT 6); other routes cut to them in bytes.
 	MaxMessageBytes    = 16 << 10
 	MaxStackTraceBytes = 64 << 10
 	// MaxAttributes caps the top-level keys of an event's attributes.

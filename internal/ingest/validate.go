@@ -60,8 +60,8 @@ func (bt *batch) checkEvent(i int, ev *Event, st *eventState, attr *attrScan) st
 		return field("message", ": must be a string")
 	case ev.Message == "":
 		return field("message", ": is required and must not be empty")
-	case len(ev.Message) > MaxMessageBytes:
-		return field("message", ": is "+strconv.Itoa(len(ev.Message))+" bytes, more than "+strconv.Itoa(MaxMessageBytes))
+	case TooLong(ev.Message, MaxMessageBytes):
+		return field("message", ": is longer than "+strconv.Itoa(MaxMessageBytes)+" characters")
 	}
 	if st.bad&fLevel != 0 {
 		return field("level", ": must be a string")
@@ -86,8 +86,8 @@ func (bt *batch) checkEvent(i int, ev *Event, st *eventState, attr *attrScan) st
 	switch {
 	case st.bad&fStackTrace != 0:
 		return field("stack_trace", ": must be a string")
-	case len(ev.StackTrace) > MaxStackTraceBytes:
-		return field("stack_trace", ": is "+strconv.Itoa(len(ev.StackTrace))+" bytes, more than "+strconv.Itoa(MaxStackTraceBytes))
+	case TooLong(ev.StackTrace, MaxStackTraceBytes):
+		return field("stack_trace", ": is longer than "+strconv.Itoa(MaxStackTraceBytes)+" characters")
 	}
 	if detail := checkString("trace_id", ev.TraceID, fTraceID, st.bad, MaxTraceIDLen); detail != "" {
 		return prefix() + detail
@@ -226,4 +226,11 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mp+2)/5 + d - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// TooLong reports whether s holds more than max code points (CONTRACT 6:
+// lengths count Unicode code points; "16 KiB" of a message is 16,384 of
+// them). Text within max bytes is within max code points uncounted.
+func TooLong(s string, max int) bool {
+	return len(s) > max && utf8.RuneCountInString(s) > max
 }

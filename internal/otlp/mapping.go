@@ -143,8 +143,8 @@ func mapRecord(ev *ingest.Event, lr plog.LogRecord, scope string, received int64
 		if err != nil {
 			return ".attributes", attrStacktrace + " " + err.Error()
 		}
-		if len(s) > ingest.MaxStackTraceBytes {
-			return ".attributes", attrStacktrace + " is " + strconv.Itoa(len(s)) + " bytes, more than " + strconv.Itoa(ingest.MaxStackTraceBytes)
+		if ingest.TooLong(s, ingest.MaxStackTraceBytes) {
+			return ".attributes", attrStacktrace + " is longer than " + strconv.Itoa(ingest.MaxStackTraceBytes) + " characters"
 		}
 		ev.StackTrace = s
 	}
@@ -167,8 +167,8 @@ func mapRecord(ev *ingest.Event, lr plog.LogRecord, scope string, received int64
 	switch {
 	case msg == "":
 		return ".body", "is empty (and there is no exception.message); Errata needs a message"
-	case len(msg) > ingest.MaxMessageBytes:
-		return ".body", "is " + strconv.Itoa(len(msg)) + " bytes, more than " + strconv.Itoa(ingest.MaxMessageBytes)
+	case ingest.TooLong(msg, ingest.MaxMessageBytes):
+		return ".body", "is longer than " + strconv.Itoa(ingest.MaxMessageBytes) + " characters"
 	}
 	ev.Message = msg
 	ev.Level = level(lr.SeverityNumber(), lr.SeverityText(), ev.StackTrace != "")

@@ -195,10 +195,11 @@ func TestMapRejects(t *testing.T) {
 	}{
 		{"empty body", nil, func(lr plog.LogRecord) { lr.Body().SetStr("") }, "log_records[0].body: is empty"},
 		{"no body", nil, func(lr plog.LogRecord) { _ = lr.Body().FromRaw(nil) }, "body: is empty"},
-		{"message too long", nil, func(lr plog.LogRecord) { lr.Body().SetStr(strings.Repeat("a", 16<<10+1)) }, "body: is 16385 bytes"},
+		{"message too long", nil, func(lr plog.LogRecord) { lr.Body().SetStr(strings.Repeat("a", 16<<10+1)) }, "body: is longer than 16384 characters"},
+		{"message of multi-byte characters too long", nil, func(lr plog.LogRecord) { lr.Body().SetStr(strings.Repeat("é", 16<<10+1)) }, "body: is longer than 16384 characters"},
 		{"stack too long", nil, func(lr plog.LogRecord) {
 			lr.Attributes().PutStr("exception.stacktrace", strings.Repeat("a", 64<<10+1))
-		}, "exception.stacktrace is 65537 bytes"},
+		}, "exception.stacktrace is longer than 65536 characters"},
 		{"65 attributes", nil, func(lr plog.LogRecord) { _ = lr.Attributes().FromRaw(many) }, "attributes: has 65 keys"},
 		{"attributes too big", nil, func(lr plog.LogRecord) { lr.Attributes().PutStr("big", strings.Repeat("a", 16<<10)) }, "bytes of JSON, more than 16384"},
 		{"attributes too deep", nil, func(lr plog.LogRecord) { _ = lr.Attributes().FromRaw(deep) }, "nested more than 32"},
