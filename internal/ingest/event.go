@@ -17,10 +17,10 @@ import (
 // points; the others count bytes of UTF-8 (message, stack_trace) or of the
 // compact JSON encoding as received (attributes, before redaction).
 const (
-	MaxEvents          = 1000
-	MaxServiceLen      = 128
-	MaxEnvironmentLen  = 64
-	MaxReleaseLen      = 64
+	MaxEvents         = 1000
+	MaxServiceLen     = 128
+	MaxEnvironmentLen = 64
+	MaxReleaseLen     = 64
 	// MaxMessageBytes and MaxStackTraceBytes are "16 KiB" and "64 KiB" of
 	// CONTRACT 3 in code points (TooLong), as every length of an event
 	// (CONTRACT 6); other routes cut to them in bytes.
