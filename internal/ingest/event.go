@@ -13,9 +13,9 @@ import (
 )
 
 // Limits of one batch (spec section 8, CONTRACT section 3). Lengths of
-// service, environment, release, trace_id and span_id count Unicode code
-// points; the others count bytes of UTF-8 (message, stack_trace) or of the
-// compact JSON encoding as received (attributes, before redaction).
+// strings count Unicode code points (message and stack_trace too); the
+// attributes' size counts bytes of their compact JSON encoding as received
+// (before redaction).
 const (
 	MaxEvents         = 1000
 	MaxServiceLen     = 128
