@@ -341,7 +341,20 @@ func (ev *facts) expand(v fpValue, def string, crash *Frame) string {
 // whatever order the language prints frames in; -1 when none is in-app.
 func culpritIndex(st *Stack) int {
 	n := len(st.Frames)
-	for i := 0; i < n; i++ {
+	from := 0
+	if st.Language == "go" {
+		// Go prints the functions deferred while panicking above the
+		// runtime's panic frame: the panic was raised below it.
+		for i := n - 1; i >= 0; i-- {
+			if f := st.Frames[i]; f.Function == "panic" && f.Module == "" && strings.HasSuffix(f.Path, "runtime/panic.go") {
+				if slices.ContainsFunc(st.Frames[i+1:], func(f Frame) bool { return f.InApp }) {
+					from = i + 1
+				}
+				break
+			}
+		}
+	}
+	for i := from; i < n; i++ {
 		k := i
 		if outermostFirst(st) {
 			k = n - 1 - i

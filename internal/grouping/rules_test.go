@@ -241,6 +241,9 @@ func TestCulpritFrameOrder(t *testing.T) {
 		{"python prints the outermost first", pyLedger, "app/ledger.py in post_entry"},
 		{"java prints the innermost first", javaPayout, "com.acme.payouts.BatchRunner.run"},
 		{"javascript prints the innermost first", jsCart, "src/cart.js in parseCart"},
+		{"go prints deferred functions above the panic", "panic: boom [recovered]\n\tpanic: boom\n\ngoroutine 1 [running]:\n" +
+			"main.main.func1()\n\t/app/main.go:9 +0x4c\npanic({0x4a0e40?, 0x4d8b38?})\n\t/usr/local/go/src/runtime/panic.go:770 +0x132\n" +
+			"main.inner(...)\n\t/app/main.go:14\nmain.main()\n\t/app/main.go:17 +0x45\n", "main.inner"},
 	} {
 		if got := Fingerprint(Input{StackTrace: tt.trace}).Culprit; got != tt.want {
 			t.Errorf("%s: culprit %q, want %q", tt.name, got, tt.want)
