@@ -346,7 +346,7 @@ func culpritIndex(st *Stack) int {
 		// Go prints the functions deferred while panicking above the
 		// runtime's panic frame: the panic was raised below it.
 		for i := n - 1; i >= 0; i-- {
-			if f := st.Frames[i]; f.Function == "panic" && f.Module == "" && strings.HasSuffix(f.Path, "runtime/panic.go") {
+			if f := st.Frames[i]; f.Function == "panic" && (f.Module == "" || f.Module == "runtime") && strings.HasSuffix(f.Path, "runtime/panic.go") {
 				if slices.ContainsFunc(st.Frames[i+1:], func(f Frame) bool { return f.InApp }) {
 					from = i + 1
 				}

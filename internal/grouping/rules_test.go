@@ -244,6 +244,9 @@ func TestCulpritFrameOrder(t *testing.T) {
 		{"go prints deferred functions above the panic", "panic: boom [recovered]\n\tpanic: boom\n\ngoroutine 1 [running]:\n" +
 			"main.main.func1()\n\t/app/main.go:9 +0x4c\npanic({0x4a0e40?, 0x4d8b38?})\n\t/usr/local/go/src/runtime/panic.go:770 +0x132\n" +
 			"main.inner(...)\n\t/app/main.go:14\nmain.main()\n\t/app/main.go:17 +0x45\n", "main.inner"},
+		{"go frames from a Sentry SDK name the runtime's panic as runtime.panic", "panic: boom\n\ngoroutine 1 [running]:\n" +
+			"main.cleanup()\n\t/app/main.go:9\nruntime.panic()\n\t/usr/local/go/src/runtime/panic.go:770\n" +
+			"main.inner()\n\t/app/main.go:14\nmain.main()\n\t/app/main.go:17\n", "main.inner"},
 	} {
 		if got := Fingerprint(Input{StackTrace: tt.trace}).Culprit; got != tt.want {
 			t.Errorf("%s: culprit %q, want %q", tt.name, got, tt.want)

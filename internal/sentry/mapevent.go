@@ -96,11 +96,6 @@ func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logT
 		if m := main.Mechanism; m != nil && m.Handled != nil {
 			a.add("handled", strconv.AppendBool(nil, *m.Handled))
 		}
-		// The exception as sent, under OpenTelemetry's names: what grouping
-		// rules' error.type and error.value match when the stack trace
-		// names no type (sentry-go's errors, exceptions without frames).
-		a.str("exception.type", oneLine(main.Type, maxNameBytes), maxValueBytes)
-		a.str("exception.message", main.Value, maxValueBytes)
 	}
 	for _, kv := range [...][2]string{
 		{"platform", se.Platform}, {"logger", se.Logger}, {"transaction", se.Transaction},
@@ -139,6 +134,17 @@ func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logT
 		if kv[0] != "service" {
 			a.add("tags."+kv[0], appendString(nil, limitRunes(kv[1], maxTagRunes)))
 		}
+	}
+	if len(excs) > 0 {
+		// The exception as sent, under OpenTelemetry's names: what grouping
+		// rules' error.type and error.value match when the stack trace
+		// names no type (sentry-go's errors, exceptions without frames).
+		// Last, so that they never take the place of a tag under the cap
+		// of attribute keys; the value's first line, as rules read it.
+		main := &excs[len(excs)-1]
+		a.str("exception.type", oneLine(main.Type, maxNameBytes), maxNameBytes)
+		first, _, _ := strings.Cut(main.Value, "\n")
+		a.str("exception.message", oneLine(first, maxNameBytes), maxNameBytes)
 	}
 	return &a
 }

@@ -2,6 +2,7 @@ package sentry
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +382,41 @@ func TestMapRequestUserAgent(t *testing.T) {
 				t.Errorf("user_agent = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestExceptionAttributesNeverDisplaceTags: the main exception's
+// exception.type and exception.message come after the tags, so under the
+// cap of attribute keys an event keeps as many tags with an exception as
+// without one.
+func TestExceptionAttributesNeverDisplaceTags(t *testing.T) {
+	var tags []string
+	for i := range 70 {
+		tags = append(tags, fmt.Sprintf(`"t%02d":"v"`, i))
+	}
+	tagObj := `"tags":{` + strings.Join(tags, ",") + `}`
+	kept := func(payload string) (n int, attrs map[string]any) {
+		ev := mapOne(t, []byte(payload))
+		if err := json.Unmarshal(ev.Attributes, &attrs); err != nil {
+			t.Fatal(err)
+		}
+		for k := range attrs {
+			if strings.HasPrefix(k, "tags.") {
+				n++
+			}
+		}
+		return n, attrs
+	}
+	withExc, attrs := kept(`{"platform":"python",` + tagObj + `,"exception":{"values":[{"type":"LedgerError","value":"entry 5"}]}}`)
+	without, _ := kept(`{"platform":"python",` + tagObj + `,"message":"entry 5"}`)
+	if withExc != without || withExc == 0 {
+		t.Errorf("tags kept: %d with an exception, %d without; want the same", withExc, without)
+	}
+	if _, ok := attrs["exception.type"]; ok {
+		t.Errorf("exception.type kept in place of a tag: %v", attrs)
+	}
+	_, small := kept(`{"platform":"python","exception":{"values":[{"type":"LedgerError","value":"entry 5\nsecond line"}]}}`)
+	if small["exception.type"] != "LedgerError" || small["exception.message"] != "entry 5" {
+		t.Errorf("exception attributes = %v, %v; want LedgerError and the value's first line", small["exception.type"], small["exception.message"])
 	}
 }

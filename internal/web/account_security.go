@@ -23,6 +23,7 @@ func (d *Dashboard) securityRoutes(mux *http.ServeMux) {
 	d.post(mux, "/account/totp", d.accountBeginTOTP)
 	d.post(mux, "/account/totp/confirm", d.accountConfirmTOTP)
 	d.post(mux, "/account/totp/disable", d.accountDisableTOTP)
+	d.post(mux, "/account/verify-email", d.accountSendVerification)
 	d.get(mux, "/orgs/{org_id}/audit-log", d.auditLog)
 }
 
@@ -92,6 +93,13 @@ func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *htt
 		return err
 	}
 	return d.accountPage(w, r, p, http.StatusOK, accountData{Notice: notice})
+}
+
+// accountSendVerification sends the verification email again (a new link
+// replaces the one before), as POST /v1/auth/verify-email/send.
+func (d *Dashboard) accountSendVerification(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
+	err := d.auth.SendVerification(r.Context(), p.User)
+	return d.accountAction(w, r, p, "verify", "A new verification link was sent to "+p.User.Email+"; the one before no longer works.", err)
 }
 
 func (d *Dashboard) accountEndSession(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {

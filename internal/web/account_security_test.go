@@ -11,6 +11,9 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/mail/mailtest"
+	"github.com/errata-dev/errata/internal/store/storetest"
 )
 
 // TestAccountPage: the account page lists the sessions and ends one, sets
@@ -94,6 +97,35 @@ func TestOrgSignInRules(t *testing.T) {
 		b.get("/orgs/"+w.OrgID).expect(t, http.StatusOK, `name="require_2fa" checked`)
 		m := newBrowser(t, s)
 		m.signIn(w.Member.Email)
-		m.get("/projects/"+w.ProjectID).expect(t, http.StatusForbidden)
+		// The page says what to do in words, not the API's operation.
+		p := m.get("/projects/"+w.ProjectID).expect(t, http.StatusForbidden, "turn it on for your account", `href="/account">Turn on two-factor sign-in`)
+		if strings.Contains(p.Body, "/v1/auth/totp") {
+			t.Errorf("the 2fa-required page names the API: %s", p.Body)
+		}
 	})
+}
+
+// TestEmailVerificationPages: an account whose address is not verified
+// sees so on every page, can send the link again from its account page,
+// and a link that is not valid (unknown, used, expired) says so in a page
+// of its own.
+func TestEmailVerificationPages(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			smtp := mailtest.Start(t)
+			s := apitest.Start(t, d, func(c *config.Serve) { c.SMTPURL, c.Signup = smtp.URL(), "open" })
+			s.SignUp(t, "owner@example.com") // the first account is verified at once
+			s.SignUp(t, "vic@example.com")
+			b := newBrowser(t, s)
+			b.signIn("vic@example.com")
+			b.get("/").expect(t, http.StatusOK, `id="verify-banner"`, `href="/account#verify-h"`)
+			b.get("/account").expect(t, http.StatusOK, "Email address not verified", `action="/account/verify-email"`)
+			b.post("/account/verify-email", url.Values{}).expect(t, http.StatusOK, "A new verification link was sent to vic@example.com")
+			p := b.get("/verify-email?token=not-a-token").expect(t, http.StatusUnprocessableEntity, "This verification link is not valid", "was used already or expired")
+			if strings.Contains(p.Body, "token:") {
+				t.Errorf("the page names the API's field: %s", p.Body)
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/problem"
@@ -97,15 +98,17 @@ func unsubscribed(u notify.Unsubscribable) emailLinkData {
 		"will you be asked to confirm once more, and nothing is sent unless you do."}
 }
 
-// emailLinkFailed answers a link that does nothing: 404 with the problem's
-// detail, without the layout's ways back into an account.
+// emailLinkFailed answers a link that does nothing (unknown, used, expired:
+// the problem's status, 404 or 422) with its detail, without the layout's
+// ways back into an account.
 func (d *Dashboard) emailLinkFailed(w http.ResponseWriter, r *http.Request, heading string, err error) {
 	pr := problem.From(err)
-	if pr.Code() != "not-found" {
+	if c := pr.Code(); c != "not-found" && c != "validation-failed" {
 		d.fail(w, r, nil, err)
 		return
 	}
-	d.renderEmailLink(w, r, http.StatusNotFound, heading, emailLinkData{Heading: heading, Message: sentence(pr.Detail)})
+	// "token: …" names the API's field; the page's reader has a link.
+	d.renderEmailLink(w, r, pr.Status, heading, emailLinkData{Heading: heading, Message: sentence(strings.TrimPrefix(pr.Detail, "token: "))})
 }
 
 func (d *Dashboard) renderEmailLink(w http.ResponseWriter, r *http.Request, status int, title string, data emailLinkData) {

@@ -117,12 +117,28 @@ type errorData struct {
 	// Back is the dashboard page a refused form was sent from (its
 	// Referer, when it is one of this server's pages), the way back to it.
 	Back string
+	// SSOName labels the single sign-on way in an sso-required page offers;
+	// SSONext is the page to come back to after it.
+	SSOName, SSONext string
 }
 
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, status int, code, detail string) {
-	d.render(w, r, status, "error", p, frame{Title: http.StatusText(status),
-		Data: errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail, Back: backTo(r),
-			SignedOut: p == nil}}) // a public page's visitor (an invitation, an email link) signs in to go on
+	data := errorData{Status: status, StatusText: http.StatusText(status), Code: code, Detail: detail, Back: backTo(r),
+		SignedOut: p == nil} // a public page's visitor (an invitation, an email link) signs in to go on
+	// The API's words name its operations; a page names what to do.
+	switch code {
+	case "2fa-required":
+		data.Detail = "This organization requires two-factor sign-in: turn it on for your account to reach its resources."
+	case "sso-required":
+		data.Detail = "This organization requires single sign-on: sign in through it to reach its resources."
+		if d.ssoName != "" {
+			data.SSOName, data.SSONext = d.ssoName, "/"
+			if r.Method == http.MethodGet {
+				data.SSONext = safeNext(r.URL.RequestURI())
+			}
+		}
+	}
+	d.render(w, r, status, "error", p, frame{Title: http.StatusText(status), Data: data})
 }
 
 // backTo is the path (and query) of the page a form was sent from, when

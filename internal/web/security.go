@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
@@ -114,6 +116,12 @@ func (d *Dashboard) authorize(r *http.Request, p *httpserver.Principal, scope st
 // sign-in form; problems keep their status and code; anything else is a
 // logged 500 that leaks nothing.
 func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The browser went away (a closed tab, a second click): no one
+		// reads the answer, and nothing failed on our side.
+		d.log.Debug("dashboard request abandoned by its client", "request_id", httpserver.RequestID(r.Context()), "path", r.URL.Path)
+		return
+	}
 	pr := problem.From(err) // the one mapping, as for the API and OTLP
 	switch {
 	case pr.Code() == "unauthorized":

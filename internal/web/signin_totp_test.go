@@ -32,6 +32,11 @@ func TestSignInWithTOTP(t *testing.T) {
 		b := newBrowser(t, s)
 		b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {apitest.Password}, "next": {"/"}}).
 			expect(t, http.StatusUnauthorized, `<label for="code">`, "authenticator app")
+		// The confirming code signs in once (it proved the authenticator,
+		// not a sign-in); a second time it was used already.
+		sessionCookie(t, b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {apitest.Password}, "code": {code(now)}, "next": {"/"}}).
+			expect(t, http.StatusSeeOther))
+		b = newBrowser(t, s)
 		b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {apitest.Password}, "code": {code(now)}, "next": {"/"}}).
 			expect(t, http.StatusUnauthorized, `<label for="code">`, "code was used already")
 		p := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {apitest.Password}, "code": {code(now.Add(30 * time.Second))}, "next": {"/"}}).

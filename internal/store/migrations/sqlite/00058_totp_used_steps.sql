@@ -9,6 +9,10 @@ CREATE TABLE totp_used_steps (
     step    INTEGER NOT NULL,
     PRIMARY KEY (user_id, step)
 );
+-- The step the old column says was used stays used: a code accepted just
+-- before the upgrade is not accepted again after it.
+INSERT INTO totp_used_steps (user_id, step)
+    SELECT id, totp_last_step FROM users WHERE totp_secret <> '' AND totp_last_step > 0;
 
 -- +goose Down
 DROP TABLE totp_used_steps;
