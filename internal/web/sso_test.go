@@ -240,6 +240,13 @@ func TestSSOSignIn(t *testing.T) {
 		if !strings.Contains(string(home.Body), "requires single sign-on") {
 			t.Errorf("home of a password session does not say the organization requires single sign-on: %s", home.Body)
 		}
+		// The organization's page refuses the password session with a way
+		// in through the provider, back to the same page.
+		page := s.Do(apitest.Request{Method: "GET", Path: "/orgs/" + orgID, Cookies: []*http.Cookie{{Name: httpserver.SessionCookie, Value: owner.Token}}}).
+			Expect(t, http.StatusForbidden, "")
+		if want := `href="/auth/oidc/start?next=%2forgs%2f` + orgID + `">Sign in with Acme ID</a>`; !strings.Contains(string(page.Body), want) {
+			t.Errorf("the sso-required page has no %s: %s", want, page.Body)
+		}
 		if home := s.Do(apitest.Request{Method: "GET", Path: "/", Cookies: []*http.Cookie{ownerSSO}}); strings.Contains(string(home.Body), "requires single sign-on") {
 			t.Error("home of a single sign-on session says the organization requires it")
 		}
