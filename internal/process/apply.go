@@ -204,10 +204,15 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		}
 	}
 	*counts = appendMinutes(*counts, g, ga.arrivals)
-	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, ga.count, now, p.opts.Spike) {
-		ev, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
+	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, p.opts.Spike) {
+		ev, spiked, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
 		if err != nil {
 			return g, nil, err
+		}
+		if spiked && ev == nil {
+			// A spike read from the store (not raised by this transaction,
+			// which may yet roll back) stays one: stop checking it.
+			p.hot.spikedTicket(g.ID, g.TicketID, now)
 		}
 		if ev != nil {
 			events = append(events, *ev)

@@ -22,6 +22,9 @@ type hotGroup struct {
 	sinceprune   int
 	checked      time.Time
 	sinceChecked int
+	// spiked is the group's ticket known to be a spike already: its rate
+	// needs no further check (tickets.SpikeRule.Raise).
+	spiked string
 }
 
 const (
@@ -93,15 +96,28 @@ func (h *hotGroups) refreshSearch(id string, now time.Time) bool {
 	return true
 }
 
-// checkSpike reports whether the group's rate should be checked now.
-func (h *hotGroups) checkSpike(id string, n int, now time.Time, rule tickets.SpikeRule) bool {
+// checkSpike reports whether the rate of the group, whose ticket is
+// ticketID, should be checked now: never again once that ticket is known
+// to be a spike (spiked).
+func (h *hotGroups) checkSpike(id, ticketID string, n int, now time.Time, rule tickets.SpikeRule) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	g := h.get(id, now)
+	if g.spiked == ticketID {
+		return false
+	}
 	g.sinceChecked += n
 	if g.checked.IsZero() || now.Sub(g.checked) >= spikeEvery || int64(g.sinceChecked)*10 >= rule.Min {
 		g.checked, g.sinceChecked = now, 0
 		return true
 	}
 	return false
+}
+
+// spiked notes that the group's ticket ticketID is a spike: checkSpike
+// answers false for it from now on (a ticket's reason stays spike).
+func (h *hotGroups) spikedTicket(id, ticketID string, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.get(id, now).spiked = ticketID
 }

@@ -97,33 +97,36 @@ func openTicket(g *store.Group, reason string, firstSeen, now time.Time) *store.
 // when the group's events in the rule's window up to at (pending of them
 // not counted in the store yet) are a spike against its baseline, the
 // ticket is raised to SpikeSeverity with the reason spike, once per
-// ticket. It returns the event, or nil when nothing is raised.
-func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int, envs []string) (*Event, error) {
+// ticket. It returns the event, or nil when nothing is raised; spiked
+// reports that the ticket's reason is spike (raised now or before), which
+// no later event changes: a ticket's reason is set when it opens and only
+// ever changed to spike, so its caller may stop checking that ticket.
+func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int, envs []string) (ev *Event, spiked bool, err error) {
 	winStart := at.Truncate(time.Minute).Add(-r.Window + time.Minute)
 	recent, err := c.GroupCountBetween(ctx, g.ID, winStart, at.Add(time.Minute))
 	recent += int64(pending)
 	if err != nil || recent < r.Min {
-		return nil, err
+		return nil, false, err
 	}
 	t, err := c.TicketByID(ctx, g.TicketID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil || t.Status != store.TicketOpen || t.Reason == store.ReasonSpike {
-		return nil, err
+		return nil, err == nil && t.Reason == store.ReasonSpike, err
 	}
 	base, err := c.GroupCountBetween(ctx, g.ID, winStart.Add(-r.Baseline), winStart)
 	if err != nil || !r.Spiking(recent, base) {
-		return nil, err
+		return nil, false, err
 	}
 	t.Severity, t.Reason, t.UpdatedAt = SpikeSeverity.String(), store.ReasonSpike, now
 	if err := c.UpdateTicket(ctx, t); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := Record(ctx, c, g.ID, store.ActivitySpike, Actor{}, map[string]any{"ticket_id": t.ID, "events": recent, "window": FormatWindow(r.Window)}, now); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return &Event{Ticket: t, Group: g, Kind: store.ReasonSpike, Environments: envs}, nil
+	return &Event{Ticket: t, Group: g, Kind: store.ReasonSpike, Environments: envs}, true, nil
 }
 
 // ExpireIgnore ends, in c's transaction, the ignore of a group whose
