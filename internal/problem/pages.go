@@ -35,7 +35,11 @@ func Pages(notFound http.Handler) http.Handler {
 		render(w, map[string]any{"All": All()})
 	})
 	mux.HandleFunc("GET /errors", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
+		// Relative, so that it holds under whatever prefix was stripped
+		// (/docs/errors → /docs/errors/); http.Redirect would resolve it
+		// against the stripped path.
+		w.Header().Set("Location", "errors/")
+		w.WriteHeader(http.StatusMovedPermanently)
 	})
 	mux.HandleFunc("GET /errors/{code}", func(w http.ResponseWriter, r *http.Request) {
 		c, ok := Lookup(r.PathValue("code"))
