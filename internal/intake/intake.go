@@ -94,7 +94,7 @@ func (in *Intake) admit(ctx context.Context, route, credential, origin string) (
 	}
 	if !auth.IsAPIKey(credential) {
 		in.Refuse(route, metrics.RefusedUnauthorized)
-		return store.Project{}, nil, auth.Unauthorized("ingestion takes a project API key (svc_live_…), not a session token")
+		return store.Project{}, nil, auth.Unauthorized("ingestion takes a project API key (svc_live_…); the credential sent is not one (session and personal tokens are for the management API)")
 	}
 	k, p, err := in.Auth.AuthenticateKey(ctx, credential)
 	if err != nil {
