@@ -115,3 +115,49 @@ func TestEngineDeliversEverything(t *testing.T) {
 		}
 	})
 }
+
+// TestEngineManyDeadReceivers: with the default caps, nine receivers that
+// do not answer (each holding its channel's PerChannel attempts) still
+// leave room for another channel's deliveries, which arrive while all of
+// theirs hang.
+func TestEngineManyDeadReceivers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		r := newRig(t, db, notify.Options{Delivery: delivery.Options{Idle: 50 * time.Millisecond}})
+		r.clock.Set(time.Now().UTC())
+		release := make(chan struct{})
+		var inFlight atomic.Int32
+		const dead, perChannel = 9, 8
+		for range dead {
+			slow := r.receiver(t, func(w http.ResponseWriter, req *http.Request) {
+				inFlight.Add(1)
+				defer inFlight.Add(-1)
+				select {
+				case <-release:
+				case <-req.Context().Done():
+				}
+				w.WriteHeader(200)
+			})
+			r.webhookChannel(t, slow.srv.URL)
+		}
+		if err := r.svc.Engine().Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer r.svc.Engine().Stop()
+		defer close(release)
+		for range perChannel {
+			r.openTicket(t, "critical")
+		}
+		r.svc.Wake()
+		waitFor(t, func() bool { return inFlight.Load() == dead*perChannel })
+		var fastDone sync.WaitGroup
+		fastDone.Add(1)
+		fast := r.receiver(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200); fastDone.Done() })
+		r.webhookChannel(t, fast.srv.URL)
+		r.openTicket(t, "critical")
+		r.svc.AfterCommit()
+		fastDone.Wait()
+		if n := inFlight.Load(); n != dead*perChannel {
+			t.Fatalf("the live channel's delivery came after a dead receiver's attempt ended (%d of %d in flight)", n, dead*perChannel)
+		}
+	})
+}

@@ -23,6 +23,13 @@ const (
 // says it made none (the channel no longer takes deliveries, or is gone).
 type Send func(ctx context.Context, d store.Delivery) Result
 
+// DefaultWorkers bounds the attempts in flight in all: receivers that do
+// not answer hold PerChannel each until their 10 s time-out, so 64 (the
+// first default) let eight of them delay every other channel's deliveries
+// by up to 10 s. An attempt waiting on a receiver costs a goroutine and a
+// connection, so the bound is set where 64 such receivers are needed.
+const DefaultWorkers = 512
+
 // Options configure the engine.
 type Options struct {
 	// Waits are the seven waits between attempts (default DefaultWaits).
@@ -31,7 +38,7 @@ type Options struct {
 	Jitter float64
 	// PerChannel is the most attempts in flight to one channel (default 8).
 	PerChannel int
-	// Workers is the most attempts in flight in all (default 64).
+	// Workers is the most attempts in flight in all (default DefaultWorkers).
 	Workers int
 	// Lease is how long a claimed delivery stays with this process (default 2m).
 	Lease time.Duration
@@ -71,7 +78,7 @@ func New(db *store.DB, newSend func(keep time.Duration) Send, opts Options) *Eng
 		opts.PerChannel = 8
 	}
 	if opts.Workers <= 0 {
-		opts.Workers = 64
+		opts.Workers = DefaultWorkers
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 2 * time.Minute
