@@ -68,12 +68,16 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "errata:", err)
 		return 1
 	}
+	if len(args) > 0 && args[0] == "help" { // "errata help [command]" is --help
+		args = append(append([]string{}, args[1:]...), "--help")
+	}
 	kctx, err := parser.Parse(args)
 	if exited >= 0 {
 		return exited // --help
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
+		fmt.Fprintln(stderr, "errata: run errata --help for the commands and their settings")
 		return ExitUsage
 	}
 	if err := r.Store.Validate(); err != nil {

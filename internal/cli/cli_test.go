@@ -277,3 +277,19 @@ func entries(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// TestHelpForNewcomers: "errata help [command]" is --help, and a command
+// line that does not parse says where the commands are listed.
+func TestHelpForNewcomers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if res := errata(t, dir, nil, "help"); res.code != 0 || !strings.Contains(res.stdout, "Usage: errata <command>") {
+		t.Errorf("errata help: exit %d, %q", res.code, res.stdout)
+	}
+	if res := errata(t, dir, nil, "help", "serve"); res.code != 0 || !strings.Contains(res.stdout, "Usage: errata serve") {
+		t.Errorf("errata help serve: exit %d, %q", res.code, res.stdout)
+	}
+	if res := errata(t, dir, nil); res.code != 2 || !strings.Contains(res.stderr, "errata --help") {
+		t.Errorf("errata with no command: exit %d, %q; want 2 naming errata --help", res.code, res.stderr)
+	}
+}
