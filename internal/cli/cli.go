@@ -76,8 +76,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return exited // --help
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
-		fmt.Fprintln(stderr, "errata: run errata --help for the commands and their settings")
+		msg := withEnv(parser.Model.Node, err.Error())
+		if strings.HasPrefix(msg, "expected one of") || strings.HasPrefix(msg, "unexpected argument") {
+			msg += " (errata --help lists the commands)" // no command: where they are listed, on the one line
+		}
+		fmt.Fprintln(stderr, "errata:", msg)
 		return ExitUsage
 	}
 	if err := r.Store.Validate(); err != nil {
