@@ -107,15 +107,12 @@ func (s *Service) createOIDCUser(ctx context.Context, c *store.Conn, email, name
 	}
 	if !s.open && len(invs) == 0 && !joins {
 		// The installation's very first account may be made however its
-		// operator signs in (CONTRACT 1), through the provider too.
-		if err := c.LockSignUps(ctx); err != nil {
-			return store.User{}, err
-		}
-		n, err := c.CountUsers(ctx)
+		// operator signs in, through the provider too.
+		first, err := firstAccount(ctx, c)
 		if err != nil {
 			return store.User{}, err
 		}
-		if n > 0 {
+		if !first {
 			return store.User{}, problem.New("sign-up-closed", "no account has this email, and this server needs an invitation to it to create one")
 		}
 	}

@@ -111,6 +111,18 @@ func checkPassword(pw string) error {
 	return nil
 }
 
+// firstAccount reports, in c's transaction, whether an account made now
+// would be the installation's first, which may always be made (CONTRACT
+// 1); sign-ups are serialised until the transaction ends, so two cannot
+// both be first.
+func firstAccount(ctx context.Context, c *store.Conn) (bool, error) {
+	if err := c.LockSignUps(ctx); err != nil {
+		return false, err
+	}
+	n, err := c.CountUsers(ctx)
+	return n == 0, err
+}
+
 // SignUp creates a user and a session. The first user may always sign up;
 // later ones need an invitation token unless sign-up is open. With a token,
 // the invitation is accepted in the same transaction.
@@ -135,17 +147,13 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (Signed, error) {
 	err = s.db.Tx(ctx, func(c *store.Conn) error {
 		first := false
 		if in.InvitationToken == "" {
-			if err := c.LockSignUps(ctx); err != nil {
+			var err error
+			if first, err = firstAccount(ctx, c); err != nil {
 				return err
 			}
-			n, err := c.CountUsers(ctx)
-			if err != nil {
-				return err
-			}
-			if n > 0 && !s.open {
+			if !first && !s.open {
 				return problem.New("sign-up-closed", "this server needs an invitation_token to sign up")
 			}
-			first = n == 0
 		}
 		if in.InvitationToken != "" {
 			// The account takes the invitation's address, verified by the

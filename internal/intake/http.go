@@ -24,13 +24,13 @@ func (in *Intake) AdmitBrowser(w http.ResponseWriter, r *http.Request, route, cr
 	return in.admitHTTP(w, r, route, credential, r.Header.Get("Origin"))
 }
 
-// AdmitCharged is AdmitBrowser for a request whose address already paid a
-// token of the management API's limiter (addr, its result): a request
-// that authenticates itself in its body (the Sentry keyless path). A
-// refusal before the project is known answers addr's headers and takes no
-// second token.
-func (in *Intake) AdmitCharged(w http.ResponseWriter, r *http.Request, route, credential string, addr ratelimit.Result) (store.Project, error) {
-	return in.admitWith(w, r, route, credential, r.Header.Get("Origin"), &addr)
+// AdmitCharged is AdmitBrowser for a request whose address may have paid
+// a token of the management API's limiter already (addr, its result; nil
+// when not): a request that authenticates itself in its body (the Sentry
+// keyless path). A refusal before the project is known answers addr's
+// headers and takes no second token.
+func (in *Intake) AdmitCharged(w http.ResponseWriter, r *http.Request, route, credential string, addr *ratelimit.Result) (store.Project, error) {
+	return in.admitWith(w, r, route, credential, r.Header.Get("Origin"), addr)
 }
 
 func (in *Intake) admitHTTP(w http.ResponseWriter, r *http.Request, route, credential, origin string) (store.Project, error) {

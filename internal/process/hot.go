@@ -114,7 +114,7 @@ func (h *hotGroups) checkSpike(id, ticketID string, n int, now time.Time, rule t
 	return false
 }
 
-// spiked notes that the group's ticket ticketID is a spike: checkSpike
+// spikedTicket notes that the group's ticket ticketID is a spike: checkSpike
 // answers false for it from now on (a ticket's reason stays spike).
 func (h *hotGroups) spikedTicket(id, ticketID string, now time.Time) {
 	h.mu.Lock()

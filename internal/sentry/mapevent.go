@@ -92,8 +92,7 @@ func eventAttrs(se *sentryEvent, excs []exception, tags [][2]string, inApp, logT
 	a.str(ingest.AttrDist, clean(se.Dist), 64)
 	a.str(ingest.AttrDebugIDs, debugIDs(se), maxValueBytes)
 	if len(excs) > 0 {
-		main := &excs[len(excs)-1]
-		if m := main.Mechanism; m != nil && m.Handled != nil {
+		if m := excs[len(excs)-1].Mechanism; m != nil && m.Handled != nil {
 			a.add("handled", strconv.AppendBool(nil, *m.Handled))
 		}
 	}

@@ -91,10 +91,7 @@ func (c *Conn) insertBatchesPostgres(ctx context.Context, batches []Batch) error
 	if err != nil {
 		return fmt.Errorf("store: reserve batch ids: %w", err)
 	}
-	ids, err := collect(rows, func(s interface{ Scan(...any) error }) (int64, error) {
-		var id int64
-		return id, s.Scan(&id)
-	})
+	ids, err := collect(rows, scanOne[int64])
 	if err != nil || len(ids) != len(batches) {
 		return fmt.Errorf("store: reserve batch ids: got %d: %w", len(ids), err)
 	}

@@ -85,10 +85,7 @@ func (c *Conn) LookupRefs(ctx context.Context, orgID, kind, ref string, limit in
 	if err != nil {
 		return nil, fmt.Errorf("store: lookup: %w", err)
 	}
-	ids, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
-		var id string
-		return id, s.Scan(&id)
-	})
+	ids, err := collect(rows, scanOne[string])
 	if err != nil || len(refs) == 1 {
 		return ids, err
 	}

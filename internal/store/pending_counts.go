@@ -171,10 +171,7 @@ func (c *Conn) liveGroups(ctx context.Context, ids []any) (map[string]bool, erro
 		if err != nil {
 			return nil, fmt.Errorf("store: fold counts: %w", err)
 		}
-		found, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
-			var id string
-			return id, s.Scan(&id)
-		})
+		found, err := collect(rows, scanOne[string])
 		if err != nil {
 			return nil, fmt.Errorf("store: fold counts: %w", err)
 		}

@@ -23,6 +23,12 @@ func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (
 	return out, nil
 }
 
+// scanOne reads a row of one column: collect(rows, scanOne[string]).
+func scanOne[T any](s interface{ Scan(...any) error }) (T, error) {
+	var v T
+	return v, s.Scan(&v)
+}
+
 // tuples is n copies of tuple separated by commas: the placeholders of a
 // multi-row VALUES or of an IN list ("?" or "(?, ?, ?)").
 func tuples(n int, tuple string) string {

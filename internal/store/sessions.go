@@ -103,10 +103,7 @@ func (c *Conn) deleteSessions(ctx context.Context, q string, args ...any) ([]str
 	if err != nil {
 		return nil, fmt.Errorf("store: end sessions: %w", err)
 	}
-	ids, err := collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
-		var id string
-		return id, s.Scan(&id)
-	})
+	ids, err := collect(rows, scanOne[string])
 	if err != nil {
 		return nil, fmt.Errorf("store: end sessions: %w", err)
 	}

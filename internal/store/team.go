@@ -242,8 +242,5 @@ func (c *Conn) DueIgnores(ctx context.Context, now time.Time, limit int) ([]stri
 	if err != nil {
 		return nil, fmt.Errorf("store: due ignores: %w", err)
 	}
-	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
-		var id string
-		return id, s.Scan(&id)
-	})
+	return collect(rows, scanOne[string])
 }

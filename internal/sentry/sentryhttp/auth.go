@@ -44,13 +44,7 @@ func requestKey(r *http.Request) string {
 // is, even when its own project is rate-limited or overloaded. addr, when
 // not nil, is the token the caller's address paid already (keyless).
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, key string, addr *ratelimit.Result) (store.Project, error) {
-	var p store.Project
-	var err error
-	if addr != nil {
-		p, err = h.intake.AdmitCharged(w, r, Route, key, *addr)
-	} else {
-		p, err = h.intake.AdmitBrowser(w, r, Route, key)
-	}
+	p, err := h.intake.AdmitCharged(w, r, Route, key, addr)
 	if p.ID != "" && p.Number != number {
 		if err == nil { // a refusal was counted already
 			h.intake.Refuse(Route, metrics.RefusedUnauthorized)
