@@ -10,9 +10,10 @@ import (
 )
 
 // FoldEvery is how often processing folds the value counts and event ids
-// it deferred while it had a backlog (store.AddPendingCounts) into their
-// groups: how stale facets, key:value search, user_count and look-ups by
-// id may be under a backlog. Without a backlog nothing is deferred.
+// it deferred while it had a backlog or a steady load (store.AddPendingCounts)
+// into their groups: how stale facets, key:value search, user_count and
+// look-ups by id may be while events keep coming. A worker that finds the
+// queue empty folds at once; without a backlog nothing is deferred.
 const FoldEvery = time.Second
 
 // folder folds deferred counts: at most one fold at a time in a process.
@@ -22,7 +23,9 @@ type folder struct {
 	// at start (another process, or this one before a crash, may have
 	// left some) and after each deferring apply commits.
 	pending atomic.Bool
-	last    time.Time
+	// last is when the last fold began (UnixNano), read without mu by
+	// steady.
+	last atomic.Int64
 	// budget sizes fold transactions as applyBudget sizes apply parts: in
 	// counts and ids, from store.FoldCounts towards what the writer takes
 	// in the apply target. Repeated values fold cheaply, in large
@@ -40,9 +43,22 @@ const MaxFoldCounts = 65536
 // part, the worker has a backlog, and a second of parts folded at once
 // writes each count once rather than once a part (docs/decisions.md, "Value
 // counts under a backlog"). A claim of one part that emptied the queue
-// writes its counts at once, so that a server without a backlog has exact
-// counts as soon as its events are processed.
+// writes its counts at once unless a fold waits (folder.steady), so that a
+// server without a backlog has exact counts as soon as its events are
+// processed.
 func deferCounts(full, parts bool) bool { return full || parts }
+
+// steady reports whether counts are deferred and their next fold is not
+// due yet. A claim that empties the queue then defers its counts too:
+// under a steady load the worker catches up many times a second, and
+// folding each time wrote every (group, key, value) once a part rather than
+// once a second (about 10 % of the whole server's throughput,
+// docs/decisions.md "Value counts under a backlog"). The worker folds when
+// it next finds the queue empty, after Linger, or FoldEvery after the last
+// fold.
+func (f *folder) steady() bool {
+	return f.pending.Load() && time.Since(time.Unix(0, f.last.Load())) < FoldEvery
+}
 
 // foldDue folds the deferred counts when FoldEvery has passed since the
 // last fold, or at once when idle (the queue had nothing to claim, or the
@@ -60,7 +76,7 @@ func (p *Processor) foldDue(ctx context.Context, idle bool) {
 		return // another worker folds
 	}
 	defer p.fold.mu.Unlock()
-	if !p.fold.pending.Load() || !idle && time.Since(p.fold.last) < FoldEvery {
+	if !p.fold.pending.Load() || !idle && time.Since(time.Unix(0, p.fold.last.Load())) < FoldEvery {
 		return
 	}
 	if err := p.foldAll(ctx); err != nil {
@@ -71,7 +87,7 @@ func (p *Processor) foldDue(ctx context.Context, idle bool) {
 // foldAll folds every deferred count, one bucket a transaction.
 func (p *Processor) foldAll(ctx context.Context) error {
 	p.fold.pending.Store(false)
-	p.fold.last = time.Now()
+	p.fold.last.Store(time.Now().UnixNano())
 	for b := 0; b < store.PendingBuckets; b++ {
 		for {
 			var n int

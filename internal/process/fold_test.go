@@ -187,3 +187,37 @@ func TestFoldBudgetFromPace(t *testing.T) {
 		}
 	})
 }
+
+// TestSteadyLoadDefersTheClaimThatEmptiesTheQueue: while deferred counts
+// wait and the last fold is under FoldEvery old, a claim that empties the
+// queue defers its counts too (under a steady load the worker catches up
+// many times a second; folding each time wrote every value once a part);
+// the fold then counts them all.
+func TestSteadyLoadDefersTheClaimThatEmptiesTheQueue(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		for i := range 6 {
+			e.queue(regionEvent("eu", i))
+		}
+		p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4})
+		if err := p.FoldCounts(ctx); err != nil { // a fold just now
+			t.Fatal(err)
+		}
+		for range 2 { // a full claim (deferred), then the last 2 batches
+			if did, err := p.ProcessOne(ctx); !did || err != nil {
+				t.Fatalf("ProcessOne = %v, %v", did, err)
+			}
+		}
+		g := e.groups()[0]
+		if g.EventCount != 6 || regionTotal(t, db, g.ID) != 0 {
+			t.Fatalf("queue emptied a moment after a fold: %d events, region counted %d; want 6 events, counts still deferred", g.EventCount, regionTotal(t, db, g.ID))
+		}
+		if err := p.FoldCounts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := regionTotal(t, db, g.ID); n != 6 {
+			t.Fatalf("after the fold region counted %d, want 6", n)
+		}
+	})
+}

@@ -283,10 +283,11 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if len(batches) == 0 {
 		return false, nil
 	}
-	deferred := deferCounts(full, p.budget.take(batches) < len(batches))
+	deferred := deferCounts(full, p.budget.take(batches) < len(batches)) || p.fold.steady()
 	if !deferred {
-		// This claim empties the queue: fold what earlier claims deferred
-		// first, so that once its events are counted their values are too.
+		// This claim empties the queue and no fold waits: fold what earlier
+		// claims deferred first, so that once its events are counted their
+		// values are too.
 		p.foldDue(ctx, true)
 	}
 	for len(batches) > 0 {
