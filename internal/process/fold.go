@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,28 +85,30 @@ func (p *Processor) foldDue(ctx context.Context, idle bool) {
 	}
 }
 
-// foldAll folds every deferred count, one bucket a transaction.
+// foldAll folds every deferred count, one bucket a transaction. Each
+// fold's rows are read, decoded and summed before its transaction
+// (store.ReadPendingFold), which holds the writer only to write them.
 func (p *Processor) foldAll(ctx context.Context) error {
 	p.fold.pending.Store(false)
 	p.fold.last.Store(time.Now().UnixNano())
-	for b := 0; b < store.PendingBuckets; b++ {
-		for {
-			var n int
-			err := p.db.TxRedone(store.ApartFromIngest(ctx), func(c *store.Conn) error {
+	for b := 0; b < store.PendingBuckets; {
+		f, err := p.db.Read().ReadPendingFold(ctx, b, p.fold.budget.size())
+		if err == nil && f.Rows > 0 {
+			err = p.db.TxRedone(store.ApartFromIngest(ctx), func(c *store.Conn) error {
 				began := time.Now()
-				var counts int
-				var err error
-				n, counts, err = c.FoldPendingCountsUpTo(ctx, b, p.fold.budget.size())
-				p.fold.budget.observe(counts, time.Since(began))
+				err := c.ApplyPendingFold(ctx, f)
+				p.fold.budget.observe(f.Counts, time.Since(began))
 				return err
 			})
-			if err != nil {
-				p.fold.pending.Store(true)
-				return err
-			}
-			if n == 0 {
-				break
-			}
+		}
+		switch {
+		case errors.Is(err, store.ErrPendingMoved):
+			continue // folded meanwhile by another: read the bucket again
+		case err != nil:
+			p.fold.pending.Store(true)
+			return err
+		case f.Rows == 0:
+			b++
 		}
 	}
 	return nil

@@ -93,9 +93,72 @@ func (c *Conn) FoldPendingCounts(ctx context.Context, bucket int) (int, error) {
 // group deleted since are dropped, and so is a row that cannot be read
 // (logged), which would otherwise stop its bucket.
 func (c *Conn) FoldPendingCountsUpTo(ctx context.Context, bucket, limit int) (rows, counts int, err error) {
-	found, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+c.drv.rowLock(), bucket, foldRows)
+	f, err := c.readPending(ctx, bucket, limit, c.drv.rowLock())
+	if err != nil || f.Rows == 0 {
+		return 0, 0, err
+	}
+	if err := c.addPending(ctx, f); err != nil {
+		return 0, 0, err
+	}
+	if err := c.deletePending(ctx, f.ids); err != nil {
+		return 0, 0, err
+	}
+	return f.Rows, f.Counts, nil
+}
+
+// PendingFold is a bucket's oldest pending rows read, decoded and summed
+// outside the transaction that folds them (ReadPendingFold, then
+// ApplyPendingFold), so that the writer is held for the writes only.
+type PendingFold struct {
+	// Rows and Counts are how many pending rows it took and the counts
+	// and ids they held.
+	Rows, Counts int
+	ids          []any
+	set          pendingSet
+}
+
+// ReadPendingFold reads what FoldPendingCountsUpTo would fold, without
+// locking or writing: c need not be a transaction.
+func (c *Conn) ReadPendingFold(ctx context.Context, bucket, limit int) (*PendingFold, error) {
+	return c.readPending(ctx, bucket, limit, "")
+}
+
+// ErrPendingMoved is ApplyPendingFold's answer when a row it read was
+// folded meanwhile (by another process, or a merge's foldGroups): its
+// transaction must roll back, and the fold read again.
+var ErrPendingMoved = errors.New("store: pending counts folded meanwhile")
+
+// ApplyPendingFold deletes f's rows and adds their counts and ids to their
+// groups, in c's transaction, as FoldPendingCountsUpTo does. The rows are
+// deleted first: when one is gone, it answers ErrPendingMoved having added
+// nothing.
+func (c *Conn) ApplyPendingFold(ctx context.Context, f *PendingFold) error {
+	gone := 0
+	for start, n := 0, 0; start < len(f.ids); start += n {
+		n = chunkRows(len(f.ids) - start)
+		res, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, f.ids[start:start+n]...)
+		if err != nil {
+			return fmt.Errorf("store: fold counts: %w", err)
+		}
+		deleted, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("store: fold counts: %w", err)
+		}
+		gone += n - int(deleted)
+	}
+	if gone > 0 {
+		return ErrPendingMoved
+	}
+	return c.addPending(ctx, f)
+}
+
+// readPending reads a bucket's oldest pending rows, at most foldRows and
+// none past the one that reaches limit counts and ids, with lock appended
+// to the statement, and sums them.
+func (c *Conn) readPending(ctx context.Context, bucket, limit int, lock string) (*PendingFold, error) {
+	found, err := c.query(ctx, `SELECT id, data FROM pending_counts WHERE bucket = ? ORDER BY id LIMIT ?`+lock, bucket, foldRows)
 	if err != nil {
-		return 0, 0, fmt.Errorf("store: fold counts: %w", err)
+		return nil, fmt.Errorf("store: fold counts: %w", err)
 	}
 	type pendingRow struct {
 		id   int64
@@ -106,15 +169,15 @@ func (c *Conn) FoldPendingCountsUpTo(ctx context.Context, bucket, limit int) (ro
 		return r, s.Scan(&r.id, &r.data)
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("store: fold counts: %w", err)
+		return nil, fmt.Errorf("store: fold counts: %w", err)
 	}
-	ids := make([]any, 0, len(pending))
+	f := &PendingFold{ids: make([]any, 0, len(pending))}
 	var all pendingSet
 	for _, r := range pending {
 		if len(all.counts)+len(all.refs) >= limit {
 			break // the next transaction takes the rest
 		}
-		ids = append(ids, r.id)
+		f.ids = append(f.ids, r.id)
 		nc, nr := len(all.counts), len(all.refs)
 		if err := all.decode(r.data); err != nil {
 			// A row this version cannot read would stop its bucket for
@@ -123,26 +186,33 @@ func (c *Conn) FoldPendingCountsUpTo(ctx context.Context, bucket, limit int) (ro
 			slog.Default().Error("dropping pending value counts that cannot be read", "row", r.id, "bucket", bucket, "err", err)
 		}
 	}
-	if len(ids) == 0 {
-		return 0, 0, nil
-	}
-	live, err := c.liveGroups(ctx, all.groups())
+	f.Rows, f.Counts = len(f.ids), len(all.counts)+len(all.refs)
+	f.set = pendingSet{counts: all.mergedCounts(), refs: all.refs}
+	return f, nil
+}
+
+// addPending adds f's counts and ids to those of their groups that still
+// exist.
+func (c *Conn) addPending(ctx context.Context, f *PendingFold) error {
+	live, err := c.liveGroups(ctx, f.set.groups())
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
-	if err := c.AddFacets(ctx, all.mergedCounts(live)); err != nil {
-		return 0, 0, err
+	if err := c.AddFacets(ctx, ofLive(f.set.counts, live, func(fc FacetCount) string { return fc.GroupID })); err != nil {
+		return err
 	}
-	if err := c.AddEventRefs(ctx, all.liveRefs(live)); err != nil {
-		return 0, 0, err
-	}
+	return c.AddEventRefs(ctx, ofLive(f.set.refs, live, func(r EventRef) string { return r.GroupID }))
+}
+
+// deletePending deletes the pending rows ids.
+func (c *Conn) deletePending(ctx context.Context, ids []any) error {
 	for start, n := 0, 0; start < len(ids); start += n {
 		n = chunkRows(len(ids) - start)
 		if _, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, ids[start:start+n]...); err != nil {
-			return 0, 0, fmt.Errorf("store: fold counts: %w", err)
+			return fmt.Errorf("store: fold counts: %w", err)
 		}
 	}
-	return len(ids), len(all.counts) + len(all.refs), nil
+	return nil
 }
 
 // foldGroups folds every pending count of the groups' buckets, for a
@@ -286,33 +356,28 @@ func (s *pendingSet) groups() []any {
 	return out
 }
 
-// mergedCounts sums the counts of each (group, key, value) of the live
-// groups.
-func (s *pendingSet) mergedCounts(live map[string]bool) []FacetCount {
-	sums := make(map[facetGKV]int64, len(s.counts))
-	var out []FacetCount
+// mergedCounts sums the counts of each (group, key, value).
+func (s *pendingSet) mergedCounts() []FacetCount {
+	sums := make(map[facetGKV]int, len(s.counts))
+	out := make([]FacetCount, 0, len(s.counts)/4)
 	for _, fc := range s.counts {
-		if !live[fc.GroupID] {
+		kv := facetGKV{fc.GroupID, fc.Key, fc.Value}
+		if i, ok := sums[kv]; ok {
+			out[i].N += fc.N
 			continue
 		}
-		kv := facetGKV{fc.GroupID, fc.Key, fc.Value}
-		if _, ok := sums[kv]; !ok {
-			out = append(out, FacetCount{GroupID: fc.GroupID, Key: fc.Key, Value: fc.Value})
-		}
-		sums[kv] += fc.N
-	}
-	for i := range out {
-		out[i].N = sums[facetGKV{out[i].GroupID, out[i].Key, out[i].Value}]
+		sums[kv] = len(out)
+		out = append(out, fc)
 	}
 	return out
 }
 
-// liveRefs returns the ids of the live groups.
-func (s *pendingSet) liveRefs(live map[string]bool) []EventRef {
-	out := s.refs[:0:0]
-	for _, r := range s.refs {
-		if live[r.GroupID] {
-			out = append(out, r)
+// ofLive returns the items whose group (as group reads it) is live.
+func ofLive[T any](items []T, live map[string]bool, group func(T) string) []T {
+	out := items[:0:0]
+	for _, it := range items {
+		if live[group(it)] {
+			out = append(out, it)
 		}
 	}
 	return out

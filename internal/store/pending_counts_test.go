@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -259,4 +260,68 @@ func TestPendingCountsFoldBounded(t *testing.T) {
 			t.Errorf("FoldPendingCountsUpTo = %d rows, %d counts; want 3 and 6", rows, n)
 		}
 	})
+}
+
+// TestPendingFoldReadBeforeItsTransaction: a fold read outside its
+// transaction adds what FoldPendingCountsUpTo would; when another fold took
+// its rows meanwhile, applying it answers ErrPendingMoved and adds nothing,
+// so that every count is added once.
+func TestPendingFoldReadBeforeItsTransaction(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		g := seedGroupFor(t, db.Write(), p.ID, "fp")
+		for range 3 {
+			addPending(t, db, []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 2}}, nil)
+		}
+		var f *store.PendingFold
+		bucket := -1
+		for b := 0; b < store.PendingBuckets; b++ {
+			got, err := db.Read().ReadPendingFold(ctx, b, 1_000_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Rows > 0 {
+				f, bucket = got, b
+			}
+		}
+		if f == nil || f.Rows != 3 || f.Counts != 3 {
+			t.Fatalf("ReadPendingFold = %+v; want 3 rows of 1 count", f)
+		}
+		// Another fold takes the rows first.
+		if err := db.Tx(ctx, func(c *store.Conn) error { _, err := c.FoldPendingCounts(ctx, bucket); return err }); err != nil {
+			t.Fatal(err)
+		}
+		err := db.Tx(ctx, func(c *store.Conn) error { return c.ApplyPendingFold(ctx, f) })
+		if !errors.Is(err, store.ErrPendingMoved) {
+			t.Fatalf("ApplyPendingFold after another fold = %v, want ErrPendingMoved", err)
+		}
+		if n := regionCount(t, db, g); n != 6 {
+			t.Fatalf("region counted %d, want 6: each pending count added once", n)
+		}
+		// Read and applied with nothing in between: added once.
+		addPending(t, db, []store.FacetCount{{GroupID: g, Key: "region", Value: "eu", N: 5}}, nil)
+		if f, err = db.Read().ReadPendingFold(ctx, bucket, 1_000_000); err != nil || f.Rows != 1 {
+			t.Fatalf("ReadPendingFold = %+v, %v; want 1 row", f, err)
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.ApplyPendingFold(ctx, f) }); err != nil {
+			t.Fatal(err)
+		}
+		if n := regionCount(t, db, g); n != 11 {
+			t.Fatalf("region counted %d, want 11", n)
+		}
+		if has, err := db.Read().HasPendingCounts(ctx); err != nil || has {
+			t.Fatalf("HasPendingCounts = %v, %v; want false", has, err)
+		}
+	})
+}
+
+// regionCount is the group's count of region values.
+func regionCount(t *testing.T, db *store.DB, groupID string) int64 {
+	t.Helper()
+	fs, err := db.Read().GroupFacets(context.Background(), groupID, []string{"region"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs[0].Total
 }
