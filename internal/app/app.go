@@ -189,7 +189,11 @@ func (a *App) build(ctx context.Context) error {
 	spike := tickets.DefaultSpikeRule
 	spike.Min, spike.Factor = cfg.SpikeMin, cfg.SpikeFactor
 	a.symbolicator = symbolicate.New(a.DB, int64(cfg.SourcemapCache))
-	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples,
+	foldEvery := cfg.CountsLag
+	if foldEvery == 0 {
+		foldEvery = -1 // process.Options: never defer to a later fold
+	}
+	a.Processor = process.New(a.DB, process.Options{InfoWindow: cfg.InfoWindow, Lease: cfg.WorkerLease, Samples: cfg.GroupSamples, FoldEvery: foldEvery,
 		Spike: spike, Logger: a.log, Now: now, Observe: a.Metrics.ObserveProcessed, OnSetAside: a.Metrics.FailedBatches.Inc,
 		OnTickets: a.Notify.OnTickets, AfterTickets: a.Notify.AfterCommit,
 		Symbolicate: a.symbolicator.Event})

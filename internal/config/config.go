@@ -51,6 +51,7 @@ type Serve struct {
 	WebhookRetryWaits   []time.Duration `name:"webhook-retry-waits" env:"ERRATA_WEBHOOK_RETRY_WAITS" default:"1m,5m,15m,1h,3h,6h,12h" help:"The seven waits between webhook attempts."`
 	DeliveryLease       time.Duration   `name:"delivery-lease" env:"ERRATA_DELIVERY_LEASE" default:"2m" help:"How long a worker holds the deliveries it claimed; those of a worker that died are attempted again after it."`
 	InfoWindow          time.Duration   `name:"info-window" env:"ERRATA_INFO_WINDOW" default:"1h" help:"Length of an INFO summary window."`
+	CountsLag           time.Duration   `name:"counts-lag" env:"ERRATA_COUNTS_LAG" default:"5s" help:"While events keep coming, how long value counts (facets, key:value search, user_count) and look-ups by trace or event id may lag the events they count (0: fold at every catch-up, slower under load; at most 1m)."`
 
 	APIRateLimit    float64       `name:"api-rate-limit" env:"ERRATA_API_RATE_LIMIT" default:"20" help:"Management API requests per second per caller."`
 	APIRateBurst    int           `name:"api-rate-burst" env:"ERRATA_API_RATE_BURST" default:"100" help:"Management API burst per caller."`
@@ -188,6 +189,9 @@ func (s *Serve) checkLimits() error {
 	}
 	if s.SlowTxWarn < 0 {
 		return errors.New("--slow-tx-warn must not be negative (0 turns the warning off)")
+	}
+	if s.CountsLag < 0 || s.CountsLag > time.Minute {
+		return fmt.Errorf("--counts-lag: %s is not from 0 to 1m", s.CountsLag)
 	}
 	if s.WorkerLease < time.Second {
 		return errors.New("--worker-lease must be at least 1s")

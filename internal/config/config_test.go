@@ -56,6 +56,8 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"from", func(s *Serve) { s.MailFrom = "nobody" }, "--mail-from"},
 		{"waits", func(s *Serve) { s.WebhookRetryWaits = s.WebhookRetryWaits[:2] }, "--webhook-retry-waits"},
 		{"window", func(s *Serve) { s.InfoWindow = 7 * time.Minute }, "--info-window"},
+		{"counts lag negative", func(s *Serve) { s.CountsLag = -time.Second }, "--counts-lag"},
+		{"counts lag long", func(s *Serve) { s.CountsLag = 2 * time.Minute }, "--counts-lag"},
 		{"read timeout", func(s *Serve) { s.ReadTimeout = 0 }, "--read-timeout"},
 		{"connections", func(s *Serve) { s.MaxConnections = 0 }, "--max-connections"},
 		{"memory", func(s *Serve) { s.IngestMemory = 1000 }, "--ingest-memory"},

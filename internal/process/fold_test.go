@@ -195,29 +195,33 @@ func TestFoldBudgetFromPace(t *testing.T) {
 // the fold then counts them all.
 func TestSteadyLoadDefersTheClaimThatEmptiesTheQueue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		e := newEnv(t, db)
-		for i := range 6 {
-			e.queue(regionEvent("eu", i))
-		}
-		p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4})
-		if err := p.FoldCounts(ctx); err != nil { // a fold just now
-			t.Fatal(err)
-		}
-		for range 2 { // a full claim (deferred), then the last 2 batches
-			if did, err := p.ProcessOne(ctx); !did || err != nil {
-				t.Fatalf("ProcessOne = %v, %v", did, err)
+		// FoldEvery -1 (ERRATA_COUNTS_LAG=0): never deferred to a later fold.
+		for _, every := range []time.Duration{0, -1} {
+			ctx := context.Background()
+			e := newEnv(t, db)
+			for i := range 6 {
+				e.queue(regionEvent("eu", i))
 			}
-		}
-		g := e.groups()[0]
-		if g.EventCount != 6 || regionTotal(t, db, g.ID) != 0 {
-			t.Fatalf("queue emptied a moment after a fold: %d events, region counted %d; want 6 events, counts still deferred", g.EventCount, regionTotal(t, db, g.ID))
-		}
-		if err := p.FoldCounts(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if n := regionTotal(t, db, g.ID); n != 6 {
-			t.Fatalf("after the fold region counted %d, want 6", n)
+			p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4, FoldEvery: every})
+			if err := p.FoldCounts(ctx); err != nil { // a fold just now
+				t.Fatal(err)
+			}
+			for range 2 { // a full claim (deferred), then the last 2 batches
+				if did, err := p.ProcessOne(ctx); !did || err != nil {
+					t.Fatalf("ProcessOne = %v, %v", did, err)
+				}
+			}
+			g := e.groups()[0]
+			want := map[time.Duration]int64{0: 0, -1: 6}[every]
+			if n := regionTotal(t, db, g.ID); g.EventCount != 6 || n != want {
+				t.Fatalf("FoldEvery %v, queue emptied a moment after a fold: %d events, region counted %d; want 6 events, %d counted", every, g.EventCount, n, want)
+			}
+			if err := p.FoldCounts(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := regionTotal(t, db, g.ID); n != 6 {
+				t.Fatalf("FoldEvery %v: after the fold region counted %d, want 6", every, n)
+			}
 		}
 	})
 }

@@ -41,6 +41,13 @@ type Options struct {
 	// not at all), so that the batches committed meanwhile are claimed and
 	// applied together. A worker woken from idle claims at once.
 	Linger time.Duration
+	// FoldEvery is how long the value counts and ids deferred under a
+	// backlog or a steady load may wait to be folded while events keep
+	// coming (default DefaultFoldEvery, ERRATA_COUNTS_LAG; negative: a
+	// claim that empties the queue never defers, and a backlog's counts
+	// are folded after each claim). A worker that finds the queue empty
+	// folds at once.
+	FoldEvery time.Duration
 	// InfoWindow is the INFO summary window (ERRATA_INFO_WINDOW).
 	InfoWindow time.Duration
 	// ClaimBatches is the most batches one claim takes (default 32), or
@@ -126,6 +133,9 @@ func New(db *store.DB, opts Options) *Processor {
 	}
 	if opts.Linger == 0 {
 		opts.Linger = DefaultLinger
+	}
+	if opts.FoldEvery == 0 {
+		opts.FoldEvery = DefaultFoldEvery
 	}
 	if opts.InfoWindow <= 0 {
 		opts.InfoWindow = summary.DefaultWindow
@@ -283,7 +293,7 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if len(batches) == 0 {
 		return false, nil
 	}
-	deferred := deferCounts(full, p.budget.take(batches) < len(batches)) || p.fold.steady()
+	deferred := deferCounts(full, p.budget.take(batches) < len(batches)) || p.fold.steady(p.opts.FoldEvery)
 	if !deferred {
 		// This claim empties the queue and no fold waits: fold what earlier
 		// claims deferred first, so that once its events are counted their
