@@ -2,7 +2,9 @@ package store
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
+	"time"
 )
 
 // TestFacetStatementsCached: the multi-row statements of the value counts
@@ -34,6 +36,31 @@ func TestChunkRows(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%d rows: statements of %v, want %v", c.rows, got, c.want)
+		}
+	}
+}
+
+// TestPendingSetRoundTrip: a set decodes to what was encoded, repeated
+// and empty strings included, and a set cut short is refused.
+func TestPendingSetRoundTrip(t *testing.T) {
+	at := time.UnixMilli(1700000000123).UTC()
+	in := pendingSet{
+		counts: []FacetCount{{"g1", "", "", 1}, {"g1", "region", "eu", 3}, {"g1", "region", "us", 1}, {"g2", "region", "eu", 7}, {"g2", "eu", "region", -1}, {"", "g1", "", 2}},
+		refs: []EventRef{{Kind: RefTrace, Ref: "abc", ProjectID: "p", GroupID: "g1", LastSeen: at},
+			{Kind: RefEvent, Ref: "abc", ProjectID: "p", GroupID: "g2", LastSeen: at}, {Kind: RefTrace, Ref: "", ProjectID: "", GroupID: "", LastSeen: at}},
+	}
+	data := in.encode()
+	var out pendingSet
+	if err := out.decode(data); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Fatalf("decoded %+v, want %+v", out, in)
+	}
+	for n := 1; n < len(data); n++ {
+		var cut pendingSet
+		if err := cut.decode(data[:n]); err == nil {
+			t.Fatalf("a set cut to %d of %d bytes decoded: %+v", n, len(data), cut)
 		}
 	}
 }

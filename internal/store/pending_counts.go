@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/errata-dev/errata/internal/wire"
@@ -265,33 +266,51 @@ const pendingVersion = 1
 // encode writes the set compactly: each distinct string once, then the
 // counts and ids as indexes into those strings.
 func (s *pendingSet) encode() []byte {
-	index := map[string]uint64{}
-	var strs []string
-	ref := func(v string) uint64 {
+	index := make(map[string]uint64, len(s.counts)+len(s.refs))
+	strs := make([]string, 0, len(s.counts)+len(s.refs))
+	// Each field remembers its last string: a group's counts come
+	// together, and ids share their kind and project, so most look-ups
+	// of the index are skipped.
+	type last struct {
+		v   string
+		i   uint64
+		set bool
+	}
+	var lasts [7]last
+	ref := func(field int, v string) uint64 {
+		if l := &lasts[field]; l.set && l.v == v {
+			return l.i
+		}
 		i, ok := index[v]
 		if !ok {
 			i = uint64(len(strs))
 			index[v] = i
 			strs = append(strs, v)
 		}
+		lasts[field] = last{v, i, true}
 		return i
 	}
-	var body []byte
+	body := make([]byte, 0, 4*len(s.counts)+6*len(s.refs)+16)
 	body = binary.AppendUvarint(body, uint64(len(s.counts)))
 	for _, fc := range s.counts {
-		for _, v := range [...]string{fc.GroupID, fc.Key, fc.Value} {
-			body = binary.AppendUvarint(body, ref(v))
+		for f, v := range [...]string{fc.GroupID, fc.Key, fc.Value} {
+			body = binary.AppendUvarint(body, ref(f, v))
 		}
 		body = binary.AppendVarint(body, fc.N)
 	}
 	body = binary.AppendUvarint(body, uint64(len(s.refs)))
 	for _, r := range s.refs {
-		for _, v := range [...]string{r.Kind, r.Ref, r.ProjectID, r.GroupID} {
-			body = binary.AppendUvarint(body, ref(v))
+		for f, v := range [...]string{r.Kind, r.Ref, r.ProjectID, r.GroupID} {
+			body = binary.AppendUvarint(body, ref(3+f, v))
 		}
 		body = binary.AppendVarint(body, r.LastSeen.UnixMilli())
 	}
-	out := []byte{pendingVersion}
+	size := len(body) + 12
+	for _, v := range strs {
+		size += len(v) + 2
+	}
+	out := make([]byte, 0, size)
+	out = append(out, pendingVersion)
 	out = binary.AppendUvarint(out, uint64(len(strs)))
 	for _, v := range strs {
 		out = binary.AppendUvarint(out, uint64(len(v)))
@@ -312,9 +331,13 @@ func (s *pendingSet) decode(data []byte) error {
 	if n > uint64(len(r.B)) { // each string takes at least a byte
 		return errPendingData
 	}
+	// The table's strings share one allocation, each a part of it.
 	strs := make([]string, n)
+	table := string(r.B)
 	for i := range strs {
-		strs[i] = string(r.Bytes())
+		b := r.Bytes()
+		at := len(table) - len(r.B) - len(b)
+		strs[i] = table[at : at+len(b)]
 	}
 	str := func() string {
 		i := r.Uvarint()
@@ -324,12 +347,17 @@ func (s *pendingSet) decode(data []byte) error {
 		}
 		return strs[i]
 	}
-	for n := r.Uvarint(); n > 0 && r.Err == nil; n-- {
+	// Each count takes at least 4 bytes, each id 5: grow once.
+	n = r.Uvarint()
+	s.counts = slices.Grow(s.counts, int(min(n, uint64(len(r.B)/4))))
+	for ; n > 0 && r.Err == nil; n-- {
 		fc := FacetCount{GroupID: str(), Key: str(), Value: str()}
 		fc.N = r.Varint()
 		s.counts = append(s.counts, fc)
 	}
-	for n := r.Uvarint(); n > 0 && r.Err == nil; n-- {
+	n = r.Uvarint()
+	s.refs = slices.Grow(s.refs, int(min(n, uint64(len(r.B)/5))))
+	for ; n > 0 && r.Err == nil; n-- {
 		e := EventRef{Kind: str(), Ref: str(), ProjectID: str(), GroupID: str()}
 		e.LastSeen = time.UnixMilli(r.Varint()).UTC()
 		s.refs = append(s.refs, e)
