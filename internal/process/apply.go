@@ -89,7 +89,7 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 }
 
 // addCounts adds the value counts and ids of a part's events to their
-// groups, or records them to be folded later (deferCounts).
+// groups, or records them to be folded later (deferPart).
 func addCounts(ctx context.Context, c *store.Conn, facets []store.FacetCount, refs []store.EventRef, deferred bool) error {
 	if deferred {
 		return c.AddPendingCounts(ctx, facets, refs)

@@ -43,24 +43,54 @@ type folder struct {
 // transaction takes, however fast the writer applies them.
 const MaxFoldCounts = 65536
 
-// deferCounts reports whether the value counts and ids of a claim's parts
-// are deferred: when the claim was full, or is applied in more than one
-// part, the worker has a backlog, and a second of parts folded at once
-// writes each count once rather than once a part (docs/decisions.md, "Value
-// counts under a backlog"). A claim of one part that emptied the queue
-// writes its counts at once unless a fold waits (folder.steady), so that a
+// deferPart reports whether the value counts and ids of a claim's part
+// are deferred (docs/decisions.md, "Value counts under a backlog"): those
+// of a full claim (the worker has a backlog) and of each part of a claim
+// but its last are, so that a second of parts folded at once writes each
+// count once rather than once a part. The last part of a claim that
+// emptied the queue folds what waits first and writes its own counts at
+// once, so that once its events are counted their values are too: a
 // server without a backlog has exact counts as soon as its events are
-// processed.
-func deferCounts(full, parts bool) bool { return full || parts }
+// processed, and so has one whose burst of events just ended. Only when a
+// fold waits that is not due (folder.steady) and another commit comes
+// within Linger, a steady stream that would otherwise fold each time the
+// worker catches up, is that part deferred too.
+func (p *Processor) deferPart(ctx context.Context, full, more bool) bool {
+	if full || more {
+		return true
+	}
+	if p.fold.steady(p.opts.FoldEvery) && p.streaming(ctx) {
+		return true
+	}
+	p.foldDue(ctx, true)
+	return false
+}
+
+// streaming waits up to Linger for a commit's wake-up (Wake): whether
+// events keep coming. Commits of other processes wake nobody here, so
+// with several processes on PostgreSQL a stream looks like its end, and
+// is folded each time the worker catches up.
+func (p *Processor) streaming(ctx context.Context) bool {
+	if p.opts.Linger <= 0 {
+		return false
+	}
+	t := time.NewTimer(p.opts.Linger)
+	defer t.Stop()
+	select {
+	case <-p.wake:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // steady reports whether counts are deferred and their next fold is not
-// due yet. A claim that empties the queue then defers its counts too:
-// under a steady load the worker catches up many times a second, and
-// folding each time wrote every (group, key, value) once a part rather than
-// once a second (about 10 % of the whole server's throughput,
-// docs/decisions.md "Value counts under a backlog"). The worker folds when
-// it next finds the queue empty, after Linger, or every after the last
-// fold.
+// due yet (see deferPart). Under a steady load the worker catches up many
+// times a second, and folding each time wrote every (group, key, value)
+// once a part rather than once in every (about 10 % of the whole server's
+// throughput, docs/decisions.md "Value counts under a backlog").
 func (f *folder) steady(every time.Duration) bool {
 	return f.pending.Load() && time.Since(time.Unix(0, f.last.Load())) < every
 }

@@ -190,37 +190,60 @@ func TestFoldBudgetFromPace(t *testing.T) {
 
 // TestSteadyLoadDefersTheClaimThatEmptiesTheQueue: while deferred counts
 // wait and the last fold is under FoldEvery old, a claim that empties the
-// queue defers its counts too (under a steady load the worker catches up
-// many times a second; folding each time wrote every value once a part);
-// the fold then counts them all.
+// queue defers its counts too if another commit comes within Linger (a
+// steady stream catches up many times a second; folding each time wrote
+// every value once a part), and otherwise (the end of a burst) folds first
+// and counts its own at once, so that once the events are counted so are
+// their values. FoldEvery -1 (ERRATA_COUNTS_LAG=0) never defers it.
 func TestSteadyLoadDefersTheClaimThatEmptiesTheQueue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		// FoldEvery -1 (ERRATA_COUNTS_LAG=0): never deferred to a later fold.
-		for _, every := range []time.Duration{0, -1} {
+		for _, c := range []struct {
+			name      string
+			every     time.Duration
+			streaming bool
+			counted   int64 // when the queue is empty, before another fold
+		}{
+			{"stream", 0, true, 0},
+			{"burst ended", 0, false, 6},
+			{"stream, no lag", -1, true, 6},
+		} {
 			ctx := context.Background()
 			e := newEnv(t, db)
 			for i := range 6 {
 				e.queue(regionEvent("eu", i))
 			}
-			p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4, FoldEvery: every})
+			p := process.New(db, process.Options{Now: e.clock.Now, ClaimBatches: 4, FoldEvery: c.every})
 			if err := p.FoldCounts(ctx); err != nil { // a fold just now
 				t.Fatal(err)
 			}
+			done := make(chan struct{})
+			if c.streaming { // commits keep waking the worker
+				go func() {
+					for {
+						select {
+						case <-done:
+							return
+						case <-time.After(time.Millisecond):
+							p.Wake()
+						}
+					}
+				}()
+			}
 			for range 2 { // a full claim (deferred), then the last 2 batches
 				if did, err := p.ProcessOne(ctx); !did || err != nil {
-					t.Fatalf("ProcessOne = %v, %v", did, err)
+					t.Fatalf("%s: ProcessOne = %v, %v", c.name, did, err)
 				}
 			}
+			close(done)
 			g := e.groups()[0]
-			want := map[time.Duration]int64{0: 0, -1: 6}[every]
-			if n := regionTotal(t, db, g.ID); g.EventCount != 6 || n != want {
-				t.Fatalf("FoldEvery %v, queue emptied a moment after a fold: %d events, region counted %d; want 6 events, %d counted", every, g.EventCount, n, want)
+			if n := regionTotal(t, db, g.ID); g.EventCount != 6 || n != c.counted {
+				t.Fatalf("%s: queue emptied a moment after a fold: %d events, region counted %d; want 6 events, %d counted", c.name, g.EventCount, n, c.counted)
 			}
 			if err := p.FoldCounts(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if n := regionTotal(t, db, g.ID); n != 6 {
-				t.Fatalf("FoldEvery %v: after the fold region counted %d, want 6", every, n)
+				t.Fatalf("%s: after the fold region counted %d, want 6", c.name, n)
 			}
 		}
 	})

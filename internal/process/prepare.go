@@ -83,7 +83,7 @@ type prepared struct {
 	groups  []*groupAgg // sorted by project, service and fingerprint: a fixed lock order
 	info    []*store.InfoDelta
 	// deferCounts: the value counts and ids are recorded to be folded
-	// later (process.deferCounts).
+	// later (Processor.deferPart).
 	deferCounts bool
 
 	window    time.Duration

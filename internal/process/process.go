@@ -258,6 +258,12 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	now := p.opts.Now().UTC().Truncate(time.Millisecond)
 	var batches []store.Batch
 	n := p.claimSize()
+	// This claim takes every commit so far: a wake-up from one of them
+	// would tell deferPart of a commit it has in hand.
+	select {
+	case <-p.wake:
+	default:
+	}
 	// The claim and the apply commit without waiting for the disk
 	// (TxRedone): a power failure that loses either leaves the batches
 	// queued, and they are processed again. The claim writes only the
@@ -293,15 +299,9 @@ func (p *Processor) ProcessOne(ctx context.Context) (bool, error) {
 	if len(batches) == 0 {
 		return false, nil
 	}
-	deferred := deferCounts(full, p.budget.take(batches) < len(batches)) || p.fold.steady(p.opts.FoldEvery)
-	if !deferred {
-		// This claim empties the queue and no fold waits: fold what earlier
-		// claims deferred first, so that once its events are counted their
-		// values are too.
-		p.foldDue(ctx, true)
-	}
 	for len(batches) > 0 {
 		n := p.budget.take(batches)
+		deferred := p.deferPart(ctx, full, n < len(batches))
 		if err := p.processPart(ctx, batches[:n], deferred); err != nil {
 			p.release(ctx, batches[n:])
 			return true, err
@@ -362,7 +362,7 @@ func batchFault(err error) bool {
 
 // run prepares batches and applies them in one transaction, which runs again
 // when it loses a race to another worker; with deferred, the value counts
-// and ids are recorded to be folded later (deferCounts). A panic is an
+// and ids are recorded to be folded later (deferPart). A panic is an
 // error of the batch.
 func (p *Processor) run(ctx context.Context, batches []store.Batch, deferred bool) (err error) {
 	defer func() {
