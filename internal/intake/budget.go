@@ -50,6 +50,17 @@ type Budget struct {
 // key is known (CONTRACT 8). No organization id has this form.
 const unauthenticated = "\x00unauthenticated"
 
+// addrAccount is the account of one client address's unauthenticated
+// reservations (ReserveUnauthenticated), besides the unauthenticated one.
+func addrAccount(addr string) string { return "\x00addr:" + addr }
+
+// AddrShare is the most one client address's unauthenticated reservations
+// hold together: an eighth of the unauthenticated share, so that one
+// address's stalled keyless requests (each holding a decoder and the
+// first line read so far) cannot take the whole share and starve every
+// other tenant's keyless ingestion (docs/security.md).
+func (b *Budget) AddrShare() int64 { return b.size / 16 / 8 }
+
 // ConnCost is what one open connection is charged: about what a connection
 // stalled mid-request holds (its goroutine's stack, the server's read and
 // write buffers, the request's headers), as measured with 12,000 stalled
@@ -95,8 +106,11 @@ func (b *Budget) Size() int64 { return b.size }
 type Reservation struct {
 	budget  *Budget
 	account string
-	held    int64
-	waited  time.Duration
+	// addr is the client address's account (addrAccount) of an
+	// unauthenticated reservation, "" otherwise.
+	addr   string
+	held   int64
+	waited time.Duration
 }
 
 // Reserve starts an empty reservation on b counted to no account: what
@@ -109,18 +123,24 @@ func (b *Budget) Reserve() *Reservation { return &Reservation{budget: b} }
 // at most half the budget.
 func (b *Budget) ReserveFor(org string) *Reservation {
 	if org == "" || org == unauthenticated {
-		return b.ReserveUnauthenticated()
+		return b.ReserveUnauthenticated("")
 	}
 	return &Reservation{budget: b, account: org}
 }
 
 // ReserveUnauthenticated starts an empty reservation on b for a request
 // whose key is not known yet (a Sentry envelope that carries its DSN in
-// its header): together, such reservations hold at most a sixteenth of
-// the budget (CONTRACT 8), so that keyless clients cannot starve the
-// tenants that authenticate.
-func (b *Budget) ReserveUnauthenticated() *Reservation {
-	return &Reservation{budget: b, account: unauthenticated}
+// its header), from the client address addr (ClientIP.Key; "" for none):
+// together, such reservations hold at most a sixteenth of the budget
+// (CONTRACT 8), so that keyless clients cannot starve the tenants that
+// authenticate, and those of one address at most AddrShare, so that one
+// client cannot starve the other keyless ones.
+func (b *Budget) ReserveUnauthenticated(addr string) *Reservation {
+	r := &Reservation{budget: b, account: unauthenticated}
+	if addr != "" {
+		r.addr = addrAccount(addr)
+	}
+	return r
 }
 
 // Claim moves what r holds from the unauthenticated account to org's, once
@@ -131,14 +151,18 @@ func (r *Reservation) Claim(ctx context.Context, org string) error {
 	if r.account != unauthenticated || org == "" {
 		return nil
 	}
-	r.account = org
+	addr := r.addr
+	r.account, r.addr = org, ""
 	if err := r.waitForShare(ctx, r.held); err != nil {
-		r.account = unauthenticated
+		r.account, r.addr = unauthenticated, addr
 		return err
 	}
 	b := r.budget
 	b.mu.Lock()
 	b.take(unauthenticated, r.held)
+	if addr != "" {
+		b.take(addr, r.held)
+	}
 	b.mu.Unlock()
 	return nil
 }
@@ -158,7 +182,11 @@ func (r *Reservation) Held() int64 { return r.held }
 // or ctx's error when ctx ends first. Like Acquire, it takes at most the
 // whole budget (an account's reservation at most its share).
 func (r *Reservation) Grow(ctx context.Context, n int64) error {
-	n = min(n, r.budget.share(r.account)-r.held)
+	limit := r.budget.share(r.account)
+	if r.addr != "" {
+		limit = min(limit, r.budget.AddrShare())
+	}
+	n = min(n, limit-r.held)
 	if n <= 0 {
 		return nil
 	}
@@ -202,8 +230,11 @@ func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
 	b := r.budget
 	for {
 		b.mu.Lock()
-		if b.accounts[r.account]+n <= b.share(r.account) {
+		if b.accounts[r.account]+n <= b.share(r.account) && (r.addr == "" || b.accounts[r.addr]+n <= b.AddrShare()) {
 			b.accounts[r.account] += n
+			if r.addr != "" {
+				b.accounts[r.addr] += n
+			}
 			b.mu.Unlock()
 			return nil
 		}
@@ -233,6 +264,9 @@ func (r *Reservation) unshare(n int64) {
 	b := r.budget
 	b.mu.Lock()
 	b.take(r.account, n)
+	if r.addr != "" {
+		b.take(r.addr, n)
+	}
 	b.mu.Unlock()
 }
 

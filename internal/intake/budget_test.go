@@ -165,7 +165,7 @@ func TestOrganizationShare(t *testing.T) {
 func TestUnauthenticatedShare(t *testing.T) {
 	ctx := context.Background()
 	b := NewBudget(160, 30*time.Millisecond)
-	first, second := b.ReserveUnauthenticated(), b.ReserveFor("")
+	first, second := b.ReserveUnauthenticated(""), b.ReserveFor("")
 	if err := first.Grow(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +197,44 @@ func TestUnauthenticatedShare(t *testing.T) {
 		t.Fatalf("a claim past the organization's share = %v, want ErrMemoryBusy", err)
 	}
 	for _, r := range []*Reservation{first, second, tenant, other} {
+		r.Release()
+	}
+	if got := inUse(b); got != 0 || len(b.accounts) != 0 {
+		t.Fatalf("after every release: in use %d, accounts %v", got, b.accounts)
+	}
+}
+
+// TestAddressShare: one client address's unauthenticated reservations
+// hold at most an eighth of the unauthenticated share together, so that
+// its stalled requests leave the rest to other addresses; once claimed
+// by an organization, they no longer count to the address.
+func TestAddressShare(t *testing.T) {
+	ctx := context.Background()
+	b := NewBudget(1024, 30*time.Millisecond) // unauthenticated 64, an address 8
+	if b.AddrShare() != 8 {
+		t.Fatalf("AddrShare = %d, want 8", b.AddrShare())
+	}
+	a1, a2 := b.ReserveUnauthenticated("10.0.0.1"), b.ReserveUnauthenticated("10.0.0.1")
+	if err := a1.Grow(ctx, 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := a2.Grow(ctx, 3); !errors.Is(err, ErrMemoryBusy) {
+		t.Fatalf("an address's reservations past its eighth = %v, want ErrMemoryBusy", err)
+	}
+	other := b.ReserveUnauthenticated("10.0.0.2")
+	if err := other.Grow(ctx, 8); err != nil {
+		t.Fatalf("another address beside the first's eighth: %v", err)
+	}
+	if err := a1.Grow(ctx, 100); err != nil || a1.Held() != 8 {
+		t.Fatalf("a growth past the address's share took %d, %v; want it capped at 8", a1.Held(), err)
+	}
+	if err := a1.Claim(ctx, "org_a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a2.Grow(ctx, 8); err != nil {
+		t.Fatalf("the address's share after its first request was claimed: %v", err)
+	}
+	for _, r := range []*Reservation{a1, a2, other} {
 		r.Release()
 	}
 	if got := inUse(b); got != 0 || len(b.accounts) != 0 {

@@ -40,14 +40,27 @@ type Keyless struct {
 // dec's decoder over the body as it arrives (nil: none) and reads the
 // decoded body up to the end of its first line, MaxHeadBytes at most. A
 // refusal returns the metrics reason and the problem: 413 when the body
-// is announced larger than lim.Wire, 400 malformed-body, 503 overloaded
-// when the unauthenticated share stays spent. The caller must Release
-// what it returns.
+// is announced larger than lim.Wire, 415 unsupported-encoding when dec's
+// decoder needs more memory than one address's unauthenticated share
+// (Budget.AddrShare: br and zstd with the default budget), 400
+// malformed-body, 503 overloaded when the unauthenticated share stays
+// spent. The caller must Release what it returns.
 func (in *Intake) ReadHead(ctx context.Context, r *http.Request, lim Limits, dec *Decoding) (*Keyless, string, *problem.Problem) {
 	if r.ContentLength > lim.Wire {
 		return nil, metrics.RefusedTooLarge, tooLargeOnWire(lim)
 	}
-	k := &Keyless{body: &Body{res: in.Memory.ReserveUnauthenticated()}, wire: &wireLimit{r: r.Body, left: lim.Wire}, lim: lim, hint: -1}
+	if dec != nil && dec.Memory > in.Memory.AddrShare() {
+		// It could never be decoded within the address's share: say so
+		// at once rather than after waiting for room.
+		return nil, metrics.RefusedEncoding, problem.New("unsupported-encoding",
+			"without the key in the query (sentry_key) or X-Sentry-Auth, a body may be compressed with gzip or deflate only: "+
+				"this Content-Encoding's decoder needs more memory than a request not yet authenticated may hold")
+	}
+	addr := ""
+	if in.ClientIP != nil {
+		addr = in.ClientIP.Key(r)
+	}
+	k := &Keyless{body: &Body{res: in.Memory.ReserveUnauthenticated(addr)}, wire: &wireLimit{r: r.Body, left: lim.Wire}, lim: lim, hint: -1}
 	k.src = k.wire
 	if dec == nil && r.ContentLength >= 0 {
 		k.hint = r.ContentLength

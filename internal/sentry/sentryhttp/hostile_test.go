@@ -1,9 +1,11 @@
 package sentryhttp_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -11,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
@@ -246,4 +250,45 @@ func TestKeylessBadKeyPaysOnce(t *testing.T) {
 			t.Fatalf("RateLimit-Remaining %d then %d: a request took %d tokens, want 1", first, second, first-second)
 		}
 	}, func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 50 })
+}
+
+// TestKeylessDecoderWithinAnAddressShare: a keyless body in a coding whose
+// decoder needs more memory than one address's unauthenticated share (br's
+// 17 MiB, zstd's 9 MiB, with the default budget) is refused 415 as soon as
+// its headers are read, stalled or not: before, one such connection that
+// sent a few bytes and stalled held the whole keyless share, and every
+// other keyless envelope waited, then got 503. With the key in the query
+// the same codings are read as before.
+func TestKeylessDecoderWithinAnAddressShare(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		head := fmt.Sprintf(`{"dsn":%q}`, w.dsn)
+		body := envelope(head, "event", `{"level":"error","message":"keyless compressed"}`)
+		var br bytes.Buffer
+		bw := brotli.NewWriterLevel(&br, 11)
+		_, _ = bw.Write(body)
+		_ = bw.Close()
+		for _, coding := range []string{"br", "zstd"} {
+			c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// The headers and a few bytes of the body, then nothing.
+			_, _ = fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-sentry-envelope\r\nContent-Encoding: %s\r\nContent-Length: 100000\r\n\r\n", w.envelopePath, coding)
+			_, _ = c.Write(br.Bytes()[:8])
+			_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("keyless %s stalled: no answer: %v", coding, err)
+			}
+			detail, _ := io.ReadAll(res.Body)
+			if res.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(detail), "sentry_key") {
+				t.Errorf("keyless %s = %d %s, want 415 naming sentry_key", coding, res.StatusCode, detail)
+			}
+		}
+		// The keyless share is free for everyone else.
+		w.send(t, w.envelopePath, body).expect(t, http.StatusOK)
+		w.send(t, withKey(w.envelopePath, w.key), br.Bytes(), "Content-Encoding", "br").expect(t, http.StatusOK)
+	})
 }

@@ -36,6 +36,10 @@ func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int
 	ctx := r.Context()
 	k, reason, pr := in.ReadHead(ctx, r, limits, dec)
 	if pr != nil {
+		// The rest of the body stays unread: closing the connection
+		// answers at once, where the server would first read (or wait
+		// for) up to 256 KiB of it to keep the connection.
+		w.Header().Set("Connection", "close")
 		in.Refuse(Route, reason)
 		h.fail(w, r, pr)
 		return nil, p, false
