@@ -165,6 +165,21 @@ func normalPath(p string) string {
 // dotted module, read from the path (the part after site-packages, else
 // every dotted tail of the path: "/srv/app/jobs.py" is srv.app.jobs,
 // app.jobs and jobs); JavaScript's, Ruby's and PHP's file path.
+// ModuleName is a frame's module as its language names it (CONTRACT 8,
+// stack.module): for Python the dotted module (app.jobs for app/jobs.py,
+// the package path below site-packages), else the module grouping reads.
+func ModuleName(f *Frame, lang string) string {
+	if lang != "python" {
+		return f.Module
+	}
+	names := moduleNames(f, lang)
+	if p := normalPath(f.Path); strings.Contains(p, "site-packages/") || strings.Contains(p, "dist-packages/") {
+		return names[len(names)-1]
+	}
+	m := strings.TrimSuffix(strings.TrimSuffix(f.Module, ".py"), "/__init__")
+	return strings.ReplaceAll(m, "/", ".")
+}
+
 func moduleNames(f *Frame, lang string) []string {
 	names := []string{f.Module}
 	p := normalPath(f.Path)
@@ -327,10 +342,8 @@ func (ev *facts) expand(v fpValue, def string, crash *Frame) string {
 	case "stack.function":
 		return crash.Function
 	case "stack.module":
-		if ev.st.Language == "python" { // "app/jobs.py" → "app.jobs"
-			return strings.ReplaceAll(strings.TrimSuffix(crash.Module, ".py"), "/", ".")
-		}
-		return crash.Module
+		return ModuleName(crash, ev.st.Language) // "app/jobs.py" → "app.jobs"
+
 	case "stack.abs_path":
 		return crash.Path
 	}

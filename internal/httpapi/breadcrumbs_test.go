@@ -84,6 +84,9 @@ func TestSentryEventKeepsBreadcrumbsAndSourceContext(t *testing.T) {
 		var withCtx, without int
 		for _, f := range frames {
 			f := f.(map[string]any)
+			if f["module"] != "app.pay" { // Python's module as Python names it (CONTRACT 8)
+				t.Errorf("frame %v: module %v, want app.pay", f["function"], f["module"])
+			}
 			switch f["function"] {
 			case "charge":
 				withCtx++

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/problem"
@@ -39,7 +40,7 @@ type GroupFacetsOutput struct{ Body FacetList }
 
 func (s *Server) groupFacets(ctx context.Context, in *struct {
 	GroupPath
-	Keys string `query:"keys" maxLength:"2000" doc:"Comma-separated attribute keys; by default environment, release, service, user.id, browser, os, request.url, server_name"`
+	Keys string `query:"keys" maxLength:"2000" doc:"Comma-separated attribute keys, answered in this order, a key named twice once; by default environment, release, service, user.id, browser, os, request.url, server_name"`
 }) (*GroupFacetsOutput, error) {
 	keys := store.DefaultFacetKeys
 	if strings.TrimSpace(in.Keys) != "" {
@@ -49,7 +50,9 @@ func (s *Server) groupFacets(ctx context.Context, in *struct {
 			if !search.ValidKey(k) {
 				return nil, problem.Newf("validation-failed", "keys: %q is not a key (letters, digits and . _ - / @)", k)
 			}
-			keys = append(keys, k)
+			if !slices.Contains(keys, k) { // a key named twice is answered once
+				keys = append(keys, k)
+			}
 		}
 		if len(keys) > maxFacetKeys {
 			return nil, problem.Newf("validation-failed", "keys: at most %d keys", maxFacetKeys)

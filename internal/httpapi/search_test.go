@@ -326,6 +326,11 @@ func TestGroupFacets(t *testing.T) {
 		if got := facets("?keys=region,+environment"); len(got) != 2 || fmt.Sprint(got["region"]) != fmt.Sprint([]value{{"eu", 2, 2.0 / 3}, {"us", 1, 1.0 / 3}}) {
 			t.Errorf("keys=region,environment = %v", got)
 		}
+		// A key named twice is answered once.
+		twice := s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + gid + "/facets?keys=region,environment,region", Token: w.Viewer.Token}).Expect(t, http.StatusOK, "")
+		if data, _ := twice.JSON(t)["data"].([]any); len(data) != 2 {
+			t.Errorf("keys=region,environment,region answered %d keys, want 2: %s", len(data), twice.Body)
+		}
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + gid + "/facets?keys=a%20b", Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/grp_nothing/facets", Token: w.Viewer.Token}).Expect(t, http.StatusNotFound, "not-found")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + gid + "/facets", Token: w.Outsider.Token}).Expect(t, http.StatusNotFound, "not-found")

@@ -231,7 +231,7 @@ func frames(trace, inApp string) []FrameView {
 	lines := strings.Split(trace, "\n")
 	out := make([]FrameView, 0, len(st.Frames))
 	for k, f := range st.Frames {
-		v := FrameView{Function: f.Function, Module: f.Module, File: shownFile(f), InApp: f.InApp}
+		v := FrameView{Function: f.Function, Module: grouping.ModuleName(&st.Frames[k], st.Language), File: shownFile(f), InApp: f.InApp}
 		if k < len(st.Lines) && st.Lines[k] < len(lines) {
 			line := lines[st.Lines[k]]
 			if m := lineCol.FindStringSubmatchIndex(line); m != nil {
