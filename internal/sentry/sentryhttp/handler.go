@@ -22,6 +22,7 @@ import (
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/sentry"
 	"github.com/errata-dev/errata/internal/store"
 )
@@ -91,11 +92,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	key := requestKey(r)
 	var p store.Project
+	var addr ratelimit.Result
 	if key != "" {
 		if p, err = h.admit(w, r, number, key, nil); err != nil {
 			h.fail(w, r, err)
 			return
 		}
+	} else if addr = h.admitAddress(w, r); !addr.Allowed {
+		return
 	}
 	// CONTRACT 6's order: an unsupported coding (415), a declared length
 	// over the limit (413), then a nested encoding (400).
@@ -120,7 +124,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body *intake.Body
 	if key == "" {
 		var ok bool
-		if body, p, ok = h.readKeyless(w, r, number, dec); !ok {
+		if body, p, ok = h.readKeyless(w, r, number, dec, addr); !ok {
 			return
 		}
 	} else {

@@ -160,7 +160,15 @@ func TestKeylessHead(t *testing.T) {
 			t.Errorf("keyless 403 without RateLimit-* headers: %v", refused.header)
 		}
 		// A store request without a key has nowhere to carry one.
-		w.send(t, w.storePath, []byte(fmt.Sprintf(event, "keyless store"))).expect(t, http.StatusForbidden)
+		store := w.send(t, w.storePath, []byte(fmt.Sprintf(event, "keyless store"))).expect(t, http.StatusForbidden)
+		// Every answer to a keyless request carries its address's bucket.
+		for _, a := range []*answer{store,
+			w.send(t, w.envelopePath, []byte("{}"), "Content-Encoding", "compress").expect(t, http.StatusUnsupportedMediaType),
+			w.send(t, w.envelopePath, []byte("{}"), "Content-Encoding", "gzip, gzip").expect(t, http.StatusBadRequest)} {
+			if a.header.Get("RateLimit-Remaining") == "" || a.header.Get("RateLimit-Limit") == "" {
+				t.Errorf("keyless %d without RateLimit-* headers: %v", a.status, a.header)
+			}
+		}
 
 		twice := gzipped(t, gzipped(t, envelope(head, "event", fmt.Sprintf(event, "nested"))))
 		w.send(t, w.envelopePath, twice, "Content-Encoding", "gzip, gzip").expect(t, http.StatusBadRequest)

@@ -6,6 +6,7 @@ import (
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -19,18 +20,11 @@ import (
 // share of the key's organization. A store request that is not an
 // envelope has nowhere to carry a key and is refused unread. ok is false
 // when the request was answered.
-func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int64, dec *intake.Decoding) (body *intake.Body, p store.Project, ok bool) {
+func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int64, dec *intake.Decoding, res ratelimit.Result) (body *intake.Body, p store.Project, ok bool) {
 	in := h.intake
 	if h.store && !isEnvelopeStore(r) {
 		in.Refuse(Route, metrics.RefusedUnauthorized)
 		h.fail(w, r, errForbidden)
-		return nil, p, false
-	}
-	res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))
-	res.SetHeaders(w.Header()) // the address's bucket, until the project's replaces it
-	if !res.Allowed {
-		in.Refuse(Route, metrics.RefusedRateLimited)
-		h.fail(w, r, problem.New("rate-limited", "too many requests without a key from this address; send the key in the query (sentry_key) or X-Sentry-Auth, or wait Retry-After seconds"))
 		return nil, p, false
 	}
 	ctx := r.Context()
@@ -57,4 +51,19 @@ func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int
 		return nil, p, false
 	}
 	return body, p, true
+}
+
+// admitAddress takes a token of the client address's bucket for a request
+// without a key, before anything else is checked, so that every answer to
+// it carries the bucket's RateLimit-* headers (until the project's replace
+// them); past the bucket it answers 429 and reports false in Allowed.
+func (h *Handler) admitAddress(w http.ResponseWriter, r *http.Request) ratelimit.Result {
+	in := h.intake
+	res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))
+	res.SetHeaders(w.Header())
+	if !res.Allowed {
+		in.Refuse(Route, metrics.RefusedRateLimited)
+		h.fail(w, r, problem.New("rate-limited", "too many requests without a key from this address; send the key in the query (sentry_key) or X-Sentry-Auth, or wait Retry-After seconds"))
+	}
+	return res
 }
