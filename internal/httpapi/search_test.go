@@ -33,12 +33,12 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
 		feed(t, s, w.Key, map[string]any{"service": "api", "environment": "production", "release": "1.0", "events": []any{
-			ev("Payment TIMEOUT for order 7", "error", "attributes", map[string]any{"fingerprint": "pay", "region": "eu", "user.id": "u1"}),
-			ev("Payment TIMEOUT for order 8", "error", "attributes", map[string]any{"fingerprint": "pay", "region": "eu west", "user": map[string]any{"id": "u2"}}),
+			ev("Payment TIMEOUT for order 7", "error", "attributes", map[string]any{"fingerprint": "pay", "region": "eu", "user.id": "u1", "amount": 120}),
+			ev("Payment TIMEOUT for order 8", "error", "attributes", map[string]any{"fingerprint": "pay", "region": "eu west", "user": map[string]any{"id": "u2"}, "amount": "80"}),
 			ev("disk full", "warn", "attributes", map[string]any{"fingerprint": "disk"}, "trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
 		}})
 		feed(t, s, w.Key, map[string]any{"service": "web", "environment": "staging", "release": "2.0", "events": []any{
-			ev("template missing", "fatal", "attributes", map[string]any{"fingerprint": "tpl", "region": "us", "note": longNote}),
+			ev("template missing", "fatal", "attributes", map[string]any{"fingerprint": "tpl", "region": "us", "note": longNote, "amount": "n/a"}),
 		}})
 		disk := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "disk")["id"].(string)
 		patchJSON(s, w.Member.Token, "/v1/groups/"+disk, map[string]any{"status": "resolved"}).Expect(t, http.StatusOK, "")
@@ -96,6 +96,12 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 			{"region:EU", nil},
 			{"nothing-like-it", nil},
 			{"note:" + longNote, []string{tpl}}, // counted cut to 200 characters, searched the same way
+			// An attribute compares as a number where its values are numbers.
+			{"amount:>100", []string{pay}},
+			{"amount:<1e2", []string{pay}}, // its "80"
+			{"amount:>1000", nil},
+			{"!amount:>100", []string{dsk, tpl}},
+			{"amount:>=-5 service:web", nil}, // "n/a" is no number
 		} {
 			if got := titles(t, s, w.Viewer.Token, base+url.QueryEscape(c.query)); !slices.Equal(got, c.want) {
 				t.Errorf("groups?query=%s = %q, want %q", c.query, got, c.want)
@@ -141,7 +147,7 @@ func TestSearchGroupsAndTickets(t *testing.T) {
 		if got := items(t, s, w.Viewer.Token, base+"service:api&sort=event_count&limit=100"); len(got) != 2 || got[0]["title"] != pay {
 			t.Errorf("service:api sorted by events = %v", got)
 		}
-		for _, q := range []string{"is:", "level:loud", "events:>many", `region:"eu`, "severity:>high", "a\x01"} { // severity: is an attribute on groups
+		for _, q := range []string{"is:", "level:loud", "events:>many", `region:"eu`, "severity:>high", "region:>eu", "a\x01"} { // severity: is an attribute on groups
 			r := s.Do(apitest.Request{Method: "GET", Path: base + url.QueryEscape(q), Token: w.Viewer.Token})
 			r.Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 			if d := r.Str(t, "detail"); !strings.Contains(d, "query") {
@@ -196,9 +202,9 @@ func TestSearchGroupEvents(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
 		for _, e := range []map[string]any{
-			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3,
+			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3, "amount": 7.5,
 				"user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}),
-			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}}),
+			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}, "amount": "12"}),
 			ev("Überweisung abgelehnt", "error", "trace_id", "DEADBEEF01", "span_id", "AB12", "attributes", map[string]any{"fingerprint": "transfer", "region": "us",
 				"retried": true, "big": json.Number("12345678901234567890"), "ratio": json.Number("1.50"), "city": "Zürich", "région": "eu"}),
 		} {
@@ -222,6 +228,11 @@ func TestSearchGroupEvents(t *testing.T) {
 			{"user.id:u1", []string{"card declined for u1"}},
 			{"user.id:u2", []string{"card declined for u2"}},
 			{"plan:3", []string{"card declined for u1"}},
+			{"plan:>=3", []string{"card declined for u1"}},
+			{"amount:>10", []string{"card declined for u2"}},
+			{"amount:<=7.5", []string{"card declined for u1"}},
+			{"amount:>=7.5", []string{"card declined for u1", "card declined for u2"}},
+			{"!amount:>10", []string{"card declined for u1"}},
 			{"has:plan", []string{"card declined for u1"}},
 			{"!has:trace_id", []string{"card declined for u1"}},
 			{"browser:Firefox", []string{"card declined for u1"}}, // derived from the user agent

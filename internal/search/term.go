@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -205,7 +206,13 @@ func parseTerm(r rawTerm, kind Kind, now time.Time) (Term, error) {
 			if alias := fieldAliases[strings.ToLower(r.key)]; alias != "" {
 				return bad("%s is an attribute here: compare %s instead (%s:%s%s)", r.key, alias, alias, t.Op.String(), t.Value)
 			}
-			return bad("%s is an attribute: comparisons are for levels, numbers and times", r.key)
+			// An attribute compares as a number: its values that are
+			// numbers (as written: 12, -3.5, 1e3) are compared.
+			n, err := strconv.ParseFloat(t.Value, 64)
+			if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
+				return bad("%s: a comparison of an attribute takes a number (%s:%s100)", r.key, r.key, t.Op.String())
+			}
+			t.Value = strconv.FormatFloat(n, 'g', -1, 64)
 		}
 		return t, nil
 	}

@@ -88,6 +88,10 @@ type dbDriver interface {
 	// jsonText is the text at path in the JSON column col, and the
 	// argument of the expression's one placeholder.
 	jsonText(col string, path []string) (expr string, args []any)
+	// number is the number the text expression expr (with its args)
+	// holds as written (12, -3.5, 1e3), NULL when it holds none, and
+	// param, a parameter of the same type for it to be compared with.
+	number(expr string, args []any) (num string, numArgs []any, param string)
 	// groupWord is the condition, on the group columns of alias g, that
 	// finds the free word w through the group_search index of migration
 	// 00052; ok is false when the index cannot find w (the caller scans).

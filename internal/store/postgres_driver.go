@@ -103,6 +103,15 @@ func (postgresDriver) foldContains(col, w string) (string, any) {
 	return col + " ILIKE ?", contains(w)
 }
 
+// number reads a number as written into numeric, whose range takes any
+// exponent of four digits (double precision would fail the query on
+// 1e999); CASE decides before the cast is tried. The pattern has no
+// question mark, which the statement's placeholders would take.
+func (postgresDriver) number(expr string, args []any) (string, []any, string) {
+	return "(CASE WHEN " + expr + ` ~ '^[-+]{0,1}([0-9]+([.][0-9]*){0,1}|[.][0-9]+)([eE][-+]{0,1}[0-9]{1,4}){0,1}$' THEN CAST(` + expr + " AS numeric) END)",
+		append(append([]any{}, args...), args...), "CAST(? AS numeric)"
+}
+
 func (postgresDriver) jsonText(col string, path []string) (string, []any) {
 	return "(CAST(" + col + " AS jsonb) #>> CAST(? AS text[]))", []any{`{"` + strings.Join(path, `","`) + `"}`}
 }

@@ -194,9 +194,24 @@ func (s *searchSQL) group(t search.Term) {
 	case search.FieldReason:
 		s.add(s.t+"reason = ?", t.Value)
 	default: // search.FieldAttribute
+		if t.Op != search.Eq {
+			s.facetNumber(t.Key, t.Op, t.Value)
+			return
+		}
 		s.facet(t.Key, &t.Value)
 	}
 }
+
+// facetNumber compares a key's counted values that are numbers with the
+// number v (search.Parse wrote it): a group holds when one of them does.
+// The (key, value, group_id) index gives the key's values of every group.
+func (s *searchSQL) facetNumber(key string, op search.Op, v string) {
+	num, args, param := driverOf(s.dialect).number("f.value", nil)
+	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND "+num+opCmp[op]+param+")", append(append([]any{facetKey(key)}, args...), v)...)
+}
+
+// opCmp is the SQL operator of a comparison.
+var opCmp = map[search.Op]string{search.Gt: " > ", search.Ge: " >= ", search.Lt: " < ", search.Le: " <= "}
 
 // ftsWords writes the one condition of the free words of terms that SQLite's
 // full-text index answers (not negated, at least ftsMinRunes long): its
@@ -306,7 +321,30 @@ func (s *searchSQL) event(t search.Term) {
 			s.attribute(t.Value, nil)
 		}
 	default: // search.FieldAttribute
+		if t.Op != search.Eq {
+			s.attributeNumber(t.Key, t.Op, t.Value)
+			return
+		}
 		s.attribute(t.Key, &t.Value)
+	}
+}
+
+// attributeNumber compares an event's attribute, where it is a number (a
+// JSON number, or a string of one), with the number v, at the places
+// attribute looks.
+func (s *searchSQL) attributeNumber(key string, op search.Op, v string) {
+	paths := [][]string{{key}, {"tags." + facetKey(key)}}
+	if nested := strings.Split(facetKey(key), "."); len(nested) > 1 {
+		paths = append(paths, nested)
+	}
+	d := driverOf(s.dialect)
+	for i, p := range paths {
+		if i > 0 {
+			s.b.WriteString(" OR ")
+		}
+		expr, args := d.jsonText(s.e+"attributes", p)
+		num, numArgs, param := d.number(expr, args)
+		s.add(num+opCmp[op]+param, append(numArgs, v)...)
 	}
 }
 

@@ -105,6 +105,14 @@ func (sqliteDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn func
 // caseInsensitiveLike is LIKE: SQLite's ignores the case of ASCII letters.
 func (sqliteDriver) caseInsensitiveLike() string { return " LIKE ?" }
 
+// number takes text made of digits, signs, points and exponents, with a
+// digit, for a number (SQLite has no regular expressions): CAST reads the
+// number it begins with.
+func (sqliteDriver) number(expr string, args []any) (string, []any, string) {
+	return "(CASE WHEN " + expr + " GLOB '*[0-9]*' AND NOT " + expr + " GLOB '*[^0-9.eE+-]*' THEN CAST(" + expr + " AS REAL) END)",
+		append(append(append([]any{}, args...), args...), args...), "CAST(? AS REAL)"
+}
+
 // jsonText is a string's text, else the value's JSON text as written (true,
 // 12345678901234567890, 1.50), as PostgreSQL's #>> reads them:
 // json_extract would give 1 for true and a float for a large integer.
