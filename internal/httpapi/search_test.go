@@ -204,7 +204,7 @@ func TestSearchGroupEvents(t *testing.T) {
 		for _, e := range []map[string]any{
 			ev("card declined for u1", "error", "environment", "production", "release", "1.0", "attributes", map[string]any{"fingerprint": "card", "user.id": "u1", "plan": 3, "amount": 7.5,
 				"user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"}),
-			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}, "amount": "12"}),
+			ev("card declined for u2", "fatal", "environment", "staging", "trace_id", "abc123", "attributes", map[string]any{"fingerprint": "card", "user": map[string]any{"id": "u2"}, "amount": "12", "exp": json.Number("1e3")}),
 			ev("Überweisung abgelehnt", "error", "trace_id", "DEADBEEF01", "span_id", "AB12", "attributes", map[string]any{"fingerprint": "transfer", "region": "us",
 				"retried": true, "big": json.Number("12345678901234567890"), "ratio": json.Number("1.50"), "city": "Zürich", "région": "eu"}),
 		} {
@@ -233,6 +233,9 @@ func TestSearchGroupEvents(t *testing.T) {
 			{"amount:<=7.5", []string{"card declined for u1"}},
 			{"amount:>=7.5", []string{"card declined for u1", "card declined for u2"}},
 			{"!amount:>10", []string{"card declined for u1"}},
+			{"exp:1e3", []string{"card declined for u2"}}, // as written, on both databases
+			{"exp:1000", nil},
+			{"exp:>999", []string{"card declined for u2"}},
 			{"has:plan", []string{"card declined for u1"}},
 			{"!has:trace_id", []string{"card declined for u1"}},
 			{"browser:Firefox", []string{"card declined for u1"}}, // derived from the user agent

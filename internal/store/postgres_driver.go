@@ -112,8 +112,10 @@ func (postgresDriver) number(expr string, args []any) (string, []any, string) {
 		append(append([]any{}, args...), args...), "CAST(? AS numeric)"
 }
 
+// jsonText reads col as json, not jsonb, which would rewrite a number
+// (1e3 as 1000) where SQLite and the value counts keep it as written.
 func (postgresDriver) jsonText(col string, path []string) (string, []any) {
-	return "(CAST(" + col + " AS jsonb) #>> CAST(? AS text[]))", []any{`{"` + strings.Join(path, `","`) + `"}`}
+	return "(CAST(" + col + " AS json) #>> CAST(? AS text[]))", []any{`{"` + strings.Join(path, `","`) + `"}`}
 }
 
 // insertProjectQuery takes the number from the column's sequence.
