@@ -74,6 +74,14 @@ func readBundle(f *os.File) ([]bundleFile, error) {
 		if zf == nil || info.URL == "" {
 			continue
 		}
+		if err := checkText("url of "+path, info.URL); err != nil {
+			return nil, err
+		}
+		for k, v := range info.Headers {
+			if err := checkText("header of "+path, k+": "+v); err != nil {
+				return nil, err
+			}
+		}
 		if zf.UncompressedSize64 > MaxFileSize {
 			return nil, tooLarge(zf.Name)
 		}

@@ -126,6 +126,14 @@ func (a *API) assemble(w http.ResponseWriter, r *http.Request, c *caller) error 
 	if len(req.Projects) == 0 {
 		return fail(http.StatusBadRequest, "projects: name at least one project")
 	}
+	if req.Version != "" {
+		if err := checkVersion(req.Version); err != nil {
+			return err
+		}
+	}
+	if err := checkDist(req.Dist); err != nil {
+		return err
+	}
 	ctx := r.Context()
 	projects, err := a.projects(ctx, c, req.Projects)
 	if err != nil {

@@ -16,6 +16,24 @@ import (
 	"github.com/errata-dev/errata/internal/apitest"
 )
 
+// uploadFile posts a release file as sentry-cli's legacy upload does:
+// multipart with file, name, dist and header ("" for none) fields.
+func uploadFile(s *apitest.Server, tok, path, name, dist, header string, data []byte) *apitest.Response {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "main.js")
+	_, _ = fw.Write(data)
+	_ = mw.WriteField("name", name)
+	if dist != "" {
+		_ = mw.WriteField("dist", dist)
+	}
+	if header != "" {
+		_ = mw.WriteField("header", header)
+	}
+	_ = mw.Close()
+	return s.Do(apitest.Request{Method: "POST", Path: path, Token: tok, Body: body.Bytes(), Headers: map[string]string{"Content-Type": mw.FormDataContentType()}})
+}
+
 // TestLegacyReleaseFiles: the release file upload of sentry-cli 1.x and
 // 2.x (releases files upload-sourcemaps) stores the file in the release,
 // where symbolication finds it by URL.
@@ -25,16 +43,7 @@ func TestLegacyReleaseFiles(t *testing.T) {
 		w := s.NewWorld(t)
 		tok := token(t, s, w.Member.Token, "project:releases")
 		upload := func(path, name, header string, data []byte) *apitest.Response {
-			var body bytes.Buffer
-			mw := multipart.NewWriter(&body)
-			fw, _ := mw.CreateFormFile("file", "main.js")
-			_, _ = fw.Write(data)
-			_ = mw.WriteField("name", name)
-			if header != "" {
-				_ = mw.WriteField("header", header)
-			}
-			_ = mw.Close()
-			return s.Do(apitest.Request{Method: "POST", Path: path, Token: tok, Body: body.Bytes(), Headers: map[string]string{"Content-Type": mw.FormDataContentType()}})
+			return uploadFile(s, tok, path, name, "", header, data)
 		}
 		files := "/api/0/projects/acme/web/releases/3.0.0/files/"
 		// As on Sentry, the release must exist first (sentry-cli creates it).

@@ -16,6 +16,7 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // releaseInfo is Sentry's release object, as sentry-cli reads it.
@@ -57,8 +58,33 @@ func (a *API) releaseInfo(ctx context.Context, version string, rels []store.Rele
 	return out, nil
 }
 
+// checkText refuses a string field (pairs of name and value) with a
+// control character other than tab and newline, or bytes that are not
+// UTF-8 (text.Fault), with 400 and Sentry's {"detail"} naming the field:
+// PostgreSQL refuses U+0000, and the others hide or forge text where
+// releases and files are shown.
+func checkText(fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if f := text.Fault(fields[i+1]); f != "" {
+			return fail(http.StatusBadRequest, fields[i]+": "+f)
+		}
+	}
+	return nil
+}
+
+// maxDistLen bounds a dist, as Sentry's (64 characters).
+const maxDistLen = 64
+
+// checkDist refuses a dist that no event could name.
+func checkDist(d string) error {
+	if utf8.RuneCountInString(d) > maxDistLen {
+		return fail(http.StatusBadRequest, "dist: at most "+strconv.Itoa(maxDistLen)+" characters")
+	}
+	return checkText("dist", d)
+}
+
 func checkVersion(v string) error {
-	if v == "" || utf8.RuneCountInString(v) > ingest.MaxReleaseLen || strings.ContainsAny(v, "\x00\n\r\t/") || v == "." || v == ".." || v == "latest" {
+	if text.Fault(v) != "" || v == "" || utf8.RuneCountInString(v) > ingest.MaxReleaseLen || strings.ContainsAny(v, "\x00\n\r\t/") || v == "." || v == ".." || v == "latest" {
 		return fail(http.StatusBadRequest, "version: 1 to "+strconv.Itoa(ingest.MaxReleaseLen)+" characters (events keep no more), no slash, control character or the names ., .. and latest")
 	}
 	return nil
@@ -215,6 +241,9 @@ func (a *API) newDeploy(w http.ResponseWriter, r *http.Request, c *caller) error
 	if utf8.RuneCountInString(req.Name) > 200 || utf8.RuneCountInString(req.URL) > 2000 {
 		return fail(http.StatusBadRequest, "name: at most 200 characters; url: at most 2000")
 	}
+	if err := checkText("environment", req.Environment, "name", req.Name, "url", req.URL); err != nil {
+		return err
+	}
 	_, rels, err := a.orgRelease(r, c)
 	if err != nil {
 		return err
@@ -274,6 +303,9 @@ func (a *API) listDeploys(w http.ResponseWriter, r *http.Request, c *caller) err
 func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *caller) error {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxFileSize+1<<20)
 	if err := r.ParseMultipartForm(8 << 20); err != nil {
+		if _, over := errors.AsType[*http.MaxBytesError](err); over {
+			return fail(http.StatusRequestEntityTooLarge, "file: over "+mib(MaxFileSize))
+		}
 		return fail(http.StatusBadRequest, "release files come as multipart/form-data of at most "+mib(MaxFileSize))
 	}
 	defer r.MultipartForm.RemoveAll()
@@ -288,6 +320,17 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 	name := r.FormValue("name")
 	if name == "" {
 		name = fh.Filename
+	}
+	if err := checkText("name", name); err != nil {
+		return err
+	}
+	if err := checkDist(r.FormValue("dist")); err != nil {
+		return err
+	}
+	for _, h := range r.MultipartForm.Value["header"] {
+		if err := checkText("header", h); err != nil {
+			return err
+		}
 	}
 	art := store.Artifact{URL: name, Dist: r.FormValue("dist"), Kind: "source", CreatedAt: a.now().UTC()}
 	headers := map[string]string{} // echoed as Sentry does
