@@ -287,7 +287,10 @@ func (s *Symbolicator) mapFor(ctx context.Context, projectID, release, dist, deb
 	}
 	if a.ID == "" {
 		note := "no source map for " + tilde(file)
-		if release != "" {
+		switch {
+		case release != "" && dist != "": // a dist the upload did not name is a common miss
+			note += " (release " + release + ", dist " + dist + ")"
+		case release != "":
 			note += " (release " + release + ")"
 		}
 		if debugID != "" {

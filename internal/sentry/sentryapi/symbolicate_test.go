@@ -182,6 +182,12 @@ func TestSymbolication(t *testing.T) {
 				t.Errorf("an unmapped frame has raw %v, want null", raw)
 			}
 		}
+		// A dist the uploads did not name is in the note too.
+		sendError(t, s, number, key, map[string]any{"frames": frames, "release": "9.9.9", "dist": "other"})
+		evs, _ = s.App.DB.Read().ListGroupEvents(context.Background(), other, 0, 10)
+		if len(evs) == 0 || !strings.Contains(evs[0].Symbolication, "no source map for ~/static/main.js (release 9.9.9, dist other)") {
+			t.Errorf("unmapped event with a dist = %+v, want the note naming the release and the dist", evs)
+		}
 
 		// Files uploaded under their full URL (--url-prefix with the
 		// origin), without debug ids: the map is found from the URL the
