@@ -160,11 +160,6 @@ func normalPath(p string) string {
 	return strings.ReplaceAll(stripURL(p), `\`, "/")
 }
 
-// moduleNames are the names a frame's module goes by, as its language names
-// modules (CONTRACT 8): Java's class, Go's package, .NET's type; Python's
-// dotted module, read from the path (the part after site-packages, else
-// every dotted tail of the path: "/srv/app/jobs.py" is srv.app.jobs,
-// app.jobs and jobs); JavaScript's, Ruby's and PHP's file path.
 // ModuleName is a frame's module as its language names it (CONTRACT 8,
 // stack.module): for Python the dotted module (app.jobs for app/jobs.py,
 // the package path below site-packages), else the module grouping reads.
@@ -172,24 +167,42 @@ func ModuleName(f *Frame, lang string) string {
 	if lang != "python" {
 		return f.Module
 	}
-	names := moduleNames(f, lang)
-	if p := normalPath(f.Path); strings.Contains(p, "site-packages/") || strings.Contains(p, "dist-packages/") {
-		return names[len(names)-1]
+	if m, ok := installedModule(pythonPath(normalPath(f.Path))); ok {
+		return m
 	}
-	m := strings.TrimSuffix(strings.TrimSuffix(f.Module, ".py"), "/__init__")
-	return strings.ReplaceAll(m, "/", ".")
+	return strings.ReplaceAll(pythonPath(f.Module), "/", ".")
 }
 
+// pythonPath is a Python file's path without .py, and a package's
+// without its /__init__.py.
+func pythonPath(p string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(p, ".py"), "/__init__")
+}
+
+// installedModule is the dotted module of a path (pythonPath) below
+// site-packages or dist-packages, and whether it is one.
+func installedModule(p string) (string, bool) {
+	for _, root := range []string{"site-packages/", "dist-packages/"} {
+		if k := strings.LastIndex(p, root); k >= 0 {
+			return strings.ReplaceAll(p[k+len(root):], "/", "."), true
+		}
+	}
+	return "", false
+}
+
+// moduleNames are the names a frame's module goes by, as its language names
+// modules (CONTRACT 8): Java's class, Go's package, .NET's type; Python's
+// dotted module, read from the path (the part after site-packages, else
+// every dotted tail of the path: "/srv/app/jobs.py" is srv.app.jobs,
+// app.jobs and jobs); JavaScript's, Ruby's and PHP's file path.
 func moduleNames(f *Frame, lang string) []string {
 	names := []string{f.Module}
 	p := normalPath(f.Path)
 	switch lang {
 	case "python":
-		p = strings.TrimSuffix(strings.TrimSuffix(p, ".py"), "/__init__")
-		for _, root := range []string{"site-packages/", "dist-packages/"} {
-			if k := strings.LastIndex(p, root); k >= 0 {
-				return append(names, strings.ReplaceAll(p[k+len(root):], "/", "."))
-			}
+		p = pythonPath(p)
+		if m, ok := installedModule(p); ok {
+			return append(names, m)
 		}
 		segs := strings.Split(strings.Trim(p, "/"), "/")
 		for k := range segs {
@@ -343,7 +356,6 @@ func (ev *facts) expand(v fpValue, def string, crash *Frame) string {
 		return crash.Function
 	case "stack.module":
 		return ModuleName(crash, ev.st.Language) // "app/jobs.py" → "app.jobs"
-
 	case "stack.abs_path":
 		return crash.Path
 	}

@@ -92,8 +92,11 @@ func (p *Processor) streaming(ctx context.Context) bool {
 // once a part rather than once in every (about 10 % of the whole server's
 // throughput, docs/decisions.md "Value counts under a backlog").
 func (f *folder) steady(every time.Duration) bool {
-	return f.pending.Load() && time.Since(time.Unix(0, f.last.Load())) < every
+	return f.pending.Load() && f.sinceLast() < every
 }
+
+// sinceLast is how long ago the last fold began.
+func (f *folder) sinceLast() time.Duration { return time.Since(time.Unix(0, f.last.Load())) }
 
 // foldDue folds the deferred counts when Options.FoldEvery has passed since the
 // last fold, or at once when idle (the queue had nothing to claim, or the
@@ -111,7 +114,7 @@ func (p *Processor) foldDue(ctx context.Context, idle bool) {
 		return // another worker folds
 	}
 	defer p.fold.mu.Unlock()
-	if !p.fold.pending.Load() || !idle && time.Since(time.Unix(0, p.fold.last.Load())) < p.opts.FoldEvery {
+	if !p.fold.pending.Load() || !idle && p.fold.sinceLast() < p.opts.FoldEvery {
 		return
 	}
 	if err := p.foldAll(ctx); err != nil {

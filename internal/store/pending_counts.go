@@ -101,7 +101,7 @@ func (c *Conn) FoldPendingCountsUpTo(ctx context.Context, bucket, limit int) (ro
 	if err := c.addPending(ctx, f); err != nil {
 		return 0, 0, err
 	}
-	if err := c.deletePending(ctx, f.ids); err != nil {
+	if _, err := c.deletePending(ctx, f.ids); err != nil {
 		return 0, 0, err
 	}
 	return f.Rows, f.Counts, nil
@@ -134,20 +134,11 @@ var ErrPendingMoved = errors.New("store: pending counts folded meanwhile")
 // deleted first: when one is gone, it answers ErrPendingMoved having added
 // nothing.
 func (c *Conn) ApplyPendingFold(ctx context.Context, f *PendingFold) error {
-	gone := 0
-	for start, n := 0, 0; start < len(f.ids); start += n {
-		n = chunkRows(len(f.ids) - start)
-		res, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, f.ids[start:start+n]...)
-		if err != nil {
-			return fmt.Errorf("store: fold counts: %w", err)
-		}
-		deleted, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("store: fold counts: %w", err)
-		}
-		gone += n - int(deleted)
+	deleted, err := c.deletePending(ctx, f.ids)
+	if err != nil {
+		return err
 	}
-	if gone > 0 {
+	if deleted < len(f.ids) {
 		return ErrPendingMoved
 	}
 	return c.addPending(ctx, f)
@@ -205,15 +196,23 @@ func (c *Conn) addPending(ctx context.Context, f *PendingFold) error {
 	return c.AddEventRefs(ctx, ofLive(f.set.refs, live, func(r EventRef) string { return r.GroupID }))
 }
 
-// deletePending deletes the pending rows ids.
-func (c *Conn) deletePending(ctx context.Context, ids []any) error {
+// deletePending deletes the pending rows ids and returns how many of them
+// were still there.
+func (c *Conn) deletePending(ctx context.Context, ids []any) (int, error) {
+	deleted := 0
 	for start, n := 0, 0; start < len(ids); start += n {
 		n = chunkRows(len(ids) - start)
-		if _, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, ids[start:start+n]...); err != nil {
-			return fmt.Errorf("store: fold counts: %w", err)
+		res, err := c.exec(ctx, `DELETE FROM pending_counts WHERE id IN (`+tuples(n, "?")+`)`, ids[start:start+n]...)
+		if err != nil {
+			return 0, fmt.Errorf("store: fold counts: %w", err)
 		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("store: fold counts: %w", err)
+		}
+		deleted += int(k)
 	}
-	return nil
+	return deleted, nil
 }
 
 // foldGroups folds every pending count of the groups' buckets, for a

@@ -333,12 +333,8 @@ func (s *searchSQL) event(t search.Term) {
 // JSON number, or a string of one), with the number v, at the places
 // attribute looks.
 func (s *searchSQL) attributeNumber(key string, op search.Op, v string) {
-	paths := [][]string{{key}, {"tags." + facetKey(key)}}
-	if nested := strings.Split(facetKey(key), "."); len(nested) > 1 {
-		paths = append(paths, nested)
-	}
 	d := driverOf(s.dialect)
-	for i, p := range paths {
+	for i, p := range attributePaths(key) {
 		if i > 0 {
 			s.b.WriteString(" OR ")
 		}
@@ -353,17 +349,11 @@ func (s *searchSQL) attributeNumber(key string, op search.Op, v string) {
 // ("tags.user.id") or nested ({"user": {"id": 42}}). Keys are letters,
 // digits and . _ - / @ (search.Parse), so they quote safely in a path.
 func (s *searchSQL) attribute(key string, value *string) {
-	flat := []string{key, "tags." + facetKey(key)}
-	nested := strings.Split(facetKey(key), ".")
-	for i, k := range flat {
+	for i, p := range attributePaths(key) {
 		if i > 0 {
 			s.b.WriteString(" OR ")
 		}
-		s.attrPath([]string{k}, value)
-	}
-	if len(nested) > 1 {
-		s.b.WriteString(" OR ")
-		s.attrPath(nested, value)
+		s.attrPath(p, value)
 	}
 	if k := facetKey(key); k == "browser" || k == "os" {
 		// Derived from the user agent by processing when the event had
@@ -371,6 +361,17 @@ func (s *searchSQL) attribute(key string, value *string) {
 		s.b.WriteString(" OR ")
 		s.jsonPath("NULLIF("+s.e+"detail, '')", []string{"agent", k}, value) // "" is no detail
 	}
+}
+
+// attributePaths are the places of an event's attributes where key may
+// be: flat ("user.id": 42), as a Sentry tag ("tags.user.id") and, for a
+// dotted key, nested ({"user": {"id": 42}}).
+func attributePaths(key string) [][]string {
+	paths := [][]string{{key}, {"tags." + facetKey(key)}}
+	if nested := strings.Split(facetKey(key), "."); len(nested) > 1 {
+		paths = append(paths, nested)
+	}
+	return paths
 }
 
 func (s *searchSQL) attrPath(path []string, value *string) {

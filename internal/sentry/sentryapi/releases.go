@@ -84,7 +84,7 @@ func checkDist(d string) error {
 }
 
 func checkVersion(v string) error {
-	if text.Fault(v) != "" || v == "" || utf8.RuneCountInString(v) > ingest.MaxReleaseLen || strings.ContainsAny(v, "\x00\n\r\t/") || v == "." || v == ".." || v == "latest" {
+	if text.Fault(v) != "" || v == "" || utf8.RuneCountInString(v) > ingest.MaxReleaseLen || strings.ContainsAny(v, "\n\t/") || v == "." || v == ".." || v == "latest" {
 		return fail(http.StatusBadRequest, "version: 1 to "+strconv.Itoa(ingest.MaxReleaseLen)+" characters (events keep no more), no slash, control character or the names ., .. and latest")
 	}
 	return nil
@@ -235,13 +235,13 @@ func (a *API) newDeploy(w http.ResponseWriter, r *http.Request, c *caller) error
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.Environment == "" || utf8.RuneCountInString(req.Environment) > ingest.MaxEnvironmentLen || strings.ContainsAny(req.Environment, "\x00\n\r\t") {
+	if req.Environment == "" || utf8.RuneCountInString(req.Environment) > ingest.MaxEnvironmentLen || text.Fault(req.Environment) != "" || strings.ContainsAny(req.Environment, "\n\t") {
 		return fail(http.StatusBadRequest, "environment: 1 to "+strconv.Itoa(ingest.MaxEnvironmentLen)+" characters, no control character")
 	}
 	if utf8.RuneCountInString(req.Name) > 200 || utf8.RuneCountInString(req.URL) > 2000 {
 		return fail(http.StatusBadRequest, "name: at most 200 characters; url: at most 2000")
 	}
-	if err := checkText("environment", req.Environment, "name", req.Name, "url", req.URL); err != nil {
+	if err := checkText("name", req.Name, "url", req.URL); err != nil {
 		return err
 	}
 	_, rels, err := a.orgRelease(r, c)
@@ -324,17 +324,15 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 	if err := checkText("name", name); err != nil {
 		return err
 	}
-	if err := checkDist(r.FormValue("dist")); err != nil {
+	art := store.Artifact{URL: name, Dist: r.FormValue("dist"), Kind: "source", CreatedAt: a.now().UTC()}
+	if err := checkDist(art.Dist); err != nil {
 		return err
 	}
+	headers := map[string]string{} // echoed as Sentry does
 	for _, h := range r.MultipartForm.Value["header"] {
 		if err := checkText("header", h); err != nil {
 			return err
 		}
-	}
-	art := store.Artifact{URL: name, Dist: r.FormValue("dist"), Kind: "source", CreatedAt: a.now().UTC()}
-	headers := map[string]string{} // echoed as Sentry does
-	for _, h := range r.MultipartForm.Value["header"] {
 		k, v, _ := strings.Cut(h, ":")
 		if k = strings.TrimSpace(k); k != "" {
 			headers[k] = strings.TrimSpace(v)
