@@ -22,39 +22,39 @@ const MaxHeadBytes = 64 << 10
 // (ReadHead). Once the key is known, Finish reads the rest under the
 // organization's share; Release gives everything back either way.
 type Keyless struct {
-	body *Body
-	head []byte // the decoded bytes read so far: the first line and perhaps more
-	eof  bool   // the body ended within head
-	wire *wireLimit
-	src  io.Reader // the decoded body after head
-	dec  io.Closer // the decoder, nil without one
-	mem  int64     // the decoder's reserved memory
-	lim  Limits
+	body    *Body
+	head    []byte  // the decoded bytes read so far: the first line and perhaps more
+	headBuf *[]byte // head's buffer
+	eof     bool    // the body ended within head
+	wire    *wireLimit
+	src     io.Reader // the decoded body after head
+	dec     io.Closer // the decoder, nil without one
+	mem     int64     // the decoder's reserved memory
+	lim     Limits
 	// hint is the decoded size still to come when it is known (a body
 	// without coding and with a Content-Length), else -1.
 	hint int64
+	// whole is the coding of a body read as sent (readSent), decoded
+	// whole by Finish; nil when the body is decoded as it arrives.
+	whole   *Decoding
+	sent    *[]byte // what readSent read of the body as sent
+	sentEOF bool    // the body ended within sent
 }
 
 // ReadHead starts reading r's body before its key is known: it reserves
 // from the budget's unauthenticated share (ReserveUnauthenticated), opens
 // dec's decoder over the body as it arrives (nil: none) and reads the
 // decoded body up to the end of its first line, MaxHeadBytes at most. A
-// refusal returns the metrics reason and the problem: 413 when the body
-// is announced larger than lim.Wire, 415 unsupported-encoding when dec's
-// decoder needs more memory than one address's unauthenticated share
-// (Budget.AddrShare: br and zstd with the default budget), 400
-// malformed-body, 503 overloaded when the unauthenticated share stays
-// spent. The caller must Release what it returns.
+// coding whose decoder needs more memory than one address's
+// unauthenticated share (Budget.AddrShare: br and zstd with the default
+// budget) is not decoded as the body arrives but read as sent first
+// (readSent). A refusal returns the metrics reason and the problem: 413
+// when the body is announced larger than lim.Wire, 400 malformed-body, 503
+// overloaded when the unauthenticated share stays spent. The caller must
+// Release what it returns.
 func (in *Intake) ReadHead(ctx context.Context, r *http.Request, lim Limits, dec *Decoding) (*Keyless, string, *problem.Problem) {
 	if r.ContentLength > lim.Wire {
 		return nil, metrics.RefusedTooLarge, tooLargeOnWire(lim)
-	}
-	if dec != nil && dec.Memory > in.Memory.AddrShare() {
-		// It could never be decoded within the address's share: say so
-		// at once rather than after waiting for room.
-		return nil, metrics.RefusedEncoding, problem.New("unsupported-encoding",
-			"without the key in the query (sentry_key) or X-Sentry-Auth, a body may be compressed with gzip or deflate only: "+
-				"this Content-Encoding's decoder needs more memory than a request not yet authenticated may hold")
 	}
 	addr := ""
 	if in.ClientIP != nil {
@@ -64,6 +64,15 @@ func (in *Intake) ReadHead(ctx context.Context, r *http.Request, lim Limits, dec
 	k.src = k.wire
 	if dec == nil && r.ContentLength >= 0 {
 		k.hint = r.ContentLength
+	}
+	if dec != nil && dec.Memory > in.Memory.AddrShare() {
+		// Its decoder would hold more than the address's share for as
+		// long as the client takes to send the first line.
+		if err := k.readSent(ctx, in, dec); err != nil {
+			reason, pr := k.fail(err)
+			return nil, reason, pr
+		}
+		return k, "", nil
 	}
 	if dec != nil {
 		if err := k.body.res.Grow(ctx, dec.Memory); err != nil {
@@ -79,7 +88,7 @@ func (in *Intake) ReadHead(ctx context.Context, r *http.Request, lim Limits, dec
 		}
 		k.src, k.dec = rc, rc
 	}
-	if err := k.readHead(ctx); err != nil {
+	if err := k.readHead(ctx, k.src); err != nil {
 		reason, pr := k.fail(err)
 		return nil, reason, pr
 	}
@@ -98,14 +107,15 @@ func memoryErr(err error) error {
 // readHead reads into a buffer that starts small and doubles up to
 // MaxHeadBytes, each size reserved before it is taken, until a newline or
 // the end of the body.
-func (k *Keyless) readHead(ctx context.Context) error {
+func (k *Keyless) readHead(ctx context.Context, src io.Reader) error {
 	buf, err := k.body.alloc(ctx, firstRead, firstRead)
 	if err != nil {
 		return err
 	}
+	k.headBuf = buf
 	n := 0
 	for {
-		m, err := k.src.Read((*buf)[n:])
+		m, err := src.Read((*buf)[n:])
 		if bytes.IndexByte((*buf)[n:n+m], '\n') >= 0 {
 			n += m
 			break
@@ -131,7 +141,7 @@ func (k *Keyless) readHead(ctx context.Context) error {
 		}
 		copy(*bigger, (*buf)[:n])
 		k.body.free(buf)
-		buf = bigger
+		buf, k.headBuf = bigger, bigger
 	}
 	k.head = (*buf)[:n]
 	if k.hint >= 0 {
@@ -155,6 +165,14 @@ func (k *Keyless) Finish(ctx context.Context, org string) (*Body, string, *probl
 		reason, pr := readRefusal(memoryErr(err))
 		return nil, reason, pr
 	}
+	if k.whole != nil {
+		if reason, pr := k.finishSent(ctx); pr != nil {
+			return nil, reason, pr
+		}
+		body := k.body
+		k.body = nil
+		return body, "", nil
+	}
 	body := k.body
 	whole := k.head
 	if !k.eof {
@@ -171,7 +189,7 @@ func (k *Keyless) Finish(ctx context.Context, org string) (*Body, string, *probl
 				return nil, reason, pr
 			}
 			copy((*all)[copy(*all, k.head):], rest)
-			body.freeBytes(k.head)
+			body.free(k.headBuf)
 			body.freeBytes(rest)
 			whole = *all
 		}
