@@ -71,10 +71,11 @@ func cutRunes(s string, n int) string {
 	return s[:i]
 }
 
-// addFacets adds an event's values to its group's counts.
-func (g *groupAgg) addFacets(kvs []facetKV) {
+// addFacets adds an event's values to its group's counts, in a map of m's
+// the first time.
+func (g *groupAgg) addFacets(kvs []facetKV, m *memos) {
 	if g.facets == nil {
-		g.facets = map[facetKV]int{}
+		g.facets = m.facetMap()
 	}
 	for _, kv := range kvs {
 		g.facets[kv]++

@@ -70,6 +70,37 @@ type template struct{ text, hash string }
 type memos struct {
 	templates    *memo[template]
 	fingerprints *memo[fingerprinted]
+	// facetMaps are groups' value-count maps (groupAgg.facets) of parts
+	// already applied, cleared: a part's maps start with the room an
+	// earlier part's grew to, instead of growing again from empty (half
+	// of their cost when each part made its own).
+	facetMaps sync.Pool
+}
+
+// facetMap returns an empty value-count map for a group of a part (m may
+// be nil: a new map).
+func (m *memos) facetMap() map[facetKV]int {
+	if m != nil {
+		if f, ok := m.facetMaps.Get().(map[facetKV]int); ok {
+			return f
+		}
+	}
+	return map[facetKV]int{}
+}
+
+// recycle takes back the value-count maps of a part that was applied (or
+// given up): nothing reads them afterwards.
+func (m *memos) recycle(pr *prepared) {
+	if m == nil || pr == nil {
+		return
+	}
+	for _, g := range pr.groups {
+		if g.facets != nil {
+			clear(g.facets)
+			m.facetMaps.Put(g.facets)
+			g.facets = nil
+		}
+	}
 }
 
 // Sizes of the memos, in slots: some ten megabytes of templates, and

@@ -289,7 +289,7 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 		var userID json.RawMessage
 		kvs, sdkID, userID = facets(e, kvs)
 		g.addUser(userID)
-		g.addFacets(kvs)
+		g.addFacets(kvs, p.memos)
 		g.addRefs(e.TraceID, sdkID, b.ReceivedAt.UnixMilli())
 	}
 }

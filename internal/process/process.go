@@ -384,6 +384,7 @@ func (p *Processor) run(ctx context.Context, batches []store.Batch, deferred boo
 		return err
 	}
 	pr.deferCounts = deferred
+	defer p.memos.recycle(pr)
 	// Two workers on PostgreSQL can race to create the same group: the
 	// loser's transaction fails on the unique key and simply runs again.
 	var ticketEvents int
