@@ -149,6 +149,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	now := a.opts.Now
 	a.Metrics = metrics.New()
+	a.DB.BoundRequests(cfg.DBTimeout)
 	a.DB.WarnSlowWrites(store.SlowWrites{Threshold: cfg.SlowTxWarn, Logger: a.log, OnSlow: a.Metrics.SlowWrites.Inc})
 	var lead []string
 	if cfg.Has(config.RoleScheduler) {

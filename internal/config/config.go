@@ -68,6 +68,7 @@ type Serve struct {
 	MemoryLimit     ByteSize      `name:"memory-limit" env:"ERRATA_MEMORY_LIMIT" default:"256MiB" help:"Soft memory limit of the Go runtime (0: none; GOMEMLIMIT, when set, wins)."`
 	WorkerLease     time.Duration `name:"worker-lease" env:"ERRATA_WORKER_LEASE" default:"30s" help:"How long a worker holds a claimed batch; a batch of a worker that died is processed again after it."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" env:"ERRATA_SHUTDOWN_TIMEOUT" default:"30s" help:"How long shutdown waits for in-flight work."`
+	DBTimeout       time.Duration `name:"db-timeout" env:"ERRATA_DB_TIMEOUT" default:"20s" help:"On PostgreSQL, a request's database statement or transaction that gets no answer within this fails, and the request answers 503 unavailable with Retry-After (a connection gone silent would hold it otherwise); 0: no bound."`
 	SlowTxWarn      time.Duration `name:"slow-tx-warn" env:"ERRATA_SLOW_TX_WARN" default:"100ms" help:"A write transaction (or a write statement) that holds the database writer longer than this is logged at WARN with its caller (0: never)."`
 
 	ReadTimeout    time.Duration `name:"read-timeout" env:"ERRATA_READ_TIMEOUT" default:"60s" help:"A request's headers and body must arrive within this, or its connection is closed; gRPC connections that send nothing are closed after it."`
@@ -201,6 +202,9 @@ func (s *Serve) checkLimits() error {
 	}
 	if s.ShutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")
+	}
+	if s.DBTimeout != 0 && s.DBTimeout < time.Second {
+		return errors.New("--db-timeout must be 0 (no bound) or at least 1s")
 	}
 	if s.ReadTimeout < time.Second {
 		return errors.New("--read-timeout must be at least 1s")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
 	"github.com/errata-dev/errata/internal/testproxy"
@@ -16,7 +17,7 @@ import (
 
 // outageServer is a server whose PostgreSQL is reached through a proxy the
 // test can cut, as a network partition or a database restart would.
-func outageServer(t *testing.T) (*apitest.Server, *testproxy.Proxy) {
+func outageServer(t *testing.T, opts ...func(*config.Serve)) (*apitest.Server, *testproxy.Proxy) {
 	t.Helper()
 	dbURL := storetest.URL(t, store.Postgres)
 	u, err := url.Parse(dbURL)
@@ -24,7 +25,7 @@ func outageServer(t *testing.T) (*apitest.Server, *testproxy.Proxy) {
 		t.Fatal(err)
 	}
 	p := testproxy.Start(t, u.Host)
-	return apitest.StartOn(t, p.URL(t, dbURL)), p
+	return apitest.StartOn(t, p.URL(t, dbURL), opts...), p
 }
 
 // TestDatabaseOutageIsRetryable cuts the database away: every request that
@@ -80,4 +81,51 @@ func TestDatabaseOutageIsRetryable(t *testing.T) {
 	if g["event_count"] != float64(2) {
 		t.Errorf("event_count = %v, want 2: the batch before the outage and the one after", g["event_count"])
 	}
+}
+
+// TestSilentDatabaseIsRetryable: the database's connections go silent,
+// open but answering nothing (a network partition, a stopped server):
+// every request that needs it answers 503 unavailable with Retry-After
+// within ERRATA_DB_TIMEOUT, ingestion included, instead of waiting for as
+// long as the kernel keeps the connections; and everything works again
+// once they carry bytes again.
+func TestSilentDatabaseIsRetryable(t *testing.T) {
+	const timeout = time.Second
+	s, proxy := outageServer(t, func(c *config.Serve) { c.DBTimeout = timeout })
+	w := newProcWorld(t, s)
+	body := batchOf("api", ev("before the silence", "error"))
+	s.Do(ingestReq(w.Key, body, nil)).Expect(t, http.StatusAccepted, "")
+
+	proxy.Freeze()
+	for _, r := range []apitest.Request{
+		ingestReq(w.Key, body, nil),
+		{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets", Token: w.Owner.Token},
+		{Method: "POST", Path: "/v1/orgs", Token: w.Owner.Token, Body: map[string]any{"name": "During"}},
+	} {
+		began := time.Now()
+		res := s.Do(r)
+		took := time.Since(began)
+		res.Expect(t, http.StatusServiceUnavailable, "unavailable")
+		if res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s %s: 503 without Retry-After", r.Method, r.Path)
+		}
+		// A connection the pool opens meanwhile waits for PGConnectTimeout.
+		if took > store.PGConnectTimeout+3*timeout {
+			t.Errorf("%s %s answered after %s with a %s database timeout", r.Method, r.Path, took, timeout)
+		}
+	}
+
+	proxy.Restore()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res := s.Do(ingestReq(w.Key, body, nil))
+		if res.Status == http.StatusAccepted {
+			break
+		}
+		if res.Status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("ingest after the database answered again = %d: %s", res.Status, res.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets", Token: w.Owner.Token}).Expect(t, http.StatusOK, "")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/secret"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // RequestIDHeader carries the req_ id of every answer; error bodies repeat it
@@ -89,6 +90,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		w.Header().Set(RequestIDHeader, rid)
 		rec := &statusRecorder{ResponseWriter: w}
 		ctx := audit.WithRequest(context.WithValue(r.Context(), reqInfoKey{}, ri), &audit.Request{IP: ri.ip, UserAgent: audit.Agent(r.UserAgent())})
+		ctx = store.AsRequest(ctx) // its database work is bounded (ERRATA_DB_TIMEOUT)
 		r = r.WithContext(ctx)
 		defer func() {
 			if v := recover(); v != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/ratelimit"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // MaxGRPCMessageBytes caps a gRPC request, compressed or not (gRPC checks
@@ -106,7 +107,7 @@ type grpcLogs struct {
 // needs (refusing the call with UNAVAILABLE when the budget has no room
 // for either), then maps and commits it as POST /v1/logs does. The RateLimit-* values travel as response headers.
 func (g *grpcLogs) export(stream grpc.ServerStream) error {
-	ctx := stream.Context()
+	ctx := store.AsRequest(stream.Context()) // its database work is bounded (ERRATA_DB_TIMEOUT)
 	in := g.intake
 	received := in.Received()
 	p, rl, err := in.Admit(ctx, RouteGRPC, bearerMD(ctx))

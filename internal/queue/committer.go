@@ -156,8 +156,15 @@ func (c *Committer) work() {
 		err := ErrDiskLow
 		start := time.Now()
 		if c.opts.DiskAllows == nil || c.opts.DiskAllows(int64(size)) {
-			err = c.db.Tx(context.Background(), func(tx *store.Conn) error {
-				return tx.InsertBatches(context.Background(), batches)
+			// Requests wait for this commit: on PostgreSQL it is bounded
+			// by ERRATA_DB_TIMEOUT (store.AsRequest), and a commit that
+			// gets no answer is 503, retried by the client. It may have
+			// committed all the same (the answer was what went missing):
+			// the retry then queues the batches twice, where waiting for
+			// ever would have lost the client.
+			ctx := store.AsRequest(context.Background())
+			err = c.db.Tx(ctx, func(tx *store.Conn) error {
+				return tx.InsertBatches(ctx, batches)
 			})
 		}
 		if c.opts.Observe != nil {

@@ -56,6 +56,9 @@ type DB struct {
 	health writeHealth
 	// keys caches API keys on SQLite (keycache.go).
 	keys keyCache
+	// timeout bounds a request's statements and transactions on
+	// PostgreSQL (BoundRequests, AsRequest); 0 on SQLite.
+	timeout time.Duration
 }
 
 // Options tune Open.
@@ -126,13 +129,13 @@ func (db *DB) Close() error {
 
 // Read returns a Conn on the read pool, for queries that change nothing.
 func (db *DB) Read() *Conn {
-	return &Conn{run: db.read, dialect: db.dialect, drv: db.drv, pool: db.read, stmts: &db.rstmts}
+	return &Conn{run: db.read, dialect: db.dialect, drv: db.drv, pool: db.read, stmts: &db.rstmts, timeout: db.timeout}
 }
 
 // Write returns a Conn that runs each statement in its own transaction on the
 // writer.
 func (db *DB) Write() *Conn {
-	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow, health: &db.health, keys: &db.keys}
+	return &Conn{run: db.write, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, slow: &db.slow, health: &db.health, keys: &db.keys, timeout: db.timeout}
 }
 
 // Tx runs fn in one write transaction, committing when fn returns nil. fn must
@@ -173,15 +176,20 @@ func (db *DB) TxAgain(ctx context.Context, fn func(c *Conn) error) error {
 // runTx is Tx with the transaction begun by begin (on the writer pool or
 // on a connection taken from it), asked for at asked.
 func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(c *Conn) error) error {
-	tx, err := begin(ctx, nil)
+	// A request's transaction, its COMMIT included, ends within the
+	// request timeout (AsRequest); each of its statements too.
+	bctx, cancel, _ := bound(ctx, db.timeout)
+	defer cancel()
+	tx, err := begin(bctx, nil)
 	if err != nil {
-		err = translate(err)
+		err = silent(ctx, bctx, db.timeout, translate(err))
 		db.health.note(err)
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	began := time.Now()
 	var after []func()
-	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx, keys: &db.keys, after: &after}); err != nil {
+	if err := fn(&Conn{run: tx, dialect: db.dialect, drv: db.drv, pool: db.write, stmts: &db.wstmts, tx: tx, keys: &db.keys, after: &after, timeout: db.timeout}); err != nil {
+		err = silent(ctx, bctx, db.timeout, err)
 		db.slow.committing(db.dialect)
 		_ = tx.Rollback()
 		db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), 0)
@@ -190,7 +198,7 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 	}
 	committing := time.Now()
 	db.slow.committing(db.dialect)
-	err = translate(tx.Commit())
+	err = silent(ctx, bctx, db.timeout, translate(tx.Commit()))
 	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
 	db.health.note(err)
 	if err != nil {
@@ -229,6 +237,8 @@ type Conn struct {
 	// once it commits.
 	keys  *keyCache
 	after *[]func()
+	// timeout bounds each statement of a request (AsRequest).
+	timeout time.Duration
 }
 
 func (c *Conn) exec(ctx context.Context, q string, args ...any) (_ sql.Result, err error) {
@@ -245,6 +255,11 @@ func (c *Conn) exec(ctx context.Context, q string, args ...any) (_ sql.Result, e
 	}
 	if c.health != nil {
 		defer func() { c.health.note(err) }()
+	}
+	if bctx, cancel, ok := c.bounded(ctx); ok {
+		defer cancel()
+		defer func(ctx context.Context) { err = silent(ctx, bctx, c.timeout, err) }(ctx)
+		ctx = bctx
 	}
 	if st := c.stmt(ctx, q); st != nil {
 		res, err := st.ExecContext(ctx, args...)
@@ -271,28 +286,46 @@ func (c *Conn) execOne(ctx context.Context, q string, args ...any) error {
 }
 
 func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if st := c.stmt(ctx, q); st != nil {
-		rows, err := st.QueryContext(ctx, args...)
-		return rows, translate(err)
+	// The rows outlive this call, so the deadline is not cancelled here:
+	// its timer stops when the request's context ends.
+	bctx, _, _ := c.bounded(ctx)
+	var rows *sql.Rows
+	var err error
+	if st := c.stmt(bctx, q); st != nil {
+		rows, err = st.QueryContext(bctx, args...)
+	} else {
+		rows, err = c.run.QueryContext(bctx, c.drv.bind(q), args...)
 	}
-	rows, err := c.run.QueryContext(ctx, c.drv.bind(q), args...)
-	return rows, translate(err)
+	return rows, silent(ctx, bctx, c.timeout, translate(err))
 }
 
 func (c *Conn) queryRow(ctx context.Context, q string, args ...any) row {
-	if st := c.stmt(ctx, q); st != nil {
-		return row{st.QueryRowContext(ctx, args...)}
+	bctx, cancel, _ := c.bounded(ctx)
+	r := row{ctx: ctx, bctx: bctx, cancel: cancel, timeout: c.timeout}
+	if st := c.stmt(bctx, q); st != nil {
+		r.r = st.QueryRowContext(bctx, args...)
+	} else {
+		r.r = c.run.QueryRowContext(bctx, c.drv.bind(q), args...)
 	}
-	return row{c.run.QueryRowContext(ctx, c.drv.bind(q), args...)}
+	return r
 }
 
 // row is a *sql.Row whose Scan translates driver errors (translate), so
 // that a lost connection surfaces as ErrUnavailable and no row as
-// ErrNotFound wherever a single row is read.
-type row struct{ r *sql.Row }
+// ErrNotFound wherever a single row is read; a request's row is bounded
+// by the request timeout (AsRequest) until it is scanned.
+type row struct {
+	r         *sql.Row
+	ctx, bctx context.Context
+	cancel    context.CancelFunc
+	timeout   time.Duration
+}
 
 // Scan copies the row's columns into dest.
-func (r row) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
+func (r row) Scan(dest ...any) error {
+	defer r.cancel()
+	return silent(r.ctx, r.bctx, r.timeout, translate(r.r.Scan(dest...)))
+}
 
 // stmtCache maps query text to a statement prepared on a pool. Inside a
 // transaction the writer's only connection is busy, so a query met there

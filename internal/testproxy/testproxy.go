@@ -1,11 +1,12 @@
 // Package testproxy is a TCP proxy for tests that make a dependency fail
 // for real: Errata talks to PostgreSQL through it, and Cut drops every
-// connection and refuses new ones until Restore, as a network partition or
-// a database restart would. Tests never stop the shared PostgreSQL server.
+// connection and refuses new ones until Restore, as a database restart
+// would; Freeze lets every connection go silent, open but carrying nothing,
+// as a network partition or a stopped server would. Tests never stop the
+// shared PostgreSQL server.
 package testproxy
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -17,10 +18,11 @@ type Proxy struct {
 	target string
 	ln     net.Listener
 
-	mu    sync.Mutex
-	cut   bool
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	cut    bool
+	frozen chan struct{} // closed when not frozen; Freeze makes a new one
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
 }
 
 // Start proxies a free loopback port to target ("host:port") until the
@@ -31,7 +33,8 @@ func Start(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("testproxy: listen: %v", err)
 	}
-	p := &Proxy{target: target, ln: ln, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{target: target, ln: ln, conns: map[net.Conn]struct{}{}, frozen: make(chan struct{})}
+	close(p.frozen)
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
@@ -63,11 +66,37 @@ func (p *Proxy) Cut() {
 	}
 }
 
-// Restore lets connections through again.
+// Freeze stops carrying bytes, either way, on every connection, and
+// accepts new ones without connecting them, until Restore: the peers see
+// connections that stay open and answer nothing.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.frozen:
+		p.frozen = make(chan struct{})
+	default: // frozen already
+	}
+}
+
+// Restore lets connections through again, the frozen ones included.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	p.cut = false
+	select {
+	case <-p.frozen:
+	default:
+		close(p.frozen)
+	}
 	p.mu.Unlock()
+}
+
+// thawed waits until the proxy is not frozen.
+func (p *Proxy) thawed() {
+	p.mu.Lock()
+	f := p.frozen
+	p.mu.Unlock()
+	<-f
 }
 
 func (p *Proxy) accept() {
@@ -91,6 +120,7 @@ func (p *Proxy) accept() {
 
 func (p *Proxy) serve(c net.Conn) {
 	defer p.wg.Done()
+	p.thawed()
 	up, err := net.Dial("tcp", p.target)
 	if err != nil {
 		_ = c.Close()
@@ -109,7 +139,19 @@ func (p *Proxy) serve(c net.Conn) {
 	done.Add(2)
 	pipe := func(dst, src net.Conn) {
 		defer done.Done()
-		_, _ = io.Copy(dst, src) // a cut or either side's close ends it
+		buf := make([]byte, 32<<10)
+		for { // a cut or either side's close ends it
+			n, err := src.Read(buf)
+			if n > 0 {
+				p.thawed()
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		_ = dst.Close()
 		_ = src.Close()
 	}
@@ -125,5 +167,12 @@ func (p *Proxy) serve(c net.Conn) {
 func (p *Proxy) close() {
 	_ = p.ln.Close()
 	p.Cut()
+	p.mu.Lock()
+	select { // frozen pipes and connections go on, to their end
+	case <-p.frozen:
+	default:
+		close(p.frozen)
+	}
+	p.mu.Unlock()
 	p.wg.Wait()
 }
