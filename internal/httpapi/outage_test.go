@@ -62,17 +62,7 @@ func TestDatabaseOutageIsRetryable(t *testing.T) {
 	}
 
 	proxy.Restore()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res := s.Do(ingestReq(w.Key, body, nil))
-		if res.Status == http.StatusAccepted {
-			break
-		}
-		if res.Status != http.StatusServiceUnavailable || time.Now().After(deadline) {
-			t.Fatalf("ingest after the database came back = %d: %s", res.Status, res.Body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	ingestOnceBack(t, s, ingestReq(w.Key, body, nil))
 	s.Do(apitest.Request{Method: "GET", Path: "/readyz"}).Expect(t, http.StatusOK, "")
 	if err := s.App.Processor.Drain(context.Background()); err != nil {
 		t.Fatalf("drain after the outage: %v", err)
@@ -116,16 +106,23 @@ func TestSilentDatabaseIsRetryable(t *testing.T) {
 	}
 
 	proxy.Restore()
+	ingestOnceBack(t, s, ingestReq(w.Key, body, nil))
+	s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets", Token: w.Owner.Token}).Expect(t, http.StatusOK, "")
+}
+
+// ingestOnceBack sends r until it is accepted, within 30 s of the
+// database's return: 503 until then, nothing else.
+func ingestOnceBack(t *testing.T, s *apitest.Server, r apitest.Request) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res := s.Do(ingestReq(w.Key, body, nil))
+		res := s.Do(r)
 		if res.Status == http.StatusAccepted {
-			break
+			return
 		}
 		if res.Status != http.StatusServiceUnavailable || time.Now().After(deadline) {
-			t.Fatalf("ingest after the database answered again = %d: %s", res.Status, res.Body)
+			t.Fatalf("ingest after the database came back = %d: %s", res.Status, res.Body)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets", Token: w.Owner.Token}).Expect(t, http.StatusOK, "")
 }
