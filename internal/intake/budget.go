@@ -29,6 +29,9 @@ type Budget struct {
 	sem  *semaphore.Weighted
 	size int64
 	wait time.Duration
+	// peeks are the client addresses' turns at decoding a keyless body's
+	// first line from memory (Keyless.readSent).
+	peeks turns
 
 	// mu guards conns and debt. debt is what connections owe: a connection
 	// accepted while the budget is full is charged when bodies give room

@@ -27,6 +27,10 @@ type Decoding struct {
 	// Memory is the most the decoder's own state holds while it runs (its
 	// windows and tables), reserved in the budget before it is opened.
 	Memory int64
+	// Declared, if set, is what the decoder needs for a stream that begins
+	// with prefix, from what the stream declares (its window), at most
+	// Memory; ok is false while prefix is too short to tell.
+	Declared func(prefix []byte) (n int64, ok bool)
 }
 
 var errBadEncoding = errors.New("intake: body not decodable")

@@ -39,6 +39,7 @@ type Keyless struct {
 	whole   *Decoding
 	sent    *[]byte // what readSent read of the body as sent
 	sentEOF bool    // the body ended within sent
+	addr    string  // the client address (ClientIP.Key), "" when unknown
 }
 
 // ReadHead starts reading r's body before its key is known: it reserves
@@ -60,7 +61,7 @@ func (in *Intake) ReadHead(ctx context.Context, r *http.Request, lim Limits, dec
 	if in.ClientIP != nil {
 		addr = in.ClientIP.Key(r)
 	}
-	k := &Keyless{body: &Body{res: in.Memory.ReserveUnauthenticated(addr)}, wire: &wireLimit{r: r.Body, left: lim.Wire}, lim: lim, hint: -1}
+	k := &Keyless{body: &Body{res: in.Memory.ReserveUnauthenticated(addr)}, wire: &wireLimit{r: r.Body, left: lim.Wire}, lim: lim, hint: -1, addr: addr}
 	k.src = k.wire
 	if dec == nil && r.ContentLength >= 0 {
 		k.hint = r.ContentLength

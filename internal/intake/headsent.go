@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/problem"
@@ -68,10 +69,31 @@ func (k *Keyless) peekHead(ctx context.Context, in *Intake, dec *Decoding) (foun
 	// as long as the CPU takes, whatever the client does: within the
 	// unauthenticated share, beside what the request already holds there
 	// and the head it decodes into, but not within its address's share.
+	// What it reserves is what the stream declares (its window), at most
+	// half the share, so that another address's decode fits beside it,
+	// and an address decodes one first line at a time (turns): a client
+	// sending many keyless bodies at once cannot keep the others' from
+	// decoding. A window over half the share (brotli's largest, 16 MiB,
+	// with the default budget) is counted as half of it, for the
+	// milliseconds it decodes.
 	b := in.Memory
 	res := b.ReserveUnauthenticated("")
 	defer res.Release()
-	if err := res.Grow(ctx, min(dec.Memory, b.share(unauthenticated)-k.body.res.Held()-2*MaxHeadBytes)); err != nil {
+	began := time.Now()
+	done, err := b.peeks.take(ctx, k.addr, b.wait)
+	if err != nil {
+		return false, memoryErr(err)
+	}
+	defer done()
+	res.waited = time.Since(began)
+	mem := dec.Memory
+	if dec.Declared != nil {
+		if n, ok := dec.Declared(*k.sent); ok {
+			mem = n
+		}
+	}
+	share := b.share(unauthenticated)
+	if err := res.Grow(ctx, min(mem, share/2, share-k.body.res.Held()-2*MaxHeadBytes)); err != nil {
 		return false, memoryErr(err)
 	}
 	rc, err := dec.Open(bytes.NewReader(*k.sent))

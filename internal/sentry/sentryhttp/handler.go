@@ -119,7 +119,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	received := in.Received()
 	var dec *intake.Decoding
 	if mem := sentry.DecoderMemory(encoding); mem > 0 {
-		dec = &intake.Decoding{Memory: mem, Open: func(body io.Reader) (io.ReadCloser, error) { return sentry.Decompressor(encoding, body) }}
+		dec = &intake.Decoding{Memory: mem, Open: func(body io.Reader) (io.ReadCloser, error) { return sentry.Decompressor(encoding, body) },
+			Declared: func(prefix []byte) (int64, bool) { return sentry.DeclaredMemory(encoding, prefix) }}
 	}
 	var body *intake.Body
 	if key == "" {

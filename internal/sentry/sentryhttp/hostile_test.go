@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -286,8 +287,15 @@ func TestKeylessDecoderWithinAnAddressShare(t *testing.T) {
 		_, _ = gw.Write(body)
 		_ = gw.Close()
 		coded["gzip"] = gz.Bytes()
-		for i := 0; i < 8; i++ {
+		// 40 stalled br and zstd bodies and 3 gzip ones: before, the
+		// first line's decoder asked for nearly the whole keyless share,
+		// and 132 KiB held by others (33 first reads, or two gzip
+		// decoders) made every keyless br envelope wait 1 s, then 503.
+		for i := 0; i < 43; i++ {
 			coding := []string{"br", "zstd"}[i%2]
+			if i >= 40 {
+				coding = "gzip"
+			}
 			c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
 			if err != nil {
 				t.Fatal(err)
@@ -295,7 +303,7 @@ func TestKeylessDecoderWithinAnAddressShare(t *testing.T) {
 			defer c.Close()
 			// The headers and a few bytes of the body, then nothing.
 			_, _ = fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-sentry-envelope\r\nContent-Encoding: %s\r\nContent-Length: 100000\r\n\r\n", w.envelopePath, coding)
-			_, _ = c.Write(coded[coding][:8])
+			_, _ = c.Write(coded[coding][:10])
 		}
 		time.Sleep(200 * time.Millisecond) // the server is reading every stalled body now
 		for _, coding := range []string{"br", "zstd", "gzip", ""} {
@@ -305,6 +313,71 @@ func TestKeylessDecoderWithinAnAddressShare(t *testing.T) {
 			}
 			w.send(t, w.envelopePath, coded[coding], headers...).expect(t, http.StatusOK)
 			w.send(t, withKey(w.envelopePath, w.key), coded[coding], headers...).expect(t, http.StatusOK)
+		}
+	})
+}
+
+// TestKeylessFloodStarvesNoOtherAddress: one address sends 40 keyless br
+// bodies at once whose first line never comes (20 MiB of zeros declaring
+// brotli's largest window); meanwhile another address's keyless br and
+// zstd envelopes are accepted. Before, each first line's decoder took
+// nearly the whole keyless share, so one decode ran at a time across the
+// server and the other address's envelopes waited 1 s, then got 503; now
+// an address decodes one first line at a time, counted at most half the
+// share.
+func TestKeylessFloodStarvesNoOtherAddress(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		var bomb bytes.Buffer
+		bw := brotli.NewWriterOptions(&bomb, brotli.WriterOptions{Quality: 1, LGWin: 24})
+		_, _ = bw.Write(make([]byte, 20<<20))
+		_ = bw.Close()
+		body := envelope(fmt.Sprintf(`{"dsn":%q}`, w.dsn), "event", `{"level":"error","message":"beside a flood"}`)
+		var br bytes.Buffer
+		vw := brotli.NewWriterLevel(&br, 11)
+		_, _ = vw.Write(body)
+		_ = vw.Close()
+		zw, _ := zstd.NewWriter(nil)
+		coded := map[string][]byte{"br": br.Bytes(), "zstd": zw.EncodeAll(body, nil)}
+
+		other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+		stop := make(chan struct{})
+		var flood sync.WaitGroup
+		for range 40 {
+			flood.Add(1)
+			go func() {
+				defer flood.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					req, _ := http.NewRequest(http.MethodPost, s.URL+w.envelopePath, bytes.NewReader(bomb.Bytes()))
+					req.Header.Set("Content-Encoding", "br")
+					if res, err := http.DefaultClient.Do(req); err == nil {
+						_, _ = io.Copy(io.Discard, res.Body)
+						_ = res.Body.Close()
+					}
+				}
+			}()
+		}
+		defer func() { close(stop); flood.Wait() }()
+		time.Sleep(300 * time.Millisecond) // the flood is decoding now
+		for round := range 3 {
+			for _, coding := range []string{"br", "zstd"} {
+				req, _ := http.NewRequest(http.MethodPost, s.URL+w.envelopePath, bytes.NewReader(coded[coding]))
+				req.Header.Set("Content-Encoding", coding)
+				res, err := other.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(res.Body)
+				_ = res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					t.Errorf("round %d: another address's keyless %s envelope beside the flood = %d %s, want 200", round, coding, res.StatusCode, b)
+				}
+			}
 		}
 	})
 }
