@@ -76,5 +76,6 @@ func (s *Server) updateOrg(ctx context.Context, in *struct {
 }
 
 func (s *Server) deleteOrg(ctx context.Context, in *OrgPath) (*struct{}, error) {
+	ctx = store.Unbounded(ctx) // all it holds goes in one transaction
 	return nil, s.db.TxAgain(ctx, func(c *store.Conn) error { return c.DeleteOrg(ctx, in.OrgID) })
 }

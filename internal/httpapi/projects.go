@@ -57,6 +57,7 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 }
 
 func (s *Server) deleteProject(ctx context.Context, in *ProjectPath) (*struct{}, error) {
+	ctx = store.Unbounded(ctx) // all it holds goes in one transaction
 	return nil, s.db.TxAgain(ctx, func(c *store.Conn) error {
 		p, err := c.ProjectByID(ctx, in.ProjectID)
 		if err != nil {

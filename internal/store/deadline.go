@@ -35,6 +35,13 @@ func AsRequest(ctx context.Context) context.Context {
 	return context.WithValue(ctx, requestKey{}, true)
 }
 
+// Unbounded unmarks ctx (AsRequest) for work a client waits for that may
+// rightly take longer than the request timeout: deleting a project or an
+// organization deletes all it holds in one transaction.
+func Unbounded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestKey{}, nil)
+}
+
 // bounded returns ctx with the request timeout's deadline when ctx is a
 // request's and c has a timeout, and reports whether it did. The caller
 // calls cancel once the statement's results are read.
