@@ -1,33 +1,26 @@
 package sentry
 
-import (
-	"encoding/binary"
-	"strings"
-)
+import "strings"
 
-// windowSlack is what a brotli or zstd decoder holds besides its window:
-// its tables and block buffers (within DecoderMemory's margins).
+// windowSlack is what a brotli decoder holds besides its window: its
+// tables and ring buffer's slack (within DecoderMemory's margin).
 const windowSlack = 1 << 20
 
-// DeclaredMemory is what decoding a body of the single coding encoding
-// needs, read from its first bytes: the window its stream declares
-// (brotli's WBITS, RFC 7932 section 9.1; a zstd frame's window or content
-// size, RFC 8878 section 3.1.1.1) and the decoder's buffers, at most
-// DecoderMemory(encoding). A stream that does not say (a zstd body that
-// begins with a skippable frame, a brotli large window) is given
-// DecoderMemory. ok is false when prefix is too short to tell, and for
-// codings other than br and zstd.
+// DeclaredMemory is what decoding a br body needs, read from its first
+// byte: the window its stream declares (WBITS, RFC 7932 section 9.1) and
+// the decoder's tables, at most DecoderMemory("br"); the large-window
+// extension, which Decompressor does not decode, is given DecoderMemory.
+// ok is false when prefix is empty, and for every other coding: a zstd
+// body may hold several frames, each declaring its own window (RFC 8878
+// section 3.1.1.1), and the first one's says nothing of the next (a
+// black-box audit sent a one-byte frame, then one of 8 MiB), so a zstd
+// decoder is given DecoderMemory whatever its first frame says.
 func DeclaredMemory(encoding string, prefix []byte) (n int64, ok bool) {
-	most := DecoderMemory(encoding)
-	var window int64
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "br":
-		window, ok = brotliWindow(prefix)
-	case "zstd":
-		window, ok = zstdWindow(prefix)
-	default:
+	if strings.ToLower(strings.TrimSpace(encoding)) != "br" {
 		return 0, false
 	}
+	most := DecoderMemory(encoding)
+	window, ok := brotliWindow(prefix)
 	if !ok {
 		return 0, false
 	}
@@ -59,49 +52,4 @@ func brotliWindow(prefix []byte) (int64, bool) {
 		wbits = 17
 	}
 	return 1<<wbits - 16, true
-}
-
-const (
-	zstdMagic         = 0xFD2FB528
-	zstdSkippableMask = 0xFFFFFFF0
-	zstdSkippable     = 0x184D2A50
-)
-
-// zstdWindow is the window the first zstd frame of a body declares: its
-// Window_Descriptor, or its content size when it is a single segment; -1
-// when the body begins with a skippable frame (what follows it is not
-// known yet) or is not zstd.
-func zstdWindow(prefix []byte) (int64, bool) {
-	if len(prefix) < 6 {
-		return 0, false
-	}
-	magic := binary.LittleEndian.Uint32(prefix)
-	if magic&zstdSkippableMask == zstdSkippable || magic != zstdMagic {
-		return -1, true
-	}
-	fhd := prefix[4]
-	if fhd&0x20 == 0 { // not a single segment: a Window_Descriptor follows
-		wd := prefix[5]
-		base := int64(1) << (10 + wd>>3)
-		return base + base/8*int64(wd&7), true
-	}
-	did := [4]int{0, 1, 2, 4}[fhd&3]
-	fcs := [4]int{1, 2, 4, 8}[fhd>>6]
-	at := 5 + did
-	if len(prefix) < at+fcs {
-		return 0, false
-	}
-	switch fcs {
-	case 1:
-		return int64(prefix[at]), true
-	case 2:
-		return int64(binary.LittleEndian.Uint16(prefix[at:])) + 256, true
-	case 4:
-		return int64(binary.LittleEndian.Uint32(prefix[at:])), true
-	}
-	size := binary.LittleEndian.Uint64(prefix[at:])
-	if size > 1<<40 {
-		return -1, true
-	}
-	return int64(size), true
 }
