@@ -118,14 +118,14 @@ func TestSessionCap(t *testing.T) {
 		if st := session(first); st != http.StatusUnauthorized {
 			t.Errorf("the oldest session after %d newer ones: %d, want 401 (ended)", auth.MaxSessions, st)
 		}
-		alive := count(together(len(tokens), func(i int) int {
+		answers := count(together(len(tokens), func(i int) int {
 			req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1/auth/session", nil)
 			req.Header.Set("Authorization", "Bearer "+tokens[i])
 			st, _ := do(t, req)
 			return st
-		}))[http.StatusOK]
-		if alive != auth.MaxSessions {
-			t.Errorf("%d of the newest %d sessions work, want all", alive, auth.MaxSessions)
+		}))
+		if alive := answers[http.StatusOK]; alive != auth.MaxSessions {
+			t.Errorf("%d of the newest %d sessions work, want all: %v", alive, auth.MaxSessions, answers)
 		}
 		ended := auditLog(t, s, tokens[len(tokens)-1], orgID, "&action=session.ended")
 		if len(ended) != 1 || ended[0]["data"].(map[string]any)["reason"] != "session-limit" {
