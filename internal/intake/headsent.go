@@ -70,12 +70,13 @@ func (k *Keyless) peekHead(ctx context.Context, in *Intake, dec *Decoding) (foun
 	// unauthenticated share, beside what the request already holds there
 	// and the head it decodes into, but not within its address's share.
 	// What it reserves is what the stream declares (its window), at most
-	// half the share, so that another address's decode fits beside it,
-	// and an address decodes one first line at a time (turns): a client
-	// sending many keyless bodies at once cannot keep the others' from
-	// decoding. A window over half the share (brotli's largest, 16 MiB,
-	// with the default budget) is counted as half of it, for the
-	// milliseconds it decodes.
+	// a third of the share, so that other addresses' decodes fit beside
+	// it and the bodies it reads, and an address decodes one first line at
+	// a time (turns): a client sending many keyless bodies at once cannot
+	// keep the others' from decoding. A decoder that may need more (a
+	// 16 MiB brotli window, zstd's 9 MiB, with the default budget) is
+	// counted as a third of the share for the milliseconds it decodes: at
+	// most three run at once, so what they hold beyond it stays bounded.
 	b := in.Memory
 	res := b.ReserveUnauthenticated("")
 	defer res.Release()
@@ -93,7 +94,7 @@ func (k *Keyless) peekHead(ctx context.Context, in *Intake, dec *Decoding) (foun
 		}
 	}
 	share := b.share(unauthenticated)
-	if err := res.Grow(ctx, min(mem, share/2, share-k.body.res.Held()-2*MaxHeadBytes)); err != nil {
+	if err := res.Grow(ctx, min(mem, share/3, share-k.body.res.Held()-2*MaxHeadBytes)); err != nil {
 		return false, memoryErr(err)
 	}
 	rc, err := dec.Open(bytes.NewReader(*k.sent))

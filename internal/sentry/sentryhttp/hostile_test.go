@@ -318,19 +318,19 @@ func TestKeylessDecoderWithinAnAddressShare(t *testing.T) {
 }
 
 // TestKeylessFloodStarvesNoOtherAddress: one address sends 40 keyless br
-// bodies at once whose first line never comes (20 MiB of zeros declaring
+// bodies at once whose first line never comes (4 MiB of zeros declaring
 // brotli's largest window); meanwhile another address's keyless br and
 // zstd envelopes are accepted. Before, each first line's decoder took
 // nearly the whole keyless share, so one decode ran at a time across the
 // server and the other address's envelopes waited 1 s, then got 503; now
-// an address decodes one first line at a time, counted at most half the
-// share.
+// an address decodes one first line at a time, counted at most a third of
+// the share.
 func TestKeylessFloodStarvesNoOtherAddress(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		var bomb bytes.Buffer
 		bw := brotli.NewWriterOptions(&bomb, brotli.WriterOptions{Quality: 1, LGWin: 24})
-		_, _ = bw.Write(make([]byte, 20<<20))
+		_, _ = bw.Write(make([]byte, 4<<20))
 		_ = bw.Close()
 		body := envelope(fmt.Sprintf(`{"dsn":%q}`, w.dsn), "event", `{"level":"error","message":"beside a flood"}`)
 		var br bytes.Buffer
