@@ -71,15 +71,59 @@ func cutRunes(s string, n int) string {
 	return s[:i]
 }
 
-// addFacets adds an event's values to its group's counts, in a map of m's
-// the first time.
+// facetTally is a group's value counts in a part. Events of a group mostly
+// repeat the previous event's values at the same places (environment,
+// release, service, region, host…), so each event's values are first
+// compared with the previous event's, and only those that differ are
+// looked up in the map: half the map look-ups of the counting, and their
+// hashing, were of values the previous event had at the same place.
+type facetTally struct {
+	index map[facetKV]int // position in kvs and n
+	kvs   []facetKV
+	n     []int
+	// prev holds the positions (in kvs) of the previous event's values,
+	// in that event's order.
+	prev []int
+}
+
+// add counts an event's values.
+func (t *facetTally) add(kvs []facetKV) {
+	for i, kv := range kvs {
+		if i < len(t.prev) && t.kvs[t.prev[i]] == kv {
+			t.n[t.prev[i]]++
+			continue
+		}
+		j, ok := t.index[kv]
+		if !ok {
+			j = len(t.kvs)
+			t.index[kv] = j
+			t.kvs = append(t.kvs, kv)
+			t.n = append(t.n, 0)
+		}
+		t.n[j]++
+		if i < len(t.prev) {
+			t.prev[i] = j
+		} else {
+			t.prev = append(t.prev, j)
+		}
+	}
+	t.prev = t.prev[:len(kvs)]
+}
+
+// reset empties t, keeping its room.
+func (t *facetTally) reset() {
+	clear(t.index)
+	clear(t.kvs) // drop the strings for the garbage collector
+	t.kvs, t.n, t.prev = t.kvs[:0], t.n[:0], t.prev[:0]
+}
+
+// addFacets adds an event's values to its group's counts, in a tally of
+// m's the first time.
 func (g *groupAgg) addFacets(kvs []facetKV, m *memos) {
 	if g.facets == nil {
-		g.facets = m.facetMap()
+		g.facets = m.facetTally()
 	}
-	for _, kv := range kvs {
-		g.facets[kv]++
-	}
+	g.facets.add(kvs)
 }
 
 // addRefs records the ids an event carried (store.EventRef).
@@ -105,8 +149,11 @@ func (g *groupAgg) eventRefs(groupID string, out []store.EventRef) []store.Event
 
 // facetCounts lists a group's counts for the store.
 func (g *groupAgg) facetCounts(groupID string, out []store.FacetCount) []store.FacetCount {
-	for kv, n := range g.facets {
-		out = append(out, store.FacetCount{GroupID: groupID, Key: kv.key, Value: kv.value, N: int64(n)})
+	if g.facets == nil {
+		return out
+	}
+	for i, kv := range g.facets.kvs {
+		out = append(out, store.FacetCount{GroupID: groupID, Key: kv.key, Value: kv.value, N: int64(g.facets.n[i])})
 	}
 	return out
 }

@@ -3,6 +3,9 @@ package process
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -75,5 +78,45 @@ func TestFacetsOfAnEvent(t *testing.T) {
 	}
 	if keys["k50"] {
 		t.Errorf("k50, the 51st attribute, is counted")
+	}
+}
+
+// TestFacetTallyCountsAsAMap checks the tally's shortcut (values compared
+// with the previous event's at the same place) against plain map counting,
+// over events whose values repeat, move, shrink and grow, and across a
+// reset as a recycled tally sees it.
+func TestFacetTallyCountsAsAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tally := (*memos)(nil).facetTally()
+	for round := range 3 {
+		want := map[facetKV]int{}
+		for range 2000 {
+			var kvs []facetKV
+			for k := range r.IntN(8) {
+				key := fmt.Sprintf("k%d", (k+r.IntN(2))%6) // a value now and then at another place
+				kv := facetKV{key, fmt.Sprintf("v%d", r.IntN(3))}
+				if !slices.ContainsFunc(kvs, func(x facetKV) bool { return x.key == kv.key }) {
+					kvs = append(kvs, kv)
+				}
+			}
+			for _, kv := range kvs {
+				want[kv]++
+			}
+			tally.add(kvs)
+		}
+		got := map[facetKV]int{}
+		for i, kv := range tally.kvs {
+			if _, dup := got[kv]; dup {
+				t.Fatalf("round %d: %v listed twice", round, kv)
+			}
+			got[kv] = tally.n[i]
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("round %d: tally %v, want %v", round, got, want)
+		}
+		tally.reset()
+		if len(tally.kvs) != 0 || len(tally.index) != 0 || len(tally.prev) != 0 {
+			t.Fatalf("reset left %d values, %d indexed, %d previous", len(tally.kvs), len(tally.index), len(tally.prev))
+		}
 	}
 }

@@ -70,34 +70,34 @@ type template struct{ text, hash string }
 type memos struct {
 	templates    *memo[template]
 	fingerprints *memo[fingerprinted]
-	// facetMaps are groups' value-count maps (groupAgg.facets) of parts
-	// already applied, cleared: a part's maps start with the room an
+	// facetTallies are groups' value counts (groupAgg.facets) of parts
+	// already applied, emptied: a part's tallies start with the room an
 	// earlier part's grew to, instead of growing again from empty (half
 	// of their cost when each part made its own).
-	facetMaps sync.Pool
+	facetTallies sync.Pool
 }
 
-// facetMap returns an empty value-count map for a group of a part (m may
-// be nil: a new map).
-func (m *memos) facetMap() map[facetKV]int {
+// facetTally returns an empty value-count tally for a group of a part (m
+// may be nil: a new tally).
+func (m *memos) facetTally() *facetTally {
 	if m != nil {
-		if f, ok := m.facetMaps.Get().(map[facetKV]int); ok {
-			return f
+		if t, ok := m.facetTallies.Get().(*facetTally); ok {
+			return t
 		}
 	}
-	return map[facetKV]int{}
+	return &facetTally{index: map[facetKV]int{}}
 }
 
-// recycle takes back the value-count maps of a part that was applied (or
-// given up): nothing reads them afterwards.
+// recycle takes back the value-count tallies of a part that was applied
+// (or given up): nothing reads them afterwards.
 func (m *memos) recycle(pr *prepared) {
 	if m == nil || pr == nil {
 		return
 	}
 	for _, g := range pr.groups {
 		if g.facets != nil {
-			clear(g.facets)
-			m.facetMaps.Put(g.facets)
+			g.facets.reset()
+			m.facetTallies.Put(g.facets)
 			g.facets = nil
 		}
 	}

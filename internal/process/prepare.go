@@ -36,7 +36,7 @@ type groupAgg struct {
 	maxTS       int64
 	envs, rels  []string            // in order of appearance
 	arrivals    map[int64]int       // events by receipt time (Unix ms): a batch's events share it
-	facets      map[facetKV]int     // attribute values (facets.go)
+	facets      *facetTally         // attribute values (facets.go)
 	refs        map[[2]string]int64 // ids carried (kind, id), with the latest receipt (Unix ms)
 	// users are the distinct user.id attributes of the events, at most
 	// maxUsersPerGroup (for an ignore condition on users).

@@ -164,22 +164,28 @@ func (c *Conn) readPending(ctx context.Context, bucket, limit int, lock string) 
 		return nil, fmt.Errorf("store: fold counts: %w", err)
 	}
 	f := &PendingFold{ids: make([]any, 0, len(pending))}
-	var all pendingSet
+	// Each row is decoded into row, then its counts summed into sum: the
+	// rows' counts are never all held at once (growing one slice of them
+	// was half of the reading's CPU).
+	var row pendingSet
+	var sum countSum
 	for _, r := range pending {
-		if len(all.counts)+len(all.refs) >= limit {
+		if f.Counts >= limit {
 			break // the next transaction takes the rest
 		}
 		f.ids = append(f.ids, r.id)
-		nc, nr := len(all.counts), len(all.refs)
-		if err := all.decode(r.data); err != nil {
+		row.counts, row.refs = row.counts[:0], row.refs[:0]
+		if err := row.decode(r.data); err != nil {
 			// A row this version cannot read would stop its bucket for
 			// good; its counts are derived data, so it is dropped, loudly.
-			all.counts, all.refs = all.counts[:nc], all.refs[:nr]
 			slog.Default().Error("dropping pending value counts that cannot be read", "row", r.id, "bucket", bucket, "err", err)
+			continue
 		}
+		sum.add(row.counts)
+		f.set.refs = append(f.set.refs, row.refs...)
+		f.Counts += len(row.counts) + len(row.refs)
 	}
-	f.Rows, f.Counts = len(f.ids), len(all.counts)+len(all.refs)
-	f.set = pendingSet{counts: all.mergedCounts(), refs: all.refs}
+	f.Rows, f.set.counts = len(f.ids), sum.out
 	return f, nil
 }
 
@@ -383,20 +389,26 @@ func (s *pendingSet) groups() []any {
 	return out
 }
 
-// mergedCounts sums the counts of each (group, key, value).
-func (s *pendingSet) mergedCounts() []FacetCount {
-	sums := make(map[facetGKV]int, len(s.counts))
-	out := make([]FacetCount, 0, len(s.counts)/4)
-	for _, fc := range s.counts {
+// countSum sums the counts of each (group, key, value), in the order
+// each was first added.
+type countSum struct {
+	at  map[facetGKV]int // position in out
+	out []FacetCount
+}
+
+func (s *countSum) add(counts []FacetCount) {
+	if s.at == nil {
+		s.at = make(map[facetGKV]int, len(counts))
+	}
+	for _, fc := range counts {
 		kv := facetGKV{fc.GroupID, fc.Key, fc.Value}
-		if i, ok := sums[kv]; ok {
-			out[i].N += fc.N
+		if i, ok := s.at[kv]; ok {
+			s.out[i].N += fc.N
 			continue
 		}
-		sums[kv] = len(out)
-		out = append(out, fc)
+		s.at[kv] = len(s.out)
+		s.out = append(s.out, fc)
 	}
-	return out
 }
 
 // ofLive returns the items whose group (as group reads it) is live.
