@@ -76,7 +76,7 @@ type GroupPatch struct {
 	Status     string      `json:"status,omitempty" enum:"unresolved,resolved,ignored" doc:"resolved or ignored also resolves the open ticket; an ignored group opens no tickets until its condition is met"`
 	AssigneeID OptionalID  `json:"assignee_id,omitempty"`
 	Ignore     *IgnoreBody `json:"ignore,omitempty" doc:"With status ignored: the condition that ends the ignore (the group becomes unresolved with a new ticket, reason unignored); absent or {} ignores for good"`
-	ResolvedIn *string     `json:"resolved_in,omitempty" doc:"With status resolved: next (newer than the newest release seen) or a release (at most 64 characters, as an event's release); events of that release or older ones are counted without reopening the group"`
+	ResolvedIn *string     `json:"resolved_in,omitempty" doc:"With status resolved: next (newer than the newest release seen) or a release (at most 64 characters, as an event's release); events of that release or older ones are counted without reopening the group. Newer: SemVer 2.0.0 order when both are semantic versions (a leading v allowed), else the order in which the project first saw them"`
 }
 
 // change checks a patch and turns it into a change; prefix names its

@@ -7,7 +7,8 @@ import (
 
 func TestReleaseOrder(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	o := releaseOrder{seen: map[string]time.Time{"alpha": t0, "bravo": t0.Add(time.Hour), "1.2.0": t0.Add(2 * time.Hour), "zeta": t0.Add(3 * time.Hour)}}
+	o := releaseOrder{seen: map[string]time.Time{"alpha": t0, "bravo": t0.Add(time.Hour), "1.2.0": t0.Add(2 * time.Hour), "zeta": t0.Add(3 * time.Hour),
+		"1.10": t0.Add(4 * time.Hour), "1.2": t0.Add(5 * time.Hour), "2024.01.05": t0.Add(6 * time.Hour), "2024.01.04": t0.Add(7 * time.Hour)}}
 	for _, tc := range []struct {
 		a, base string
 		newer   bool
@@ -18,6 +19,10 @@ func TestReleaseOrder(t *testing.T) {
 		{"new", "bravo", true},   // first seen by this batch
 		{"new", "unseen", false}, // the base release is not seen yet: everything came before it
 		{"alpha", "unseen", false}, {"", "alpha", false},
+		// Not SemVer 2.0.0 (two parts, leading zeros): first-seen order,
+		// though a lenient parser would read 1.2 as 1.2.0.
+		{"1.10", "1.2", false}, {"1.2", "1.10", true}, {"2024.01.04", "2024.01.05", true}, {"1.2", "1.2.0", true},
+		{"1.0.0+build.7", "1.0.0", false}, {"1.0.0-alpha.1", "1.0.0-alpha", true}, {"1.0.0-alpha.beta", "1.0.0-alpha.1", true},
 	} {
 		if got := o.newer(tc.a, tc.base); got != tc.newer {
 			t.Errorf("newer(%q, %q) = %v, want %v", tc.a, tc.base, got, tc.newer)

@@ -2,6 +2,7 @@ package tickets
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -17,12 +18,23 @@ import (
 // event that names a release regresses the group).
 const ResolveNext = "next"
 
-// semver reads v as a semantic version (a leading v allowed), or nil.
+// semverGrammar is SemVer 2.0.0's grammar: MAJOR.MINOR.PATCH without
+// leading zeros, an optional pre-release and build metadata.
+var semverGrammar = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
+	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+// semver reads v as a semantic version (a leading v allowed), or nil when
+// it is not one. Only SemVer 2.0.0 counts (CONTRACT 8: "semver order when
+// both versions parse as semver"): "1.2", "1.2.3.4" and "2024.01.05" are
+// not, and are ordered as the project first saw them, like any other
+// name. go-version alone would read them leniently (1.2 as 1.2.0).
 func semver(v string) *version.Version {
-	if v == "" {
+	v = strings.TrimPrefix(v, "v")
+	if !semverGrammar.MatchString(v) {
 		return nil
 	}
-	s, err := version.NewSemver(strings.TrimPrefix(v, "v"))
+	s, err := version.NewSemver(v)
 	if err != nil {
 		return nil
 	}
