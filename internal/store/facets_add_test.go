@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// TestFacetStatementsCached: the multi-row statements of the value counts
-// and event ids stay short enough for SQLite's statement cache, so that a
+// TestFacetStatementsCached: the multi-row statements of the value counts,
+// event ids and the groups processing reads stay short enough for SQLite's statement cache, so that a
 // full chunk is parsed once, not in every transaction.
 func TestFacetStatementsCached(t *testing.T) {
 	for name, q := range map[string]string{
@@ -16,6 +16,7 @@ func TestFacetStatementsCached(t *testing.T) {
 		"group_facet_keys": facetKeysUpsert(facetRows),
 		"event_refs":       refsUpsert(facetRows),
 		"keys read":        facetKeysRead(facetRows),
+		"groups by keys":   groupsByKeysRead(facetRows) + (postgresDriver{}).rowLock(),
 	} {
 		if len(q) > maxCachedQuery {
 			t.Errorf("%s: %d rows make %d characters, over maxCachedQuery (%d)", name, facetRows, len(q), maxCachedQuery)

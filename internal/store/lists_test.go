@@ -178,3 +178,34 @@ func TestProjectActivityOfUser(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupsByKeysInChunks: processing's read of a part's groups finds every
+// existing key however many (the statements come in chunks of 100 and
+// powers of two), and no key that has no group, inside a transaction as
+// processing reads them.
+func TestGroupsByKeysInChunks(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		groups := seedSortable(t, db.Write(), p, 237)
+		keys := []store.GroupKey{{ProjectID: p.ID, Service: "s", Fingerprint: "absent"}}
+		for i, g := range groups {
+			keys = append(keys, store.GroupKey{ProjectID: g.ProjectID, Service: g.Service, Fingerprint: g.Fingerprint})
+			if i%50 == 0 {
+				keys = append(keys, store.GroupKey{ProjectID: p.ID, Service: "other", Fingerprint: g.Fingerprint})
+			}
+		}
+		var found map[store.GroupKey]store.Group
+		if err := db.Tx(ctx, func(c *store.Conn) (err error) { found, err = c.GroupsByKeys(ctx, keys); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != len(groups) {
+			t.Errorf("found %d groups of %d keys, want the %d that exist", len(found), len(keys), len(groups))
+		}
+		for _, g := range groups {
+			if got := found[store.GroupKey{ProjectID: g.ProjectID, Service: g.Service, Fingerprint: g.Fingerprint}]; got.ID != g.ID {
+				t.Errorf("key %s: group %q, want %s", g.Fingerprint, got.ID, g.ID)
+			}
+		}
+	})
+}
