@@ -17,6 +17,7 @@ func TestFacetStatementsCached(t *testing.T) {
 		"event_refs":       refsUpsert(facetRows),
 		"keys read":        facetKeysRead(facetRows),
 		"groups by keys":   groupsByKeysRead(facetRows) + (postgresDriver{}).rowLock(),
+		"info templates":   infoTemplatesUpsert(facetRows),
 	} {
 		if len(q) > maxCachedQuery {
 			t.Errorf("%s: %d rows make %d characters, over maxCachedQuery (%d)", name, facetRows, len(q), maxCachedQuery)

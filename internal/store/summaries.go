@@ -72,19 +72,27 @@ func (c *Conn) AddInfo(ctx context.Context, d InfoDelta, newID string, now time.
 			return "", fmt.Errorf("store: add info services: %w", err)
 		}
 	}
-	for start := 0; start < len(d.Templates); start += 200 { // 5 parameters a row, well under both databases' limits
-		part := d.Templates[start:min(start+200, len(d.Templates))]
+	// Statements of chunkRows' lengths (5 parameters a row), which SQLite
+	// prepares once rather than parsing a statement of a new length in
+	// every transaction.
+	for start, n := 0, 0; start < len(d.Templates); start += n {
+		n = chunkRows(len(d.Templates) - start)
+		part := d.Templates[start : start+n]
 		args := make([]any, 0, 5*len(part))
 		for _, t := range part {
 			args = append(args, id, t.Hash, t.Template, t.Sample, t.Count)
 		}
-		q := `INSERT INTO info_templates (summary_id, hash, template, sample, count) VALUES ` + tuples(len(part), "(?, ?, ?, ?, ?)") +
-			` ON CONFLICT (summary_id, hash) DO UPDATE SET count = info_templates.count + excluded.count`
-		if _, err := c.exec(ctx, q, args...); err != nil {
+		if _, err := c.exec(ctx, infoTemplatesUpsert(len(part)), args...); err != nil {
 			return "", fmt.Errorf("store: add info templates: %w", err)
 		}
 	}
 	return id, nil
+}
+
+// infoTemplatesUpsert is AddInfo's statement for n templates.
+func infoTemplatesUpsert(n int) string {
+	return `INSERT INTO info_templates (summary_id, hash, template, sample, count) VALUES ` + tuples(n, "(?, ?, ?, ?, ?)") +
+		` ON CONFLICT (summary_id, hash) DO UPDATE SET count = info_templates.count + excluded.count`
 }
 
 const summaryCols = `id, project_id, window_start, window_end, event_count, debug_count, updated_at`

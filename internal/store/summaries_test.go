@@ -49,12 +49,13 @@ func TestFillInfoSummaries(t *testing.T) {
 		// Hour 3: exactly top templates, all tied.
 		add(p.ID, 3, map[string]int64{"a": 1, "b": 1},
 			tpl("e", 1), tpl("d", 1), tpl("c", 1), tpl("b", 1), tpl("a", 1))
-		// Hour 4: many templates, so the cut lands well inside.
+		// Hour 4: many templates, so the cut lands well inside (and AddInfo
+		// writes them in several statements: 100, 100, 32, 4 and 1).
 		var many []store.TemplateCount
-		for i := range 30 {
-			many = append(many, tpl(fmt.Sprintf("m%02d", (i*7)%30), int64(i%4)))
+		for i := range 237 {
+			many = append(many, tpl(fmt.Sprintf("m%03d", (i*7)%237), int64(i%4)))
 		}
-		add(p.ID, 4, map[string]int64{"api": 30}, many...)
+		add(p.ID, 4, map[string]int64{"api": 237}, many...)
 		// Another project's window, not asked for: nothing of it may leak.
 		add(other.ID, 0, map[string]int64{"api": 99}, tpl("h3", 99), tpl("x", 1000))
 
@@ -121,6 +122,22 @@ func TestFillInfoSummaries(t *testing.T) {
 			if got := hashes(byStart[h0.Add(time.Duration(hour)*time.Hour)]); !reflect.DeepEqual(got, want) {
 				t.Errorf("hour %d: top %v, want %v", hour, got, want)
 			}
+		}
+		// Every one of hour 4's templates was written, with its count.
+		all, err := r.InfoSummaryDetail(ctx, byStart[h0.Add(4*time.Hour)].ID, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := map[string]int64{}
+		for _, x := range all.Top {
+			stored[x.Hash] = x.Count
+		}
+		wantMany := map[string]int64{}
+		for _, x := range many {
+			wantMany[x.Hash] = x.Count
+		}
+		if !reflect.DeepEqual(stored, wantMany) {
+			t.Errorf("hour 4: %d templates stored, want %d", len(stored), len(wantMany))
 		}
 		if s := byStart[h0].Services; !reflect.DeepEqual(s, map[string]int64{"api": 21, "worker": 20, "cron": 3}) {
 			t.Errorf("hour 0 services %v", s)
