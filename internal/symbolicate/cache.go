@@ -10,7 +10,7 @@ import (
 // lines (for context), and its cost in bytes.
 type parsedMap struct {
 	c     consumer
-	lines map[string][]string
+	lines map[sourceKey][]string
 	cost  int64
 
 	mu    sync.Mutex
@@ -18,13 +18,13 @@ type parsedMap struct {
 }
 
 type funcKey struct {
-	source    string
+	source    sourceKey
 	line, col int
 }
 
 // function is enclosingFunction of a source's line, remembered: the frames
 // of one bug come back with every event.
-func (m *parsedMap) function(source string, line, col int) string {
+func (m *parsedMap) function(source sourceKey, line, col int) string {
 	m.mu.Lock()
 	fn, ok := m.funcs[funcKey{source, line, col}]
 	m.mu.Unlock()
@@ -45,18 +45,18 @@ func (m *parsedMap) function(source string, line, col int) string {
 
 // sourceLines is a source's original text (sourcesContent) split into
 // lines, split on first use.
-func (m *parsedMap) sourceLines(source string) []string {
+func (m *parsedMap) sourceLines(source sourceKey) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if ls, ok := m.lines[source]; ok {
 		return ls
 	}
 	var ls []string
-	if text := m.c.SourceContent(source); text != "" {
+	if text := content(m.c, source); text != "" {
 		ls = strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	}
 	if m.lines == nil {
-		m.lines = map[string][]string{}
+		m.lines = map[sourceKey][]string{}
 	}
 	m.lines[source] = ls
 	return ls

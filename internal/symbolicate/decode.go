@@ -20,6 +20,33 @@ type consumer interface {
 	SourceContent(source string) string
 }
 
+// sourceKey names one entry of a map's sources: its name, and for a
+// flatMap its index too, since a map may list one name twice (the Sentry
+// esbuild plugin's maps list src/main.js for the file and again for its
+// proxy module), and each entry has its own text. index is -1 when the
+// consumer answers by name only.
+type sourceKey struct {
+	name  string
+	index int
+}
+
+// locate is consumer.Source with the source's key.
+func locate(c consumer, genLine, genColumn int) (key sourceKey, name string, line, column int, ok bool) {
+	if m, ok := c.(*flatMap); ok {
+		return m.sourceAt(genLine, genColumn)
+	}
+	source, name, line, column, ok := c.Source(genLine, genColumn)
+	return sourceKey{source, -1}, name, line, column, ok
+}
+
+// content is the original text of the source key names.
+func content(c consumer, key sourceKey) string {
+	if m, ok := c.(*flatMap); ok && key.index >= 0 {
+		return m.contentAt(key.index)
+	}
+	return c.SourceContent(key.name)
+}
+
 // flatMap is a source map (without sections) decoded by decodeMap: its
 // mappings decoded, its sources and names, and its sourcesContent kept as
 // the JSON strings they are, decoded when a frame first needs one. It
@@ -149,6 +176,14 @@ func (m *flatMap) absSources(sourcemapURL, root string) error {
 // Source answers as sourcemap.Consumer.Source does: the mapping at or
 // before the generated position (lines 1-based, columns 0-based).
 func (m *flatMap) Source(genLine, genColumn int) (source, name string, line, column int, ok bool) {
+	key, name, line, column, ok := m.sourceAt(genLine, genColumn)
+	return key.name, name, line, column, ok
+}
+
+// sourceAt is Source with the index of the source in the map's sources
+// (-1 when the mapping names none).
+func (m *flatMap) sourceAt(genLine, genColumn int) (key sourceKey, name string, line, column int, ok bool) {
+	key.index = -1
 	ms := m.mappings
 	if len(ms) == 0 {
 		return
@@ -175,12 +210,12 @@ func (m *flatMap) Source(genLine, genColumn int) (source, name string, line, col
 		}
 	}
 	if match.sourcesInd >= 0 && int(match.sourcesInd) < len(m.sources) {
-		source = m.sources[match.sourcesInd]
+		key = sourceKey{m.sources[match.sourcesInd], int(match.sourcesInd)}
 	}
 	if match.namesInd >= 0 {
 		name = m.name(int(match.namesInd))
 	}
-	return source, name, int(match.sourceLine), int(match.sourceColumn), true
+	return key, name, int(match.sourceLine), int(match.sourceColumn), true
 }
 
 func (m *flatMap) name(i int) string {
@@ -198,19 +233,24 @@ func (m *flatMap) name(i int) string {
 }
 
 // SourceContent decodes the original text of source ("" when the map has
-// none).
+// none): of its first entry, when the map lists the name twice.
 func (m *flatMap) SourceContent(source string) string {
 	for i, s := range m.sources {
-		if s != source {
-			continue
+		if s == source {
+			return m.contentAt(i)
 		}
-		var text string
-		if i < len(m.contents) {
-			_ = json.Unmarshal(m.contents[i], &text) // not a string: no text
-		}
-		return text
 	}
 	return ""
+}
+
+// contentAt decodes the original text of the map's i-th source ("" when
+// it has none).
+func (m *flatMap) contentAt(i int) string {
+	var text string
+	if i >= 0 && i < len(m.contents) {
+		_ = json.Unmarshal(m.contents[i], &text) // not a string: no text
+	}
+	return text
 }
 
 // vlqValue is the value of a base64 digit, 0xff for a byte that is none.

@@ -1,6 +1,7 @@
 package symbolicate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,5 +87,34 @@ func TestDecodeMapLeavesSectionsToTheLibrary(t *testing.T) {
 	src, name, line, _, ok := c.Source(1, 0)
 	if !ok || src != "src/a.js" || name != "boom" || line != 1 || c.SourceContent(src) != "boom()\n" {
 		t.Errorf("Source = %q %q %d %v", src, name, line, ok)
+	}
+}
+
+// TestDuplicateSourceNames: a map that lists one name twice (the Sentry
+// esbuild plugin's maps list the file and its proxy module under one name)
+// gives a frame the context and function of the entry its mapping points
+// at, not of the first entry with that name.
+func TestDuplicateSourceNames(t *testing.T) {
+	doc := `{"version":3,"file":"dup.js","sources":["x.js","x.js"],` +
+		`"sourcesContent":["function first() {\n  a();\n}\n","// second\n// file\nb();\n"],"names":[],"mappings":"AAAA,ICEA"}`
+	c, _, err := decodeMap("https://shop.example.com/static/dup.js.map", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := &parsedMap{c: c}
+	f, ok := resolve(pm, RawFrame{Function: "b", File: "https://shop.example.com/static/dup.js", Line: 1, Column: 5})
+	if !ok {
+		t.Fatal("frame not mapped")
+	}
+	if f.Line != 3 || f.Context == nil || f.Context.Line != "b();" || !slices.Equal(f.Context.Pre, []string{"// second", "// file"}) {
+		t.Errorf("line %d, context %+v; want line 3, b(); after the second entry's comments", f.Line, f.Context)
+	}
+	if fn := functionName(&f, nil); fn == "first" {
+		t.Errorf("function %q: the first entry's, which the frame is not in", fn)
+	}
+	// The first entry keeps its own text.
+	g, ok := resolve(pm, RawFrame{File: "https://shop.example.com/static/dup.js", Line: 1, Column: 1})
+	if !ok || g.Context == nil || g.Context.Line != "function first() {" {
+		t.Errorf("first entry: %+v, %v", g.Context, ok)
 	}
 }

@@ -211,20 +211,20 @@ func render(f Frame) string {
 type mapped struct {
 	Frame
 	pm     *parsedMap
-	source string // the map's name of the original file
-	callee string // the map's name at the frame's position: what it calls
-	line   int    // the frame's line in the stack trace text
-	prefix string // the text before the frame on that line
+	source sourceKey // the map's entry of the original file
+	callee string    // the map's name at the frame's position: what it calls
+	line   int       // the frame's line in the stack trace text
+	prefix string    // the text before the frame on that line
 }
 
 // resolve maps a raw frame through pm; its function is left for
 // functionName. V8 columns are 1-based, the map's 0-based.
 func resolve(pm *parsedMap, raw RawFrame) (mapped, bool) {
-	source, name, line, col, ok := pm.c.Source(raw.Line, max(raw.Column-1, 0))
-	if !ok || source == "" || line <= 0 {
+	source, name, line, col, ok := locate(pm.c, raw.Line, max(raw.Column-1, 0))
+	if !ok || source.name == "" || line <= 0 {
 		return mapped{}, false
 	}
-	f := mapped{Frame: Frame{File: cleanSource(source), Line: line, Column: col + 1, Raw: raw}, pm: pm, source: source, callee: name}
+	f := mapped{Frame: Frame{File: cleanSource(source.name), Line: line, Column: col + 1, Raw: raw}, pm: pm, source: source, callee: name}
 	src := pm.sourceLines(source)
 	if line <= len(src) {
 		f.Context = &Context{Line: snip(src[line-1], col), Pre: snipAll(src[max(0, line-1-contextLines) : line-1]), Post: snipAll(src[line:min(len(src), line+contextLines)])}
