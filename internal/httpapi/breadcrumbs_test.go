@@ -47,7 +47,8 @@ func TestSentryEventKeepsBreadcrumbsAndSourceContext(t *testing.T) {
 				"message": fmt.Sprintf("step %d", k), "data": map[string]any{"url": "/cart", "api_key": "s3cret"}})
 		}
 		frame := func(fn string, line int, ctx bool) map[string]any {
-			f := map[string]any{"function": fn, "module": "app.pay", "filename": "app/pay.py", "abs_path": "/srv/app/pay.py", "lineno": line, "in_app": true}
+			f := map[string]any{"function": fn, "module": "app.pay", "filename": "app/pay.py", "abs_path": "/srv/app/pay.py", "lineno": line,
+				"colno": line + 2, "in_app": true} // Python's trace text prints no column: the detail keeps the frame's
 			if ctx {
 				f["pre_context"] = []string{"def " + fn + "(card):", "    if card.blocked:"}
 				f["context_line"] = "        raise ValueError(card)"
@@ -86,6 +87,9 @@ func TestSentryEventKeepsBreadcrumbsAndSourceContext(t *testing.T) {
 			f := f.(map[string]any)
 			if f["module"] != "app.pay" { // Python's module as Python names it (CONTRACT 8)
 				t.Errorf("frame %v: module %v, want app.pay", f["function"], f["module"])
+			}
+			if line, _ := f["line"].(float64); f["column"] != line+2 {
+				t.Errorf("frame %v: column %v, want the colno sent, %v", f["function"], f["column"], line+2)
 			}
 			switch f["function"] {
 			case "charge":

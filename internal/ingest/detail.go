@@ -31,12 +31,16 @@ type Breadcrumb struct {
 // FrameSource is the source around a frame's line as a Sentry SDK sent it,
 // matched to the stored trace's frames by file and line.
 type FrameSource struct {
-	File     string   `json:"file"`
-	Function string   `json:"function"`
-	Line     int      `json:"line"`
-	Pre      []string `json:"pre"`
-	Text     string   `json:"text"`
-	Post     []string `json:"post"`
+	File     string `json:"file"`
+	Function string `json:"function"`
+	Line     int    `json:"line"`
+	// Column is the frame's column as a structured frame gave it (Sentry's
+	// colno), which its rendered trace may not print (Python's does not);
+	// 0 when unknown.
+	Column int      `json:"column,omitempty"`
+	Pre    []string `json:"pre"`
+	Text   string   `json:"text"`
+	Post   []string `json:"post"`
 }
 
 // Detail is what an event carries beyond its fields for the event detail

@@ -28,7 +28,7 @@ const (
 
 // eventDetail is what a Sentry event keeps for the event detail only
 // (CONTRACT 8): its last ingest.MaxBreadcrumbs breadcrumbs and the source
-// context of its frames, as an encoded ingest.Detail; nil when it has
+// context and columns of its frames, as an encoded ingest.Detail; nil when it has
 // neither. It writes the JSON itself, as the attributes are written: this
 // runs for every event.
 func eventDetail(se *sentryEvent, excs []exception, m *mapping) json.RawMessage {
@@ -51,7 +51,7 @@ func eventDetail(se *sentryEvent, excs []exception, m *mapping) json.RawMessage 
 	add := func(frames []frame) {
 		for k := range frames {
 			f := &frames[k]
-			if f.ContextLine == "" || f.Lineno <= 0 || len(b)-start > maxSourcesBytes {
+			if f.ContextLine == "" && f.Colno <= 0 || f.Lineno <= 0 || len(b)-start > maxSourcesBytes {
 				continue
 			}
 			if n == 0 {
@@ -70,6 +70,9 @@ func eventDetail(se *sentryEvent, excs []exception, m *mapping) json.RawMessage 
 			b = append(b, `,"function":`...)
 			b = appendString(b, frameFunction(f))
 			b = append(append(b, `,"line":`...), strconv.Itoa(f.Lineno)...)
+			if f.Colno > 0 {
+				b = append(append(b, `,"column":`...), strconv.Itoa(f.Colno)...)
+			}
 			b = appendLines(append(b, `,"pre":`...), f.PreContext, true)
 			b = appendString(append(b, `,"text":`...), cutUTF8(f.ContextLine, maxContextBytes))
 			b = append(appendLines(append(b, `,"post":`...), f.PostContext, false), '}')

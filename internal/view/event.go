@@ -196,7 +196,12 @@ func withContext(fs []FrameView, sources []ingest.FrameSource) {
 		}
 		for _, src := range sources {
 			if src.Line == *f.Line && sameFile(src.File, f.File) {
-				f.Context = &FrameContext{Pre: strs(src.Pre), Line: src.Text, Post: strs(src.Post)}
+				if src.Text != "" || len(src.Pre) > 0 || len(src.Post) > 0 {
+					f.Context = &FrameContext{Pre: strs(src.Pre), Line: src.Text, Post: strs(src.Post)}
+				}
+				if f.Column == nil && src.Column > 0 {
+					f.Column = &src.Column
+				}
 				break
 			}
 		}
