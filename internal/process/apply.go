@@ -162,6 +162,8 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 			return g, nil, err
 		}
 		g.SearchMessage = searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...)
+	} else if takeSample {
+		p.hot.markStale(g.ID) // refreshSearches adds its message within searchEvery
 	}
 	opened, err := tickets.OpenAfter(ctx, c, &g, isNew, tickets.Batch{Releases: ga.rels,
 		IgnoreBatch: tickets.IgnoreBatch{At: ga.lastBatch.ReceivedAt, Arrivals: ga.arrivals, Users: ga.users}}, time.UnixMilli(ga.minTS).UTC(), now)

@@ -14,6 +14,10 @@ import (
 type hotGroups struct {
 	mu sync.Mutex
 	m  map[string]*hotGroup
+	// stale are the groups that stored a sample their search message does
+	// not hold yet (busy groups refresh it once a minute at most):
+	// refreshSearches brings them up to date.
+	stale map[string]struct{}
 }
 
 type hotGroup struct {
@@ -34,6 +38,11 @@ const (
 	// search message (store.Group.SearchMessage), each a rewrite of its
 	// row of the free-word index.
 	searchEvery = time.Minute
+	// staleQuiet is how long a busy group that stored a sample its search
+	// message lacks goes without another sample before the message is
+	// refreshed anyway (hotGroups.staleDue): a group sampling every second
+	// waits for searchEvery, one whose events stopped does not.
+	staleQuiet = 5 * time.Second
 	// spikeEvery is the longest a group goes unchecked while events arrive;
 	// a tenth of the spike minimum arriving at once is checked at once.
 	spikeEvery = 15 * time.Second
@@ -94,6 +103,41 @@ func (h *hotGroups) refreshSearch(id string, now time.Time) bool {
 	}
 	g.searched = now
 	return true
+}
+
+// markStale notes that group id stored a sample its search message does
+// not hold.
+func (h *hotGroups) markStale(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stale == nil {
+		h.stale = map[string]struct{}{}
+	}
+	h.stale[id] = struct{}{}
+}
+
+// staleDue returns at most limit stale groups whose search message is to
+// be refreshed now: those not refreshed for searchEvery (events keep
+// coming) and those that took no sample for staleQuiet (their events
+// stopped, or nearly). They are no longer stale and count as refreshed
+// now (the caller marks them stale again if its refresh fails).
+func (h *hotGroups) staleDue(now time.Time, limit int) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for id := range h.stale {
+		if len(out) == limit {
+			break
+		}
+		g := h.get(id, now)
+		if now.Sub(g.searched) < searchEvery && now.Sub(g.sampled) < staleQuiet {
+			continue
+		}
+		g.searched = now
+		delete(h.stale, id)
+		out = append(out, id)
+	}
+	return out
 }
 
 // checkSpike reports whether the rate of the group, whose ticket is

@@ -92,6 +92,8 @@ type Processor struct {
 	opts Options
 	wake chan struct{}
 	hot  hotGroups
+	// staleChecked is when refreshSearches last looked (UnixNano).
+	staleChecked atomic.Int64
 	// backlog is set while the latest claim was full (claimSize): the
 	// queue holds more than one worker takes at once, and the helper
 	// workers (all but the first) join in, woken through help. Without a
@@ -223,10 +225,12 @@ func (p *Processor) work(ctx context.Context, helper bool) {
 		if did && err == nil {
 			p.Wake() // more may be waiting: let the next idle worker look too
 			p.foldDue(context.WithoutCancel(ctx), false)
+			p.refreshSearches(context.WithoutCancel(ctx))
 			p.linger(ctx)
 			continue
 		}
 		p.foldDue(context.WithoutCancel(ctx), err == nil)
+		p.refreshSearches(context.WithoutCancel(ctx))
 		if helper {
 			// Only the first worker takes the wake-ups of commits: a
 			// helper that took one would go back to waiting for a backlog

@@ -68,5 +68,21 @@ func TestSearchMessageHoldsTheSamples(t *testing.T) {
 		if !finds("7007") || !finds("8008") {
 			t.Errorf("a minute later: 7007 found %v, 8008 found %v; want both (stored samples)", finds("7007"), finds("8008"))
 		}
+
+		// The busy group's last sample before its events stop: the workers'
+		// look finds it once the group took no sample for a few seconds,
+		// not with the group's next event (which may never come).
+		e.clock.Add(10 * time.Second)
+		e.send(errEvent("payment gateway timeout for shop 9009", ingest.Error))
+		e.clock.Add(2 * time.Second)
+		e.proc.RefreshSearches(context.Background())
+		if finds("9009") {
+			t.Errorf("a busy group's sample found 2 s after it, while its events may go on")
+		}
+		e.clock.Add(5 * time.Second)
+		e.proc.RefreshSearches(context.Background())
+		if !finds("9009") {
+			t.Errorf("a busy group's last sample not found 7 s after it; search message %q", e.groups()[0].SearchMessage)
+		}
 	})
 }

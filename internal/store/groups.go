@@ -302,6 +302,15 @@ func (c *Conn) PruneGroupEvents(ctx context.Context, groupID string, keep int) e
 	return nil
 }
 
+// SetGroupSearchMessage writes a group's search message alone (the
+// free-word index follows it).
+func (c *Conn) SetGroupSearchMessage(ctx context.Context, groupID, msg string) error {
+	if _, err := c.exec(ctx, `UPDATE error_groups SET search_message = ? WHERE id = ?`, msg, groupID); err != nil {
+		return fmt.Errorf("store: search message: %w", err)
+	}
+	return nil
+}
+
 // GroupSampleMessages lists the messages of a group's stored samples other
 // than its first, newest first (for its search message).
 func (c *Conn) GroupSampleMessages(ctx context.Context, groupID string) ([]string, error) {
