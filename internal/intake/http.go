@@ -21,7 +21,7 @@ func (in *Intake) AdmitHTTP(w http.ResponseWriter, r *http.Request, route, crede
 // endpoints): a request with an Origin header that the key's
 // allowed_origins do not list is refused with ErrOriginRefused (403).
 func (in *Intake) AdmitBrowser(w http.ResponseWriter, r *http.Request, route, credential string) (store.Project, error) {
-	return in.admitHTTP(w, r, route, credential, r.Header.Get("Origin"))
+	return in.admitHTTP(w, r, route, credential, browserOrigin(r))
 }
 
 // AdmitCharged is AdmitBrowser for a request whose address may have paid
@@ -30,7 +30,31 @@ func (in *Intake) AdmitBrowser(w http.ResponseWriter, r *http.Request, route, cr
 // keyless path). A refusal before the project is known answers addr's
 // headers and takes no second token.
 func (in *Intake) AdmitCharged(w http.ResponseWriter, r *http.Request, route, credential string, addr *ratelimit.Result) (store.Project, error) {
-	return in.admitWith(w, r, route, credential, r.Header.Get("Origin"), addr)
+	return in.admitWith(w, r, route, credential, browserOrigin(r), addr)
+}
+
+// badOrigin stands for an Origin header no allowed_origins list but "*"
+// accepts: an empty one, or several that differ.
+const badOrigin = "invalid origin"
+
+// browserOrigin is the request's Origin header, "" when it has none, and
+// badOrigin when it carries one that is empty or several that differ: a
+// request that carries an Origin is checked against the key's list
+// whatever its form (CONTRACT 8), not let through as one without.
+func browserOrigin(r *http.Request) string {
+	vs := r.Header.Values("Origin")
+	if len(vs) == 0 {
+		return ""
+	}
+	for _, v := range vs[1:] {
+		if v != vs[0] {
+			return badOrigin
+		}
+	}
+	if vs[0] == "" {
+		return badOrigin
+	}
+	return vs[0]
 }
 
 func (in *Intake) admitHTTP(w http.ResponseWriter, r *http.Request, route, credential, origin string) (store.Project, error) {
