@@ -98,6 +98,8 @@ func TestChannelFilterWarnings(t *testing.T) {
 			{[]string{"production", " \t"}, "filters.environments: each value must be 1 to 64 characters, not blank"},
 			{[]string{"pro\x00duction"}, "filters.environments[0]: must not contain control characters"},
 			{[]string{"production", "qa\u0085"}, "filters.environments[1]: must not contain control characters"},
+			{[]string{"a\tb"}, "filters.environments[0]: must not contain control characters"},
+			{[]string{"production", " qa\nstaging "}, "filters.environments[1]: must not contain control characters"},
 		} {
 			r := patchJSON(s, w.Admin.Token, "/v1/channels/"+id, map[string]any{"filters": map[string]any{"environments": tc.envs}})
 			if r.Expect(t, http.StatusUnprocessableEntity, "validation-failed"); !strings.HasPrefix(r.Str(t, "detail"), tc.want) {

@@ -74,8 +74,9 @@ func severityChoice() string {
 // checkValues checks a filter's list: at most MaxFilterValues values, each
 // trimmed of surrounding spaces (" production" would never match an event)
 // and then as events carry them: 1 to maxLen characters (422 naming the list, as
-// before) of UTF-8 text without a control character (CONTRACT 8; 422
-// naming the value, as filters.environments[0]).
+// before) of UTF-8 text without a control character, tab and newline
+// included once the value is trimmed (CONTRACT 8; 422 naming the value, as
+// filters.environments[0]).
 func checkValues(field string, vs []string, maxLen int) ([]string, error) {
 	if len(vs) > MaxFilterValues {
 		return nil, problem.Newf("validation-failed", "%s: at most %d values, got %d", field, MaxFilterValues, len(vs))
@@ -87,6 +88,9 @@ func checkValues(field string, vs []string, maxLen int) ([]string, error) {
 			return nil, err
 		}
 		v = strings.TrimSpace(v)
+		if strings.ContainsAny(v, "\t\n") { // allowed in other strings, never in an event's environment or service
+			return nil, problem.Newf("validation-failed", "%s: must not contain control characters", at)
+		}
 		if v == "" || utf8.RuneCountInString(v) > maxLen { // characters, as ingestion counts them
 			return nil, problem.Newf("validation-failed", "%s: each value must be 1 to %d characters, not blank, got %q", field, maxLen, vs[i])
 		}
