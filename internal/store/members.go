@@ -114,7 +114,8 @@ func (c *Conn) SetMemberRole(ctx context.Context, id, role string) error {
 
 // DeleteMember removes a member from its organization; the groups
 // assigned to it become unassigned, and their ids are returned (for their
-// activity).
+// activity); its email channels are disabled, and other members' email
+// channels to its address wait for a confirmation again.
 func (c *Conn) DeleteMember(ctx context.Context, id string) ([]string, error) {
 	m, err := c.MemberByID(ctx, id)
 	if err != nil {
@@ -130,6 +131,15 @@ func (c *Conn) DeleteMember(ctx context.Context, id string) ([]string, error) {
 	// person removed stop (they stay, disabled, for an admin to see).
 	if _, err := c.exec(ctx, `UPDATE channels SET enabled = ? WHERE member_id = ? AND type = ? AND (email = '' OR lower(email) = lower(?))`,
 		false, id, ChannelEmail, m.Email); err != nil {
+		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
+	}
+	// Other members' email channels to the person's address were confirmed
+	// because the address was a member's; it no longer is, so they wait
+	// for a confirmation like any outside address (CONTRACT 8), sending
+	// nothing until their owner sends the link again and it is opened.
+	if _, err := c.exec(ctx, `UPDATE channels SET confirmation = ?, confirm_token_hash = NULL WHERE type = ? AND confirmation = ?
+		AND lower(email) = lower(?) AND member_id <> ? AND project_id IN (SELECT id FROM projects WHERE organization_id = ?)`,
+		ConfirmationPending, ChannelEmail, ConfirmationConfirmed, m.Email, id, m.OrgID); err != nil {
 		return nil, fmt.Errorf("store: delete member %s: %w", id, err)
 	}
 	rows, err := c.query(ctx, `UPDATE error_groups SET assignee_id = NULL WHERE assignee_id = ? RETURNING id`, id)
