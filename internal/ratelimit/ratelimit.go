@@ -75,10 +75,42 @@ type Result struct {
 // Allow takes one token from key's bucket if there is one.
 func (l *Limiter) Allow(key string) Result { return l.take(key, 1) }
 
-// AllowN takes n tokens from key's bucket if it has them (at most its
-// burst: a larger n takes the whole burst).
+// AllowN takes n tokens from key's bucket if it has them. An n larger
+// than the bucket's burst can never be held at once: it passes when the
+// bucket is full and leaves the bucket in debt for the rest, so that the
+// requests after it wait until the whole n is paid (a large request costs
+// what its size says however small the burst).
 func (l *Limiter) AllowN(key string, n int) Result {
-	return l.take(key, max(1, n))
+	n = max(1, n)
+	if n > l.burst {
+		return l.takeInDebt(key, n)
+	}
+	return l.take(key, n)
+}
+
+// takeInDebt is AllowN for an n over the burst.
+func (l *Limiter) takeInDebt(key string, n int) Result {
+	now := l.now()
+	b := l.bucket(key, now)
+	burst := b.Burst()
+	if n <= burst {
+		return l.take(key, n)
+	}
+	full := b.TokensAt(now) >= float64(burst)
+	if full {
+		// Reservations of at most the burst each: the first is the full
+		// bucket's, the others run its tokens below zero. They are kept,
+		// never waited for nor cancelled: that is the debt.
+		for left := n; left > 0; left -= burst {
+			b.ReserveN(now, min(left, burst))
+		}
+	}
+	res := l.take(key, 0) // the bucket as it is now, nothing taken
+	res.Allowed, res.RetryAfter = full, 0
+	if !full { // refused until the bucket is full
+		res.RetryAfter = after(b.Limit(), float64(burst)-b.TokensAt(now))
+	}
+	return res
 }
 
 // Peek reports key's bucket without taking a token; Allowed says whether a

@@ -68,3 +68,28 @@ func TestShare(t *testing.T) {
 		t.Fatalf("limit after Share(1) = %d, want 20", r.Limit)
 	}
 }
+
+// TestAllowNOverTheBurst: a request of more tokens than the burst passes
+// on a full bucket only, and leaves the bucket in debt for the rest, so
+// that the whole cost is paid before the next request passes.
+func TestAllowNOverTheBurst(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := New(1, 3).WithClock(func() time.Time { return now })
+	if r := l.AllowN("k", 6); !r.Allowed || r.Remaining != 0 || r.RetryAfter != 0 || r.Reset != 6*time.Second {
+		t.Fatalf("6 tokens on a full bucket of 3: %+v, want allowed, 0 left, full again in 6 s", r)
+	}
+	now = now.Add(2 * time.Second) // 3 owed, 2 repaid
+	if r := l.Allow("k"); r.Allowed || r.RetryAfter != 2*time.Second {
+		t.Fatalf("1 token 2 s later: %+v, want refused until the debt and a token are paid (2 s)", r)
+	}
+	if r := l.AllowN("k", 5); r.Allowed || r.RetryAfter != 4*time.Second {
+		t.Fatalf("5 tokens 2 s later: %+v, want refused until the bucket is full (4 s)", r)
+	}
+	now = now.Add(4 * time.Second)
+	if r := l.AllowN("k", 4); !r.Allowed {
+		t.Fatalf("4 tokens on a full bucket again: %+v, want allowed", r)
+	}
+	if r := l.AllowN("k", 3); r.Allowed {
+		t.Fatalf("3 tokens right after 4 of a bucket of 3: %+v, want refused", r)
+	}
+}
