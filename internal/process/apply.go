@@ -157,11 +157,10 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		// first, those kept, and the one this batch stores. A busy group
 		// rewrites its index row once a minute at most; a quiet one with
 		// each sample it takes, so that every stored sample is found.
-		kept, err := c.GroupSampleMessages(ctx, g.ID)
-		if err != nil {
+		var err error
+		if g.SearchMessage, err = samplesSearch(ctx, c, g); err != nil {
 			return g, nil, err
 		}
-		g.SearchMessage = searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...)
 	} else if takeSample {
 		p.hot.markStale(g.ID) // refreshSearches adds its message within searchEvery
 	}
@@ -290,6 +289,16 @@ const maxSearchMessage = 64 << 10
 // quietGroup is the event count under which a group refreshes its search
 // message with every sample it stores, not once a minute.
 const quietGroup = 100
+
+// samplesSearch is g's search message from its stored samples: the first
+// sample's message, the latest event's and the kept samples'.
+func samplesSearch(ctx context.Context, c *store.Conn, g store.Group) (string, error) {
+	kept, err := c.GroupSampleMessages(ctx, g.ID)
+	if err != nil {
+		return "", err
+	}
+	return searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...), nil
+}
 
 // firstSearched is the first sample's message in g's search message (all
 // of it for a group searched before the first was kept there).

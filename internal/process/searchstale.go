@@ -60,11 +60,11 @@ func refreshSearchMessages(ctx context.Context, c *store.Conn, ids []string) err
 		if err != nil {
 			return err
 		}
-		kept, err := c.GroupSampleMessages(ctx, id)
+		msg, err := samplesSearch(ctx, c, g)
 		if err != nil {
 			return err
 		}
-		if msg := searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...); msg != g.SearchMessage {
+		if msg != g.SearchMessage {
 			if err := c.SetGroupSearchMessage(ctx, id, msg); err != nil {
 				return err
 			}

@@ -82,14 +82,6 @@ func (l *Limiter) Allow(key string) Result { return l.take(key, 1) }
 // what its size says however small the burst).
 func (l *Limiter) AllowN(key string, n int) Result {
 	n = max(1, n)
-	if n > l.burst {
-		return l.takeInDebt(key, n)
-	}
-	return l.take(key, n)
-}
-
-// takeInDebt is AllowN for an n over the burst.
-func (l *Limiter) takeInDebt(key string, n int) Result {
 	now := l.now()
 	b := l.bucket(key, now)
 	burst := b.Burst()
