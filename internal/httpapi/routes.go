@@ -100,10 +100,11 @@ func (s *Server) routes() {
 	register(s, del("/v1/tickets/{ticket_id}", "delete-ticket", "Delete a ticket", "Tickets"), in("ticket_id", org.MemberRole), s.deleteTicket)
 	register(s, get("/v1/projects/{project_id}/groups", "list-groups", "List error groups", "Error groups"), in("project_id", org.Viewer), s.listGroups)
 	register(s, get("/v1/groups/{group_id}", "get-group", "Get an error group", "Error groups"), in("group_id", org.Viewer), s.getGroup)
-	register(s, describe(patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore, unresolve or assign an error group", "Error groups"),
+	register(s, withErrs(describe(patch("/v1/groups/{group_id}", "update-group", "Resolve, ignore, unresolve or assign an error group", "Error groups"),
 		"Any of status (with ignore, a condition that ends an ignore, or resolved_in, the release it is resolved in) and assignee_id (a member of "+
 			"the project's organization, or null). The change is atomic and recorded in the group's activity with the caller as actor; "+
-			"a new assignee other than the caller gets an email when SMTP is set."), in("group_id", org.MemberRole), s.updateGroup)
+			"a new assignee other than the caller gets an email when SMTP is set. A group merged into another is 409 conflict: change the one it was merged into."), 409),
+		in("group_id", org.MemberRole), s.updateGroup)
 	register(s, withErrs(post("/v1/groups/{group_id}/merge", "merge-groups", "Merge error groups into this one", "Error groups", http.StatusOK), 409), in("group_id", org.MemberRole), s.mergeGroups)
 	register(s, get("/v1/groups/{group_id}/events", "list-group-events", "List an error group's sample events", "Error groups"), in("group_id", org.Viewer), s.listGroupEvents)
 	register(s, describe(get("/v1/projects/{project_id}/grouping-rules", "get-grouping-rules", "Get the project's grouping rules", "Error groups"),

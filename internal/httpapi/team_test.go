@@ -131,6 +131,38 @@ func TestAssignGroup(t *testing.T) {
 	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
 }
 
+// TestAssignmentEmailNoLongerTrue: an assignment email not yet sent (an
+// SMTP refusal holds it for its retry) is cancelled once the group is no
+// longer assigned to its recipient: unassigned, or the member removed.
+func TestAssignmentEmailNoLongerTrue(t *testing.T) {
+	t.Parallel()
+	smtp := mailtest.Start(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		_, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
+		deliverDue(t, s) // the world's invitations
+		patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": w.Member.MemberID}).Expect(t, http.StatusOK, "")
+		patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": nil}).Expect(t, http.StatusOK, "")
+		patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": w.Viewer.MemberID}).Expect(t, http.StatusOK, "")
+		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/members/" + w.Viewer.MemberID, Token: w.Owner.Token}).Expect(t, http.StatusNoContent, "")
+		// The one that still holds is sent: it shows the others were
+		// attempted, and cancelled, in the same round.
+		patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": w.Admin.MemberID}).Expect(t, http.StatusOK, "")
+		deliverDue(t, s)
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
+			return mailtest.To("admin@example.com")(m) && strings.Contains(m.Parts["text/plain"], gid)
+		})
+		for _, m := range smtp.Messages() {
+			if strings.Contains(m.Header.Get("Subject"), "assigned to you") && !mailtest.To("admin@example.com")(m) {
+				t.Errorf("sent %q to %v, whose assignment no longer holds", m.Header.Get("Subject"), m.Header.Get("To"))
+			}
+		}
+		if n := deliverDue(t, s); n != 0 {
+			t.Errorf("deliveries left after the round = %d, want none (cancelled)", n)
+		}
+	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
 // TestProcessingActivity: processing records first_seen and ticket_opened
 // for a new group, regression and ticket_opened when it comes back, with
 // no actor; people's changes carry theirs.
@@ -179,6 +211,10 @@ func TestProcessingActivity(t *testing.T) {
 		}
 		if k := kinds(activity(t, s, w.Viewer.Token, other)); k[0] != "merged" || k[1] != "ticket_resolved" {
 			t.Errorf("merged group's latest activity = %v, want merged, ticket_resolved", k)
+		}
+		// A merged group is changed through the one it was merged into.
+		for _, ch := range []map[string]any{{"status": "unresolved"}, {"assignee_id": w.Member.MemberID}} {
+			patchJSON(s, w.Member.Token, groupPath(other), ch).Expect(t, http.StatusConflict, "conflict")
 		}
 	})
 }

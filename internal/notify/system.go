@@ -2,7 +2,9 @@ package notify
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/errata-dev/errata/internal/mail"
 
@@ -79,14 +81,25 @@ func (s *Service) MailConfigured() bool { return s.opts.Mail != nil }
 // cancelled once the invitation is no longer pending (accepted, revoked,
 // expired or gone), and a channel's confirmation once the channel no longer
 // waits for its link (confirmed, its address changed, another link sent,
-// unsubscribed or deleted): its link would not work.
+// unsubscribed or deleted): its link would not work. An assignment's is
+// cancelled once the group is no longer assigned to its recipient
+// (unassigned, assigned to another, the member removed, the group gone):
+// one retried after an SMTP refusal would otherwise tell a person, perhaps
+// no longer a member, of an assignment that no longer holds.
 func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.Result {
-	if d.Event == store.EventConfirmation {
-		live, err := s.confirmationLive(ctx, d)
+	var live func(context.Context, store.Delivery) (bool, error)
+	switch d.Event {
+	case store.EventConfirmation:
+		live = s.confirmationLive
+	case store.EventAssignment:
+		live = s.assignmentLive
+	}
+	if live != nil {
+		ok, err := live(ctx, d)
 		if err != nil {
-			return delivery.Failed(delivery.Retry, "internal", "reading the channel failed")
+			return delivery.Failed(delivery.Retry, "internal", "reading the email's subject failed")
 		}
-		if !live {
+		if !ok {
 			return delivery.Result{Outcome: delivery.Cancel}
 		}
 	}
@@ -102,6 +115,28 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.
 		}
 	}
 	return s.sendEmail(ctx, d.Body, "")
+}
+
+// assignmentLive reports whether an assignment email is still wanted: its
+// group is assigned to a member at the address it goes to.
+func (s *Service) assignmentLive(ctx context.Context, d store.Delivery) (bool, error) {
+	var b emailBody
+	if err := json.Unmarshal(d.Body, &b); err != nil {
+		return false, nil
+	}
+	g, err := s.db.Read().GroupByID(ctx, d.SubjectID)
+	if errors.Is(err, store.ErrNotFound) || err == nil && g.AssigneeID == "" {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	m, err := s.db.Read().MemberByID(ctx, g.AssigneeID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return strings.EqualFold(m.Email, b.To), nil
 }
 
 // SystemEmailStatus returns the status of the email about each of

@@ -64,6 +64,12 @@ func (s *Service) changeGroup(ctx context.Context, a Actor, groupID string, ch G
 		if err != nil {
 			return err
 		}
+		if g.MergedInto != "" {
+			// Its events, counts and ticket went to the target, and lists
+			// and bulk changes leave it out: a change here would reopen or
+			// assign a group nobody sees.
+			return problem.Newf("conflict", "the group was merged into %s: change that one", g.MergedInto)
+		}
 		before := g
 		g, err = s.change(ctx, c, a, g, ch)
 		out = g
