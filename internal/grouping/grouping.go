@@ -136,7 +136,7 @@ func fingerprint(in Input, a *algorithm) Result {
 	if res.Title == "" {
 		res.Title = frameTitle(st.Frames)
 	}
-	customFingerprint(&res, in, ev, crashFrame)
+	customFingerprint(&res, in, a, ev, &st, crashFrame)
 	res.Fingerprint = hashParts(res.Parts)
 	return res
 }
@@ -144,39 +144,76 @@ func fingerprint(in Input, a *algorithm) Result {
 // customFingerprint replaces the default fingerprint parts of res by a
 // project rule's fingerprint (and title), else by the event's own
 // attributes.fingerprint, "{{ default }}" in either standing for the
-// default's hash.
-func customFingerprint(res *Result, in Input, ev *facts, crashFrame *Frame) {
+// default's hash (and, from version 4, the event's own taking every
+// variable a rule may, and a fingerprint of {{ default }} alone being the
+// default itself). ev is the event's facts when rules were read, nil
+// otherwise.
+func customFingerprint(res *Result, in Input, a *algorithm, ev *facts, st *Stack, crashFrame *Frame) {
 	var rule *fpRule
 	if ev != nil {
 		rule = in.Rules.matchFingerprint(ev)
 	}
+	var values []fpValue
 	switch {
 	case rule != nil:
-		def := hashParts(res.Parts)
-		custom := make([]string, len(rule.values))
-		for k, v := range rule.values {
-			custom[k] = ev.expand(v, def, crashFrame)
-		}
-		setCustom(res, custom, rule.values, rule.text)
+		values = rule.values
 		if rule.title != nil {
 			var b strings.Builder
 			for _, v := range rule.title {
 				b.WriteString(ev.expand(v, res.Title, crashFrame))
 			}
-			res.Title = truncate(b.String(), maxTitle)
+			defer func() { res.Title = truncate(b.String(), maxTitle) }()
 		}
 	case len(in.Fingerprint) > 0:
-		def := hashParts(res.Parts)
-		custom := make([]string, len(in.Fingerprint))
-		values := make([]fpValue, len(in.Fingerprint))
+		values = make([]fpValue, len(in.Fingerprint))
 		for k, p := range in.Fingerprint {
-			custom[k], values[k] = p, fpValue{text: p}
-			if isDefaultMarker(p) {
-				custom[k], values[k] = def, fpValue{text: "default", variable: true}
-			}
+			values[k] = ownValue(p, a)
 		}
-		setCustom(res, custom, values, "")
+	default:
+		return
 	}
+	if a.ownVariables && len(values) == 1 && values[0].variable && values[0].text == "default" {
+		return // Sentry's ["{{ default }}"]: the default fingerprint
+	}
+	def := hashParts(res.Parts)
+	custom := make([]string, len(values))
+	for k, v := range values {
+		switch {
+		case !v.variable:
+			custom[k] = v.text
+		case v.text == "default":
+			custom[k] = def
+		default:
+			if ev == nil {
+				ev = newFacts(in, st)
+			}
+			custom[k] = ev.expand(v, def, crashFrame)
+		}
+	}
+	text := ""
+	if rule != nil {
+		text = rule.text
+	}
+	setCustom(res, custom, values, text)
+}
+
+// ownValue reads one value of an event's own fingerprint: "{{ default }}"
+// in any spacing is the default; from version 4 any variable a rule may
+// use ("{{ transaction }}", "{{ tags.region }}") is that variable, and
+// anything else is literal text.
+func ownValue(p string, a *algorithm) fpValue {
+	t := strings.TrimSpace(p)
+	if len(t) < 4 || !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") {
+		return fpValue{text: p}
+	}
+	name := strings.TrimSpace(t[2 : len(t)-2])
+	if name == "default" {
+		return fpValue{text: "default", variable: true}
+	}
+	if v, known := variable(name); a.ownVariables && known {
+		return fpValue{text: v, variable: true}
+	}
+	return fpValue{text: p}
 }
 
 // parseInput finds the stack trace of in (its own, or one a logger put in
@@ -326,15 +363,6 @@ func stackParts(st Stack, template string, a *algorithm, skip []bool) ([]string,
 		parts = append(parts, key)
 	}
 	return parts, used
-}
-
-// isDefaultMarker reports whether p is "{{ default }}" in any spacing.
-func isDefaultMarker(p string) bool {
-	p = strings.TrimSpace(p)
-	if !strings.HasPrefix(p, "{{") || !strings.HasSuffix(p, "}}") {
-		return false
-	}
-	return strings.TrimSpace(p[2:len(p)-2]) == "default"
 }
 
 // hashParts hashes length-prefixed parts, so no choice of separator can make

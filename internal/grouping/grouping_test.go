@@ -23,8 +23,9 @@ func TestFingerprintRules(t *testing.T) {
 		{"custom", Input{Message: "x", Fingerprint: []string{"db", "timeout"}}, RuleCustom, []string{"custom", "db", "timeout"}},
 		{"custom default", Input{StackTrace: javaTrace, Fingerprint: []string{"{{ default }}", "eu"}}, RuleCustom,
 			[]string{"custom", def.Fingerprint, "eu"}},
-		{"custom default unspaced", Input{StackTrace: javaTrace, Fingerprint: []string{"{{default}}"}}, RuleCustom,
-			[]string{"custom", def.Fingerprint}},
+		{"custom default unspaced", Input{StackTrace: javaTrace, Fingerprint: []string{"{{default}}", "eu"}}, RuleCustom,
+			[]string{"custom", def.Fingerprint, "eu"}},
+		{"default alone is the default", Input{StackTrace: javaTrace, Fingerprint: []string{"{{default}}"}}, RuleStackTrace, def.Parts},
 		{"empty custom is absent", Input{Message: "m 1", Fingerprint: []string{}}, RuleMessage, []string{"message", "m <int>"}},
 		{"trace inside message", Input{Message: "worker failed\n" + javaTrace}, RuleStackTrace,
 			[]string{"stacktrace", "type:java.lang.IllegalStateException", "value:boom <int>", "frame:com.acme.Foo:bar"}},
@@ -220,5 +221,69 @@ func TestInAppFlags(t *testing.T) {
 	}
 	if got := Fingerprint(Input{StackTrace: trace, InApp: "???"}); got.Fingerprint != base.Fingerprint {
 		t.Error("unknown flags changed the fingerprint")
+	}
+}
+
+// TestOwnFingerprintVariables: from version 4 an event's own fingerprint
+// takes the variables a rule's may ({{ transaction }}, {{ error.type }},
+// {{ tags.<key> }}), and {{ default }} alone is the default fingerprint,
+// as Sentry reads them; version 3 keeps reading them as it did.
+func TestOwnFingerprintVariables(t *testing.T) {
+	t.Parallel()
+	def := Fingerprint(Input{StackTrace: javaTrace})
+	for _, fp := range [][]string{{"{{ default }}"}, {" {{default}} "}} {
+		if got := Fingerprint(Input{StackTrace: javaTrace, Fingerprint: fp}); got.Fingerprint != def.Fingerprint || got.Rule != RuleStackTrace {
+			t.Errorf("%q: %s %s, want the default %s", fp, got.Rule, got.Fingerprint, def.Fingerprint)
+		}
+		if v3, _ := FingerprintVersion(Input{StackTrace: javaTrace, Fingerprint: fp}, 3); v3.Rule != RuleCustom {
+			t.Errorf("%q under version 3: rule %s, want custom as it was", fp, v3.Rule)
+		}
+	}
+	byTx := func(tx string) Result {
+		return Fingerprint(Input{StackTrace: javaTrace, Fingerprint: []string{"{{ default }}", "{{ transaction }}"},
+			Attributes: map[string]string{"transaction": tx}})
+	}
+	a, b, a2 := byTx("/checkout"), byTx("/refund"), byTx("/checkout")
+	if a.Fingerprint == b.Fingerprint || a.Fingerprint != a2.Fingerprint {
+		t.Errorf("by transaction: /checkout %s, /refund %s, /checkout again %s: want two groups", a.Fingerprint, b.Fingerprint, a2.Fingerprint)
+	}
+	if want := []string{"custom", def.Fingerprint, "/checkout"}; strings.Join(a.Parts, "|") != strings.Join(want, "|") {
+		t.Errorf("parts = %q, want %q", a.Parts, want)
+	}
+	got := Fingerprint(Input{StackTrace: javaTrace, Fingerprint: []string{"{{ error.type }}", "{{ tags.region }}", "{{ nonsense }}"},
+		Attributes: map[string]string{"region": "eu"}})
+	if want := []string{"custom", "java.lang.IllegalStateException", "eu", "{{ nonsense }}"}; strings.Join(got.Parts, "|") != strings.Join(want, "|") {
+		t.Errorf("parts = %q, want %q (an unknown variable is text)", got.Parts, want)
+	}
+	if v3, _ := FingerprintVersion(Input{StackTrace: javaTrace, Fingerprint: []string{"{{ transaction }}"}, Attributes: map[string]string{"transaction": "/x"}}, 3); v3.Parts[1] != "{{ transaction }}" {
+		t.Errorf("version 3 parts = %q, want the variable as text", v3.Parts)
+	}
+}
+
+// TestNodeCoreFramesNotInApp: Node's own modules ("node:net", "node:fs",
+// Node 14's bare "net.js") are not the application's, so the culprit is
+// the application's frame under them.
+func TestNodeCoreFramesNotInApp(t *testing.T) {
+	t.Parallel()
+	for _, top := range []string{
+		"    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)",
+		"    at TCPConnectWrap.afterConnect [as oncomplete] (net.js:1141:16)",
+		"    at Object.openSync (node:fs:596:3)",
+		"    at readFile (node:fs/promises:1032:20)",
+		"    at Socket.emit (events.js:400:28)",
+	} {
+		trace := "Error: connect ECONNREFUSED 127.0.0.1:5432\n" + top + "\n" +
+			"    at Client._connect (/app/node_modules/pg/lib/client.js:100:7)\n" +
+			"    at loadUser (/app/src/users/repo.js:20:11)\n" +
+			"    at async handler (/app/src/routes/users.js:9:5)\n"
+		got := Fingerprint(Input{StackTrace: trace})
+		if !strings.Contains(got.Culprit, "loadUser") {
+			t.Errorf("%s: culprit %q, want loadUser's frame", top, got.Culprit)
+		}
+		for _, p := range got.Parts {
+			if strings.Contains(p, "afterConnect") || strings.Contains(p, "openSync") || strings.Contains(p, "readFile") || strings.Contains(p, "Socket.emit") {
+				t.Errorf("%s: part %q, want Node's frame out of the fingerprint", top, p)
+			}
+		}
 	}
 }

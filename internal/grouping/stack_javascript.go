@@ -91,9 +91,11 @@ func v8Frame(rest string, a *algorithm) Frame {
 		loc = loc[k+2:] // "eval at f (file:1:2), <anonymous>:1:1"
 	}
 	path := stripLineCol(loc)
+	core := false
 	if a.wrappers && strings.HasPrefix(path, "node:") && !strings.HasSuffix(path, ".js") {
 		// Node 16 renamed its internal modules: "net.js" became "node:net".
 		path = path[len("node:"):] + ".js"
+		core = a.nodeCore
 	}
 	f := Frame{Function: fn, Path: path}
 	switch {
@@ -102,9 +104,30 @@ func v8Frame(rest string, a *algorithm) Frame {
 	default:
 		f.Module = fileModule(path, a)
 		f.File = baseName(path)
-		f.InApp = jsInApp(path)
+		f.InApp = !core && !(a.nodeCore && nodeCoreFile(path)) && jsInApp(path)
 	}
 	return f
+}
+
+// nodeCoreFile reports whether path is how Node before 16 named its own
+// modules in a trace: a bare "net.js", "_http_client.js" or
+// "events.js", with no directory.
+func nodeCoreFile(path string) bool {
+	name, ok := strings.CutSuffix(path, ".js")
+	if !ok || strings.ContainsAny(name, "/\\:") {
+		return false
+	}
+	return strings.HasPrefix(name, "_") || nodeModules[name]
+}
+
+// nodeModules are Node's built-in modules that a trace names by file.
+var nodeModules = map[string]bool{
+	"assert": true, "async_hooks": true, "buffer": true, "child_process": true, "cluster": true, "console": true,
+	"crypto": true, "dgram": true, "dns": true, "domain": true, "events": true, "fs": true, "http": true,
+	"http2": true, "https": true, "inspector": true, "module": true, "net": true, "os": true, "path": true,
+	"perf_hooks": true, "process": true, "punycode": true, "querystring": true, "readline": true, "repl": true,
+	"stream": true, "string_decoder": true, "timers": true, "tls": true, "tty": true, "url": true, "util": true,
+	"v8": true, "vm": true, "worker_threads": true, "zlib": true,
 }
 
 // parseFirefoxFrame parses "fn@url:line:col", "@url:line:col" (anonymous)

@@ -5,7 +5,7 @@ package grouping
 // into a different group, and keep the older versions computable: a group
 // made by an older version keeps receiving the events whose fingerprint under
 // that version matches it (see FingerprintVersion).
-const Version = 3
+const Version = 4
 
 // OldestVersion is the oldest version FingerprintVersion still computes.
 const OldestVersion = 1
@@ -66,6 +66,18 @@ type algorithm struct {
 	// failed"): the root cause is what identifies the bug. Every type of
 	// the chain still takes part.
 	rootValue bool
+	// nodeCore reads Node's built-in modules ("node:net", "node:fs",
+	// and the bare "net.js" of Node before 16) as not in-app: before,
+	// the rewrite of "node:net" to "net.js" made them application code,
+	// and the culprit of an ECONNREFUSED was Node's socket code.
+	nodeCore bool
+	// ownVariables expands the variables of an event's own fingerprint
+	// ({{ transaction }}, {{ error.type }}, {{ tags.region }}, …) as a
+	// project's fingerprint rule does, and makes a fingerprint of only
+	// {{ default }} (from the event or a rule) the default fingerprint
+	// itself, as Sentry does; before, it was a custom fingerprint of
+	// one part, another group.
+	ownVariables bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -140,6 +152,22 @@ var algorithms = [...]*algorithm{
 		mono:       true,
 		templates:  true,
 		rootValue:  true,
+	},
+	4: {
+		version: 4,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true},
+		value:        true,
+		wrappers:     true,
+		stackTitle:   true,
+		goLoose:      true,
+		linePrefix:   true,
+		hashNames:    true,
+		mono:         true,
+		templates:    true,
+		rootValue:    true,
+		nodeCore:     true,
+		ownVariables: true,
 	},
 }
 

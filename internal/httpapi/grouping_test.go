@@ -194,3 +194,38 @@ func TestGroupingRulesAPI(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnFingerprintThroughIngest: through /v1/ingest, an event whose
+// fingerprint is only {{ default }} joins the group the same event makes
+// without one (one group, one ticket), and {{ transaction }} in an
+// event's own fingerprint splits by the attribute transaction.
+func TestOwnFingerprintThroughIngest(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		pay := func(n int, fp any, tx string) map[string]any {
+			attrs := map[string]any{"transaction": tx}
+			if fp != nil {
+				attrs["fingerprint"] = fp
+			}
+			return ev(fmt.Sprintf("payment %d failed", n), "error", "attributes", attrs)
+		}
+		feed(t, s, w.Key, batchOf("dflt", pay(17, nil, "/a"), pay(18, []string{"{{ default }}"}, "/a"), pay(19, "{{ default }}", "/b")))
+		groups := items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/groups")
+		if len(groups) != 1 || groups[0]["event_count"] != float64(3) {
+			t.Fatalf("groups = %d (first %v events), want one of 3 events", len(groups), groups[0]["event_count"])
+		}
+		if tk := items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/tickets"); len(tk) != 1 {
+			t.Errorf("tickets = %d, want 1", len(tk))
+		}
+		feed(t, s, w.Key, batchOf("tx", pay(1, []string{"{{ default }}", "{{ transaction }}"}, "/checkout"),
+			pay(2, []string{"{{ default }}", "{{ transaction }}"}, "/refund"), pay(3, []string{"{{ default }}", "{{ transaction }}"}, "/checkout")))
+		counts := map[float64]int{}
+		for _, g := range items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/groups?service=tx") {
+			counts[g["event_count"].(float64)]++
+		}
+		if counts[2] != 1 || counts[1] != 1 || len(counts) != 2 {
+			t.Errorf("groups of service tx by event count = %v, want one of 2 (/checkout) and one of 1 (/refund)", counts)
+		}
+	})
+}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/grouping"
@@ -353,6 +355,11 @@ func groupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input {
 	}
 	in.InApp = v.InApp
 	in.Fingerprint = customFingerprint(v.Fingerprint)
+	if in.Rules == nil && slices.ContainsFunc(in.Fingerprint, func(p string) bool { return strings.Contains(p, "{{") }) {
+		// Its {{ level }}, {{ transaction }}, {{ tags.region }}… read
+		// them, as a rule's do.
+		in.Level, in.Attributes = e.Level.String(), flatAttributes(attrs)
+	}
 	var tpl string
 	if json.Unmarshal(v.Template, &tpl) != nil || tpl == "" {
 		tpl = v.SentryTemplate

@@ -37,7 +37,8 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 		// Rules match the level and any attribute, and differ by project.
 		ck += "\x00" + projectID + "\x00" + e.Level.String() + "\x00" + string(e.Attributes)
 	case hasGroupingAttrs(e.Attributes):
-		ck += "\x00" + string(e.Attributes)
+		// The level too: an event's own fingerprint may name it.
+		ck += "\x00" + e.Level.String() + "\x00" + string(e.Attributes)
 	}
 	f, ok := p.fps[ck]
 	if !ok {
