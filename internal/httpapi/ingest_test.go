@@ -149,6 +149,7 @@ func TestIngestRefusals(t *testing.T) {
 			{"charset allowed", key, ok, map[string]string{"Content-Type": "application/json; charset=utf-8"}, 202, ""},
 			{"brotli", key, ok, map[string]string{"Content-Encoding": "br"}, 415, "unsupported-encoding"},
 			{"identity", key, ok, map[string]string{"Content-Encoding": "identity"}, 202, ""},
+			{"x-gzip is gzip", key, gz(t, []byte(ok)), map[string]string{"Content-Encoding": "x-gzip"}, 202, ""},
 			{"media type before encoding", key, ok, map[string]string{"Content-Type": "text/plain", "Content-Encoding": "br"}, 415, "unsupported-media-type"},
 			{"over 5 MiB", key, `{"events":[],"pad":"` + strings.Repeat("a", 5<<20) + `"}`, nil, 413, "payload-too-large"},
 			{"gzip bomb", key, bomb, map[string]string{"Content-Encoding": "gzip"}, 413, "payload-too-large"},

@@ -11,8 +11,8 @@ import (
 	"github.com/errata-dev/errata/internal/problem"
 )
 
-// Encoding reads Content-Encoding: gzip reports a gzip body; a coding
-// other than gzip or identity is a 415 unsupported-encoding problem; nested
+// Encoding reads Content-Encoding: gzip reports a gzip body (gzip or
+// x-gzip); a coding other than those or identity is a 415 unsupported-encoding problem; nested
 // codings (gzip, gzip) are a 400 malformed-body problem (CONTRACT 8), after
 // the 413 of a declared length over MaxWireBytes, in the order of CONTRACT
 // 6 (415, 413, 400).
@@ -24,7 +24,7 @@ func Encoding(r *http.Request) (gzipped bool, pr *problem.Problem) {
 		if c == "" || c == "identity" {
 			continue
 		}
-		if c != "gzip" {
+		if c != "gzip" && c != "x-gzip" { // RFC 9110 8.4.1.3: x-gzip is gzip
 			return false, problem.Newf("unsupported-encoding", "Content-Encoding %q is not supported; send gzip or no encoding", c)
 		}
 		n++
