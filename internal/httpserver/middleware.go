@@ -60,9 +60,11 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	body   *stalledBody
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
+	abortIfStalled(s.body, code)
 	if s.status == 0 {
 		s.status = code
 	}
@@ -88,7 +90,12 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		ri := &reqInfo{id: rid, docsURL: s.docsURL, log: s.log.With("request_id", rid), ip: s.clientIP.IP(r)}
 		ri.key = s.clientIP.Group(ri.ip)
 		w.Header().Set(RequestIDHeader, rid)
-		rec := &statusRecorder{ResponseWriter: w}
+		var body *stalledBody
+		if r.Body != nil && r.Body != http.NoBody {
+			body = &stalledBody{ReadCloser: r.Body}
+			r.Body = body
+		}
+		rec := &statusRecorder{ResponseWriter: w, body: body}
 		ctx := audit.WithRequest(context.WithValue(r.Context(), reqInfoKey{}, ri), &audit.Request{IP: ri.ip, UserAgent: audit.Agent(r.UserAgent())})
 		ctx = store.AsRequest(ctx) // its database work is bounded (ERRATA_DB_TIMEOUT)
 		r = r.WithContext(ctx)
