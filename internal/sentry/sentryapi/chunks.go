@@ -123,6 +123,14 @@ func (a *API) assemble(w http.ResponseWriter, r *http.Request, c *caller) error 
 	if len(req.Chunks) == 0 || len(req.Chunks) > MaxBundleSize/ChunkSize+1 {
 		return fail(http.StatusBadRequest, "chunks: name 1 to 129 chunk SHA-1s")
 	}
+	if !isSHA1(req.Checksum) {
+		return fail(http.StatusBadRequest, "checksum: the bundle's SHA-1, 40 hexadecimal digits")
+	}
+	for _, ch := range req.Chunks {
+		if !isSHA1(strings.ToLower(ch)) {
+			return fail(http.StatusBadRequest, "chunks: each a chunk's SHA-1, 40 hexadecimal digits")
+		}
+	}
 	if len(req.Projects) == 0 {
 		return fail(http.StatusBadRequest, "projects: name at least one project")
 	}
@@ -219,4 +227,18 @@ func mib(n int) string {
 		return strconv.Itoa(n>>30) + " GiB"
 	}
 	return strconv.Itoa(n>>20) + " MiB"
+}
+
+// isSHA1 reports whether s is a SHA-1 in lower-case hex, as sentry-cli
+// names bundles and chunks.
+func isSHA1(s string) bool {
+	if len(s) != 2*sha1.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -35,6 +35,17 @@ func TestHostileStringsRefused(t *testing.T) {
 		} {
 			refused(s.Do(apitest.Request{Method: "POST", Path: deploys, Token: tok, Body: body}), field)
 		}
+		refused(s.Do(apitest.Request{Method: "POST", Path: deploys, Token: tok, Body: map[string]any{"environment": "prod",
+			"dateStarted": "2026-11-30T10:00:00Z", "dateFinished": "2026-11-30T09:59:59Z"}}), "dateFinished")
+		// The answer shows the times as a later GET does (UTC, milliseconds).
+		made := s.Do(apitest.Request{Method: "POST", Path: deploys, Token: tok, Body: map[string]any{"environment": "prod",
+			"dateStarted": "2020-01-02T11:00:00.123456789+01:00"}}).Expect(t, http.StatusCreated, "").JSON(t)
+		if made["dateStarted"] != "2020-01-02T10:00:00.123Z" {
+			t.Errorf("dateStarted = %v, want 2020-01-02T10:00:00.123Z", made["dateStarted"])
+		}
+		if f, _ := made["dateFinished"].(string); len(f) > len("2026-11-30T10:00:00.123Z") || !strings.HasSuffix(f, "Z") {
+			t.Errorf("dateFinished = %q, want UTC to the millisecond", f)
+		}
 		upload := func(name, dist, header string, data []byte) *apitest.Response {
 			return uploadFile(s, tok, "/api/0/projects/acme/web/releases/1.0.0/files/", name, dist, header, data)
 		}
@@ -54,6 +65,8 @@ func TestHostileStringsRefused(t *testing.T) {
 			"version":  {"checksum": sum, "chunks": []string{sum}, "projects": []string{"web"}, "version": "a/b"},
 			"version ": {"checksum": sum, "chunks": []string{sum}, "projects": []string{"web"}, "version": "x\x01y"},
 			"dist":     {"checksum": sum, "chunks": []string{sum}, "projects": []string{"web"}, "version": "1.0.0", "dist": "d\x00"},
+			"checksum": {"checksum": "zz", "chunks": []string{sum}, "projects": []string{"web"}},
+			"chunks":   {"checksum": sum, "chunks": []string{"zz"}, "projects": []string{"web"}},
 		} {
 			refused(s.Do(apitest.Request{Method: "POST", Path: assemble, Token: tok, Body: body}), strings.TrimSpace(field))
 		}

@@ -248,9 +248,18 @@ func (a *API) newDeploy(w http.ResponseWriter, r *http.Request, c *caller) error
 	if err != nil {
 		return err
 	}
-	d := store.Deploy{Environment: req.Environment, Name: req.Name, URL: req.URL, StartedAt: req.DateStarted, FinishedAt: a.now().UTC()}
+	// Times as the store keeps them (UTC, milliseconds), so that this
+	// answer and a later GET's agree.
+	d := store.Deploy{Environment: req.Environment, Name: req.Name, URL: req.URL, FinishedAt: storedTime(a.now())}
+	if req.DateStarted != nil {
+		started := storedTime(*req.DateStarted)
+		d.StartedAt = &started
+	}
 	if req.DateFinished != nil {
-		d.FinishedAt = *req.DateFinished
+		d.FinishedAt = storedTime(*req.DateFinished)
+	}
+	if d.StartedAt != nil && d.FinishedAt.Before(*d.StartedAt) {
+		return fail(http.StatusBadRequest, "dateFinished: before dateStarted")
 	}
 	for _, rel := range rels {
 		if len(req.Projects) > 0 && !a.named(r.Context(), c, rel.ProjectID, req.Projects) {
@@ -387,9 +396,12 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 		a.uploaded(rel.ProjectID)
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": fh.Size,
-		"sha1": hex.EncodeToString(sum.Sum(nil)), "dateCreated": art.CreatedAt, "headers": headers})
+		"sha1": hex.EncodeToString(sum.Sum(nil)), "dateCreated": storedTime(art.CreatedAt), "headers": headers})
 	return nil
 }
+
+// storedTime is t as the store keeps it: UTC, to the millisecond.
+func storedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
 func nilIfEmpty(s string) any {
 	if s == "" {
