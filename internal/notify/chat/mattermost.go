@@ -51,10 +51,13 @@ func mattermostEscape(r rune, b *strings.Builder) {
 }
 
 // mattermostPlain only breaks mentions, for texts Mattermost shows as they
-// are (a linked attachment title, the footer, the notification fallback).
+// are (a linked attachment title, the footer, the notification fallback):
+// a zero-width space after every @, and after every <, since Mattermost's
+// Slack compatibility rewrites <!channel>, <!here> and <!all> into
+// @channel, @here and @all in an attachment's title and fields too.
 func mattermostPlain(r rune, b *strings.Builder) {
 	b.WriteRune(r)
-	if r == '@' {
+	if r == '@' || r == '<' {
 		b.WriteRune('\u200b')
 	}
 }

@@ -71,7 +71,7 @@ func TestEscapes(t *testing.T) {
 	cases := []struct{ format, want string }{
 		{Slack, `&lt;!channel&gt; a &amp; b *c* @everyone [x](https://evil.example)`},
 		{Discord, `\<!channel\> a & b \*c\* \@everyone \[x\](https://evil.example)`},
-		{Mattermost, "<!channel> a & b *c* @\u200beveryone [x](https://evil.example)"},
+		{Mattermost, "<\u200b!channel> a & b *c* @\u200beveryone [x](https://evil.example)"},
 		{GoogleChat, "<\u200b!channel> a & b *c* @everyone [x](https://evil.example)"},
 	}
 	for _, c := range cases {
@@ -81,6 +81,12 @@ func TestEscapes(t *testing.T) {
 		}
 		if !strings.Contains(jsonStrings(t, r.Body), c.want) {
 			t.Errorf("%s: no %q in %s", c.format, c.want, r.Body)
+		}
+		// Mattermost rewrites Slack's announcement into @channel in every
+		// text of an attachment, its plain title too (Slack's plain_text
+		// and Google Chat's header read no markup).
+		if c.format == Mattermost && strings.Contains(jsonStrings(t, r.Body), "<!channel>") {
+			t.Errorf("%s: <!channel> as sent in %s", c.format, r.Body)
 		}
 	}
 }
