@@ -83,7 +83,7 @@ func TestGroupingTemplatesCulpritsComponents(t *testing.T) {
 			t.Errorf("sample message %v, want the formatted text", sample["message"])
 		}
 		v, comps := components(t, s, w.Viewer.Token, ship["id"].(string))
-		if v != 3 || !hasComponent(comps, "message_template="+tpl) {
+		if v != 4 || !hasComponent(comps, "message_template="+tpl) {
 			t.Errorf("template group's grouping: version %v, %q", v, comps)
 		}
 

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -300,10 +301,11 @@ func TestConcurrentOnDemandDigestsCoverConsecutivePeriods(t *testing.T) {
 	})
 }
 
-// TestStalledManagementBody: a sign-in whose body stops arriving is
-// answered 400 malformed-body once ERRATA_READ_TIMEOUT passes, not 500:
-// the client stalled, nothing failed here. A body that keeps arriving
-// within the timeout is read whole, even past huma's own default of 5 s.
+// TestStalledManagementBody: a sign-in whose body stops arriving gets no
+// answer once ERRATA_READ_TIMEOUT passes, only its connection closed
+// (CONTRACT 7), neither a 500 nor a 400 naming the body malformed: the
+// client stalled, nothing failed here. A body that keeps arriving within
+// the timeout is read whole, even past huma's own default of 5 s.
 func TestStalledManagementBody(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
@@ -329,6 +331,9 @@ func TestStalledManagementBody(t *testing.T) {
 			}
 			res, err := http.ReadResponse(bufio.NewReader(c), nil)
 			if err != nil {
+				if !trickle && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+					return 0, nil // closed without an answer
+				}
 				t.Fatal(err)
 			}
 			defer res.Body.Close()
@@ -338,8 +343,8 @@ func TestStalledManagementBody(t *testing.T) {
 			}
 			return res.StatusCode, p
 		}
-		if status, p := send(t, false); status != http.StatusBadRequest || !strings.HasSuffix(p["type"].(string), "/malformed-body") {
-			t.Fatalf("stalled body answered %d %v, want 400 malformed-body", status, p)
+		if status, p := send(t, false); status != 0 {
+			t.Fatalf("stalled body answered %d %v, want the connection closed without an answer", status, p)
 		}
 		if status, p := send(t, true); status != http.StatusUnauthorized {
 			t.Fatalf("a body arriving over 6 s of an 8 s timeout answered %d %v, want it read whole (401 for a wrong password)", status, p)
