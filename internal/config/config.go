@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/mail"
 	"net/netip"
 	"net/url"
@@ -166,26 +167,29 @@ func (s *Serve) checkMail() error {
 	return nil
 }
 
+// positive reports whether f is a number above 0 and finite.
+func positive(f float64) bool { return f > 0 && !math.IsInf(f, 1) }
+
 // checkLimits checks the windows, rates, sizes and durations.
 func (s *Serve) checkLimits() error {
 	if err := summary.CheckWindow(s.InfoWindow); err != nil {
 		return fmt.Errorf("--info-window: %w", err)
 	}
-	if s.APIRateLimit <= 0 || s.APIRateBurst < 1 {
-		return errors.New("--api-rate-limit and --api-rate-burst must be positive")
-	}
-	if s.IngestRateLimit <= 0 || s.IngestRateBurst < 1 {
-		return errors.New("--ingest-rate-limit and --ingest-rate-burst must be positive")
-	}
-	if s.SentryRateLimit <= 0 || s.SentryRateBurst < 1 {
-		return errors.New("--sentry-rate-limit and --sentry-rate-burst must be positive")
-	}
+	// A rate or factor is a positive finite number: NaN compares false
+	// with everything, so "<= 0" let it through, and it refused every
+	// request for good.
 	for _, c := range []struct {
 		flag string
 		bad  bool
-	}{{"--retention-days", s.RetentionDays < 1}, {"--group-samples", s.GroupSamples < 1}, {"--spike-min", s.SpikeMin < 1}, {"--spike-factor", s.SpikeFactor <= 0}} {
+	}{
+		{"--api-rate-limit", !positive(s.APIRateLimit)}, {"--api-rate-burst", s.APIRateBurst < 1},
+		{"--ingest-rate-limit", !positive(s.IngestRateLimit)}, {"--ingest-rate-burst", s.IngestRateBurst < 1},
+		{"--sentry-rate-limit", !positive(s.SentryRateLimit)}, {"--sentry-rate-burst", s.SentryRateBurst < 1},
+		{"--retention-days", s.RetentionDays < 1}, {"--group-samples", s.GroupSamples < 1}, {"--spike-min", s.SpikeMin < 1},
+		{"--spike-factor", !positive(s.SpikeFactor)},
+	} {
 		if c.bad {
-			return errors.New(c.flag + " must be positive")
+			return errors.New(c.flag + " must be a positive number")
 		}
 	}
 	if s.SlowTxWarn < 0 {

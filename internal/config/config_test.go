@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,10 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"memory", func(s *Serve) { s.IngestMemory = 1000 }, "--ingest-memory"},
 		{"sentry rate", func(s *Serve) { s.SentryRateLimit = 0 }, "--sentry-rate-limit"},
 		{"sentry burst", func(s *Serve) { s.SentryRateBurst = 0 }, "--sentry-rate-burst"},
+		{"ingest rate NaN", func(s *Serve) { s.IngestRateLimit = math.NaN() }, "--ingest-rate-limit"},
+		{"api rate infinite", func(s *Serve) { s.APIRateLimit = math.Inf(1) }, "--api-rate-limit"},
+		{"ingest burst", func(s *Serve) { s.IngestRateBurst = 0 }, "--ingest-rate-burst must"},
+		{"spike factor NaN", func(s *Serve) { s.SpikeFactor = math.NaN() }, "--spike-factor must"},
 		{"proxies", func(s *Serve) { s.TrustedProxies = []string{"10.0.0.0/33"} }, "--trusted-proxies"},
 		{"ipv6 prefix too short", func(s *Serve) { s.IPv6Prefix = 31 }, "--ipv6-prefix"},
 		{"ipv6 prefix too long", func(s *Serve) { s.IPv6Prefix = 129 }, "--ipv6-prefix"},
