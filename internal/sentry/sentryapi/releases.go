@@ -17,6 +17,7 @@ import (
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/text"
+	"github.com/errata-dev/errata/internal/view"
 )
 
 // releaseInfo is Sentry's release object, as sentry-cli reads it.
@@ -24,9 +25,9 @@ type releaseInfo struct {
 	Version      string        `json:"version"`
 	ShortVersion string        `json:"shortVersion"`
 	URL          *string       `json:"url"`
-	DateCreated  time.Time     `json:"dateCreated"`
-	DateReleased *time.Time    `json:"dateReleased"`
-	LastEvent    *time.Time    `json:"lastEvent"`
+	DateCreated  view.Timestamp  `json:"dateCreated"`
+	DateReleased *view.Timestamp `json:"dateReleased"`
+	LastEvent    *view.Timestamp `json:"lastEvent"`
 	NewGroups    int64         `json:"newGroups"`
 	Projects     []projectInfo `json:"projects"`
 }
@@ -38,6 +39,8 @@ type projectInfo struct {
 
 func (a *API) releaseInfo(ctx context.Context, version string, rels []store.Release) (releaseInfo, error) {
 	out := releaseInfo{Version: version, ShortVersion: version, Projects: []projectInfo{}}
+	var created time.Time
+	var released, last *time.Time
 	for i, r := range rels {
 		p, err := a.db.Read().ProjectByID(ctx, r.ProjectID)
 		if err != nil {
@@ -45,16 +48,19 @@ func (a *API) releaseInfo(ctx context.Context, version string, rels []store.Rele
 		}
 		out.Projects = append(out.Projects, projectInfo{p.Slug, p.Name})
 		out.NewGroups += r.NewGroups
-		if i == 0 || r.CreatedAt.Before(out.DateCreated) {
-			out.DateCreated = r.CreatedAt
+		if i == 0 || r.CreatedAt.Before(created) {
+			created = r.CreatedAt
 		}
 		if r.DateReleased != nil {
-			out.DateReleased = r.DateReleased
+			released = r.DateReleased
 		}
-		if r.LastSeen != nil && (out.LastEvent == nil || r.LastSeen.After(*out.LastEvent)) {
-			out.LastEvent = r.LastSeen
+		if r.LastSeen != nil && (last == nil || r.LastSeen.After(*last)) {
+			last = r.LastSeen
 		}
 	}
+	// As every timestamp of the API: UTC, to the millisecond, always
+	// three digits (CONTRACT 2).
+	out.DateCreated, out.DateReleased, out.LastEvent = view.TS(created), view.TSPtr(released), view.TSPtr(last)
 	return out, nil
 }
 
@@ -206,12 +212,12 @@ type deployInfo struct {
 	Environment  string     `json:"environment"`
 	Name         *string    `json:"name"`
 	URL          *string    `json:"url"`
-	DateStarted  *time.Time `json:"dateStarted"`
-	DateFinished time.Time  `json:"dateFinished"`
+	DateStarted  *view.Timestamp `json:"dateStarted"`
+	DateFinished view.Timestamp  `json:"dateFinished"`
 }
 
 func deployView(d store.Deploy) deployInfo {
-	out := deployInfo{ID: d.ID, Environment: d.Environment, DateStarted: d.StartedAt, DateFinished: d.FinishedAt}
+	out := deployInfo{ID: d.ID, Environment: d.Environment, DateStarted: view.TSPtr(d.StartedAt), DateFinished: view.TS(d.FinishedAt)}
 	if d.Name != "" {
 		out.Name = &d.Name
 	}
@@ -396,7 +402,7 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 		a.uploaded(rel.ProjectID)
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": art.ID, "name": name, "dist": nilIfEmpty(art.Dist), "size": fh.Size,
-		"sha1": hex.EncodeToString(sum.Sum(nil)), "dateCreated": storedTime(art.CreatedAt), "headers": headers})
+		"sha1": hex.EncodeToString(sum.Sum(nil)), "dateCreated": view.TS(art.CreatedAt), "headers": headers})
 	return nil
 }
 
