@@ -5,20 +5,35 @@ package symbolicate
 // otherwise be stored whole with every event.
 const maxContextLine = 140
 
-// snip cuts a context line longer than maxContextLine to the part around
-// col (0-based), marking what was cut with "{snip}".
+// snip cuts a context line longer than 150 characters to about
+// maxContextLine around col (0-based), marking what was cut with "{snip}",
+// as Sentry's trim_line does: from 60 characters before the (1-based)
+// column, 140 characters, an end within 5 characters of the line's taken
+// to it, and a cut at the end giving the whole 140 from there.
 func snip(line string, col int) string {
 	r := []rune(line)
-	if len(r) <= maxContextLine {
+	n := len(r)
+	if n <= maxContextLine+10 {
 		return line
 	}
-	start := min(max(0, col-maxContextLine/2), len(r)-maxContextLine)
-	out := string(r[start : start+maxContextLine])
+	column := min(col+1, n)
+	start := max(column-60, 0)
+	if start < 5 {
+		start = 0
+	}
+	end := min(start+maxContextLine, n)
+	if end > n-5 {
+		end = n
+	}
+	if end == n {
+		start = max(end-maxContextLine, 0)
+	}
+	out := string(r[start:end])
+	if end < n {
+		out += " {snip}"
+	}
 	if start > 0 {
 		out = "{snip} " + out
-	}
-	if start+maxContextLine < len(r) {
-		out += " {snip}"
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,10 +249,16 @@ func cleanSource(s string) string {
 }
 
 // tilde is a file's URL in sentry-cli's form: "~/static/main.js" for
-// "https://example.com/static/main.js"; other files as they are.
+// "https://example.com/static/main.js", and for "app:///static/main.js"
+// (React Native, Electron and Node's RewriteFrames), as Sentry reads any
+// scheme; other files as they are.
 func tilde(file string) string {
 	u, err := url.Parse(file)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	if err != nil || !strings.HasPrefix(u.EscapedPath(), "/") {
+		return file
+	}
+	web := (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	if !web && !(u.Scheme == "app" && strings.HasPrefix(file, "app://")) {
 		return file
 	}
 	return "~" + u.EscapedPath()
@@ -415,7 +422,7 @@ func (s *Symbolicator) lookup(ctx context.Context, projectID, release, dist, deb
 		}
 		// An absolute reference (https://shop.example.com/maps/x.map) may
 		// have been uploaded in the "~/path" form, as the file itself.
-		for _, mapName := range candidates(joinURL(name, ref)) {
+		for _, mapName := range mapNames(name, file, ref) {
 			a, err := c.ArtifactByURL(ctx, rel.ID, dist, mapName)
 			if !errors.Is(err, store.ErrNotFound) {
 				return a, err
@@ -432,6 +439,24 @@ func candidates(file string) []string {
 		return []string{t, file}
 	}
 	return []string{file}
+}
+
+// mapNames are the names the map that ref names may have been uploaded
+// under: ref resolved against the name the file was found under, in both
+// forms, and, when that was the "~/path" form of the frame's full URL
+// (file), ref resolved against that URL: "../maps/x.map" of a file
+// uploaded as "~/static/x.js" and seen at https://shop.example.com/static/x.js
+// finds a map uploaded as https://shop.example.com/maps/x.map too.
+func mapNames(name, file, ref string) []string {
+	out := candidates(joinURL(name, ref))
+	if name != file {
+		for _, n := range candidates(joinURL(file, ref)) {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // joinURL resolves a sourcemap reference against the file's name.

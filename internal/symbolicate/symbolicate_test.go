@@ -1,6 +1,7 @@
 package symbolicate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,7 +91,8 @@ func TestTildeAndJoin(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://example.com/static/main.js": "~/static/main.js",
 		"/app/dist/main.js":                  "/app/dist/main.js",
-		"app:///main.js":                     "app:///main.js",
+		"app:///main.js":                     "~/main.js",
+		"file:///app/dist/main.js":           "file:///app/dist/main.js",
 	} {
 		if got := tilde(in); got != want {
 			t.Errorf("tilde(%q) = %q, want %q", in, got, want)
@@ -112,6 +114,12 @@ func TestTildeAndJoin(t *testing.T) {
 		if got := joinURL("https://shop.example.com/static/main.3f9a1c.js", ref); got != want {
 			t.Errorf("joinURL(full URL, %q) = %q, want %q", ref, got, want)
 		}
+	}
+	// A file found as "~/static/x.js" whose reference resolves against
+	// its full URL to a map uploaded under that URL.
+	names := mapNames("~/static/h1.js", "https://shop.example.com/static/h1.js", "../maps/h1.map")
+	if !slices.Contains(names, "https://shop.example.com/maps/h1.map") || !slices.Contains(names, "~/maps/h1.map") {
+		t.Errorf("mapNames = %q, want the map's full URL and its ~/ form", names)
 	}
 	if got := sourceMappingURL([]byte("x()\n//# sourceMappingURL=main.js.map\n")); got != "main.js.map" {
 		t.Errorf("sourceMappingURL = %q", got)
@@ -135,5 +143,14 @@ func TestSnipLongContextLines(t *testing.T) {
 	}
 	if got := snip(strings.Repeat("é", 300), 299); len([]rune(got)) > maxContextLine+7 || !strings.HasPrefix(got, "{snip} é") {
 		t.Errorf("snip of a multi-byte line at its end = %q, want whole characters", got)
+	}
+	// Sentry's window: from 60 characters before the 1-based column, 140
+	// of them; lines of up to 150 whole.
+	line := strings.Repeat("a", 176) + "THROW" + strings.Repeat("b", 218)
+	if got, want := snip(line, 176), "{snip} "+line[117:257]+" {snip}"; got != want {
+		t.Errorf("snip at column 177 =\n%q, want\n%q", got, want)
+	}
+	if l := strings.Repeat("x", 150); snip(l, 100) != l {
+		t.Error("a line of 150 characters was cut")
 	}
 }
