@@ -22,14 +22,14 @@ import (
 
 // releaseInfo is Sentry's release object, as sentry-cli reads it.
 type releaseInfo struct {
-	Version      string        `json:"version"`
-	ShortVersion string        `json:"shortVersion"`
-	URL          *string       `json:"url"`
+	Version      string          `json:"version"`
+	ShortVersion string          `json:"shortVersion"`
+	URL          *string         `json:"url"`
 	DateCreated  view.Timestamp  `json:"dateCreated"`
 	DateReleased *view.Timestamp `json:"dateReleased"`
 	LastEvent    *view.Timestamp `json:"lastEvent"`
-	NewGroups    int64         `json:"newGroups"`
-	Projects     []projectInfo `json:"projects"`
+	NewGroups    int64           `json:"newGroups"`
+	Projects     []projectInfo   `json:"projects"`
 }
 
 type projectInfo struct {
@@ -208,10 +208,10 @@ func (a *API) updateRelease(w http.ResponseWriter, r *http.Request, c *caller) e
 
 // deployInfo is Sentry's deploy object.
 type deployInfo struct {
-	ID           string     `json:"id"`
-	Environment  string     `json:"environment"`
-	Name         *string    `json:"name"`
-	URL          *string    `json:"url"`
+	ID           string          `json:"id"`
+	Environment  string          `json:"environment"`
+	Name         *string         `json:"name"`
+	URL          *string         `json:"url"`
 	DateStarted  *view.Timestamp `json:"dateStarted"`
 	DateFinished view.Timestamp  `json:"dateFinished"`
 }
