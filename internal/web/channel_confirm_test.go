@@ -98,3 +98,29 @@ func TestChannelConfirmationPages(t *testing.T) {
 		})
 	}
 }
+
+// TestChannelPagesWithoutSMTP: without ERRATA_SMTP_URL an email channel's
+// pages say that no email can bring the confirmation link, and the resend
+// says so rather than that an email is on its way.
+func TestChannelPagesWithoutSMTP(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, storetest.Dialects[0])
+	w := s.NewWorld(t)
+	admin := newBrowser(t, s)
+	admin.signIn(w.Admin.Email)
+	created := chanCreate(admin, w.ProjectID, url.Values{"type": {"email"}, "name": {"Stranger"}, "email": {"stranger@example.net"}}).
+		expect(t, http.StatusCreated, "this server sends no email")
+	if strings.Contains(created.Body, "Errata sent it a confirmation link") {
+		t.Error("the created page says a confirmation link was sent")
+	}
+	chID := regexp.MustCompile(`/channels/(chn_[0-9a-z]+)`).FindStringSubmatch(created.Body)
+	if chID == nil {
+		t.Fatalf("no channel link in:\n%s", created.Body)
+	}
+	page := "/channels/" + chID[1]
+	admin.get(page).expect(t, http.StatusOK, "this server sends no email")
+	s.Clock.Advance(notify.ConfirmationResend.Span)
+	if r := admin.post(page+"/resend-confirmation", nil).expect(t, http.StatusOK, "this server sends no email"); strings.Contains(r.Body, "is on its way") {
+		t.Error("the resend says an email is on its way")
+	}
+}

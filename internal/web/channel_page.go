@@ -56,6 +56,9 @@ type channelPageData struct {
 	SecretOverlap string
 	// Notice reports what an action did; Alert why it did not.
 	Notice, Alert string
+	// NoEmail: the server sends no email (ERRATA_SMTP_URL is empty), which
+	// a pending email channel's page says.
+	NoEmail bool
 	// Edit is the edit form (admins): the channel's settings, or what was
 	// submitted with the problem found in it.
 	Edit       *channelForm
@@ -114,6 +117,7 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 	if err != nil {
 		return err
 	}
+	data.NoEmail = d.noEmail
 	if len(ds) > deliveryPageSize {
 		ds = ds[:deliveryPageSize]
 		data.Older = "/channels/" + ch.ID + "?before=" + url.QueryEscape(ds[len(ds)-1].ID)
@@ -260,8 +264,12 @@ func (d *Dashboard) channelResend(w http.ResponseWriter, r *http.Request, p *htt
 	if err != nil {
 		return d.channelAlert(w, r, p, channelID, err, nil)
 	}
-	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Notice: "The confirmation email is on its way to " + ch.Email +
-		" with a new link; the previous link no longer works."})
+	notice := "The confirmation email is on its way to " + ch.Email + " with a new link; the previous link no longer works."
+	if d.noEmail {
+		notice = "A new confirmation link was made for " + ch.Email + " and the previous one no longer works, but this server sends no email " +
+			"(ERRATA_SMTP_URL is not set): no email can bring it the link until an operator sets it."
+	}
+	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Notice: notice})
 }
 
 // channelDelete deletes a channel and its deliveries (admin, as

@@ -205,6 +205,8 @@ type channelCreatedData struct {
 	Channel channelView
 	// Secret is the webhook signing secret, shown this once.
 	Secret string
+	// NoEmail: the server sends no email (ERRATA_SMTP_URL is empty).
+	NoEmail bool
 }
 
 // channelCreate creates a channel belonging to the caller's membership
@@ -239,7 +241,7 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 		return err
 	}
 	crumbs = append(crumbs, crumb{"Channels", "/projects/" + prj.ID + "/channels"})
-	data := channelCreatedData{Channel: newChannelView(ch, o.Plan, org.Admin, d.now()), Secret: ch.Secret}
+	data := channelCreatedData{Channel: newChannelView(ch, o.Plan, org.Admin, d.now()), Secret: ch.Secret, NoEmail: d.noEmail}
 	d.render(w, r, http.StatusCreated, "channel-created", p, frame{Title: "Channel created · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "channels", Data: data})
 	return nil
 }
