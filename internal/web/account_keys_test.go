@@ -138,7 +138,7 @@ func TestKeyOriginsForm(t *testing.T) {
 		keyID := r.JSON(t)["data"].([]any)[0].(map[string]any)["id"].(string)
 		admin.get(keysPath).expect(t, http.StatusOK, `action="/keys/`+keyID+`/origins"`, `value="https://app.example.com https://*.example.org"`)
 
-		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"ftp:/nope"}}).expect(t, http.StatusUnprocessableEntity, `role="alert"`, "Key web: allowed_origins[0]: &#34;ftp:/nope&#34; is not an origin")
+		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"ftp:/nope"}}).expect(t, http.StatusUnprocessableEntity, `role="alert"`, "Key web: Allowed origins (entry 1): &#34;ftp:/nope&#34; is not an origin")
 		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"https://shop.example.com"}}).expect(t, http.StatusSeeOther)
 		admin.get(keysPath).expect(t, http.StatusOK, `value="https://shop.example.com"`)
 		viewer := newBrowser(t, s)

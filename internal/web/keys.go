@@ -126,7 +126,7 @@ func (d *Dashboard) setKeyOrigins(w http.ResponseWriter, r *http.Request, p *htt
 	_, err = d.auth.UpdateAPIKey(ctx, k.ID, nil, list)
 	if pr := shown(err, "validation-failed"); pr != nil {
 		r.SetPathValue("project_id", k.ProjectID)
-		return d.keysPage(w, r, p, pr.Status, keysData{Error: sentence("key " + k.Name + ": " + pr.Detail)})
+		return d.keysPage(w, r, p, pr.Status, keysData{Error: "Key " + k.Name + ": " + sentence(pr.Detail)})
 	}
 	if err != nil {
 		return err
