@@ -21,6 +21,9 @@ type signUpData struct {
 	Next, Email, Name, Error string
 	// First says no account exists yet: this one is the server's first.
 	First bool
+	// Closed says sign-up closed meanwhile: the page offers signing in,
+	// not a form that can only be refused again.
+	Closed bool
 }
 
 // noUserYet reports whether the server has no account yet.
@@ -81,6 +84,7 @@ func (d *Dashboard) signUp(w http.ResponseWriter, r *http.Request) {
 		data.Error = sentence(pr.Detail)
 		if pr.Code() == "sign-up-closed" {
 			data.Error = "An account was created on this server meanwhile; new accounts now need an invitation. Sign in, or ask an admin for an invitation."
+			data.Closed = true
 		}
 		if first, ferr := d.noUserYet(r); ferr == nil {
 			data.First = first

@@ -67,8 +67,11 @@ func TestFirstAccount(t *testing.T) {
 		if loc := other.get("/sign-up").expect(t, http.StatusSeeOther).Header.Get("Location"); loc != "/sign-in?next=%2F" {
 			t.Fatalf("Location of /sign-up on an invite-only server = %q", loc)
 		}
-		other.post("/sign-up", url.Values{"email": {"late@example.com"}, "password": {apitest.Password}}).
-			expect(t, http.StatusForbidden, "new accounts now need an invitation")
+		closed := other.post("/sign-up", url.Values{"email": {"late@example.com"}, "password": {apitest.Password}}).
+			expect(t, http.StatusForbidden, "new accounts now need an invitation", `href="/sign-in"`)
+		if strings.Contains(closed.Body, `action="/sign-up"`) {
+			t.Error("the closed sign-up page offers the form again, which can only be refused")
+		}
 		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "late@example.com", "password": apitest.Password}}).
 			Expect(t, http.StatusUnauthorized, "invalid-credentials")
 	})
