@@ -10,6 +10,7 @@ import (
 	"net/mail"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,9 +107,12 @@ func (s *Serve) checkRolesAndAddrs() error {
 	if len(s.Roles) == 0 {
 		return errors.New("--roles: name at least one of api, worker, scheduler")
 	}
-	for _, r := range s.Roles {
+	for i, r := range s.Roles {
 		if r != RoleAPI && r != RoleWorker && r != RoleScheduler {
 			return fmt.Errorf("--roles: unknown role %q (want api, worker or scheduler)", r)
+		}
+		if slices.Contains(s.Roles[:i], r) {
+			return fmt.Errorf("--roles: %s is named twice", r)
 		}
 	}
 	if err := checkAddr("--addr", s.Addr); err != nil {

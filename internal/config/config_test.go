@@ -50,6 +50,7 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		flag string
 	}{
 		{"role", func(s *Serve) { s.Roles = []string{"janitor"} }, "--roles"},
+		{"role twice", func(s *Serve) { s.Roles = []string{"api", "worker", "api"} }, "--roles: api is named twice"},
 		{"addr", func(s *Serve) { s.Addr = "nope" }, "--addr"},
 		{"grpc", func(s *Serve) { s.GRPCAddr = "4317" }, "--grpc-addr"},
 		{"base", func(s *Serve) { s.BaseURL = "ftp://x" }, "--base-url"},
