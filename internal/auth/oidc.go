@@ -49,6 +49,7 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 			}
 		}
 		created := false
+		var record func() error // the reset's audit entries, once the account joined
 		u, err := c.UserByEmail(ctx, email)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -60,7 +61,13 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 			return err
 		case !u.EmailVerified():
 			// The provider verified the address: as the verification
-			// link would, it confirms the email channels waiting for it.
+			// link would, it confirms the email channels waiting for it;
+			// and what was set on the account before anyone proved the
+			// address goes.
+			if record, err = s.resetUnproven(ctx, c, u); err != nil {
+				return err
+			}
+			u.PasswordHash, u.TOTPSecret, u.TOTPPending = "", "", ""
 			if err := c.MarkEmailVerified(ctx, u.ID, now); err != nil {
 				return err
 			}
@@ -74,6 +81,11 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 		}
 		if join != nil {
 			if err := s.autoJoin(ctx, c, u, *join); err != nil {
+				return err
+			}
+		}
+		if record != nil {
+			if err := record(); err != nil {
 				return err
 			}
 		}
@@ -93,6 +105,52 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 		return s.recordSignIn(ctx, c, u, out.Session)
 	})
 	return out, err
+}
+
+// resetUnproven ends every way into an account that was set before anyone
+// proved its address, when the provider proves it is the signer's: its
+// password, sessions, API tokens and TOTP. Whoever made the account with a
+// password may not own the address (with open sign-up anyone can make an
+// account for another's address before its owner first signs in through
+// SSO), and would otherwise keep a way into the account, and into the
+// organizations it then joins (auto-join). Recorded as
+// user.credentials_reset, with session.ended (reason email-claimed) and
+// api_token.revoked for each one ended.
+func (s *Service) resetUnproven(ctx context.Context, c *store.Conn, u store.User) (record func() error, err error) {
+	now := s.clock()
+	if u.PasswordHash != "" {
+		if err := c.SetUserPassword(ctx, u.ID, "", now); err != nil {
+			return nil, err
+		}
+	}
+	ended, err := c.DeleteOtherSessions(ctx, u.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := c.DeleteAPITokensOf(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	totp := u.TOTPSecret != "" || u.TOTPPending != ""
+	if totp {
+		if err := c.DisableTOTP(ctx, u.ID, now); err != nil {
+			return nil, err
+		}
+	}
+	// Recorded once the sign-in made the account a member of what it
+	// joins: an account with no organization has no audit log to show it.
+	return func() error {
+		if err := s.recordEnded(ctx, c, u.ID, ended, "email-claimed"); err != nil {
+			return err
+		}
+		for _, id := range tokens {
+			if err := audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "api_token.revoked", Target: id, At: now}); err != nil {
+				return err
+			}
+		}
+		return s.recordUser(ctx, c, u.ID, "user.credentials_reset", u.ID, map[string]any{"method": "oidc", "password": u.PasswordHash != "",
+			"sessions": len(ended), "api_tokens": len(tokens), "totp": totp})
+	}, nil
 }
 
 // createOIDCUser makes the account of a provider-verified address, without

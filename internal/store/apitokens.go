@@ -74,6 +74,19 @@ func (c *Conn) DeleteAPIToken(ctx context.Context, userID, id string) error {
 	return nil
 }
 
+// DeleteAPITokensOf deletes every token of a user and returns their ids.
+func (c *Conn) DeleteAPITokensOf(ctx context.Context, userID string) ([]string, error) {
+	rows, err := c.query(ctx, `DELETE FROM api_tokens WHERE user_id = ? RETURNING id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("store: delete API tokens of %s: %w", userID, err)
+	}
+	ids, err := collect(rows, scanOne[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: delete API tokens of %s: %w", userID, err)
+	}
+	return ids, nil
+}
+
 // TouchAPIToken records a use of the token.
 func (c *Conn) TouchAPIToken(ctx context.Context, id string, at time.Time) error {
 	if err := c.execOne(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, ms(at), id); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/mail/mailtest"
 	"github.com/errata-dev/errata/internal/testtool"
 )
 
@@ -292,4 +293,49 @@ func items(t *testing.T, s *apitest.Server, c *http.Cookie, path string) []map[s
 		out = append(out, d.(map[string]any))
 	}
 	return out
+}
+
+// TestSSOClaimsAnUnprovenAccount: on an open server anyone may make a
+// password account for another's address; when the address's owner first
+// signs in through the provider, which proves it, every way into the
+// account set before (its password, sessions, API tokens) ends, so that
+// whoever made it keeps none, nor the organization auto-join then grants.
+func TestSSOClaimsAnUnprovenAccount(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		port := freePort(t)
+		owner := s.SignUp(t, "owner@example.com")
+		orgID := s.CreateOrg(t, owner.Token, "Acme")
+		smtp := mailtest.Start(t) // with email, a password account's address is unproven until its link is opened
+		s = apitest.StartOn(t, s.DatabaseURL, withSSO(port), func(c *config.Serve) {
+			c.Signup, c.OIDCAutoJoin, c.SMTPURL = "open", []string{"corp.example=" + orgID + ":member"}, smtp.URL()
+		})
+		startProvider(t, port, s)
+		squat := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-up/email",
+			Body: map[string]any{"email": "autovic@corp.example", "password": "squatter password", "name": "Vic"}}).Expect(t, http.StatusOK, "").JSON(t)
+		squatter := squat["token"].(string)
+		tok := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/tokens", Token: squatter,
+			Body: map[string]any{"name": "t", "scopes": []string{"org:read"}}}).Expect(t, http.StatusCreated, "").Str(t, "token")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: squatter}).Expect(t, http.StatusNotFound, "")
+
+		jar, _ := cookiejar.New(nil)
+		if st, _, body := ssoSignIn(t, s, jar, "autovic"); st != http.StatusSeeOther {
+			t.Fatalf("the address's owner through the provider: %d %s", st, body)
+		}
+		vic := sessionOf(t, jar, s)
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{vic}}).Expect(t, http.StatusOK, "")
+		for _, token := range []string{squatter, tok} { // the squatter's session, then its API token
+			s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: token}).Expect(t, http.StatusUnauthorized, "unauthorized")
+		}
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/sign-in/email", Body: map[string]any{"email": "autovic@corp.example", "password": "squatter password"}}).
+			Expect(t, http.StatusUnauthorized, "invalid-credentials")
+		sess := s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/sessions", Cookies: []*http.Cookie{vic}}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		if len(sess) != 1 || sess[0].(map[string]any)["method"] != "oidc" {
+			t.Errorf("sessions after the claim = %v, want only the provider's", sess)
+		}
+		reset := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID + "/audit-log?action=user.credentials_reset", Token: owner.Token}).
+			Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		if len(reset) != 1 {
+			t.Errorf("user.credentials_reset entries = %v, want one", reset)
+		}
+	})
 }
