@@ -191,3 +191,29 @@ func cmpNumeric(a, b string) int {
 	y, _ := strconv.ParseInt(b, 10, 64)
 	return int(x - y)
 }
+
+// TestEnvironmentFilterIsExact: the environment filter of the group and
+// ticket lists and the query's environment: term match the environment as
+// events carried it, case and all, on both databases (SQLite's LIKE
+// ignored the case of ASCII letters, PostgreSQL's did not).
+func TestEnvironmentFilterIsExact(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		for _, env := range []string{"prod", "Prod"} {
+			b := batchOf("svc-"+env, ev("down in "+env, "error"))
+			b["environment"] = env
+			feed(t, s, w.Key, b)
+		}
+		base := "/v1/projects/" + w.ProjectID
+		for path, want := range map[string]int{
+			"/groups?environment=prod": 1, "/groups?environment=Prod": 1, "/groups?environment=PROD": 0,
+			"/tickets?environment=prod": 1, "/tickets?environment=PROD": 0,
+			"/groups?query=environment:Prod": 1, "/groups?query=environment:PROD": 0, "/tickets?query=environment:prod": 1,
+		} {
+			if got := len(items(t, s, w.Owner.Token, base+path)); got != want {
+				t.Errorf("%s: %d items, want %d", path, got, want)
+			}
+		}
+	})
+}

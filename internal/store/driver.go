@@ -82,6 +82,10 @@ type dbDriver interface {
 	// caseInsensitiveLike is the operator, with its placeholder, that
 	// matches a LIKE pattern ignoring case.
 	caseInsensitiveLike() string
+	// contains is the condition that text column col contains the text
+	// of its one placeholder, case and all (SQLite's LIKE ignores the
+	// case of ASCII letters, PostgreSQL's does not).
+	contains(col string) string
 	// foldContains is the condition that text column col contains w,
 	// ignoring case (beyond ASCII too), and its one argument.
 	foldContains(col, w string) (string, any)

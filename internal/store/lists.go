@@ -92,8 +92,8 @@ func (c *Conn) ListTicketsBy(ctx context.Context, projectID string, f TicketFilt
 		}
 	}
 	if f.Environment != "" {
-		q += ` AND g.environments LIKE ?`
-		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
+		q += ` AND ` + c.drv.contains("g.environments") // exactly, as channel filters match
+		args = append(args, mustJSON(f.Environment))
 	}
 	sq, sargs := (&searchSQL{dialect: c.dialect, g: "g.", t: "t."}).where(f.Query)
 	q += sq
@@ -151,8 +151,8 @@ func (c *Conn) ListGroupsBy(ctx context.Context, projectID string, f GroupFilter
 		}
 	}
 	if f.Environment != "" {
-		q += ` AND environments LIKE ?`
-		args = append(args, "%"+likeEscape(mustJSON(f.Environment))+"%")
+		q += ` AND ` + c.drv.contains("environments") // exactly, as channel filters match
+		args = append(args, mustJSON(f.Environment))
 	}
 	q += sq
 	args = append(args, sargs...)

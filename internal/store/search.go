@@ -160,7 +160,7 @@ func (s *searchSQL) group(t search.Term) {
 		}
 		// The group's list keeps its 20 most recent values; the counts
 		// keep up to 1,000.
-		s.add(g+col+s.like()+" OR ", contains(mustJSON(t.Value)))
+		s.add(driverOf(s.dialect).contains(g+col)+" OR ", mustJSON(t.Value)) // exactly, case and all
 		s.facet(key, &t.Value)
 	case search.FieldFirstSeen:
 		s.when(g+"first_seen", t)

@@ -102,6 +102,8 @@ func (sqliteDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn func
 	return err
 }
 
+func (sqliteDriver) contains(col string) string { return "instr(" + col + ", ?) > 0" }
+
 // caseInsensitiveLike is LIKE: SQLite's ignores the case of ASCII letters.
 func (sqliteDriver) caseInsensitiveLike() string { return " LIKE ?" }
 
