@@ -62,7 +62,9 @@ func Summary(t store.Ticket, g store.Group, now time.Time) string {
 			return b.String()
 		}
 	}
-	fmt.Fprintf(&b, ": %s since %s, last %s.", times(g.EventCount), t.FirstSeen.UTC().Format("2006-01-02 15:04 UTC"), ago(now.Sub(g.LastSeen)))
+	// The count is the group's, so is the date it counts from (the
+	// ticket's episode may have begun later, and events may come back-dated).
+	fmt.Fprintf(&b, ": %s since %s, last %s.", times(g.EventCount), g.FirstSeen.UTC().Format("2006-01-02 15:04 UTC"), ago(now.Sub(g.LastSeen)))
 	switch {
 	case g.LastRelease != "" && g.FirstRelease != "" && g.FirstRelease != g.LastRelease:
 		fmt.Fprintf(&b, " First seen in release %s, still in %s.", g.FirstRelease, g.LastRelease)
