@@ -79,9 +79,6 @@ type dbDriver interface {
 	// for the disk (TxRedone).
 	lazyTx(ctx context.Context, db *DB, asked time.Time, fn func(c *Conn) error) error
 
-	// caseInsensitiveLike is the operator, with its placeholder, that
-	// matches a LIKE pattern ignoring case.
-	caseInsensitiveLike() string
 	// contains is the condition that text column col contains the text
 	// of its one placeholder, case and all (SQLite's LIKE ignores the
 	// case of ASCII letters, PostgreSQL's does not).

@@ -96,8 +96,6 @@ func (postgresDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn fu
 	})
 }
 
-func (postgresDriver) caseInsensitiveLike() string { return " ILIKE ?" }
-
 func (postgresDriver) contains(col string) string { return "strpos(" + col + ", ?) > 0" }
 
 // foldContains is ILIKE: PostgreSQL lower-cases by the database's locale.

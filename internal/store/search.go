@@ -71,12 +71,6 @@ func (s *searchSQL) add(sql string, args ...any) {
 	s.args = append(s.args, args...)
 }
 
-// like is the case-insensitive LIKE of the dialect (SQLite's LIKE ignores
-// the case of ASCII letters); likeClause adds the ESCAPE.
-func (s *searchSQL) like() string {
-	return driverOf(s.dialect).caseInsensitiveLike()
-}
-
 func contains(v string) string { return "%" + likeEscape(v) + "%" }
 
 var opSQL = map[search.Op]string{search.Eq: " = ?", search.Gt: " > ?", search.Ge: " >= ?", search.Lt: " < ?", search.Le: " <= ?"}

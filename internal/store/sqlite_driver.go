@@ -104,9 +104,6 @@ func (sqliteDriver) lazyTx(ctx context.Context, db *DB, asked time.Time, fn func
 
 func (sqliteDriver) contains(col string) string { return "instr(" + col + ", ?) > 0" }
 
-// caseInsensitiveLike is LIKE: SQLite's ignores the case of ASCII letters.
-func (sqliteDriver) caseInsensitiveLike() string { return " LIKE ?" }
-
 // number takes text made of digits, signs, points and exponents, with a
 // digit, for a number (SQLite has no regular expressions): CAST reads the
 // number it begins with.
