@@ -48,11 +48,15 @@ func TestOIDCVerifiesLikeTheLink(t *testing.T) {
 		if ch.Str(t, "confirmation") != "pending" {
 			t.Fatalf("channel = %s, want pending", ch.Body)
 		}
-		if _, err := s.App.Auth.SignInOIDC(context.Background(), "wes@example.com", "Wes", nil); err != nil {
+		sg, err := s.App.Auth.SignInOIDC(context.Background(), "wes@example.com", "Wes", nil)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if got := getChannel(t, s, wes.Token, ch.Str(t, "id")); got["confirmation"] != "confirmed" {
+		if got := getChannel(t, s, sg.Token, ch.Str(t, "id")); got["confirmation"] != "confirmed" {
 			t.Fatalf("channel after the OIDC sign-in = %v, want confirmed", got)
 		}
+		// The session made before the address was proved has ended
+		// (docs/security.md, "Single sign-on").
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: wes.Token}).Expect(t, http.StatusUnauthorized, "unauthorized")
 	}, openSignUp)
 }
