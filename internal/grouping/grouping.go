@@ -162,7 +162,7 @@ func customFingerprint(res *Result, in Input, a *algorithm, ev *facts, st *Stack
 			for _, v := range rule.title {
 				b.WriteString(ev.expand(v, res.Title, crashFrame))
 			}
-			defer func() { res.Title = truncate(b.String(), maxTitle) }()
+			res.Title = truncate(b.String(), maxTitle)
 		}
 	case len(in.Fingerprint) > 0:
 		values = make([]fpValue, len(in.Fingerprint))

@@ -91,7 +91,7 @@ func v8Frame(rest string, a *algorithm) Frame {
 		loc = loc[k+2:] // "eval at f (file:1:2), <anonymous>:1:1"
 	}
 	path := stripLineCol(loc)
-	core := false
+	core := a.nodeCore && nodeCoreFile(path) // Node before 16: "net.js"
 	if a.wrappers && strings.HasPrefix(path, "node:") && !strings.HasSuffix(path, ".js") {
 		// Node 16 renamed its internal modules: "net.js" became "node:net".
 		path = path[len("node:"):] + ".js"
@@ -104,7 +104,7 @@ func v8Frame(rest string, a *algorithm) Frame {
 	default:
 		f.Module = fileModule(path, a)
 		f.File = baseName(path)
-		f.InApp = !core && !(a.nodeCore && nodeCoreFile(path)) && jsInApp(path)
+		f.InApp = !core && jsInApp(path)
 	}
 	return f
 }

@@ -86,7 +86,7 @@ func (l *Limiter) AllowN(key string, n int) Result {
 	b := l.bucket(key, now)
 	burst := b.Burst()
 	if n <= burst {
-		return l.take(key, n)
+		return takeFrom(b, now, n)
 	}
 	full := b.TokensAt(now) >= float64(burst)
 	if full {
@@ -97,7 +97,7 @@ func (l *Limiter) AllowN(key string, n int) Result {
 			b.ReserveN(now, min(left, burst))
 		}
 	}
-	res := l.take(key, 0) // the bucket as it is now, nothing taken
+	res := takeFrom(b, now, 0) // the bucket as it is now, nothing taken
 	res.Allowed, res.RetryAfter = full, 0
 	if !full { // refused until the bucket is full
 		res.RetryAfter = after(b.Limit(), float64(burst)-b.TokensAt(now))
@@ -127,8 +127,12 @@ func (l *Limiter) bucket(key string, now time.Time) *rate.Limiter {
 
 func (l *Limiter) take(key string, n int) Result {
 	now := l.now()
-	b := l.bucket(key, now)
+	return takeFrom(l.bucket(key, now), now, n)
+}
 
+// takeFrom takes n tokens (at most the burst) from bucket b at now if it
+// has them, and reports it.
+func takeFrom(b *rate.Limiter, now time.Time, n int) Result {
 	n = min(n, b.Burst())
 	need := float64(max(n, 1))
 	allowed := b.TokensAt(now) >= need
