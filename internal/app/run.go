@@ -89,13 +89,13 @@ func (a *App) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (the address is set by ERRATA_ADDR / --addr)", cfg.Addr, err)
+		return listenError(cfg.Addr, err, "--addr", "ERRATA_ADDR", "")
 	}
 	var gln net.Listener
 	if a.GRPC != nil {
 		if gln, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
 			_ = ln.Close()
-			return fmt.Errorf("listen on %s: %w (the address is set by ERRATA_GRPC_ADDR / --grpc-addr; off disables OTLP/gRPC)", cfg.GRPCAddr, err)
+			return listenError(cfg.GRPCAddr, err, "--grpc-addr", "ERRATA_GRPC_ADDR", "; off disables OTLP/gRPC")
 		}
 	}
 	if err := a.Start(ctx); err != nil {
@@ -219,3 +219,25 @@ func (a *App) stopGRPC(ctx context.Context) <-chan struct{} {
 	}()
 	return done
 }
+
+// ErrBadAddress marks a listen address that cannot name a local address:
+// its host does not resolve or is not an address (a bad setting, exit 2),
+// unlike an address in use or a port refused (exit 1).
+var ErrBadAddress = errors.New("bad listen address")
+
+// listenError says which setting names the address; the command line adds
+// the environment variable to a bad setting's flag itself.
+func listenError(addr string, err error, flag, env, more string) error {
+	var dnsErr *net.DNSError
+	var addrErr *net.AddrError
+	if errors.As(err, &dnsErr) || errors.As(err, &addrErr) {
+		return badAddress{fmt.Errorf("%s: cannot listen on %s: %w%s", flag, addr, err, more)}
+	}
+	return fmt.Errorf("listen on %s: %w (the address is set by %s / %s%s)", addr, err, env, flag, more)
+}
+
+// badAddress is a listen error that is ErrBadAddress.
+type badAddress struct{ error }
+
+func (e badAddress) Unwrap() error      { return e.error }
+func (badAddress) Is(target error) bool { return target == ErrBadAddress }

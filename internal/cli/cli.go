@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/errata-dev/errata/internal/app"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -92,7 +93,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	e := &env{ctx: ctx, root: &r, log: newLogger(r.Log, stderr), stdout: stdout}
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
-		if errors.As(err, &ue) || errors.Is(err, store.ErrLocation) {
+		if errors.As(err, &ue) || errors.Is(err, store.ErrLocation) || errors.Is(err, app.ErrBadAddress) {
 			fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
 			return ExitUsage
 		}

@@ -140,6 +140,34 @@ func TestBadSettings(t *testing.T) {
 	}
 }
 
+// TestUnresolvableAddress: an address whose host names nothing is a bad
+// setting found only when listening (after the database is opened): exit
+// code 2 and a last line naming the setting, not the exit 1 of an address in
+// use.
+func TestUnresolvableAddress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ env, want string }{
+		{"ERRATA_ADDR=errata-nohost.invalid:0", "ERRATA_ADDR"},
+		{"ERRATA_GRPC_ADDR=errata-nohost.invalid:0", "ERRATA_GRPC_ADDR"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			env := []string{tc.env}
+			if tc.want != "ERRATA_ADDR" {
+				env = append(env, "ERRATA_ADDR=127.0.0.1:0")
+			}
+			res := errata(t, t.TempDir(), env, "serve")
+			errLines := lines(res.stderr)
+			if res.code != 2 || len(errLines) == 0 {
+				t.Fatalf("code %d, stderr %q; want code 2", res.code, res.stderr)
+			}
+			if last := errLines[len(errLines)-1]; !strings.HasPrefix(last, "errata: ") || !strings.Contains(last, tc.want) {
+				t.Fatalf("last line %q, want one naming %s", last, tc.want)
+			}
+		})
+	}
+}
+
 // TestMigrate applies every migration to a fresh database, then nothing on a
 // second run.
 func TestMigrate(t *testing.T) {
