@@ -285,8 +285,10 @@ func setCustom(res *Result, custom []string, values []fpValue, rule string) {
 	res.Components = append(head, res.Components...)
 }
 
-// templateText is a message template as it groups: its first two
-// non-empty lines, placeholders kept.
+// TemplateText is a sender's message template as it groups: its first two
+// non-empty lines, at most 1,000 characters, placeholders kept.
+func TemplateText(t string) string { return templateText(t) }
+
 func templateText(t string) string {
 	return truncate(firstLines(strings.TrimSpace(t), 2), 1000)
 }

@@ -259,8 +259,15 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 				p.infoByWin[wk] = info
 				p.templates[wk] = summary.Templates{}
 			}
-			tpl := p.memos.template(e.Message)
-			summary.Add(info, e, p.templates[wk], summary.Template{Text: tpl.text, Hash: tpl.hash})
+			tpl := summary.Template{}
+			if len(e.Attributes) > 2 && hasTemplate(e.Attributes) {
+				tpl = senderTemplate(e.Attributes)
+			}
+			if tpl.Text == "" {
+				t := p.memos.template(e.Message)
+				tpl = summary.Template{Text: t.text, Hash: t.hash}
+			}
+			summary.Add(info, e, p.templates[wk], tpl)
 			continue
 		}
 		// Only error events keep their ids (INFO summaries have none), so
@@ -315,11 +322,40 @@ var (
 	templateKeyAlt = []byte(`"message_template"`)
 )
 
+// hasTemplate reports whether attrs may hold the sender's message template.
+func hasTemplate(attrs []byte) bool {
+	return bytes.Contains(attrs, templateKey) || bytes.Contains(attrs, templateKeyAlt)
+}
+
+// senderTemplate is an INFO event's own message template, as grouping reads
+// an error's (attributes.message_template, else a Sentry logentry's or
+// log's sentry.message.template): "order %s shipped" counts as one
+// template whatever its arguments, its placeholders kept (CONTRACT 8).
+// Empty when there is none.
+func senderTemplate(attrs []byte) summary.Template {
+	var v struct {
+		Template       json.RawMessage `json:"message_template"`
+		SentryTemplate string          `json:"sentry.message.template"`
+	}
+	if json.Unmarshal(attrs, &v) != nil {
+		return summary.Template{}
+	}
+	var tpl string
+	if json.Unmarshal(v.Template, &tpl) != nil || strings.TrimSpace(tpl) == "" {
+		tpl = v.SentryTemplate
+	}
+	if strings.TrimSpace(tpl) == "" {
+		return summary.Template{}
+	}
+	tpl = grouping.TemplateText(tpl)
+	return summary.Template{Text: tpl, Hash: summary.TemplateHash(tpl)}
+}
+
 // hasGroupingAttrs reports whether attrs may hold an attribute grouping
 // reads.
 func hasGroupingAttrs(attrs []byte) bool {
 	return bytes.Contains(attrs, fingerprintKey) || bytes.Contains(attrs, inAppKey) ||
-		bytes.Contains(attrs, templateKey) || bytes.Contains(attrs, templateKeyAlt)
+		hasTemplate(attrs)
 }
 
 // GroupingInput is what an event offers grouping, as processing reads it:

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/process"
@@ -240,6 +242,39 @@ func TestInfoSummaries(t *testing.T) {
 		}
 		if !s.WindowStart.Equal(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)) || !s.WindowEnd.Equal(s.WindowStart.Add(time.Hour)) {
 			t.Fatalf("window = %v–%v", s.WindowStart, s.WindowEnd)
+		}
+	})
+}
+
+// TestInfoSummaryTemplates: an INFO event that carries its template (the
+// attribute message_template, or sentry.message.template of a Sentry log or
+// logentry) counts under that template whatever its arguments; without
+// one its text is parameterised.
+func TestInfoSummaryTemplates(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.send(
+			ingest.Event{Level: ingest.Info, Message: "order o-77 shipped by DHL", Attributes: []byte(`{"sentry.message.template":"order %s shipped by %s"}`)},
+			ingest.Event{Level: ingest.Info, Message: "order o-78 shipped by UPS", Attributes: []byte(`{"sentry.message.template":"order %s shipped by %s"}`)},
+			ingest.Event{Level: ingest.Debug, Message: "parcel 9 left hub Oslo", Attributes: []byte(`{"message_template":"parcel {id} left hub {hub}","user":"x"}`)},
+			ingest.Event{Level: ingest.Info, Message: "parcel 10 left hub Rome", Attributes: []byte(`{"message_template":"parcel {id} left hub {hub}"}`)},
+			ingest.Event{Level: ingest.Info, Message: "cache warm after 12ms", Attributes: []byte(`{"message_template":""}`)},
+		)
+		list, err := db.Read().ListInfoSummaries(context.Background(), e.prj, nil, nil, "", 10)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("summaries = %d, %v; want 1 window", len(list), err)
+		}
+		s, err := db.Read().InfoSummaryDetail(context.Background(), list[0].ID, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, m := range s.Top {
+			got[m.Template] = m.Count
+		}
+		want := map[string]int64{"order %s shipped by %s": 2, "parcel {id} left hub {hub}": 2, grouping.Parameterize("cache warm after 12ms"): 1}
+		if !maps.Equal(got, want) {
+			t.Fatalf("templates = %v, want %v", got, want)
 		}
 	})
 }
