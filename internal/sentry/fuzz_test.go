@@ -43,7 +43,7 @@ func FuzzParseStore(f *testing.F) {
 }
 
 func checkMapped(t *testing.T, env *Envelope) {
-	opts := Options{Service: "shop", ReceivedAt: time.Unix(1700000000, 0)}
+	opts := Options{Service: "shop", ReceivedAt: time.Unix(1700000000, 0), NewID: func() string { return "0123456789abcdef0123456789abcdef" }}
 	a, b := Map(env, opts), Map(env, opts)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("Map is not deterministic:\n%+v\n%+v", a, b)

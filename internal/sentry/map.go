@@ -1,6 +1,8 @@
 package sentry
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -23,13 +25,18 @@ type Options struct {
 	// request names none (CONTRACT 8: browser and os come from it); an SDK's
 	// own agent (sentry.python/2.0) is not, since it names no browser.
 	UserAgent string
+	// NewID gives an event without a usable event_id its id; nil: a
+	// random one (newEventID).
+	NewID func() string
 }
 
 // Result is what Map made of an envelope.
 type Result struct {
 	// EventID is the id to answer with, {"id": EventID}: the envelope
-	// header's event_id, else the first event item's; "" (answer {}) for
-	// envelopes without an event, such as sessions or logs alone.
+	// header's event_id, else the first event item's, else (neither is 32
+	// hexadecimal digits) a new one the first event is stored with; ""
+	// (answer {}) for envelopes without an event, such as sessions or logs
+	// alone.
 	EventID string
 	// Events are the accepted events, in envelope order: one per event
 	// item, one per log record. Each is valid for ingestion: limits are met
@@ -53,11 +60,14 @@ func (r *Result) drop(typ string) {
 // Map turns the items of an envelope into events: each event item becomes
 // one event, each log record one event, and every other item type is
 // counted as dropped. An item that cannot be read is listed in Malformed and
-// the others are kept. Map is pure; docs/sentry.md describes the mapping.
+// the others are kept. Map is pure (but for Options.NewID); docs/sentry.md describes the mapping.
 func Map(env *Envelope, opts Options) Result {
 	res := Result{EventID: cleanID(env.Header.EventID)}
 	res.Malformed = append(res.Malformed, env.Malformed...)
-	m := mapping{service: opts.Service, received: opts.ReceivedAt.UnixMilli(), redact: opts.Redact}
+	m := mapping{service: opts.Service, received: opts.ReceivedAt.UnixMilli(), redact: opts.Redact, newID: opts.NewID}
+	if m.newID == nil {
+		m.newID = newEventID
+	}
 	if strings.HasPrefix(opts.UserAgent, "Mozilla/") { // every browser's, and no SDK's
 		m.userAgent = opts.UserAgent
 	}
@@ -82,6 +92,7 @@ type mapping struct {
 	service  string // the project's name, for events without a service
 	received int64  // Unix milliseconds, for events without a timestamp
 	redact   *ingest.Redactor
+	newID    func() string
 	// userAgent is a browser's User-Agent header of the request (Options).
 	userAgent string
 	// headerIDTaken is set once the envelope's first event took the
@@ -107,14 +118,31 @@ func mapEventItem(res *Result, it Item, m *mapping) {
 	}
 	switch {
 	case res.EventID == "":
-		res.EventID = cleanID(se.EventID)
+		if cleanID(se.EventID) == "" {
+			// As Relay does, an event without a usable id is given one, so
+			// that the id answered finds it (lookup).
+			se.EventID = m.newID()
+		}
+		res.EventID, m.headerIDTaken = cleanID(se.EventID), true
 	case !m.headerIDTaken:
 		// The id the SDK is answered with is the envelope header's: the
 		// event it came with is found by it (lookup), whatever id its
 		// payload names.
 		se.EventID, m.headerIDTaken = res.EventID, true
+	case cleanID(se.EventID) == "":
+		se.EventID = m.newID()
 	}
 	res.Events = append(res.Events, mapEvent(&se, m))
+}
+
+// newEventID is a random event id: 32 lowercase hexadecimal digits, a
+// version 4 UUID's without its dashes.
+func newEventID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return hex.EncodeToString(b[:])
 }
 
 // cleanID keeps an event id that is 32 hexadecimal digits, with or without

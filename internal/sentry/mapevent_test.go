@@ -268,7 +268,8 @@ func TestMapItems(t *testing.T) {
 
 // TestMapHeaderEventID: the envelope's first event takes the header's
 // event_id, the id the SDK is answered with, whatever its payload names,
-// so that a look-up by it finds the event; a second event does not.
+// so that a look-up by it finds the event; a second event without an id of
+// its own is given another.
 func TestMapHeaderEventID(t *testing.T) {
 	body := "{\"event_id\":\"6a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9\"}\n" +
 		"{\"type\":\"event\"}\n{\"message\":\"first\",\"event_id\":\"f8074711111111111111111111111111\"}\n{\"type\":\"event\"}\n{\"message\":\"second\"}\n"
@@ -280,11 +281,11 @@ func TestMapHeaderEventID(t *testing.T) {
 	if res.EventID != "6a1b2c3d4e5f60718293a4b5c6d7e8f9" || len(res.Events) != 2 {
 		t.Fatalf("answered %q with %d events", res.EventID, len(res.Events))
 	}
-	for i, want := range []string{`"sentry.event_id":"6a1b2c3d4e5f60718293a4b5c6d7e8f9"`, ""} {
-		has := strings.Contains(string(res.Events[i].Attributes), `"sentry.event_id"`)
-		if want == "" && has || want != "" && !strings.Contains(string(res.Events[i].Attributes), want) {
-			t.Errorf("event %d attributes %s, want %q", i, res.Events[i].Attributes, want)
-		}
+	if a := string(res.Events[0].Attributes); !strings.Contains(a, `"sentry.event_id":"6a1b2c3d4e5f60718293a4b5c6d7e8f9"`) {
+		t.Errorf("first event attributes %s, want the header's id", a)
+	}
+	if a := string(res.Events[1].Attributes); !strings.Contains(a, `"sentry.event_id"`) || strings.Contains(a, "6a1b2c3d4e5f60718293a4b5c6d7e8f9") {
+		t.Errorf("second event attributes %s, want an id of its own", a)
 	}
 }
 
@@ -315,12 +316,13 @@ func TestMapRedactsWithTheConfiguredKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Map(env, Options{Service: "s", ReceivedAt: time.Now(), Redact: ingest.NewRedactor([]string{"ssn"})})
+	res := Map(env, Options{Service: "s", ReceivedAt: time.Now(), Redact: ingest.NewRedactor([]string{"ssn"}),
+		NewID: func() string { return "0123456789abcdef0123456789abcdef" }})
 	if len(res.Events) != 2 {
 		t.Fatalf("got %d events, want 2 (malformed %+v)", len(res.Events), res.Malformed)
 	}
 	for i, want := range []string{
-		`{"tags.ssn":"[redacted]","tags.api_key":"[redacted]","tags.region":"eu"}`,
+		`{"sentry.event_id":"0123456789abcdef0123456789abcdef","tags.ssn":"[redacted]","tags.api_key":"[redacted]","tags.region":"eu"}`,
 		`{"user.ssn":"[redacted]"}`,
 	} {
 		if got := string(res.Events[i].Attributes); got != want {
@@ -418,5 +420,43 @@ func TestExceptionAttributesNeverDisplaceTags(t *testing.T) {
 	_, small := kept(`{"platform":"python","exception":{"values":[{"type":"LedgerError","value":"entry 5\nsecond line"}]}}`)
 	if small["exception.type"] != "LedgerError" || small["exception.message"] != "entry 5" {
 		t.Errorf("exception attributes = %v, %v; want LedgerError and the value's first line", small["exception.type"], small["exception.message"])
+	}
+}
+
+// TestEventWithoutID: as Relay does, an event without a usable event_id is
+// given one, answered and stored with it (so that lookup finds the id the
+// client was answered with); each event of an envelope keeps its own id.
+func TestEventWithoutID(t *testing.T) {
+	t.Parallel()
+	idOf := func(e ingest.Event) string {
+		var a struct {
+			ID string `json:"sentry.event_id"`
+		}
+		_ = json.Unmarshal(e.Attributes, &a)
+		return a.ID
+	}
+	for _, body := range []string{`{"message":"stored"}`, `{"message":"stored","event_id":"not-an-id"}`} {
+		env, err := ParseStore("application/json", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := Map(env, Options{Service: "s", ReceivedAt: time.Now()}), Map(env, Options{Service: "s", ReceivedAt: time.Now()})
+		if cleanID(a.EventID) != a.EventID || a.EventID == "" || a.EventID == b.EventID {
+			t.Fatalf("%s: ids %q and %q, want two new ids of 32 hexadecimal digits", body, a.EventID, b.EventID)
+		}
+		if len(a.Events) != 1 || idOf(a.Events[0]) != a.EventID {
+			t.Fatalf("%s: stored with %q, answered %q", body, idOf(a.Events[0]), a.EventID)
+		}
+	}
+	const first, second = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	env, err := ParseEnvelope([]byte("{}\n" + `{"type":"event"}` + "\n" + `{"message":"one","event_id":"` + first + `"}` + "\n" +
+		`{"type":"event"}` + "\n" + `{"message":"two","event_id":"` + second + `"}` + "\n" + `{"type":"event"}` + "\n" + `{"message":"three"}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Map(env, Options{Service: "s", ReceivedAt: time.Now()})
+	if len(res.Events) != 3 || res.EventID != first || idOf(res.Events[0]) != first || idOf(res.Events[1]) != second ||
+		idOf(res.Events[2]) == "" || idOf(res.Events[2]) == first {
+		t.Fatalf("answered %q; stored %q, %q, %q", res.EventID, idOf(res.Events[0]), idOf(res.Events[1]), idOf(res.Events[2]))
 	}
 }
