@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/audit"
@@ -39,7 +40,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, projectID, name string, orig
 		if err := c.CreateAPIKey(ctx, k); err != nil {
 			return err
 		}
-		return s.recordKey(ctx, c, "api_key.created", k)
+		return s.recordKey(ctx, c, "api_key.created", k, nil)
 	})
 	if err != nil {
 		return NewKey{}, err
@@ -63,10 +64,36 @@ func (s *Service) UpdateAPIKey(ctx context.Context, keyID string, name *string, 
 			return store.APIKey{}, err
 		}
 	}
-	if err := s.db.Write().UpdateAPIKey(ctx, keyID, name, origins); err != nil {
+	var k store.APIKey
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		before, err := c.APIKeyByID(ctx, keyID)
+		if err != nil {
+			return err
+		}
+		if err := c.UpdateAPIKey(ctx, keyID, name, origins); err != nil {
+			return err
+		}
+		if k, err = c.APIKeyByID(ctx, keyID); err != nil {
+			return err
+		}
+		// Who widened a browser key's origins is audited (CONTRACT 8:
+		// keys and settings).
+		changes := map[string]any{}
+		if before.Name != k.Name {
+			changes["name"] = map[string]any{"from": before.Name, "to": k.Name}
+		}
+		if !slices.Equal(before.AllowedOrigins, k.AllowedOrigins) {
+			changes["allowed_origins"] = map[string]any{"from": before.AllowedOrigins, "to": k.AllowedOrigins}
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		return s.recordKey(ctx, c, "api_key.updated", k, changes)
+	})
+	if err != nil {
 		return store.APIKey{}, err
 	}
-	return s.db.Write().APIKeyByID(ctx, keyID)
+	return k, nil
 }
 
 // RevokeAPIKey revokes a key: the next request with it is unauthorized.
@@ -79,18 +106,22 @@ func (s *Service) RevokeAPIKey(ctx context.Context, keyID string) error {
 		if err := c.RevokeAPIKey(ctx, keyID, s.clock()); err != nil {
 			return err
 		}
-		return s.recordKey(ctx, c, "api_key.revoked", k)
+		return s.recordKey(ctx, c, "api_key.revoked", k, nil)
 	})
 }
 
-// recordKey writes an audit entry about key k in its organization's log.
-func (s *Service) recordKey(ctx context.Context, c *store.Conn, action string, k store.APIKey) error {
+// recordKey writes an audit entry about key k in its organization's log,
+// with its changes (data.changes) when there are any.
+func (s *Service) recordKey(ctx context.Context, c *store.Conn, action string, k store.APIKey, changes map[string]any) error {
 	p, err := c.ProjectByID(ctx, k.ProjectID)
 	if err != nil {
 		return err
 	}
-	return audit.Record(ctx, c, audit.Entry{OrgID: p.OrgID, Action: action, Target: k.ID,
-		Data: map[string]any{"name": k.Name, "project_id": p.ID, "project": p.Name}, At: s.clock()})
+	data := map[string]any{"name": k.Name, "project_id": p.ID, "project": p.Name}
+	if changes != nil {
+		data["changes"] = changes
+	}
+	return audit.Record(ctx, c, audit.Entry{OrgID: p.OrgID, Action: action, Target: k.ID, Data: data, At: s.clock()})
 }
 
 // AuthenticateKey checks a project API key credential and returns the key

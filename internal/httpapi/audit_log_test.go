@@ -38,6 +38,13 @@ func TestAuditLog(t *testing.T) {
 		patchJSON(s, w.Admin.Token, "/v1/channels/"+ch, map[string]any{"name": "renamed", "filters": map[string]any{"min_severity": "medium", "environments": []string{"prod"}}}).Expect(t, http.StatusOK, "")
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/channels/" + ch, Token: w.Admin.Token}).Expect(t, http.StatusNoContent, "")
 		patchJSON(s, owner, "/v1/orgs/"+w.OrgID, map[string]any{"name": "Acme Inc"}).Expect(t, http.StatusOK, "")
+		// Settings of projects and keys too; a role set to what it was is
+		// no change.
+		patchJSON(s, owner, "/v1/projects/"+w.ProjectID, map[string]any{"name": "Shop", "slug": "shop-2"}).Expect(t, http.StatusOK, "")
+		browserKey, _ := s.CreateKey(t, owner, w.ProjectID)
+		patchJSON(s, owner, "/v1/keys/"+browserKey, map[string]any{"allowed_origins": []string{"https://shop.example.com"}}).Expect(t, http.StatusOK, "")
+		patchJSON(s, owner, "/v1/keys/"+browserKey, map[string]any{"allowed_origins": []string{"https://shop.example.com"}}).Expect(t, http.StatusOK, "")
+		s.Do(apitest.Request{Method: "PATCH", Path: "/v1/members/" + w.Viewer.MemberID, Token: owner, Body: map[string]any{"role": "member"}}).Expect(t, http.StatusOK, "")
 		invID, _ := s.Invite(t, owner, w.OrgID, "new@example.com", "viewer")
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/invitations/" + invID, Token: owner}).Expect(t, http.StatusNoContent, "")
 		signInWith(s, "member@example.com", "wrong password", "", "curl/8").Expect(t, http.StatusUnauthorized, "invalid-credentials")
@@ -60,7 +67,7 @@ func TestAuditLog(t *testing.T) {
 		got := actions(all)
 		for _, a := range []string{"member.role_changed", "api_key.created", "api_key.revoked", "channel.created", "channel.updated", "channel.deleted",
 			"org.renamed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.sign_in_failed", "user.signed_in", "session.ended", "project.deleted",
-			"api_token.created", "api_token.revoked", "grouping_rules.changed"} {
+			"api_token.created", "api_token.revoked", "grouping_rules.changed", "project.renamed", "project.slug_changed"} {
 			if got[a] == 0 {
 				t.Errorf("no %s entry in %v", a, got)
 			}
@@ -80,6 +87,11 @@ func TestAuditLog(t *testing.T) {
 		if actor["user_id"] != w.Owner.UserID || actor["email"] != "owner@example.com" || e["target"] != w.Viewer.MemberID ||
 			data["from"] != "viewer" || data["to"] != "member" || e["ip"] != "127.0.0.1" || e["user_agent"] == "" || e["created_at"] == nil {
 			t.Fatalf("role change entry = %v", e)
+		}
+		if keys := auditLog(t, s, owner, w.OrgID, "&action=api_key.updated"); len(keys) != 1 || keys[0]["target"] != browserKey {
+			t.Fatalf("api_key.updated entries = %v, want one (the second PATCH changed nothing)", keys)
+		} else if changes, _ := json.Marshal(keys[0]["data"].(map[string]any)["changes"]); string(changes) != `{"allowed_origins":{"from":["*"],"to":["https://shop.example.com"]}}` {
+			t.Fatalf("api_key.updated changes = %s", changes)
 		}
 		// A channel's changed filters read as the channel object's.
 		upd := auditLog(t, s, owner, w.OrgID, "&action=channel.updated")

@@ -216,6 +216,9 @@ func (s *Service) SetRole(ctx context.Context, actor store.Member, memberID stri
 		from := m.Role
 		m.Role = role.String()
 		out = m
+		if from == m.Role { // nothing changed: nothing to audit
+			return nil
+		}
 		return s.record(ctx, c, m.OrgID, "member.role_changed", m.ID, map[string]any{"email": m.Email, "from": from, "to": m.Role})
 	})
 	return out, err

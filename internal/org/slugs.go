@@ -43,16 +43,39 @@ func (s *Service) UpdateProject(ctx context.Context, projectID string, ch Change
 	if err := ch.check(); err != nil {
 		return store.Project{}, err
 	}
-	p, err := s.db.Read().ProjectByID(ctx, projectID)
+	var p store.Project
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		before, err := c.ProjectByID(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		p = before
+		if ch.Name != nil {
+			p.Name = strings.TrimSpace(*ch.Name)
+		}
+		if ch.Slug != nil {
+			p.Slug = *ch.Slug
+		}
+		p.UpdatedAt = s.clock()
+		if err := c.UpdateProject(ctx, p); err != nil {
+			return slugTaken(err, ch.Slug)
+		}
+		// Settings changes are audited (CONTRACT 8), as an organization's.
+		for _, a := range []struct{ action, from, to string }{
+			{"project.renamed", before.Name, p.Name},
+			{"project.slug_changed", before.Slug, p.Slug},
+		} {
+			if a.from == a.to {
+				continue
+			}
+			if err := s.record(ctx, c, p.OrgID, a.action, p.ID, map[string]any{"from": a.from, "to": a.to}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return store.Project{}, err
 	}
-	if ch.Name != nil {
-		p.Name = strings.TrimSpace(*ch.Name)
-	}
-	if ch.Slug != nil {
-		p.Slug = *ch.Slug
-	}
-	p.UpdatedAt = s.clock()
-	return p, slugTaken(s.db.Write().UpdateProject(ctx, p), ch.Slug)
+	return p, nil
 }
