@@ -135,8 +135,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, fn func(http.Respons
 	if !a.srv.TakeCallerToken(w, r) {
 		return fail(http.StatusTooManyRequests, "You are attempting to use this endpoint too frequently; retry after "+w.Header().Get("Retry-After")+" seconds")
 	}
+	// Tools send a bearer token; the dashboard's cookie is not a
+	// credential here, for reads as for writes.
 	p, err := a.srv.Authenticate(r)
-	if err != nil {
+	if err != nil || httpserver.Bearer(r) == "" {
 		return fail(http.StatusUnauthorized, "Authentication credentials were not provided or are invalid: send Authorization: Bearer <API token>")
 	}
 	c := &caller{p: p}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/testtool"
 )
 
@@ -176,6 +177,11 @@ func TestWebAPIAccess(t *testing.T) {
 			if c.status >= 400 && r.Str(t, "detail") == "" {
 				t.Errorf("%s %s: body %s, want Sentry's {\"detail\": …}", c.method, c.path, r.Body)
 			}
+		}
+		// The dashboard's cookie is no credential here, for reads either.
+		cookie := []*http.Cookie{{Name: httpserver.SessionCookie, Value: w.Member.Token}}
+		if r := s.Do(apitest.Request{Method: "GET", Path: releases + "1.0/", Cookies: cookie}); r.Status != http.StatusUnauthorized {
+			t.Errorf("GET with the session cookie: %d %s, want 401", r.Status, r.Body)
 		}
 		got := s.Do(apitest.Request{Method: "GET", Path: releases + "1.0/", Token: member}).JSON(t)
 		if got["version"] != "1.0" || got["dateCreated"] == nil {
