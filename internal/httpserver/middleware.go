@@ -90,15 +90,19 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		ri := &reqInfo{id: rid, docsURL: s.docsURL, log: s.log.With("request_id", rid), ip: s.clientIP.IP(r)}
 		ri.key = s.clientIP.Group(ri.ip)
 		w.Header().Set(RequestIDHeader, rid)
+		ctx := audit.WithRequest(context.WithValue(r.Context(), reqInfoKey{}, ri), &audit.Request{IP: ri.ip, UserAgent: audit.Agent(r.UserAgent())})
+		ctx = store.AsRequest(ctx) // its database work is bounded (ERRATA_DB_TIMEOUT)
+		r = r.WithContext(ctx)
+		// The body is wrapped in the handlers' copy of the request only:
+		// net/http decides from its own request's body whether a handler
+		// left the body unread or closed it early, and then closes the
+		// connection instead of reading what remains as the next request.
 		var body *stalledBody
 		if r.Body != nil && r.Body != http.NoBody {
 			body = &stalledBody{ReadCloser: r.Body}
 			r.Body = body
 		}
 		rec := &statusRecorder{ResponseWriter: w, body: body}
-		ctx := audit.WithRequest(context.WithValue(r.Context(), reqInfoKey{}, ri), &audit.Request{IP: ri.ip, UserAgent: audit.Agent(r.UserAgent())})
-		ctx = store.AsRequest(ctx) // its database work is bounded (ERRATA_DB_TIMEOUT)
-		r = r.WithContext(ctx)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
