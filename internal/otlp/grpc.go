@@ -132,6 +132,10 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	if err := g.receive(stream, &msg); err != nil {
 		return err
 	}
+	if msg.err != nil {
+		in.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return status.Error(codes.InvalidArgument, "the message is not a valid ExportLogsServiceRequest: "+msg.err.Error())
+	}
 	// The message's size is known now: keep what decoding it needs, and
 	// decode nothing that the budget has no room for.
 	need := int64(len(msg.b)) + decodeReserve(len(msg.b))

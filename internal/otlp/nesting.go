@@ -118,16 +118,27 @@ func newGuardedCodec() guardedCodec { return guardedCodec{encoding.GetCodecV2("p
 
 // rawMessage is a message kept as its protobuf bytes: the Export handler
 // decodes requests with pdata itself and encodes its answers the same way.
-type rawMessage struct{ b []byte }
+// err is why the bytes received cannot be decoded (checkProto).
+type rawMessage struct {
+	b   []byte
+	err error
+}
 
 // Unmarshal checks the nesting of data, then keeps it (a rawMessage) or
-// decodes it as the delegate does.
+// decodes it as the delegate does. A rawMessage that fails the check keeps
+// the failure for the handler to answer INVALID_ARGUMENT: gRPC answers a
+// codec's error INTERNAL itself, a server's fault to the client.
 func (c guardedCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	b := data.Materialize()
+	m, raw := v.(*rawMessage)
 	if err := checkProto(b); err != nil {
+		if raw {
+			m.b, m.err = nil, err
+			return nil
+		}
 		return err
 	}
-	if m, ok := v.(*rawMessage); ok {
+	if raw {
 		m.b = b
 		return nil
 	}

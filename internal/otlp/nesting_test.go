@@ -76,8 +76,13 @@ func TestDeepRequestsAreRefused(t *testing.T) {
 		t.Errorf("deep JSON: %d %q, want 400 nested too deeply", r.Status, r.Body)
 	}
 	// About 19 MiB: enough to overflow the stack of pdata's decoder.
-	if _, err := rawExportBytes(t, s, w.key, deepProto(2_000_000)); status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "nested too deeply") {
-		t.Errorf("deep gRPC request: %v, want INTERNAL nested too deeply", err)
+	// Undecodable messages are the client's fault, INVALID_ARGUMENT as
+	// /v1/logs answers 400 (gRPC itself says INTERNAL).
+	if _, err := rawExportBytes(t, s, w.key, deepProto(2_000_000)); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "nested too deeply") {
+		t.Errorf("deep gRPC request: %v, want INVALID_ARGUMENT nested too deeply", err)
+	}
+	if _, err := rawExportBytes(t, s, w.key, []byte("\xff\xff\xff\x01\x02")); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("gRPC request that is not protobuf: %v, want INVALID_ARGUMENT", err)
 	}
 	if _, err := rawExport(t, s, w.key); err != nil {
 		t.Errorf("export after the deep requests: %v", err)
