@@ -169,7 +169,7 @@ func (s *Server) updateGroup(ctx context.Context, in *struct {
 type MergeInput struct {
 	GroupPath
 	Body struct {
-		GroupIDs []string `json:"group_ids" minItems:"1" maxItems:"100" doc:"grp_ identifiers of groups of the same project, merged into the path's group"`
+		GroupIDs []string `json:"group_ids" nullable:"false" minItems:"1" maxItems:"100" doc:"grp_ identifiers of groups of the same project, merged into the path's group"`
 	}
 }
 

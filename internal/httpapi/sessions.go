@@ -45,7 +45,7 @@ func (s *Server) endSession(ctx context.Context, in *SessionPath) (*struct{}, er
 type PasswordInput struct {
 	Body struct {
 		CurrentPassword string `json:"current_password" maxLength:"256" text:"secret"`
-		NewPassword     string `json:"new_password" maxLength:"256" text:"secret" doc:"8 to 256 characters"`
+		NewPassword     string `json:"new_password" minLength:"8" maxLength:"256" text:"secret" doc:"8 to 256 characters"`
 	}
 }
 
