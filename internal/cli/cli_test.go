@@ -101,6 +101,8 @@ func TestBadSettings(t *testing.T) {
 		{"retry waits count", []string{"ERRATA_WEBHOOK_RETRY_WAITS=1s,2s"}, []string{"serve"}, "ERRATA_WEBHOOK_RETRY_WAITS"},
 		{"retry wait duration", []string{"ERRATA_WEBHOOK_RETRY_WAITS=1s,2s,3s,4s,5s,6s,soon"}, []string{"serve"}, "ERRATA_WEBHOOK_RETRY_WAITS"},
 		{"SMTP scheme", []string{"ERRATA_SMTP_URL=http://x"}, []string{"serve"}, "ERRATA_SMTP_URL"},
+		{"SMTP port", []string{"ERRATA_SMTP_URL=smtp://127.0.0.1:99999"}, []string{"serve"}, "ERRATA_SMTP_URL"},
+		{"SMTP port zero", []string{"ERRATA_SMTP_URL=smtps://mail.example.com:0"}, []string{"serve"}, "ERRATA_SMTP_URL"},
 		{"database scheme", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"serve"}, "ERRATA_DATABASE_URL"},
 		{"database scheme for migrate", []string{"ERRATA_DATABASE_URL=mysql://x"}, []string{"migrate"}, "ERRATA_DATABASE_URL"},
 		{"data directory that cannot be made", []string{"ERRATA_DATA_DIR=/proc/errata-nope"}, []string{"serve"}, "ERRATA_DATA_DIR"},

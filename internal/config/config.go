@@ -153,6 +153,11 @@ func (s *Serve) checkMail() error {
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
 			return errors.New("--smtp-url: want smtp://user:pass@host:port or smtps://…")
 		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("--smtp-url: the port %s must be a number from 1 to 65535", p)
+			}
+		}
 	}
 	if err := s.checkOIDC(); err != nil {
 		return err
