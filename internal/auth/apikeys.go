@@ -103,7 +103,8 @@ func (s *Service) RevokeAPIKey(ctx context.Context, keyID string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.RevokeAPIKey(ctx, keyID, s.clock()); err != nil {
+		revoked, err := c.RevokeAPIKeyOnce(ctx, keyID, s.clock())
+		if err != nil || !revoked { // revoked already: nothing happens, nothing to audit
 			return err
 		}
 		return s.recordKey(ctx, c, "api_key.revoked", k, nil)

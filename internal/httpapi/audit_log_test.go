@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -32,6 +33,12 @@ func TestAuditLog(t *testing.T) {
 		owner := w.Owner.Token
 		s.Do(apitest.Request{Method: "PATCH", Path: "/v1/members/" + w.Viewer.MemberID, Token: owner, Body: map[string]any{"role": "member"}}).Expect(t, http.StatusOK, "")
 		keyID, _ := s.CreateKey(t, owner, w.ProjectID)
+		// Revoked three times, two of them at once: revoked once, one entry.
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { s.Do(apitest.Request{Method: "DELETE", Path: "/v1/keys/" + keyID, Token: owner}) })
+		}
+		wg.Wait()
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/keys/" + keyID, Token: owner}).Expect(t, http.StatusNoContent, "")
 		ch := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/channels", Token: w.Admin.Token,
 			Body: map[string]any{"member_id": w.Admin.MemberID, "name": "mine", "type": "email"}}).Expect(t, http.StatusCreated, "").Str(t, "id")
@@ -87,6 +94,9 @@ func TestAuditLog(t *testing.T) {
 		if actor["user_id"] != w.Owner.UserID || actor["email"] != "owner@example.com" || e["target"] != w.Viewer.MemberID ||
 			data["from"] != "viewer" || data["to"] != "member" || e["ip"] != "127.0.0.1" || e["user_agent"] == "" || e["created_at"] == nil {
 			t.Fatalf("role change entry = %v", e)
+		}
+		if revoked := auditLog(t, s, owner, w.OrgID, "&action=api_key.revoked"); len(revoked) != 1 {
+			t.Fatalf("api_key.revoked entries = %v, want one for the key revoked three times", revoked)
 		}
 		if keys := auditLog(t, s, owner, w.OrgID, "&action=api_key.updated"); len(keys) != 1 || keys[0]["target"] != browserKey {
 			t.Fatalf("api_key.updated entries = %v, want one (the second PATCH changed nothing)", keys)

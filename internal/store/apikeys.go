@@ -110,13 +110,20 @@ func (c *Conn) ListAPIKeys(ctx context.Context, projectID, before string, limit 
 	return collect(rows, scanKey)
 }
 
-// RevokeAPIKey marks a key revoked; revoking twice keeps the first time.
-func (c *Conn) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
-	if err := c.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ms(at), id); err != nil {
-		return fmt.Errorf("store: revoke API key %s: %w", id, err)
+// RevokeAPIKeyOnce revokes a key that is not revoked yet and reports
+// whether it did: of concurrent revocations one does (the row's update
+// waits for the other's), so that one is audited.
+func (c *Conn) RevokeAPIKeyOnce(ctx context.Context, id string, at time.Time) (bool, error) {
+	res, err := c.exec(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
+	if err != nil {
+		return false, fmt.Errorf("store: revoke API key %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return false, err
 	}
 	c.keysChanged()
-	return nil
+	return true, nil
 }
 
 // UpdateAPIKey renames a key and sets its allowed origins: a nil name or

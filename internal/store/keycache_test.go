@@ -87,7 +87,7 @@ func TestKeyReadsSeeChanges(t *testing.T) {
 				}
 			}()
 		}
-		err := db.Tx(ctx, func(c *store.Conn) error { return c.RevokeAPIKey(ctx, k.ID, now.Add(2*time.Hour)) })
+		err := db.Tx(ctx, func(c *store.Conn) error { _, err := c.RevokeAPIKeyOnce(ctx, k.ID, now.Add(2*time.Hour)); return err })
 		if err != nil {
 			t.Fatal(err)
 		}

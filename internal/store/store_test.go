@@ -208,10 +208,12 @@ func TestProjectsKeysAndPaging(t *testing.T) {
 		if err := db.Write().TouchAPIKey(ctx, k.ID, now.Add(time.Second)); err != nil {
 			t.Fatalf("TouchAPIKey: %v", err)
 		}
-		if err := db.Write().RevokeAPIKey(ctx, k.ID, now.Add(time.Minute)); err != nil {
-			t.Fatalf("RevokeAPIKey: %v", err)
+		if ok, err := db.Write().RevokeAPIKeyOnce(ctx, k.ID, now.Add(time.Minute)); err != nil || !ok {
+			t.Fatalf("RevokeAPIKeyOnce: %v, %v", ok, err)
 		}
-		_ = db.Write().RevokeAPIKey(ctx, k.ID, now.Add(time.Hour))
+		if ok, err := db.Write().RevokeAPIKeyOnce(ctx, k.ID, now.Add(time.Hour)); err != nil || ok {
+			t.Fatalf("RevokeAPIKeyOnce again: %v, %v; want false, nothing changed", ok, err)
+		}
 		got, err := db.Read().APIKeyByID(ctx, k.ID)
 		if err != nil || got.RevokedAt == nil || !got.RevokedAt.Equal(now.Add(time.Minute)) || got.LastUsedAt == nil {
 			t.Fatalf("revoked key = %+v, %v; want first revocation time kept", got, err)
