@@ -235,6 +235,26 @@ func (d *Dashboard) commentGroup(w http.ResponseWriter, r *http.Request, p *http
 	return nil
 }
 
+// editComment replaces a comment's text (its author or an admin), as
+// PATCH /v1/comments/{comment_id} does.
+func (d *Dashboard) editComment(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
+	if err := d.authorize(r, p, "comment_id", org.MemberRole); err != nil {
+		return err
+	}
+	body, err := formValue(r, "body")
+	if err != nil {
+		return err
+	}
+	body = strings.ReplaceAll(body, "\r\n", "\n") // as commentGroup
+	role, _ := org.ParseRole(p.Member.Role)
+	m, err := d.tickets.EditComment(r.Context(), tickets.ActorOf(p.Member), role.AtLeast(org.Admin), r.PathValue("comment_id"), body)
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/groups/"+m.GroupID+"#activity", http.StatusSeeOther)
+	return nil
+}
+
 // deleteComment deletes a comment (its author or an admin).
 func (d *Dashboard) deleteComment(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
 	if err := d.authorize(r, p, "comment_id", org.MemberRole); err != nil {

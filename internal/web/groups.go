@@ -29,6 +29,7 @@ func (d *Dashboard) groupRoutes(mux *http.ServeMux) {
 	d.post(mux, "/projects/{project_id}/groups/bulk", d.bulkGroups)
 	d.post(mux, "/groups/{group_id}/assign", d.assignGroup)
 	d.post(mux, "/groups/{group_id}/comments", d.commentGroup)
+	d.post(mux, "/comments/{comment_id}/edit", d.editComment)
 	d.post(mux, "/comments/{comment_id}/delete", d.deleteComment)
 }
 

@@ -106,19 +106,25 @@ func TestGroupPageTeam(t *testing.T) {
 			t.Errorf("status = %v", g["status"])
 		}
 		b.get(path).expect(t, http.StatusOK, "resolved in the next release") // no release seen yet: "next" stays
-		// The author deletes their comment; another member may not.
+		// The author edits and deletes their comment; another member may
+		// not.
 		p := b.get(path)
-		i := strings.Index(p.Body, `action="/comments/`)
-		if i < 0 {
-			t.Fatalf("no delete form for the author: %s", p.Body)
+		m := regexp.MustCompile(`action="(/comments/[^"/]+)/edit"`).FindStringSubmatch(p.Body)
+		if m == nil || !strings.Contains(p.Body, `action="`+m[1]+`/delete"`) {
+			t.Fatalf("no edit and delete forms for the author: %s", p.Body)
 		}
-		del := p.Body[i+len(`action="`):]
-		del = del[:strings.Index(del, `"`)]
+		edit, del := m[1]+"/edit", m[1]+"/delete"
 		admin := newBrowser(t, s)
 		admin.signIn(w.Admin.Email)
 		other := s.AddMember(t, w.Owner.Token, w.OrgID, "other@example.com", "member")
 		ob := newBrowser(t, s)
 		ob.signIn(other.Email)
+		ob.post(edit, url.Values{"body": {"not mine"}}).expect(t, http.StatusForbidden)
+		b.post(edit, url.Values{"body": {""}}).expect(t, http.StatusUnprocessableEntity)
+		b.post(edit, url.Values{"body": {"the <gateway> again, twice\r\nsince noon"}}).expect(t, http.StatusSeeOther)
+		if p := b.get(path); !strings.Contains(p.Body, "the &lt;gateway&gt; again, twice\nsince noon") {
+			t.Errorf("the edited comment is not shown as edited")
+		}
 		ob.post(del, nil).expect(t, http.StatusForbidden)
 		b.post(del, nil).expect(t, http.StatusSeeOther)
 		if p := b.get(path); strings.Contains(p.Body, "gateway") {
