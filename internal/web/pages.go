@@ -114,8 +114,10 @@ type severityCount struct {
 // projectData fills the project overview.
 type projectData struct {
 	Project store.Project
-	Open    []severityCount
-	Total   int64
+	// Notice says what the bulk bar just did (bulkNotice).
+	Notice string
+	Open   []severityCount
+	Total  int64
 	// Triage is the list of the project's unresolved error groups.
 	Triage triageList
 	// Failing are the project's failing channels, called out first.
@@ -151,7 +153,7 @@ func (d *Dashboard) project(w http.ResponseWriter, r *http.Request, p *httpserve
 	if err != nil {
 		return err
 	}
-	data := projectData{Project: prj}
+	data := projectData{Project: prj, Notice: bulkNotice(r.URL.Query())}
 	for _, s := range severities {
 		data.Open = append(data.Open, severityCount{s, counts[s]})
 		data.Total += counts[s]

@@ -44,7 +44,14 @@ func TestTriageBulkBar(t *testing.T) {
 		if p := b.post(action, url.Values{"group_ids": {ids["alpha"], ids["bravo"]}, "action": {"assign-me"}}); p.Status != http.StatusSeeOther {
 			t.Fatalf("assign-me: status %d: %s", p.Status, p.Body)
 		}
-		b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"resolve"}}).expect(t, http.StatusSeeOther)
+		// The page the bar leads back to says what it did.
+		done := b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"resolve"}}).expect(t, http.StatusSeeOther)
+		b.get(done.Header.Get("Location")).expect(t, http.StatusOK, `role="status">1 error group resolved.<`)
+		again := b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"resolve"}}).expect(t, http.StatusSeeOther)
+		b.get(again.Header.Get("Location")).expect(t, http.StatusOK, "No error group changed: they were resolved already.")
+		if p := b.get(home + "?done=explode&n=3"); strings.Contains(p.Body, `class="notice"`) {
+			t.Errorf("a notice for an action the bar has not: %s", p.Body)
+		}
 		p := b.get(home).expect(t, http.StatusOK, "failure bravo", "User member@example.com")
 		if strings.Contains(p.Body, "failure alpha") {
 			t.Errorf("a resolved group is still in the triage list")

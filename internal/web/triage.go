@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -158,21 +160,46 @@ func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpse
 		}
 	}
 	ctx, projectID, a := r.Context(), r.PathValue("project_id"), tickets.ActorOf(p.Member)
+	var res tickets.BulkResult
 	switch action {
 	case "merge":
-		_, err = d.tickets.BulkMerge(ctx, a, projectID, ids)
+		res, err = d.tickets.BulkMerge(ctx, a, projectID, ids)
 	case "assign-me":
-		_, err = d.tickets.BulkChange(ctx, a, projectID, ids, tickets.GroupChange{Assign: true, AssigneeID: p.Member.ID})
+		res, err = d.tickets.BulkChange(ctx, a, projectID, ids, tickets.GroupChange{Assign: true, AssigneeID: p.Member.ID})
 	default:
 		ch, ok := bulkActions[action]
 		if !ok {
 			return problem.Newf("validation-failed", "%q is not an action of the bulk bar.", action)
 		}
-		_, err = d.tickets.BulkChange(ctx, a, projectID, ids, ch)
+		res, err = d.tickets.BulkChange(ctx, a, projectID, ids, ch)
 	}
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/projects/"+projectID, http.StatusSeeOther)
+	q := url.Values{"done": {action}, "n": {strconv.Itoa(res.Updated)}}
+	http.Redirect(w, r, "/projects/"+projectID+"?"+q.Encode(), http.StatusSeeOther)
 	return nil
+}
+
+// bulkDone words what each bulk action did to its groups.
+var bulkDone = map[string]string{
+	"resolve": "resolved", "ignore": "ignored", "unresolve": "reopened", "unassign": "unassigned",
+	"assign-me": "assigned to you", "merge": "merged into the one with the most events",
+}
+
+// bulkNotice is the notice of the project page the bulk bar redirects to
+// (?done=<action>&n=<groups changed>); "" for any other query.
+func bulkNotice(q url.Values) string {
+	done, ok := bulkDone[q.Get("done")]
+	n, err := strconv.Atoi(q.Get("n"))
+	if !ok || err != nil || n < 0 || n > tickets.MaxBulkIDs {
+		return ""
+	}
+	if n == 0 {
+		return "No error group changed: they were " + done + " already."
+	}
+	if n == 1 {
+		return "1 error group " + done + "."
+	}
+	return strconv.Itoa(n) + " error groups " + done + "."
 }
