@@ -124,7 +124,7 @@ func (s *Service) DisableTOTP(ctx context.Context, u store.User, code string) er
 			return err
 		}
 		if !ok {
-			return problem.New("validation-failed", "code: is neither the authenticator's current code nor an unused recovery code")
+			return problem.New("validation-failed", "code: is neither the authenticator's current code nor an unused recovery code (a code already used to sign in is not taken again: wait for the next one)")
 		}
 		res.GiveBack()
 		if err := c.DisableTOTP(ctx, u.ID, s.clock()); err != nil {

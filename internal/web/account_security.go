@@ -87,7 +87,12 @@ func totpQR(u store.User) (template.URL, string, error) {
 // user can fix.
 func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, form, notice string, err error) error {
 	if pr := shown(err, "validation-failed", "conflict", "rate-limited", "not-found"); pr != nil {
-		return d.accountPage(w, r, p, pr.Status, accountData{Error: sentence(pr.Detail), ErrorAt: form})
+		msg := sentence(pr.Detail)
+		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" { // as the sign-in form says it
+			w.Header().Set("Retry-After", ra)
+			msg += " Retry in " + ra + " seconds."
+		}
+		return d.accountPage(w, r, p, pr.Status, accountData{Error: msg, ErrorAt: form})
 	}
 	if err != nil {
 		return err

@@ -52,6 +52,20 @@ func TestAccountPage(t *testing.T) {
 			expect(t, http.StatusUnprocessableEntity, "current_password")
 		b.post("/account/password", url.Values{"current_password": {apitest.Password}, "new_password": {"another long one"}}).
 			expect(t, http.StatusOK, "Your password was changed")
+		// Wrong passwords until the account's limit: the refusal says how
+		// long to wait, in words and in Retry-After, as the sign-in form does.
+		for i := 0; ; i++ {
+			p := b.post("/account/password", url.Values{"current_password": {"still wrong"}, "new_password": {"yet another one"}})
+			if p.Status == http.StatusTooManyRequests {
+				if ra := p.Header.Get("Retry-After"); ra == "" || !strings.Contains(p.Body, "Retry in "+ra+" seconds.") {
+					t.Fatalf("429 with Retry-After %q: %s", ra, p.Body)
+				}
+				break
+			}
+			if i == 100 {
+				t.Fatalf("no 429 after %d wrong passwords", i)
+			}
+		}
 	})
 }
 
