@@ -205,7 +205,10 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		}
 	}
 	*counts = appendMinutes(*counts, g, ga.arrivals)
-	if opened == nil && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, p.opts.Spike) {
+	// A ticket opened by this batch is checked too: its events after the
+	// first came while it was open, and whether a burst spikes must not
+	// depend on how its events were batched.
+	if g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, p.opts.Spike) {
 		ev, spiked, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
 		if err != nil {
 			return g, nil, err

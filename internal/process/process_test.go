@@ -213,6 +213,37 @@ func TestSpikeRaisesTheTicketOnce(t *testing.T) {
 	})
 }
 
+// TestSpikeWhateverTheBatching: a new error's burst spikes alike whether
+// its events came in one batch (the one that opens its ticket) or in two:
+// the events after the first came while its ticket was open.
+func TestSpikeWhateverTheBatching(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		burst := func(msg string, n int) []ingest.Event {
+			out := make([]ingest.Event, n)
+			for i := range out {
+				out[i] = errEvent(msg, ingest.Error)
+			}
+			return out
+		}
+		e.send(burst("one batch", 60)...)
+		if len(e.seen) != 2 || e.seen[0].Kind != store.ReasonNew || e.seen[1].Kind != store.ReasonSpike || e.seen[1].Ticket.Severity != "critical" {
+			t.Fatalf("60 events of a new error in one batch: ticket events %+v, want new then spike", e.seen)
+		}
+		e.seen = nil
+		e.send(burst("two batches", 10)...)
+		e.send(burst("two batches", 50)...)
+		if len(e.seen) != 2 || e.seen[0].Kind != store.ReasonNew || e.seen[1].Kind != store.ReasonSpike {
+			t.Fatalf("60 events of a new error in two batches: ticket events %+v, want new then spike", e.seen)
+		}
+		e.seen = nil
+		e.send(burst("quiet", 49)...)
+		if len(e.seen) != 1 || e.seen[0].Kind != store.ReasonNew {
+			t.Fatalf("49 events of a new error: ticket events %+v, want new only", e.seen)
+		}
+	})
+}
+
 func TestInfoSummaries(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
