@@ -117,6 +117,7 @@ func TestBadSettings(t *testing.T) {
 		{"rate limit", []string{"ERRATA_API_RATE_LIMIT=fast"}, []string{"serve"}, "ERRATA_API_RATE_LIMIT"},
 		{"set-plan plan", nil, []string{"org", "set-plan", "org_x", "gold"}, "plan"},
 		{"user create without password", nil, []string{"user", "create", "--email", "a@example.com"}, "--password"},
+		{"healthcheck timeout", nil, []string{"healthcheck", "--timeout", "0s"}, "--timeout"},
 		{"unknown attack", nil, []string{"loadgen", "--attack", "nuke"}, "--attack"},
 		{"attack off loopback", nil, []string{"loadgen", "--attack", "slow-body", "--url", "http://192.0.2.1:8080"}, "loopback"},
 		{"gzip bomb without key", nil, []string{"loadgen", "--attack", "gzip-bomb"}, "--key"},

@@ -23,6 +23,9 @@ func (c *healthcheckCmd) Run(e *env) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--addr: %q is not host:port", c.Addr)}
 	}
+	if c.Timeout <= 0 { // no time to answer: every check would fail
+		return usageError{fmt.Errorf("--timeout: %s is not a positive duration", c.Timeout)}
+	}
 	// A server listening on every address is reached on loopback.
 	if a, err := netip.ParseAddr(host); err == nil && a.IsUnspecified() {
 		host = "127.0.0.1"
