@@ -230,7 +230,9 @@ var ErrBadAddress = errors.New("bad listen address")
 func listenError(addr string, err error, flag, env, more string) error {
 	var dnsErr *net.DNSError
 	var addrErr *net.AddrError
-	if errors.As(err, &dnsErr) || errors.As(err, &addrErr) {
+	// A name that does not exist is a bad setting; a resolver that timed
+	// out or failed for now (the network not up yet) is not.
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound || errors.As(err, &addrErr) {
 		return badAddress{fmt.Errorf("%s: cannot listen on %s: %w%s", flag, addr, err, more)}
 	}
 	return fmt.Errorf("listen on %s: %w (the address is set by %s / %s%s)", addr, err, env, flag, more)

@@ -35,10 +35,16 @@ func TestAuditLog(t *testing.T) {
 		keyID, _ := s.CreateKey(t, owner, w.ProjectID)
 		// Revoked three times, two of them at once: revoked once, one entry.
 		var wg sync.WaitGroup
-		for range 2 {
-			wg.Go(func() { s.Do(apitest.Request{Method: "DELETE", Path: "/v1/keys/" + keyID, Token: owner}) })
+		statuses := make([]int, 2)
+		for i := range statuses {
+			wg.Go(func() {
+				statuses[i] = s.Do(apitest.Request{Method: "DELETE", Path: "/v1/keys/" + keyID, Token: owner}).Status
+			})
 		}
 		wg.Wait()
+		if statuses[0] != http.StatusNoContent || statuses[1] != http.StatusNoContent {
+			t.Fatalf("two revocations at once: %v, want 204 each", statuses)
+		}
 		s.Do(apitest.Request{Method: "DELETE", Path: "/v1/keys/" + keyID, Token: owner}).Expect(t, http.StatusNoContent, "")
 		ch := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/channels", Token: w.Admin.Token,
 			Body: map[string]any{"member_id": w.Admin.MemberID, "name": "mine", "type": "email"}}).Expect(t, http.StatusCreated, "").Str(t, "id")

@@ -68,8 +68,11 @@ type template struct{ text, hash string }
 
 // memos are the memos of a Processor, shared by its workers.
 type memos struct {
-	templates    *memo[template]
-	fingerprints *memo[fingerprinted]
+	templates *memo[template]
+	// senderTemplates are the templates INFO events sent with theirs
+	// (senderTemplate), by the template as sent.
+	senderTemplates *memo[template]
+	fingerprints    *memo[fingerprinted]
 	// facetTallies are groups' value counts (groupAgg.facets) of parts
 	// already applied, emptied: a part's tallies start with the room an
 	// earlier part's grew to, instead of growing again from empty (half
@@ -108,15 +111,17 @@ func (m *memos) recycle(pr *prepared) {
 // the load generator's distinct errors of 16 batches; 16,384 fingerprint
 // slots held tens of megabytes for the garbage collector to scan.
 const (
-	templateMemoSlots    = 1 << 16
-	fingerprintMemoSlots = 1 << 12
+	templateMemoSlots       = 1 << 16
+	senderTemplateMemoSlots = 1 << 12
+	fingerprintMemoSlots    = 1 << 12
 	// maxMemoText is the longest message (or message and stack trace)
 	// remembered: longer texts are parameterised each time.
 	maxMemoText = 16 << 10
 )
 
 func newMemos() *memos {
-	return &memos{templates: newMemo[template](templateMemoSlots), fingerprints: newMemo[fingerprinted](fingerprintMemoSlots)}
+	return &memos{templates: newMemo[template](templateMemoSlots), senderTemplates: newMemo[template](senderTemplateMemoSlots),
+		fingerprints: newMemo[fingerprinted](fingerprintMemoSlots)}
 }
 
 // template returns the template of an INFO message and its hash, from the
@@ -137,6 +142,28 @@ func (m *memos) template(msg string) template {
 		// Parameterize builds a new string: nothing of msg's payload is
 		// kept (TestMemoTemplateKeepsNoPayload).
 		m.templates.put(h, t)
+	}
+	return t
+}
+
+// senderTemplate returns the summary template of an INFO event sent with
+// its own template raw (as sent: grouping.TemplateText of it, placeholders
+// kept) and its hash, from the memo when raw was seen before (m may be
+// nil: no memo).
+func (m *memos) senderTemplate(raw string) template {
+	var h [2]uint64
+	remember := m != nil && len(raw) <= maxMemoText
+	if remember {
+		var t template
+		var ok bool
+		if t, h, ok = m.senderTemplates.get(raw); ok {
+			return t
+		}
+	}
+	text := strings.Clone(grouping.TemplateText(raw)) // nothing of raw kept
+	t := template{text: text, hash: summary.TemplateHash(text)}
+	if remember {
+		m.senderTemplates.put(h, t)
 	}
 	return t
 }

@@ -259,15 +259,16 @@ func (p *prepared) add(b store.Batch, events []ingest.Event) {
 				p.infoByWin[wk] = info
 				p.templates[wk] = summary.Templates{}
 			}
-			tpl := summary.Template{}
+			var t template
 			if len(e.Attributes) > 2 && hasTemplate(e.Attributes) {
-				tpl = senderTemplate(e.Attributes)
+				if raw := senderTemplate(e.Attributes); raw != "" {
+					t = p.memos.senderTemplate(raw)
+				}
 			}
-			if tpl.Text == "" {
-				t := p.memos.template(e.Message)
-				tpl = summary.Template{Text: t.text, Hash: t.hash}
+			if t.text == "" {
+				t = p.memos.template(e.Message)
 			}
-			summary.Add(info, e, p.templates[wk], tpl)
+			summary.Add(info, e, p.templates[wk], summary.Template{Text: t.text, Hash: t.hash})
 			continue
 		}
 		// Only error events keep their ids (INFO summaries have none), so
@@ -327,28 +328,49 @@ func hasTemplate(attrs []byte) bool {
 	return bytes.Contains(attrs, templateKey) || bytes.Contains(attrs, templateKeyAlt)
 }
 
-// senderTemplate is an INFO event's own message template, as grouping reads
-// an error's (attributes.message_template, else a Sentry logentry's or
-// log's sentry.message.template): "order %s shipped" counts as one
-// template whatever its arguments, its placeholders kept (CONTRACT 8).
-// Empty when there is none.
-func senderTemplate(attrs []byte) summary.Template {
-	var v struct {
-		Template       json.RawMessage `json:"message_template"`
-		SentryTemplate string          `json:"sentry.message.template"`
+// senderTemplate is an INFO event's own message template as sent, as
+// grouping reads an error's: the top-level attribute message_template,
+// else sentry.message.template (a Sentry log's or logentry's); "" when it
+// has none. It reads the attributes without decoding them (attrWalker):
+// Sentry logs carry one on every record.
+func senderTemplate(attrs []byte) string {
+	w := attrWalker{s: attrs}
+	if !w.expect('{') || w.peek() == '}' {
+		return ""
 	}
-	if json.Unmarshal(attrs, &v) != nil {
-		return summary.Template{}
+	var own, sentry string
+	for !w.bad {
+		if w.peek() != '"' {
+			break
+		}
+		// The key is compared as written (no string made of it): the two
+		// keys hold no escapes.
+		start := w.i
+		escaped := w.skipString()
+		k := w.s[start+1 : max(start+1, w.i-1)]
+		if w.bad || !w.expect(':') {
+			break
+		}
+		switch {
+		case !escaped && w.peek() == '"' && string(k) == "message_template":
+			own = w.str()
+		case !escaped && w.peek() == '"' && string(k) == "sentry.message.template":
+			sentry = w.str()
+		default:
+			w.skip()
+		}
+		if w.peek() != ',' {
+			break
+		}
+		w.i++
 	}
-	var tpl string
-	if json.Unmarshal(v.Template, &tpl) != nil || strings.TrimSpace(tpl) == "" {
-		tpl = v.SentryTemplate
+	if strings.TrimSpace(own) != "" {
+		return own
 	}
-	if strings.TrimSpace(tpl) == "" {
-		return summary.Template{}
+	if strings.TrimSpace(sentry) != "" {
+		return sentry
 	}
-	tpl = grouping.TemplateText(tpl)
-	return summary.Template{Text: tpl, Hash: summary.TemplateHash(tpl)}
+	return ""
 }
 
 // hasGroupingAttrs reports whether attrs may hold an attribute grouping

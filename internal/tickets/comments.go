@@ -53,13 +53,14 @@ func (s *Service) AddComment(ctx context.Context, a Actor, groupID, body string)
 // one). mayEditOthers says whether a may change another member's comment
 // (admins and owners); else 403.
 func (s *Service) EditComment(ctx context.Context, a Actor, mayEditOthers bool, commentID, body string) (store.Comment, error) {
-	if err := checkComment(body); err != nil {
-		return store.Comment{}, err
-	}
 	var out store.Comment
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		m, err := ownComment(ctx, c, a, mayEditOthers, commentID)
 		if err != nil {
+			return err
+		}
+		// Whose comment it is decides first (403 before 422, CONTRACT 6).
+		if err := checkComment(body); err != nil {
 			return err
 		}
 		m.Body, m.UpdatedAt = body, s.clock()

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"image/png"
 	"net/http"
+	"strings"
 
 	"github.com/pquerna/otp"
 
@@ -90,7 +91,9 @@ func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *htt
 		msg := sentence(pr.Detail)
 		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" { // as the sign-in form says it
 			w.Header().Set("Retry-After", ra)
-			msg += " Retry in " + ra + " seconds."
+			if !strings.Contains(strings.ToLower(msg), "retry in") {
+				msg += " Retry in " + ra + " seconds."
+			}
 		}
 		return d.accountPage(w, r, p, pr.Status, accountData{Error: msg, ErrorAt: form})
 	}

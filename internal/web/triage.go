@@ -195,6 +195,9 @@ func bulkNotice(q url.Values) string {
 	if !ok || err != nil || n < 0 || n > tickets.MaxBulkIDs {
 		return ""
 	}
+	if n == 0 && q.Get("done") == "merge" {
+		return "Nothing was merged: fewer than two of the checked error groups could be."
+	}
 	if n == 0 {
 		return "No error group changed: they were " + done + " already."
 	}

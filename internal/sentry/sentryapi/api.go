@@ -136,9 +136,12 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, fn func(http.Respons
 		return fail(http.StatusTooManyRequests, "You are attempting to use this endpoint too frequently; retry after "+w.Header().Get("Retry-After")+" seconds")
 	}
 	// Tools send a bearer token; the dashboard's cookie is not a
-	// credential here, for reads as for writes.
+	// credential here, for reads as for writes (and is not looked up).
+	if httpserver.Bearer(r) == "" {
+		return fail(http.StatusUnauthorized, "Authentication credentials were not provided or are invalid: send Authorization: Bearer <API token>")
+	}
 	p, err := a.srv.Authenticate(r)
-	if err != nil || httpserver.Bearer(r) == "" {
+	if err != nil {
 		return fail(http.StatusUnauthorized, "Authentication credentials were not provided or are invalid: send Authorization: Bearer <API token>")
 	}
 	c := &caller{p: p}
