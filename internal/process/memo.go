@@ -127,23 +127,10 @@ func newMemos() *memos {
 // template returns the template of an INFO message and its hash, from the
 // memo when the message was seen before (m may be nil: no memo).
 func (m *memos) template(msg string) template {
-	var h [2]uint64
-	remember := m != nil && len(msg) <= maxMemoText
-	if remember {
-		var t template
-		var ok bool
-		if t, h, ok = m.templates.get(msg); ok {
-			return t
-		}
+	if m == nil {
+		return templateOf(msg)
 	}
-	st := summary.TemplateOf(msg)
-	t := template{text: st.Text, hash: st.Hash}
-	if remember {
-		// Parameterize builds a new string: nothing of msg's payload is
-		// kept (TestMemoTemplateKeepsNoPayload).
-		m.templates.put(h, t)
-	}
-	return t
+	return remembered(m.templates, msg, templateOf)
 }
 
 // senderTemplate returns the summary template of an INFO event sent with
@@ -151,21 +138,38 @@ func (m *memos) template(msg string) template {
 // kept) and its hash, from the memo when raw was seen before (m may be
 // nil: no memo).
 func (m *memos) senderTemplate(raw string) template {
-	var h [2]uint64
-	remember := m != nil && len(raw) <= maxMemoText
-	if remember {
-		var t template
-		var ok bool
-		if t, h, ok = m.senderTemplates.get(raw); ok {
-			return t
-		}
+	if m == nil {
+		return senderTemplateOf(raw)
 	}
-	text := strings.Clone(grouping.TemplateText(raw)) // nothing of raw kept
-	t := template{text: text, hash: summary.TemplateHash(text)}
-	if remember {
-		m.senderTemplates.put(h, t)
+	return remembered(m.senderTemplates, raw, senderTemplateOf)
+}
+
+// templateOf parameterises an INFO message. Parameterize builds a new
+// string: nothing of msg's payload is kept (TestMemoTemplateKeepsNoPayload).
+func templateOf(msg string) template {
+	st := summary.TemplateOf(msg)
+	return template{text: st.Text, hash: st.Hash}
+}
+
+// senderTemplateOf is a sender's template as its summary counts it, a copy
+// that keeps nothing of raw.
+func senderTemplateOf(raw string) template {
+	text := strings.Clone(grouping.TemplateText(raw))
+	return template{text: text, hash: summary.TemplateHash(text)}
+}
+
+// remembered returns what mm keeps for key, else computes it with of and
+// keeps it (texts over maxMemoText are computed each time).
+func remembered[V any](mm *memo[V], key string, of func(string) V) V {
+	if len(key) > maxMemoText {
+		return of(key)
 	}
-	return t
+	v, h, ok := mm.get(key)
+	if !ok {
+		v = of(key)
+		mm.put(h, v)
+	}
+	return v
 }
 
 // fingerprinted is what the fingerprint memo keeps for an error's text:
