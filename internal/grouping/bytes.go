@@ -64,8 +64,11 @@ func boundary(s string, j int) bool { return j >= len(s) || !isWord(s[j]) }
 // the JVM and Android print it after the class: "{a8e03d7}" or "@1b2c3d",
 // five to eight hex digits with a decimal digit and a letter among them
 // (decimal digits alone are <int> already).
-func isIdentityHash(s string, i, j int) bool {
-	if i < 2 || (s[i-1] != '{' && s[i-1] != '@') || !isWord(s[i-2]) || j-i < 5 || j-i > 8 {
+func isIdentityHash(s string, i, j int, afterBrace bool) bool {
+	if i < 2 || (s[i-1] != '{' && s[i-1] != '@') || j-i < 5 || j-i > 8 {
+		return false
+	}
+	if !isWord(s[i-2]) && !(afterBrace && s[i-1] == '@' && s[i-2] == '}') {
 		return false
 	}
 	digit, letter := false, false

@@ -227,7 +227,7 @@ func matchWord(s string, i int, p *paramRules) (int, string) {
 		if end, ph := matchHexShapes(s, i, j); end > 0 {
 			return end, ph
 		}
-		if p.identityHashes && isIdentityHash(s, i, j) {
+		if p.identityHashes && isIdentityHash(s, i, j, p.braceHashes) {
 			return j, phHex
 		}
 	}

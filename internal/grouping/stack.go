@@ -279,6 +279,11 @@ func fileModule(p string, a *algorithm) string {
 	if a.hashNames {
 		base = hashName(base)
 	}
+	if a.numberedChunks && (dir == "chunks" || strings.HasSuffix(dir, "/chunks")) {
+		if stem, ext, _ := strings.Cut(base, "."); stem != "" && runOf(stem, 0, len(stem), isDigit) == len(stem) {
+			base = "<n>." + ext // a bundler's numbered chunk, renumbered by every build
+		}
+	}
 	for dir != "" {
 		k := strings.LastIndexByte(dir, '/')
 		d := dir[k+1:]

@@ -42,7 +42,7 @@ func parseJava(lines []string, a *algorithm) Stack {
 		}
 		switch {
 		case strings.HasPrefix(t, "at "):
-			st.add(javaFrame(t[3:]), first+k)
+			st.add(javaFrame(t[3:], a), first+k)
 		case strings.HasPrefix(t, "Caused by: "):
 			if typ, msg, ok := javaHeader(t[len("Caused by: "):]); ok {
 				st.Types = append(st.Types, typ)
@@ -73,7 +73,7 @@ func javaHeader(l string) (typ, msg string, ok bool) {
 }
 
 // javaFrame parses "[loader/][module@ver/]pkg.Class$Inner.method(File.java:42)".
-func javaFrame(rest string) Frame {
+func javaFrame(rest string, a *algorithm) Frame {
 	name, loc := rest, ""
 	if open := strings.IndexByte(rest, '('); open >= 0 {
 		name, loc = rest[:open], strings.TrimSuffix(rest[open+1:], ")")
@@ -95,7 +95,7 @@ func javaFrame(rest string) Frame {
 	}
 	return Frame{
 		Module:   javaClass(class),
-		Function: javaMethod(method),
+		Function: javaMethod(method, a),
 		File:     file,
 		Path:     file,
 		InApp:    !hasAnyPrefix(class, javaNonApp),
@@ -167,9 +167,13 @@ func stripDollarDigits(s string) string {
 }
 
 // javaMethod normalises generated method names: "lambda$main$0" →
-// "lambda$main$", "access$000" → "access$", "find$suspendImpl" → "find".
-func javaMethod(m string) string {
+// "lambda$main$", "access$000" → "access$", "find$suspendImpl" → "find",
+// and from version 5 "$r8$lambda$Xk2v0abcDEF" → "$r8$lambda$".
+func javaMethod(m string, a *algorithm) string {
 	m = strings.TrimSuffix(m, "$suspendImpl")
+	if a.r8Lambdas && strings.HasPrefix(m, "$r8$lambda$") {
+		return "$r8$lambda$" // R8's "$r8$lambda$<hash of the build>"
+	}
 	if strings.Contains(m, "$") {
 		m = stripDollarDigits(m)
 	}

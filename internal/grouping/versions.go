@@ -5,7 +5,7 @@ package grouping
 // into a different group, and keep the older versions computable: a group
 // made by an older version keeps receiving the events whose fingerprint under
 // that version matches it (see FingerprintVersion).
-const Version = 4
+const Version = 5
 
 // OldestVersion is the oldest version FingerprintVersion still computes.
 const OldestVersion = 1
@@ -78,6 +78,12 @@ type algorithm struct {
 	// itself, as Sentry does; before, it was a custom fingerprint of
 	// one part, another group.
 	ownVariables bool
+	// r8Lambdas reads the synthetic methods Android's R8 names after a
+	// hash of the build ("$r8$lambda$Xk2v0abcDEF") as one method, as
+	// "$$ExternalSyntheticLambda0" already was; numberedChunks reads a
+	// bundler's numbered chunk file ("chunks/8812.js", renumbered by every
+	// Next.js or webpack build) as one file.
+	r8Lambdas, numberedChunks bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -122,6 +128,10 @@ type paramRules struct {
 	// five to seven hex digits, which the <hex> rule left) into <hex>:
 	// it changes with every launch.
 	identityHashes bool
+	// braceHashes also reads the identity hash printed after an object's
+	// closing brace ("StandaloneCoroutine{Cancelling}@5f3c2a1", the
+	// toString of Kotlin's coroutines) as <hex>.
+	braceHashes bool
 }
 
 // algorithms[v] is version v; nil below OldestVersion.
@@ -168,6 +178,24 @@ var algorithms = [...]*algorithm{
 		rootValue:    true,
 		nodeCore:     true,
 		ownVariables: true,
+	},
+	5: {
+		version: 5,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true, braceHashes: true},
+		value:          true,
+		wrappers:       true,
+		stackTitle:     true,
+		goLoose:        true,
+		linePrefix:     true,
+		hashNames:      true,
+		mono:           true,
+		templates:      true,
+		rootValue:      true,
+		nodeCore:       true,
+		ownVariables:   true,
+		r8Lambdas:      true,
+		numberedChunks: true,
 	},
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/grouping"
 	"github.com/errata-dev/errata/internal/otlp"
 )
 
@@ -83,7 +84,7 @@ func TestGroupingTemplatesCulpritsComponents(t *testing.T) {
 			t.Errorf("sample message %v, want the formatted text", sample["message"])
 		}
 		v, comps := components(t, s, w.Viewer.Token, ship["id"].(string))
-		if v != 4 || !hasComponent(comps, "message_template="+tpl) {
+		if v != float64(grouping.Version) || !hasComponent(comps, "message_template="+tpl) {
 			t.Errorf("template group's grouping: version %v, %q", v, comps)
 		}
 
