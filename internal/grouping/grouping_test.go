@@ -1,6 +1,8 @@
 package grouping
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -285,5 +287,34 @@ func TestNodeCoreFramesNotInApp(t *testing.T) {
 				t.Errorf("%s: part %q, want Node's frame out of the fingerprint", top, p)
 			}
 		}
+	}
+}
+
+// TestRustPanicWithoutBacktrace: a Rust panic printed without its backtrace
+// groups on its message, not on its thread or place, and is titled by it.
+func TestRustPanicWithoutBacktrace(t *testing.T) {
+	panicOn := func(thread, at string) Result {
+		return Fingerprint(Input{StackTrace: "thread '" + thread + "' panicked at " + at + ":\norder 8812 has no lines\n" +
+			"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"})
+	}
+	a, b := panicOn("main", "src/orders.rs:42:14"), panicOn("tokio-runtime-worker", "src/orders.rs:42:14")
+	if a.Fingerprint != b.Fingerprint || a.Title != "panic: order <int> has no lines" {
+		t.Errorf("panics on two threads: %q %q, titled %q", a.Fingerprint, b.Fingerprint, a.Title)
+	}
+	other := Fingerprint(Input{StackTrace: "thread 'main' panicked at src/orders.rs:42:14:\ncalled `Option::unwrap()` on a `None` value"})
+	if other.Fingerprint == a.Fingerprint {
+		t.Errorf("two panic messages made one group")
+	}
+}
+
+// TestRustCulprit: a Rust backtrace's culprit is the application's
+// function where it panicked, named by its path.
+func TestRustCulprit(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "rust", "panic_a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Fingerprint(Input{StackTrace: string(b)}); r.Culprit != "shop::orders::ship" || r.ExceptionType != "panic" {
+		t.Errorf("culprit %q, type %q; want shop::orders::ship, panic", r.Culprit, r.ExceptionType)
 	}
 }

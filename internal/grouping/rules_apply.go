@@ -392,11 +392,13 @@ func culpritIndex(st *Stack) int {
 }
 
 // culpritName names a frame as groups show it: "app/pay.py in charge",
-// "com.acme.Billing.charge", or the file.
+// "com.acme.Billing.charge", "shop::orders::ship", or the file.
 func culpritName(f Frame) string {
 	switch {
 	case strings.Contains(f.Module, "/") && f.Function != "":
 		return f.Module + " in " + f.Function
+	case strings.Contains(f.Module, "::") && f.Function != "": // Rust's path
+		return f.Module + "::" + f.Function
 	case f.Module != "" && f.Function != "":
 		return f.Module + "." + f.Function
 	case f.File != "" && f.Function != "":

@@ -12,7 +12,7 @@ type Stack struct {
 	// ("Caused by: …", innermost), "" without causes.
 	RootMessage string
 	Frames      []Frame
-	Language    string // "go", "java", "python", "javascript", "dotnet", "ruby", "php"; "" when unknown
+	Language    string // "go", "java", "python", "javascript", "dotnet", "ruby", "php", "rust"; "" when unknown
 	// Lines[k] is the line of the trace (counting from 0, split at "\n")
 	// where Frames[k] starts, so that a reader can show frames in place.
 	Lines []int
@@ -77,6 +77,8 @@ func parseStack(s string, a *algorithm) Stack {
 		return parseDotnet(lines, a)
 	case "javascript":
 		return parseJS(lines, a)
+	case "rust":
+		return parseRust(lines, a)
 	}
 	return Stack{}
 }
@@ -94,6 +96,8 @@ func detect(s string, lines []string, a *algorithm) string {
 		return "php"
 	case strings.Contains(s, ":in `") || strings.Contains(s, ":in '"):
 		return "ruby"
+	case a.rust && isRustPanic(s):
+		return "rust"
 	}
 	for _, l := range lines {
 		t := strings.TrimLeft(a.frameLine(l), " \t")

@@ -84,6 +84,11 @@ type algorithm struct {
 	// bundler's numbered chunk file ("chunks/8812.js", renumbered by every
 	// Next.js or webpack build) as one file.
 	r8Lambdas, numberedChunks bool
+	// rust reads Rust panics and their backtraces (parseRust): before,
+	// the backtrace's "at ./src/x.rs:1:2" lines were read as JavaScript
+	// frames without their functions, the standard library's among them,
+	// and the thread's name and the panic's place were the message.
+	rust bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -196,6 +201,7 @@ var algorithms = [...]*algorithm{
 		ownVariables:   true,
 		r8Lambdas:      true,
 		numberedChunks: true,
+		rust:           true,
 	},
 }
 

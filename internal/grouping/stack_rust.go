@@ -1,0 +1,122 @@
+package grouping
+
+import "strings"
+
+// isRustPanic reports whether a trace is a Rust panic: "thread 'main'
+// panicked at …" (from version 5; before, its "at ./src/x.rs:1:2" lines
+// were read as JavaScript frames without their functions).
+func isRustPanic(s string) bool {
+	i := strings.Index(s, " panicked at ")
+	return i > 0 && strings.Contains(s[:i], "thread '")
+}
+
+// parseRust reads a Rust panic and its backtrace (RUST_BACKTRACE=1):
+//
+//	thread 'main' panicked at src/orders.rs:42:14:
+//	order 8812 has no lines
+//	stack backtrace:
+//	   0: rust_begin_unwind
+//	             at /rustc/90b35a62…/library/std/src/panicking.rs:645:5
+//	   2: shop::orders::ship
+//	             at ./src/orders.rs:42:14
+//
+// The panic's message (on the lines after the header since Rust 1.73,
+// quoted in it before: "panicked at 'order 8812 has no lines',
+// src/orders.rs:42:14") is its value; the thread, which names nothing about
+// the bug, is left out. Frames are "module::path::function" with the
+// symbol's hash cut; the standard library's, the runtime's and the
+// registry's crates are not in-app.
+func parseRust(lines []string, a *algorithm) Stack {
+	st := Stack{Language: "rust", Types: []string{"panic"}}
+	k := 0
+	for ; k < len(lines); k++ {
+		l := strings.TrimSpace(lines[k])
+		i := strings.Index(l, " panicked at ")
+		if i < 0 || !strings.HasPrefix(l, "thread ") {
+			continue
+		}
+		if rest := l[i+len(" panicked at "):]; strings.HasPrefix(rest, "'") {
+			if j := strings.LastIndex(rest, "', "); j > 0 {
+				st.Message = rest[1:j]
+			}
+		} else {
+			var msg []string
+			for k+1 < len(lines) {
+				t := strings.TrimSpace(lines[k+1])
+				if t == "stack backtrace:" || strings.HasPrefix(t, "note: ") || rustFrameIndex(t) > 0 {
+					break
+				}
+				msg = append(msg, lines[k+1])
+				k++
+			}
+			st.Message = strings.TrimSpace(strings.Join(msg, "\n"))
+		}
+		break
+	}
+	for ; k < len(lines); k++ {
+		t := strings.TrimSpace(lines[k])
+		n := rustFrameIndex(t)
+		if n == 0 {
+			continue
+		}
+		f := rustFrame(t[n:])
+		at := k
+		if k+1 < len(lines) {
+			if loc, ok := strings.CutPrefix(strings.TrimSpace(lines[k+1]), "at "); ok {
+				path := cutLineCol(loc)
+				f.Path, f.File = path, baseName(path)
+				if strings.HasPrefix(path, "/rustc/") || strings.Contains(path, "/.cargo/registry/") || strings.Contains(path, "/.cargo/git/") {
+					f.InApp = false
+				}
+				k++
+			}
+		}
+		st.add(f, at)
+	}
+	return st
+}
+
+// rustFrameIndex returns where the symbol of a backtrace line "  12: sym"
+// starts, 0 when t is not one.
+func rustFrameIndex(t string) int {
+	n := runOf(t, 0, len(t), isDigit)
+	if n == 0 || n+2 > len(t) || t[n] != ':' || t[n+1] != ' ' {
+		return 0
+	}
+	return n + 2
+}
+
+// rustFrame reads a symbol: "shop::orders::ship::h1a2b3c4d5e6f7a8b" is
+// module "shop::orders", function "ship".
+func rustFrame(sym string) Frame {
+	sym = strings.TrimSpace(sym)
+	if k := strings.LastIndex(sym, "::h"); k >= 0 && len(sym)-k-3 == 16 && allHex(sym[k+3:]) {
+		sym = sym[:k]
+	}
+	module, fn := "", sym
+	if k := strings.LastIndex(sym, "::"); k >= 0 && !strings.Contains(sym[k:], ">") {
+		module, fn = sym[:k], sym[k+2:]
+	}
+	crate, _, _ := strings.Cut(strings.TrimLeft(sym, "<"), "::")
+	return Frame{Module: module, Function: fn, InApp: !rustNonApp[crate] && !strings.HasPrefix(crate, "__rust")}
+}
+
+// rustNonApp are the crates of the standard library, the panic machinery
+// and widespread runtimes.
+var rustNonApp = map[string]bool{
+	"std": true, "core": true, "alloc": true, "rust_begin_unwind": true, "panic_unwind": true, "backtrace": true,
+	"tokio": true, "futures": true, "futures_util": true, "futures_core": true, "hyper": true, "axum": true,
+	"tower": true, "actix_web": true, "actix_rt": true, "rayon": true, "rayon_core": true, "async_std": true,
+}
+
+// cutLineCol cuts ":line:col" (or ":line") off a location.
+func cutLineCol(loc string) string {
+	for range 2 {
+		k := strings.LastIndexByte(loc, ':')
+		if k < 0 || k == len(loc)-1 || runOf(loc, k+1, len(loc), isDigit) != len(loc) {
+			break
+		}
+		loc = loc[:k]
+	}
+	return loc
+}
