@@ -65,6 +65,9 @@ func rubyFrame(t string, a *algorithm) (Frame, string, bool) {
 		return Frame{}, "", false
 	}
 	fn := rest[1 : 1+end]
+	if a.rubyLabels {
+		fn = rubyUnqualified(fn)
+	}
 	after := strings.TrimPrefix(rest[2+end:], ": ")
 	return Frame{
 		Module:   fileModule(path, a),
@@ -73,6 +76,21 @@ func rubyFrame(t string, a *algorithm) (Frame, string, bool) {
 		Path:     path,
 		InApp:    !containsAny(path, rubyNonApp) && !isRailsGemPath(path),
 	}, after, true
+}
+
+// rubyUnqualified drops the class Ruby 3.4 names a method by ("Order#ship!",
+// "Order.create", "block in Order#ship!"), so that a frame reads as older
+// Rubies print it ("ship!", "create", "block in ship!"): an upgrade of Ruby
+// does not split every group.
+func rubyUnqualified(fn string) string {
+	prefix := ""
+	if p, rest, ok := strings.Cut(fn, " in "); ok && strings.HasPrefix(p, "block") {
+		prefix, fn = p+" in ", rest
+	}
+	if k := strings.LastIndexAny(fn, "#."); k > 0 && k < len(fn)-1 && isUpper(fn[0]) {
+		fn = fn[k+1:]
+	}
+	return prefix + fn
 }
 
 // rubyTrailingType splits "message (Type)".

@@ -89,6 +89,9 @@ type algorithm struct {
 	// frames without their functions, the standard library's among them,
 	// and the thread's name and the panic's place were the message.
 	rust bool
+	// rubyLabels reads Ruby 3.4's frame labels, which name the method's
+	// class ("in 'Order#ship!'"), as older Rubies' ("in `ship!'").
+	rubyLabels bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -202,6 +205,7 @@ var algorithms = [...]*algorithm{
 		r8Lambdas:      true,
 		numberedChunks: true,
 		rust:           true,
+		rubyLabels:     true,
 	},
 }
 
