@@ -318,3 +318,15 @@ func TestRustCulprit(t *testing.T) {
 		t.Errorf("culprit %q, type %q; want shop::orders::ship, panic", r.Culprit, r.ExceptionType)
 	}
 }
+
+// TestKotlinCulprit: a coroutine's generated class number is cut from the
+// fingerprint's frame, and the culprit shows no bare "$" where it was.
+func TestKotlinCulprit(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "java", "coroutine_cancel_a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Fingerprint(Input{StackTrace: string(b)}); r.Culprit != "com.acme.rides.sync.SyncWorker$doWork.invokeSuspend" {
+		t.Errorf("culprit %q", r.Culprit)
+	}
+}

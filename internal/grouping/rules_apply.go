@@ -400,7 +400,9 @@ func culpritName(f Frame) string {
 	case strings.Contains(f.Module, "::") && f.Function != "": // Rust's path
 		return f.Module + "::" + f.Function
 	case f.Module != "" && f.Function != "":
-		return f.Module + "." + f.Function
+		// A JVM class whose generated number was cut ("SyncWorker$doWork$2"
+		// reads "SyncWorker$doWork$") is shown without the bare "$".
+		return strings.TrimRight(f.Module, "$") + "." + f.Function
 	case f.File != "" && f.Function != "":
 		return f.File + " in " + f.Function
 	}
