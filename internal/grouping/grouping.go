@@ -124,7 +124,7 @@ func fingerprint(in Input, a *algorithm) Result {
 	var crashFrame *Frame
 	if crash >= 0 {
 		crashFrame = &st.Frames[crash]
-		res.Culprit = culpritName(*crashFrame)
+		res.Culprit = culpritName(*crashFrame, st.Language)
 	}
 	titleLine := res.Template
 	if a.stackTitle && len(st.Types) > 0 {

@@ -307,26 +307,21 @@ func TestRustPanicWithoutBacktrace(t *testing.T) {
 	}
 }
 
-// TestRustCulprit: a Rust backtrace's culprit is the application's
-// function where it panicked, named by its path.
-func TestRustCulprit(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "rust", "panic_a.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := Fingerprint(Input{StackTrace: string(b)}); r.Culprit != "shop::orders::ship" || r.ExceptionType != "panic" {
-		t.Errorf("culprit %q, type %q; want shop::orders::ship, panic", r.Culprit, r.ExceptionType)
-	}
-}
-
-// TestKotlinCulprit: a coroutine's generated class number is cut from the
-// fingerprint's frame, and the culprit shows no bare "$" where it was.
-func TestKotlinCulprit(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "java", "coroutine_cancel_a.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := Fingerprint(Input{StackTrace: string(b)}); r.Culprit != "com.acme.rides.sync.SyncWorker$doWork.invokeSuspend" {
-		t.Errorf("culprit %q", r.Culprit)
+// TestCulpritNames: a culprit is named as its language names a function:
+// Rust's path and PHP's Class::method; a JVM class whose generated number
+// was cut shows no bare "$".
+func TestCulpritNames(t *testing.T) {
+	for file, want := range map[string]string{
+		"rust/panic_a.txt":            "shop::orders::ship",
+		"php/fatal_uncaught.txt":      `App\Service\Mailer::send`,
+		"java/coroutine_cancel_a.txt": "com.acme.rides.sync.SyncWorker$doWork.invokeSuspend",
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := Fingerprint(Input{StackTrace: string(b)}); r.Culprit != want {
+			t.Errorf("%s: culprit %q, want %q", file, r.Culprit, want)
+		}
 	}
 }

@@ -392,12 +392,14 @@ func culpritIndex(st *Stack) int {
 }
 
 // culpritName names a frame as groups show it: "app/pay.py in charge",
-// "com.acme.Billing.charge", "shop::orders::ship", or the file.
-func culpritName(f Frame) string {
+// "com.acme.Billing.charge", "shop::orders::ship", `App\Order::ship`, or the
+// file.
+func culpritName(f Frame, language string) string {
 	switch {
 	case strings.Contains(f.Module, "/") && f.Function != "":
 		return f.Module + " in " + f.Function
-	case strings.Contains(f.Module, "::") && f.Function != "": // Rust's path
+	case (language == "rust" || language == "php") && f.Module != "" && f.Function != "":
+		// Rust's path; a PHP class, whose methods PHP names Class::method.
 		return f.Module + "::" + f.Function
 	case f.Module != "" && f.Function != "":
 		// A JVM class whose generated number was cut ("SyncWorker$doWork$2"
