@@ -223,6 +223,9 @@ func parseInput(in Input, a *algorithm) (Stack, string) {
 	msg := in.Message
 	if in.StackTrace != "" {
 		st = parseStack(in.StackTrace, a)
+		if st.Language == "rust" && st.Message != "" {
+			return st, rustMessage(st)
+		}
 		if msg == "" {
 			msg = st.Message
 			if msg == "" && len(st.Types) == 0 && a.wrappers {
@@ -233,14 +236,27 @@ func parseInput(in Input, a *algorithm) (Stack, string) {
 		}
 	} else if strings.IndexByte(in.Message, '\n') >= 0 {
 		// Loggers often put the whole trace in the message.
-		if s := parseStack(in.Message, a); len(s.Frames) > 0 {
+		if s := parseStack(in.Message, a); len(s.Frames) > 0 || s.Language == "rust" && s.Message != "" {
 			st = s
-			if s.Message != "" || len(s.Types) > 0 {
+			if s.Language == "rust" {
+				msg = rustMessage(s)
+			} else if s.Message != "" || len(s.Types) > 0 {
 				msg = s.Message
 			}
 		}
 	}
 	return st, msg
+}
+
+// rustMessage is what a Rust panic's message rule reads: its place and its
+// message, not the thread of the "thread 'main' panicked at …" line a
+// sender often puts first (the place keeps its line: without a backtrace
+// it is what tells two unwraps of a program apart).
+func rustMessage(st Stack) string {
+	if st.place == "" {
+		return st.Message
+	}
+	return "panicked at " + st.place + ":\n" + st.Message
 }
 
 // setCustom makes res's fingerprint the custom values (their sources in

@@ -305,6 +305,21 @@ func TestRustPanicWithoutBacktrace(t *testing.T) {
 	if other.Fingerprint == a.Fingerprint {
 		t.Errorf("two panic messages made one group")
 	}
+	// A sender that puts the header line in the message: still the panic.
+	headed := func(thread, msg string) Result {
+		header := "thread '" + thread + "' panicked at src/config.rs:8:41:"
+		return Fingerprint(Input{Message: header, StackTrace: header + "\n" + msg})
+	}
+	notFound := "called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound }"
+	if x, y := headed("main", notFound), headed("tokio-runtime-worker", notFound); x.Fingerprint != y.Fingerprint {
+		t.Errorf("one panic on two threads with the header as message: two groups")
+	}
+	if x, y := headed("main", notFound), headed("main", "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }"); x.Fingerprint == y.Fingerprint {
+		t.Errorf("two panics at one place with the header as message: one group")
+	}
+	if x, y := headed("main", notFound), Fingerprint(Input{StackTrace: "thread 'main' panicked at src/main.rs:28:39:\n" + notFound}); x.Fingerprint == y.Fingerprint {
+		t.Errorf("one panic message at two places: one group")
+	}
 }
 
 // TestCulpritNames: a culprit is named as its language names a function:
@@ -313,6 +328,8 @@ func TestRustPanicWithoutBacktrace(t *testing.T) {
 func TestCulpritNames(t *testing.T) {
 	for file, want := range map[string]string{
 		"rust/panic_a.txt":            "shop::orders::ship",
+		"rust/full_a.txt":             "shop::orders::ship",
+		"java/release_npe_a.txt":      "com.acme.rides.eta.EtaFragment.render",
 		"php/fatal_uncaught.txt":      `App\Service\Mailer::send`,
 		"java/coroutine_cancel_a.txt": "com.acme.rides.sync.SyncWorker$doWork.invokeSuspend",
 	} {

@@ -16,6 +16,9 @@ type Stack struct {
 	// Lines[k] is the line of the trace (counting from 0, split at "\n")
 	// where Frames[k] starts, so that a reader can show frames in place.
 	Lines []int
+	// place is where a Rust panic happened ("src/main.rs:319:101"), which
+	// tells apart the panics of a program printed without their backtrace.
+	place string
 }
 
 // add appends frame f, which starts at line.
@@ -105,7 +108,7 @@ func detect(s string, lines []string, a *algorithm) string {
 			if a.mono && monoLocation(t) >= 0 {
 				return "dotnet" // Mono: "at T.M (Args) [0x00001] in <mvid>:0"
 			}
-			if kind := atKind(t[3:]); kind != "" {
+			if kind := atKind(t[3:], a); kind != "" {
 				return kind
 			}
 		}
@@ -121,7 +124,7 @@ func detect(s string, lines []string, a *algorithm) string {
 // atKind tells Java, .NET and V8 "at …" lines apart: V8 puts a space before
 // "(" or has no parentheses; Java's parentheses hold a file and line (or
 // "Native Method"); .NET's hold parameter lists and may end "in file:line N".
-func atKind(rest string) string {
+func atKind(rest string, a *algorithm) string {
 	if strings.Contains(rest, ":line ") {
 		return "dotnet"
 	}
@@ -141,6 +144,8 @@ func atKind(rest string) string {
 	inner := rest[open+1 : len(rest)-1]
 	switch {
 	case inner == "Native Method" || inner == "<generated>" || strings.HasPrefix(inner, "Unknown Source"):
+		return "java"
+	case a.androidFiles && isAndroidFile(inner):
 		return "java"
 	case inner == "" || strings.ContainsAny(inner, " ,"):
 		return "dotnet"

@@ -15,7 +15,7 @@ func parseJava(lines []string, a *algorithm) Stack {
 	st := Stack{Language: "java"}
 	first := -1
 	for k, l := range lines {
-		if t := strings.TrimSpace(a.frameLine(l)); strings.HasPrefix(t, "at ") && atKind(t[3:]) == "java" {
+		if t := strings.TrimSpace(a.frameLine(l)); strings.HasPrefix(t, "at ") && atKind(t[3:], a) == "java" {
 			first = k
 			break
 		}
@@ -35,7 +35,9 @@ func parseJava(lines []string, a *algorithm) Stack {
 		t := strings.TrimLeft(a.frameLine(l), " \t")
 		indent := len(l) - len(t)
 		if skipIndent >= 0 {
-			if indent > skipIndent {
+			// A suppressed error's own causes are printed at its indent:
+			// they are not this error's (from version 5).
+			if indent > skipIndent || a.androidFiles && indent == skipIndent && indent > 0 && strings.HasPrefix(t, "Caused by: ") {
 				continue
 			}
 			skipIndent = -1
@@ -53,6 +55,17 @@ func parseJava(lines []string, a *algorithm) Stack {
 		}
 	}
 	return st
+}
+
+// isAndroidFile reports whether a frame's location is one R8 wrote for a
+// release build: "SourceFile:12" (-renamesourcefileattribute SourceFile) or
+// "r8-map-id-<hash>:12"; like "Unknown Source", it names no file.
+func isAndroidFile(loc string) bool {
+	name, line, _ := strings.Cut(loc, ":")
+	if line != "" && runOf(line, 0, len(line), isDigit) != len(line) {
+		return false
+	}
+	return name == "SourceFile" || strings.HasPrefix(name, "r8-map-id-")
 }
 
 // javaHeader parses "[Exception in thread "x" ]pkg.SomeException[: msg]". The
@@ -90,7 +103,7 @@ func javaFrame(rest string, a *algorithm) Frame {
 	if k := strings.IndexByte(file, ':'); k >= 0 {
 		file = file[:k]
 	}
-	if file == "Native Method" || file == "Unknown Source" || file == "<generated>" {
+	if file == "Native Method" || file == "Unknown Source" || file == "<generated>" || a.androidFiles && isAndroidFile(loc) {
 		file = ""
 	}
 	return Frame{

@@ -20,7 +20,7 @@ func parseJS(lines []string, a *algorithm) Stack {
 			// Node prints an error's own properties after its last frame: "… {".
 			t = strings.TrimSuffix(t, " {")
 		}
-		if strings.HasPrefix(t, "at ") && atKind(t[3:]) != "" {
+		if strings.HasPrefix(t, "at ") && atKind(t[3:], a) != "" {
 			st.add(v8Frame(t[3:], a), k)
 			header = false
 			continue

@@ -15,7 +15,11 @@ func parseRuby(lines []string, a *algorithm) Stack {
 		t := strings.TrimSpace(l)
 		t = strings.TrimPrefix(t, "from ")
 		if f, msg, ok := rubyFrame(t, a); ok {
-			st.add(f, k)
+			// Ruby 3.4 prints no "rescue in"/"ensure in" frames: the
+			// method's own frame is there either way.
+			if !a.rubyLabels || !(strings.HasPrefix(f.Function, "rescue in ") || strings.HasPrefix(f.Function, "ensure in ")) {
+				st.add(f, k)
+			}
 			if len(st.Types) == 0 && msg != "" {
 				if typ, m, ok := rubyTrailingType(msg); ok {
 					st.Types, st.Message = []string{typ}, m

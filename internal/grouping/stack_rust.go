@@ -37,9 +37,10 @@ func parseRust(lines []string, a *algorithm) Stack {
 		}
 		if rest := l[i+len(" panicked at "):]; strings.HasPrefix(rest, "'") {
 			if j := strings.LastIndex(rest, "', "); j > 0 {
-				st.Message = rest[1:j]
+				st.Message, st.place = rest[1:j], rest[j+3:]
 			}
 		} else {
+			st.place = strings.TrimSuffix(rest, ":")
 			var msg []string
 			for k+1 < len(lines) {
 				t := strings.TrimSpace(lines[k+1])
@@ -53,6 +54,7 @@ func parseRust(lines []string, a *algorithm) Stack {
 		}
 		break
 	}
+	st.place = strings.ReplaceAll(st.place, "\\", "/")
 	for ; k < len(lines); k++ {
 		t := strings.TrimSpace(lines[k])
 		n := rustFrameIndex(t)
@@ -65,7 +67,7 @@ func parseRust(lines []string, a *algorithm) Stack {
 			if loc, ok := strings.CutPrefix(strings.TrimSpace(lines[k+1]), "at "); ok {
 				path := cutLineCol(loc)
 				f.Path, f.File = path, baseName(path)
-				if strings.HasPrefix(path, "/rustc/") || strings.Contains(path, "/.cargo/registry/") || strings.Contains(path, "/.cargo/git/") {
+				if p := strings.ReplaceAll(path, "\\", "/"); strings.HasPrefix(p, "/rustc/") || strings.Contains(p, "/.cargo/registry/") || strings.Contains(p, "/.cargo/git/") {
 					f.InApp = false
 				}
 				k++
@@ -87,18 +89,27 @@ func rustFrameIndex(t string) int {
 }
 
 // rustFrame reads a symbol: "shop::orders::ship::h1a2b3c4d5e6f7a8b" is
-// module "shop::orders", function "ship".
+// module "shop::orders", function "ship". RUST_BACKTRACE=full puts the
+// address first ("0x55d4a1b23000 - shop::orders::ship"); a closure's frame
+// ("ship::{{closure}}") is its function's. Only a path is application code:
+// "main", "_start" and "__libc_start_main" are the C runtime's.
 func rustFrame(sym string) Frame {
 	sym = strings.TrimSpace(sym)
+	if addr, rest, ok := strings.Cut(sym, " - "); ok && strings.HasPrefix(addr, "0x") && allHex(addr[2:]) {
+		sym = strings.TrimSpace(rest)
+	}
 	if k := strings.LastIndex(sym, "::h"); k >= 0 && len(sym)-k-3 == 16 && allHex(sym[k+3:]) {
 		sym = sym[:k]
+	}
+	for strings.HasSuffix(sym, "::{{closure}}") {
+		sym = strings.TrimSuffix(sym, "::{{closure}}")
 	}
 	module, fn := "", sym
 	if k := strings.LastIndex(sym, "::"); k >= 0 && !strings.Contains(sym[k:], ">") {
 		module, fn = sym[:k], sym[k+2:]
 	}
-	crate, _, _ := strings.Cut(strings.TrimLeft(sym, "<"), "::")
-	return Frame{Module: module, Function: fn, InApp: !rustNonApp[crate] && !strings.HasPrefix(crate, "__rust")}
+	crate, _, path := strings.Cut(strings.TrimLeft(sym, "<"), "::")
+	return Frame{Module: module, Function: fn, InApp: path && !rustNonApp[crate]}
 }
 
 // rustNonApp are the crates of the standard library, the panic machinery
@@ -107,6 +118,7 @@ var rustNonApp = map[string]bool{
 	"std": true, "core": true, "alloc": true, "rust_begin_unwind": true, "panic_unwind": true, "backtrace": true,
 	"tokio": true, "futures": true, "futures_util": true, "futures_core": true, "hyper": true, "axum": true,
 	"tower": true, "actix_web": true, "actix_rt": true, "rayon": true, "rayon_core": true, "async_std": true,
+	"serde": true, "serde_json": true,
 }
 
 // cutLineCol cuts ":line:col" (or ":line") off a location.

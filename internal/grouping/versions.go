@@ -92,6 +92,13 @@ type algorithm struct {
 	// rubyLabels reads Ruby 3.4's frame labels, which name the method's
 	// class ("in 'Order#ship!'"), as older Rubies' ("in `ship!'").
 	rubyLabels bool
+	// androidFiles reads the frames R8 writes for a release build,
+	// "(SourceFile:12)" and "(r8-map-id-<hash>:12)", as Java frames without
+	// a file, as "(Unknown Source)" (before, a trace of them was not read
+	// as Java, or its first frames were lost), and skips the causes of a
+	// suppressed error ("\tSuppressed: …" then "\tCaused by: …"), which
+	// were read as the error's own.
+	androidFiles bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -206,6 +213,7 @@ var algorithms = [...]*algorithm{
 		numberedChunks: true,
 		rust:           true,
 		rubyLabels:     true,
+		androidFiles:   true,
 	},
 }
 
