@@ -65,7 +65,7 @@ func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets
 				}
 				tv = &v
 			}
-			if err := s.queueTo(ctx, c, ch, o, now); err != nil {
+			if err := s.queueTo(ctx, c, ch, o, now, now.Add(ev.Delay)); err != nil {
 				return err
 			}
 		}
@@ -116,7 +116,7 @@ func (s *Service) QueueToProject(ctx context.Context, c *store.Conn, p store.Pro
 	out := &outgoing{event: b.Event, subjectID: b.SubjectID, notification: b.Notification,
 		errata: func(deliveryID string) any { return b.Errata(o, deliveryID) }}
 	for _, ch := range chs {
-		if err := s.queueTo(ctx, c, ch, out, now); err != nil {
+		if err := s.queueTo(ctx, c, ch, out, now, now); err != nil {
 			return err
 		}
 	}

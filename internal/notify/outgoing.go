@@ -63,13 +63,14 @@ func (s *Service) delivery(ch store.Channel, o *outgoing, idPrefix string) (stor
 	return d, err
 }
 
-// queueTo stores o's delivery to ch, due now, in c's transaction.
-func (s *Service) queueTo(ctx context.Context, c *store.Conn, ch store.Channel, o *outgoing, now time.Time) error {
+// queueTo stores o's delivery to ch, made now and due at due, in c's
+// transaction.
+func (s *Service) queueTo(ctx context.Context, c *store.Conn, ch store.Channel, o *outgoing, now, due time.Time) error {
 	d, err := s.delivery(ch, o, id.Delivery)
 	if err != nil {
 		return err
 	}
-	d.Status, d.Series, d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = store.DeliveryPending, 1, &now, now, now
+	d.Status, d.Series, d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = store.DeliveryPending, 1, &due, now, now
 	if err := c.InsertDelivery(ctx, d); err != nil {
 		return err
 	}

@@ -221,6 +221,12 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 			// which may yet roll back) stays one: stop checking it.
 			p.hot.spikedTicket(g.ID, g.TicketID, now)
 		}
+		if ev != nil && opened != nil {
+			// Opened and raised by this one transaction: the "new" is told
+			// first and the spike "again" (CONTRACT 6) after it, not both
+			// at once, in either order.
+			ev.Delay = tickets.RaisedAfterOpening
+		}
 		if ev != nil {
 			events = append(events, *ev)
 		}

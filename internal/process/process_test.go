@@ -230,11 +230,34 @@ func TestSpikeWhateverTheBatching(t *testing.T) {
 		if len(e.seen) != 2 || e.seen[0].Kind != store.ReasonNew || e.seen[1].Kind != store.ReasonSpike || e.seen[1].Ticket.Severity != "critical" {
 			t.Fatalf("60 events of a new error in one batch: ticket events %+v, want new then spike", e.seen)
 		}
+		// Told after the "new", not at the same time.
+		if e.seen[0].Delay != 0 || e.seen[1].Delay != tickets.RaisedAfterOpening {
+			t.Errorf("delays %v and %v, want 0 and %v", e.seen[0].Delay, e.seen[1].Delay, tickets.RaisedAfterOpening)
+		}
 		e.seen = nil
 		e.send(burst("two batches", 10)...)
 		e.send(burst("two batches", 50)...)
-		if len(e.seen) != 2 || e.seen[0].Kind != store.ReasonNew || e.seen[1].Kind != store.ReasonSpike {
+		if len(e.seen) != 2 || e.seen[0].Kind != store.ReasonNew || e.seen[1].Kind != store.ReasonSpike || e.seen[1].Delay != 0 {
 			t.Fatalf("60 events of a new error in two batches: ticket events %+v, want new then spike", e.seen)
+		}
+		// Resolved after its spike and seen once more: a regression, not
+		// raised by the burst its resolved ticket was raised for.
+		ctx := context.Background()
+		g, _ := db.Read().GroupByID(ctx, e.seen[0].Ticket.GroupID)
+		g.Status = store.GroupResolved
+		tk, _ := db.Read().TicketByID(ctx, g.TicketID)
+		tk.Status = store.TicketResolved
+		if err := db.Write().UpdateGroup(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Write().UpdateTicket(ctx, tk); err != nil {
+			t.Fatal(err)
+		}
+		e.seen = nil
+		e.clock.Add(time.Minute)
+		e.send(burst("two batches", 1)...)
+		if len(e.seen) != 1 || e.seen[0].Kind != store.ReasonRegression || e.seen[0].Ticket.Severity != "high" {
+			t.Fatalf("one event after the spike's ticket was resolved: ticket events %+v, want one high regression", e.seen)
 		}
 		e.seen = nil
 		e.send(burst("quiet", 49)...)

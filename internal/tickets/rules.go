@@ -23,7 +23,16 @@ type Event struct {
 	// events of the group, in order of appearance; events without an
 	// environment add none). Channel filters match them.
 	Environments []string
+	// Delay is how long after now its notifications are due: a spike raised
+	// in the transaction that opened its ticket waits RaisedAfterOpening,
+	// so that channels receive the "new" first (deliveries are attempted
+	// concurrently, oldest due first).
+	Delay time.Duration
 }
+
+// RaisedAfterOpening is the Delay of a spike raised in the transaction that
+// opened its ticket.
+const RaisedAfterOpening = 3 * time.Second
 
 // Severity is the ticket's severity as an ordered value.
 func (e Event) Severity() Severity {
@@ -114,6 +123,22 @@ func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, 
 	}
 	if err != nil || t.Status != store.TicketOpen || t.Reason == store.ReasonSpike {
 		return nil, err == nil && t.Reason == store.ReasonSpike, err
+	}
+	// Only events that came while the ticket was open count (CONTRACT 6:
+	// "spikes while its ticket is open"): a regression's ticket is not
+	// raised by the burst its resolved predecessor was raised for. A ticket
+	// this transaction opened has only the pending events; an older one the
+	// counts from the minute it opened.
+	if opened := t.CreatedAt.Truncate(time.Minute); !t.CreatedAt.Before(now) {
+		recent = int64(pending)
+	} else if opened.After(winStart) {
+		if recent, err = c.GroupCountBetween(ctx, g.ID, opened, at.Add(time.Minute)); err != nil {
+			return nil, false, err
+		}
+		recent += int64(pending)
+	}
+	if recent < r.Min {
+		return nil, false, nil
 	}
 	base, err := c.GroupCountBetween(ctx, g.ID, winStart.Add(-r.Baseline), winStart)
 	if err != nil || !r.Spiking(recent, base) {
