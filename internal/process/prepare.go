@@ -403,10 +403,8 @@ func groupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input {
 		return in
 	}
 	var v struct {
-		Fingerprint    json.RawMessage `json:"fingerprint"`
-		InApp          string          `json:"sentry.in_app"`
-		Template       json.RawMessage `json:"message_template"`
-		SentryTemplate string          `json:"sentry.message.template"`
+		Fingerprint json.RawMessage `json:"fingerprint"`
+		InApp       string          `json:"sentry.in_app"`
 	}
 	if json.Unmarshal(attrs, &v) != nil {
 		return in
@@ -418,11 +416,10 @@ func groupingInput(e *ingest.Event, rules *grouping.Rules) grouping.Input {
 		// them, as a rule's do.
 		in.Level, in.Attributes = e.Level.String(), flatAttributes(attrs)
 	}
-	var tpl string
-	if json.Unmarshal(v.Template, &tpl) != nil || tpl == "" {
-		tpl = v.SentryTemplate
-	}
-	in.Template = tpl
+	// Read as the INFO summaries read it: keys as written (encoding/json
+	// would take "Message_Template" too), a blank own template giving way
+	// to Sentry's.
+	in.Template = senderTemplate(attrs)
 	return in
 }
 

@@ -63,3 +63,20 @@ func TestUpgradeToTemplates(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupingReadsTheTemplateAsSummariesDo: grouping takes the template
+// from the keys as written (not "Message_Template", which encoding/json
+// would match), and a blank own template gives way to Sentry's, as the INFO
+// summaries read them.
+func TestGroupingReadsTheTemplateAsSummariesDo(t *testing.T) {
+	for _, tc := range []struct{ attrs, want string }{
+		{`{"Message_Template":"mc tpl {x}","sentry.in_app":"y"}`, ""},
+		{`{"message_template":"  ","sentry.message.template":"ing {x}","sentry.in_app":"y"}`, "ing {x}"},
+		{`{"message_template":"own {x}","sentry.message.template":"ing {x}"}`, "own {x}"},
+	} {
+		e := ingest.Event{Level: ingest.Error, Message: "m 1", Attributes: []byte(tc.attrs)}
+		if got := process.GroupingInput(&e, nil).Template; got != tc.want {
+			t.Errorf("%s: template %q, want %q", tc.attrs, got, tc.want)
+		}
+	}
+}

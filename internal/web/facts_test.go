@@ -77,6 +77,12 @@ func TestCountAndSample(t *testing.T) {
 		{"user <email> locked", "user <email> locked", ""},                           // nothing more to say
 		{"at <anonymous>", "at <anonymous>", ""},                                     // a JavaScript frame, sent as is
 		{"job <uuid> ran", strings.Repeat("x", 300), strings.Repeat("x", 119) + "…"}, // cut
+		// A sender's own template: printf's and brace placeholders.
+		{"order %s shipped via %s", "order o-77 shipped via DHL", "order o-77 shipped via DHL"},
+		{"user %(name)s left", "user ada left", "user ada left"},
+		{"parcel {id} left hub {hub}", "parcel 9 left hub Oslo", "parcel 9 left hub Oslo"},
+		{"retry {0} of {1}", "retry 2 of 5", "retry 2 of 5"},
+		{"disk 95% full", "disk 95% full on /var", ""}, // "% f" is no placeholder
 	} {
 		if got := sampleOf(tc.title, tc.sample); got != tc.want {
 			t.Errorf("sampleOf(%q, %q) = %q, want %q", tc.title, tc.sample, got, tc.want)

@@ -45,8 +45,9 @@ func countNoun(n int64, one, many string) string {
 }
 
 // placeholder matches the variable parts grouping and INFO summaries put in
-// titles and templates: <int>, <uuid>, <ip>...
-var placeholder = regexp.MustCompile(`<[a-z][a-z0-9_]*>`)
+// titles and templates: <int>, <uuid>, <ip>..., and those of a template its
+// sender gave (printf's %s and %(name)s, {name}, {0}, {}).
+var placeholder = regexp.MustCompile(`<[a-z][a-z0-9_]*>|%[-+#0-9.]*[sdifvqxXeEgG]|%\([A-Za-z_][A-Za-z0-9_]*\)[sdif]|\{[A-Za-z0-9_.]*\}`)
 
 // sampleOf is the sample shown under a title or template made of
 // placeholders ("order <int>-<int>-<int> failed"): the first line of a real
