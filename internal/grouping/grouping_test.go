@@ -342,3 +342,50 @@ func TestCulpritNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRustPanicForms: the forms a Rust panic takes in the wild group as one
+// problem each: anyhow's numbered causes are message (ids parameterised),
+// a message of several lines is read whole, log-panics' "'msg': file"
+// and a logger's prefix are read, and libraries' frames and v0 closures
+// are not the culprit.
+func TestRustPanicForms(t *testing.T) {
+	fp := func(s string) Result { return Fingerprint(Input{Message: firstLines(s, 1), StackTrace: s}) }
+	anyhow := func(order, shard, ip string) string {
+		return "thread 'main' panicked at src/main.rs:30:10:\ncalled `Result::unwrap()` on an `Err` value: failed to load order\n\nCaused by:\n" +
+			"    0: order " + order + " not found in shard " + shard + "\n    1: connection to " + ip + ":5432 refused\n" +
+			"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+	}
+	if a, b := fp(anyhow("8812", "3", "10.0.0.3")), fp(anyhow("77", "4", "10.0.0.4")); a.Fingerprint != b.Fingerprint || len(a.Frames) != 0 {
+		t.Errorf("anyhow causes with other ids: two groups, or causes read as frames (%d)", len(a.Frames))
+	}
+	pretty := func(kind string) string {
+		return "thread 'main' panicked at src/main.rs:30:10:\ncalled `Result::unwrap()` on an `Err` value: Error {\n    kind: " + kind +
+			",\n    message: \"config invalid\",\n}\nnote: run with `RUST_BACKTRACE=1`"
+	}
+	if fp(pretty("PermissionDenied")).Fingerprint == fp(pretty("NotFound")).Fingerprint {
+		t.Errorf("two pretty-printed errors of one place: one group")
+	}
+	const frames = "\nstack backtrace:\n   0: rust_begin_unwind\n   1: sqlx_core::pool::inner::PoolInner<DB>::acquire::{{closure}}::h0123456789abcdef\n" +
+		"   2: shop::orders::ship::{closure#0}\n   3: shop::main\n"
+	plain := fp("thread 'main' panicked at src/orders.rs:42:14:\norder 7 has no lines" + frames)
+	for _, s := range []string{
+		"thread 'main' panicked at 'order 8 has no lines': src/orders.rs:42" + frames,
+		"[2026-11-30T11:00:00Z ERROR shop] thread 'main' panicked at src/orders.rs:42:14:\norder 9 has no lines" + frames,
+	} {
+		if r := fp(s); r.Fingerprint != plain.Fingerprint || r.Title != "panic: order <int> has no lines" {
+			t.Errorf("%q: title %q, another group: %v", s[:40], r.Title, r.Fingerprint != plain.Fingerprint)
+		}
+	}
+	if plain.Culprit != "shop::orders::ship" {
+		t.Errorf("culprit %q, want shop::orders::ship (not sqlx's, no closure)", plain.Culprit)
+	}
+}
+
+// TestRubyScriptCulprit: a file of the current directory reads "file in
+// method", as any other path does.
+func TestRubyScriptCulprit(t *testing.T) {
+	r := Fingerprint(Input{StackTrace: "script.rb:2:in `helper': boom (RuntimeError)\n\tfrom script.rb:5:in `<main>'"})
+	if r.Culprit != "script.rb in helper" {
+		t.Errorf("culprit %q, want script.rb in helper", r.Culprit)
+	}
+}

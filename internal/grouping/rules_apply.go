@@ -396,7 +396,7 @@ func culpritIndex(st *Stack) int {
 // file.
 func culpritName(f Frame, language string) string {
 	switch {
-	case strings.Contains(f.Module, "/") && f.Function != "":
+	case (strings.Contains(f.Module, "/") || f.Module == f.File && f.File != "") && f.Function != "":
 		return f.Module + " in " + f.Function
 	case (language == "rust" || language == "php") && f.Module != "" && f.Function != "":
 		// Rust's path; a PHP class, whose methods PHP names Class::method.

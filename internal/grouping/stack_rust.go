@@ -32,11 +32,16 @@ func parseRust(lines []string, a *algorithm) Stack {
 	for ; k < len(lines); k++ {
 		l := strings.TrimSpace(lines[k])
 		i := strings.Index(l, " panicked at ")
-		if i < 0 || !strings.HasPrefix(l, "thread ") {
+		if i < 0 || !strings.Contains(l[:i], "thread '") { // a logger's prefix may come first
 			continue
 		}
 		if rest := l[i+len(" panicked at "):]; strings.HasPrefix(rest, "'") {
-			if j := strings.LastIndex(rest, "', "); j > 0 {
+			// "'msg', file:line:col", or log-panics' "'msg': file:line".
+			j := strings.LastIndex(rest, "', ")
+			if j2 := strings.LastIndex(rest, "': "); j2 > j {
+				j = j2
+			}
+			if j > 0 {
 				st.Message, st.place = rest[1:j], rest[j+3:]
 			}
 		} else {
@@ -44,17 +49,23 @@ func parseRust(lines []string, a *algorithm) Stack {
 			var msg []string
 			for k+1 < len(lines) {
 				t := strings.TrimSpace(lines[k+1])
-				if t == "stack backtrace:" || strings.HasPrefix(t, "note: ") || rustFrameIndex(t) > 0 {
+				if isBacktraceHeader(t) || strings.HasPrefix(t, "note: ") {
 					break
 				}
-				msg = append(msg, lines[k+1])
+				msg = append(msg, t)
 				k++
 			}
-			st.Message = strings.TrimSpace(strings.Join(msg, "\n"))
+			// A message of several lines (anyhow's "Caused by:" list, a
+			// pretty-printed error) is read as one line: all of it tells the
+			// panic apart, and its numbered causes are not frames.
+			st.Message = strings.Join(strings.Fields(strings.Join(msg, " ")), " ")
 		}
 		break
 	}
 	st.place = strings.ReplaceAll(st.place, "\\", "/")
+	for k < len(lines) && !isBacktraceHeader(strings.TrimSpace(lines[k])) {
+		k++ // frames come after "stack backtrace:"
+	}
 	for ; k < len(lines); k++ {
 		t := strings.TrimSpace(lines[k])
 		n := rustFrameIndex(t)
@@ -76,6 +87,12 @@ func parseRust(lines []string, a *algorithm) Stack {
 		st.add(f, at)
 	}
 	return st
+}
+
+// isBacktraceHeader reports whether t starts a backtrace: Rust's "stack
+// backtrace:", or anyhow's and std::backtrace's "Stack backtrace:".
+func isBacktraceHeader(t string) bool {
+	return strings.EqualFold(t, "stack backtrace:")
 }
 
 // rustFrameIndex returns where the symbol of a backtrace line "  12: sym"
@@ -101,8 +118,13 @@ func rustFrame(sym string) Frame {
 	if k := strings.LastIndex(sym, "::h"); k >= 0 && len(sym)-k-3 == 16 && allHex(sym[k+3:]) {
 		sym = sym[:k]
 	}
-	for strings.HasSuffix(sym, "::{{closure}}") {
-		sym = strings.TrimSuffix(sym, "::{{closure}}")
+	for {
+		// "::{{closure}}", or "::{closure#0}" in the v0 mangling.
+		k := strings.LastIndex(sym, "::{")
+		if k < 0 || !(sym[k:] == "::{{closure}}" || strings.HasPrefix(sym[k:], "::{closure#") && strings.HasSuffix(sym, "}")) {
+			break
+		}
+		sym = sym[:k]
 	}
 	module, fn := "", sym
 	if k := strings.LastIndex(sym, "::"); k >= 0 && !strings.Contains(sym[k:], ">") {
@@ -118,7 +140,12 @@ var rustNonApp = map[string]bool{
 	"std": true, "core": true, "alloc": true, "rust_begin_unwind": true, "panic_unwind": true, "backtrace": true,
 	"tokio": true, "futures": true, "futures_util": true, "futures_core": true, "hyper": true, "axum": true,
 	"tower": true, "actix_web": true, "actix_rt": true, "rayon": true, "rayon_core": true, "async_std": true,
-	"serde": true, "serde_json": true,
+	"serde": true, "serde_json": true, "anyhow": true, "thiserror": true, "log": true, "env_logger": true,
+	"tracing": true, "tracing_core": true, "tracing_subscriber": true, "tokio_util": true, "tokio_stream": true,
+	"hyper_util": true, "h2": true, "http": true, "tower_http": true, "tower_service": true, "reqwest": true,
+	"sqlx": true, "sqlx_core": true, "sqlx_postgres": true, "sqlx_mysql": true, "sqlx_sqlite": true,
+	"diesel": true, "sea_orm": true, "warp": true, "rocket": true, "tonic": true, "prost": true, "mio": true,
+	"parking_lot": true, "crossbeam": true, "crossbeam_channel": true, "async_trait": true,
 }
 
 // cutLineCol cuts ":line:col" (or ":line") off a location.
