@@ -181,6 +181,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		return g, nil, err
 	}
 	if opened != nil {
+		opened.EventsBefore = g.EventCount - int64(ga.count) // g holds this batch's events already
 		if err := c.InsertTicket(ctx, *opened); err != nil {
 			return g, nil, err
 		}

@@ -254,10 +254,16 @@ func TestSpikeWhateverTheBatching(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.seen = nil
-		e.clock.Add(time.Minute)
+		e.clock.Add(5 * time.Second) // the burst's minute still
 		e.send(burst("two batches", 1)...)
 		if len(e.seen) != 1 || e.seen[0].Kind != store.ReasonRegression || e.seen[0].Ticket.Severity != "high" {
 			t.Fatalf("one event after the spike's ticket was resolved: ticket events %+v, want one high regression", e.seen)
+		}
+		e.seen = nil
+		e.clock.Add(20 * time.Second) // past the 15 s between spike checks
+		e.send(burst("two batches", 1)...)
+		if len(e.seen) != 0 {
+			t.Fatalf("a second event of the regression: ticket events %+v, want none (2 events since it opened)", e.seen)
 		}
 		e.seen = nil
 		e.send(burst("quiet", 49)...)

@@ -36,9 +36,13 @@ type Ticket struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	ResolvedAt *time.Time
+	// EventsBefore is the group's event count before the batch that opened
+	// the ticket (0 for tickets opened before it was kept): its spike
+	// counts only the events since.
+	EventsBefore int64
 }
 
-const ticketCols = `id, project_id, group_id, severity, status, reason, title, first_seen, created_at, updated_at, resolved_at`
+const ticketCols = `id, project_id, group_id, severity, status, reason, title, first_seen, created_at, updated_at, resolved_at, events_before`
 
 // ticketRow holds the scan destinations of a ticket row.
 type ticketRow struct {
@@ -49,7 +53,7 @@ type ticketRow struct {
 
 func (r *ticketRow) dest() []any {
 	t := &r.t
-	return []any{&t.ID, &t.ProjectID, &t.GroupID, &t.Severity, &t.Status, &t.Reason, &t.Title, &r.fs, &r.cr, &r.up, &r.res}
+	return []any{&t.ID, &t.ProjectID, &t.GroupID, &t.Severity, &t.Status, &t.Reason, &t.Title, &r.fs, &r.cr, &r.up, &r.res, &t.EventsBefore}
 }
 
 func (r *ticketRow) ticket() Ticket {
@@ -68,8 +72,8 @@ func scanTicket(s interface{ Scan(...any) error }) (Ticket, error) {
 
 // InsertTicket adds a ticket; a second open ticket of a group is ErrConflict.
 func (c *Conn) InsertTicket(ctx context.Context, t Ticket) error {
-	_, err := c.exec(ctx, `INSERT INTO tickets (`+ticketCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.ProjectID, t.GroupID, t.Severity, t.Status, t.Reason, t.Title, ms(t.FirstSeen), ms(t.CreatedAt), ms(t.UpdatedAt), nullMS(t.ResolvedAt))
+	_, err := c.exec(ctx, `INSERT INTO tickets (`+ticketCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.ProjectID, t.GroupID, t.Severity, t.Status, t.Reason, t.Title, ms(t.FirstSeen), ms(t.CreatedAt), ms(t.UpdatedAt), nullMS(t.ResolvedAt), t.EventsBefore)
 	if err != nil {
 		return fmt.Errorf("store: insert ticket: %w", err)
 	}
@@ -122,7 +126,7 @@ type TicketWithGroup struct {
 // TicketWithGroupByID returns one ticket with its group.
 func (c *Conn) TicketWithGroupByID(ctx context.Context, id string) (TicketWithGroup, error) {
 	t, err := scanTicketWithGroup(c.queryRow(ctx, `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen,
-		t.created_at, t.updated_at, t.resolved_at, `+prefixCols("g.", groupCols)+` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.id = ?`, id))
+		t.created_at, t.updated_at, t.resolved_at, t.events_before, `+prefixCols("g.", groupCols)+` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.id = ?`, id))
 	if err != nil {
 		return TicketWithGroup{}, fmt.Errorf("store: ticket %s: %w", id, translate(err))
 	}

@@ -127,15 +127,12 @@ func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, 
 	// Only events that came while the ticket was open count (CONTRACT 6:
 	// "spikes while its ticket is open"): a regression's ticket is not
 	// raised by the burst its resolved predecessor was raised for. A ticket
-	// this transaction opened has only the pending events; an older one the
-	// counts from the minute it opened.
-	if opened := t.CreatedAt.Truncate(time.Minute); !t.CreatedAt.Before(now) {
+	// this transaction opened has only the pending events; an older one
+	// those since the batch that opened it (g holds this batch's events).
+	if !t.CreatedAt.Before(now) {
 		recent = int64(pending)
-	} else if opened.After(winStart) {
-		if recent, err = c.GroupCountBetween(ctx, g.ID, opened, at.Add(time.Minute)); err != nil {
-			return nil, false, err
-		}
-		recent += int64(pending)
+	} else if since := g.EventCount - t.EventsBefore; t.EventsBefore > 0 && since < recent {
+		recent = since
 	}
 	if recent < r.Min {
 		return nil, false, nil
