@@ -155,7 +155,7 @@ func TestUnresolvableAddress(t *testing.T) {
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			t.Parallel()
-			env := []string{tc.env}
+			env := []string{tc.env, "ERRATA_BASE_URL=http://127.0.0.1:8080"}
 			if tc.want != "ERRATA_ADDR" {
 				env = append(env, "ERRATA_ADDR=127.0.0.1:0")
 			}
