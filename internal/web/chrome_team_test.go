@@ -41,8 +41,8 @@ func TestChromeTriageShortcuts(t *testing.T) {
 	}
 	c.waitScript()
 	gid := firstRow()
-	if st, loc := press("j r", "r"); st != http.StatusOK || loc != home {
-		t.Fatalf("r: status %d at %s, want the project page again", st, loc)
+	if st, loc := press("j r", "r"); st != http.StatusOK || loc != home+"?done=resolve&n=1" {
+		t.Fatalf("r: status %d at %s, want the project page again, saying what was done", st, loc)
 	}
 	if g := apiGroup(t, s, w.Owner.Token, gid); g["status"] != "resolved" {
 		t.Errorf("after r the first group is %v, want resolved", g["status"])
