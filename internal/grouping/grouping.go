@@ -89,7 +89,7 @@ func fingerprint(in Input, a *algorithm) Result {
 	st, msg := parseInput(in, a)
 	source := "message"
 	if a.templates && strings.TrimSpace(in.Template) != "" {
-		res.Template, source = templateText(in.Template), "message_template"
+		res.Template, source = TemplateText(in.Template), "message_template"
 	} else {
 		res.Template = parameterize(msg, &a.params)
 	}
@@ -303,9 +303,7 @@ func setCustom(res *Result, custom []string, values []fpValue, rule string) {
 
 // TemplateText is a sender's message template as it groups: its first two
 // non-empty lines, at most 1,000 characters, placeholders kept.
-func TemplateText(t string) string { return templateText(t) }
-
-func templateText(t string) string {
+func TemplateText(t string) string {
 	return truncate(firstLines(strings.TrimSpace(t), 2), 1000)
 }
 

@@ -37,7 +37,7 @@ func parseJava(lines []string, a *algorithm) Stack {
 		if skipIndent >= 0 {
 			// A suppressed error's own causes are printed at its indent:
 			// they are not this error's (from version 5).
-			if indent > skipIndent || a.androidFiles && indent == skipIndent && indent > 0 && strings.HasPrefix(t, "Caused by: ") {
+			if indent > skipIndent || a.suppressedCauses && indent == skipIndent && indent > 0 && strings.HasPrefix(t, "Caused by: ") {
 				continue
 			}
 			skipIndent = -1

@@ -95,10 +95,12 @@ type algorithm struct {
 	// androidFiles reads the frames R8 writes for a release build,
 	// "(SourceFile:12)" and "(r8-map-id-<hash>:12)", as Java frames without
 	// a file, as "(Unknown Source)" (before, a trace of them was not read
-	// as Java, or its first frames were lost), and skips the causes of a
-	// suppressed error ("\tSuppressed: …" then "\tCaused by: …"), which
-	// were read as the error's own.
+	// as Java, or its first frames were lost).
 	androidFiles bool
+	// suppressedCauses skips the causes of a suppressed error
+	// ("\tSuppressed: …" then "\tCaused by: …" at its indent), which were
+	// read as the error's own.
+	suppressedCauses bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -198,22 +200,23 @@ var algorithms = [...]*algorithm{
 		version: 5,
 		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
 			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true, braceHashes: true},
-		value:          true,
-		wrappers:       true,
-		stackTitle:     true,
-		goLoose:        true,
-		linePrefix:     true,
-		hashNames:      true,
-		mono:           true,
-		templates:      true,
-		rootValue:      true,
-		nodeCore:       true,
-		ownVariables:   true,
-		r8Lambdas:      true,
-		numberedChunks: true,
-		rust:           true,
-		rubyLabels:     true,
-		androidFiles:   true,
+		value:            true,
+		wrappers:         true,
+		stackTitle:       true,
+		goLoose:          true,
+		linePrefix:       true,
+		hashNames:        true,
+		mono:             true,
+		templates:        true,
+		rootValue:        true,
+		nodeCore:         true,
+		ownVariables:     true,
+		r8Lambdas:        true,
+		numberedChunks:   true,
+		rust:             true,
+		rubyLabels:       true,
+		androidFiles:     true,
+		suppressedCauses: true,
 	},
 }
 

@@ -208,9 +208,9 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 	*counts = appendMinutes(*counts, g, ga.arrivals)
 	// A ticket opened by this batch is checked too: its events after the
 	// first came while it was open, and whether a burst spikes must not
-	// depend on how its events were batched.
-	// A new group has no stored counts and no baseline: below the rule's
-	// minimum it cannot spike, and nothing need be read.
+	// depend on how its events were batched. A new group has no stored
+	// counts and no baseline: below the rule's minimum it cannot spike, and
+	// nothing need be read.
 	mayRaise := !isNew || int64(ga.count) >= p.opts.Spike.Min
 	if mayRaise && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, p.opts.Spike) {
 		ev, spiked, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)

@@ -125,13 +125,11 @@ func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, 
 		return nil, err == nil && t.Reason == store.ReasonSpike, err
 	}
 	// Only events that came while the ticket was open count (CONTRACT 6:
-	// "spikes while its ticket is open"): a regression's ticket is not
+	// "spikes while its ticket is open"): those since the batch that opened
+	// it (g holds this batch's events), so a regression's ticket is not
 	// raised by the burst its resolved predecessor was raised for. A ticket
-	// this transaction opened has only the pending events; an older one
-	// those since the batch that opened it (g holds this batch's events).
-	if !t.CreatedAt.Before(now) {
-		recent = int64(pending)
-	} else if since := g.EventCount - t.EventsBefore; t.EventsBefore > 0 && since < recent {
+	// opened before events_before was kept counts its whole window.
+	if since := g.EventCount - t.EventsBefore; since < recent {
 		recent = since
 	}
 	if recent < r.Min {

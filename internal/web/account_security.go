@@ -89,11 +89,8 @@ func totpQR(u store.User) (template.URL, string, error) {
 func (d *Dashboard) accountAction(w http.ResponseWriter, r *http.Request, p *httpserver.Principal, form, notice string, err error) error {
 	if pr := shown(err, "validation-failed", "conflict", "rate-limited", "not-found"); pr != nil {
 		msg := sentence(pr.Detail)
-		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" { // as the sign-in form says it
-			w.Header().Set("Retry-After", ra)
-			if !strings.Contains(strings.ToLower(msg), "retry in") {
-				msg += " Retry in " + ra + " seconds."
-			}
+		if ra := passRetryAfter(w, pr); ra != "" && !strings.Contains(strings.ToLower(msg), "retry in") { // as the sign-in form says it
+			msg += " Retry in " + ra + " seconds."
 		}
 		return d.accountPage(w, r, p, pr.Status, accountData{Error: msg, ErrorAt: form})
 	}

@@ -172,9 +172,7 @@ func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, p *httpserver
 		inv, err = d.orgs.Invite(r.Context(), p.Member, email, role)
 	}
 	if pr := shown(err, "validation-failed", "forbidden", "already-member", "rate-limited"); pr != nil {
-		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" { // 20 invitations an hour, 100 a day
-			w.Header().Set("Retry-After", ra)
-		}
+		passRetryAfter(w, pr) // 20 invitations an hour, 100 a day
 		return d.membersPage(w, r, p, pr.Status, membersData{InviteEmail: email, InviteRole: roleName, InviteError: sentence(pr.Detail)})
 	}
 	if err != nil {

@@ -141,9 +141,7 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, p *httpserver.P
 	case pr.Code() == "not-found":
 		d.renderError(w, r, p, http.StatusNotFound, "not-found", "There is no such page, or it is not yours to see.")
 	default:
-		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" {
-			w.Header().Set("Retry-After", ra)
-		}
+		passRetryAfter(w, pr)
 		d.renderError(w, r, p, pr.Status, pr.Code(), pr.Detail)
 	}
 }
@@ -159,4 +157,14 @@ func safeNext(next string) string {
 		return "/"
 	}
 	return next
+}
+
+// passRetryAfter sends the Retry-After of a refusal (a rate limit) with the
+// page that shows it, and returns it ("" when it has none).
+func passRetryAfter(w http.ResponseWriter, pr *problem.Problem) string {
+	ra := pr.GetHeaders().Get("Retry-After")
+	if ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	return ra
 }

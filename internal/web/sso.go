@@ -88,9 +88,7 @@ func (d *Dashboard) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	sg, err := d.auth.SignInOIDC(r.Context(), id.Email, id.Name, d.autoJoin)
 	if pr := shown(err, "sign-up-closed", "rate-limited", "validation-failed"); pr != nil {
-		if ra := pr.GetHeaders().Get("Retry-After"); ra != "" { // as the password form's 429
-			w.Header().Set("Retry-After", ra)
-		}
+		passRetryAfter(w, pr) // as the password form's 429
 		d.ssoFailed(w, r, pr.Status, sentence(pr.Detail))
 		return
 	}
