@@ -240,6 +240,15 @@ func TestResolveRegressAndReopen(t *testing.T) {
 		if o := getJSON(t, s, w.Viewer.Token, "/v1/tickets/"+old); o["status"] != "resolved" || o["facts"].(map[string]any)["reason"] != "new" {
 			t.Errorf("old ticket after the regression = %v, want still resolved", o)
 		}
+		// A resolved ticket's facts are its episode's: the group's next
+		// events belong to the regression's ticket.
+		if o := getJSON(t, s, w.Viewer.Token, "/v1/tickets/"+old); o["facts"].(map[string]any)["event_count"] != float64(1) ||
+			!strings.Contains(o["summary"].(string), ": 1 event since") {
+			t.Errorf("old ticket after the regression = %v, want the 1 event it had when resolved", o)
+		}
+		if f := reg["facts"].(map[string]any); f["event_count"] != float64(2) {
+			t.Errorf("regression ticket's facts = %v, want the group's 2 events", f)
+		}
 		if list := ids(items(t, s, w.Viewer.Token, "/v1/projects/"+w.ProjectID+"/tickets")); !slices.Equal(list, []string{regression, old}) {
 			t.Errorf("tickets = %v, want the regression first, then the old one", list)
 		}
@@ -251,8 +260,8 @@ func TestResolveRegressAndReopen(t *testing.T) {
 		// Once the regression is resolved, the old ticket may be reopened.
 		patchJSON(s, w.Member.Token, "/v1/tickets/"+regression, map[string]any{"status": "resolved"}).Expect(t, http.StatusOK, "")
 		o := patchJSON(s, w.Member.Token, "/v1/tickets/"+old, map[string]any{"status": "open"}).Expect(t, http.StatusOK, "").JSON(t)
-		if o["status"] != "open" || o["resolved_at"] != nil {
-			t.Errorf("reopened ticket = %v", o)
+		if o["status"] != "open" || o["resolved_at"] != nil || o["facts"].(map[string]any)["event_count"] != float64(2) {
+			t.Errorf("reopened ticket = %v, want open with the group's 2 events", o)
 		}
 		if g := getJSON(t, s, w.Viewer.Token, "/v1/groups/"+gid); g["status"] != "unresolved" || g["ticket_id"] != old {
 			t.Errorf("group after reopening = %v, want unresolved with the reopened ticket", g)

@@ -98,8 +98,7 @@ func (c *Conn) ListTicketsBy(ctx context.Context, projectID string, f TicketFilt
 	sq, sargs := (&searchSQL{dialect: c.dialect, g: "g.", t: "t."}).where(f.Query)
 	q += sq
 	args = append(args, sargs...)
-	cols := `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen, t.created_at, t.updated_at, t.resolved_at, t.events_before, ` +
-		prefixCols("g.", groupCols) + ` `
+	cols := `SELECT ` + prefixCols("t.", ticketCols) + `, ` + prefixCols("g.", groupCols) + ` `
 	if o == OrderNewest {
 		q = cols + q + order + ` LIMIT ?`
 	} else {

@@ -23,7 +23,8 @@ const (
 )
 
 // Ticket is something a person can act on: opened when a group appears or
-// regresses. Its facts and summary are built from the group when read.
+// regresses. Its facts and summary are built from the group when read
+// (from the group as it was when the ticket was resolved, once resolved).
 type Ticket struct {
 	ID         string
 	ProjectID  string
@@ -40,25 +41,33 @@ type Ticket struct {
 	// the ticket (0 for tickets opened before it was kept): its spike
 	// counts only the events since.
 	EventsBefore int64
+	// Closed is what the group looked like when the ticket was resolved
+	// (tickets_closed.go); nil while it is open.
+	Closed *ClosedFacts
 }
 
-const ticketCols = `id, project_id, group_id, severity, status, reason, title, first_seen, created_at, updated_at, resolved_at, events_before`
+const ticketCols = ticketWriteCols + `, ` + closedCols
+
+// ticketWriteCols are the columns InsertTicket writes.
+const ticketWriteCols = `id, project_id, group_id, severity, status, reason, title, first_seen, created_at, updated_at, resolved_at, events_before`
 
 // ticketRow holds the scan destinations of a ticket row.
 type ticketRow struct {
 	t          Ticket
 	fs, cr, up int64
 	res        sql.NullInt64
+	closed     closedRow
 }
 
 func (r *ticketRow) dest() []any {
 	t := &r.t
-	return []any{&t.ID, &t.ProjectID, &t.GroupID, &t.Severity, &t.Status, &t.Reason, &t.Title, &r.fs, &r.cr, &r.up, &r.res, &t.EventsBefore}
+	return append([]any{&t.ID, &t.ProjectID, &t.GroupID, &t.Severity, &t.Status, &t.Reason, &t.Title, &r.fs, &r.cr, &r.up, &r.res, &t.EventsBefore}, r.closed.dest()...)
 }
 
 func (r *ticketRow) ticket() Ticket {
 	t := r.t
 	t.FirstSeen, t.CreatedAt, t.UpdatedAt, t.ResolvedAt = fromMS(r.fs), fromMS(r.cr), fromMS(r.up), fromNullMS(r.res)
+	t.Closed = r.closed.facts()
 	return t
 }
 
@@ -72,7 +81,7 @@ func scanTicket(s interface{ Scan(...any) error }) (Ticket, error) {
 
 // InsertTicket adds a ticket; a second open ticket of a group is ErrConflict.
 func (c *Conn) InsertTicket(ctx context.Context, t Ticket) error {
-	_, err := c.exec(ctx, `INSERT INTO tickets (`+ticketCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO tickets (`+ticketWriteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ProjectID, t.GroupID, t.Severity, t.Status, t.Reason, t.Title, ms(t.FirstSeen), ms(t.CreatedAt), ms(t.UpdatedAt), nullMS(t.ResolvedAt), t.EventsBefore)
 	if err != nil {
 		return fmt.Errorf("store: insert ticket: %w", err)
@@ -80,10 +89,15 @@ func (c *Conn) InsertTicket(ctx context.Context, t Ticket) error {
 	return nil
 }
 
-// UpdateTicket writes a ticket's severity, status, reason and times.
+// UpdateTicket writes a ticket's severity, status, reason and times. A
+// ticket resolved keeps what its group looks like now (Ticket.Closed), one
+// opened again forgets it.
 func (c *Conn) UpdateTicket(ctx context.Context, t Ticket) error {
 	if err := c.execOne(ctx, `UPDATE tickets SET severity = ?, status = ?, reason = ?, updated_at = ?, resolved_at = ? WHERE id = ?`,
 		t.Severity, t.Status, t.Reason, ms(t.UpdatedAt), nullMS(t.ResolvedAt), t.ID); err != nil {
+		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
+	}
+	if err := c.keepClosedFacts(ctx, t.ID, t.Status == TicketResolved); err != nil {
 		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
 	}
 	return nil
@@ -125,8 +139,7 @@ type TicketWithGroup struct {
 
 // TicketWithGroupByID returns one ticket with its group.
 func (c *Conn) TicketWithGroupByID(ctx context.Context, id string) (TicketWithGroup, error) {
-	t, err := scanTicketWithGroup(c.queryRow(ctx, `SELECT t.id, t.project_id, t.group_id, t.severity, t.status, t.reason, t.title, t.first_seen,
-		t.created_at, t.updated_at, t.resolved_at, t.events_before, `+prefixCols("g.", groupCols)+` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.id = ?`, id))
+	t, err := scanTicketWithGroup(c.queryRow(ctx, `SELECT `+prefixCols("t.", ticketCols)+`, `+prefixCols("g.", groupCols)+` FROM tickets t JOIN error_groups g ON g.id = t.group_id WHERE t.id = ?`, id))
 	if err != nil {
 		return TicketWithGroup{}, fmt.Errorf("store: ticket %s: %w", id, translate(err))
 	}

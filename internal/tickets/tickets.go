@@ -37,8 +37,10 @@ func (r SpikeRule) Spiking(recent, baseline int64) bool {
 }
 
 // Summary is one or two sentences a person can act on: what, where, how
-// often, since when and in which release.
+// often, since when and in which release. A resolved ticket's are those of
+// its group when it was resolved (store.Ticket.AsClosed).
 func Summary(t store.Ticket, g store.Group, now time.Time) string {
+	g = t.AsClosed(g)
 	var b strings.Builder
 	what := g.Title
 	if g.ExceptionType != "" && !strings.HasPrefix(what, g.ExceptionType) {
@@ -102,8 +104,11 @@ func ago(d time.Duration) string {
 	}
 }
 
-// Facts are the ticket's structured facts (CONTRACT 4).
+// Facts are the ticket's structured facts (CONTRACT 4): its group's, as
+// they were when the ticket was resolved for a resolved ticket
+// (store.Ticket.AsClosed).
 func Facts(t store.Ticket, g store.Group, timeFormat string) map[string]any {
+	g = t.AsClosed(g)
 	f := map[string]any{
 		"service":        g.Service,
 		"environment":    g.LastEnvironment,
