@@ -56,10 +56,22 @@ func Record(ctx context.Context, c *store.Conn, e Entry) error {
 // RecordUser writes e to the audit log of every organization userID belongs
 // to: a change of the account (a sign-in, two-factor sign-in turned on)
 // concerns each of them.
+//
+// A change made without a signed-in request (a sign-in ending the oldest
+// sessions beyond the cap, an email verified through its link) is the
+// account's own: the entry names the account as its actor, so that
+// ?actor= finds it.
 func RecordUser(ctx context.Context, c *store.Conn, userID string, e Entry) error {
 	orgs, err := c.OrgsOfUserIDs(ctx, userID)
-	if err != nil {
+	if err != nil || len(orgs) == 0 {
 		return err
+	}
+	if e.ActorID == "" && e.ActorEmail == "" && From(ctx).UserID == "" {
+		u, err := c.UserByID(ctx, userID)
+		if err != nil {
+			return err
+		}
+		e.ActorID, e.ActorEmail = u.ID, u.Email
 	}
 	for _, o := range orgs {
 		e.OrgID = o

@@ -50,9 +50,10 @@ type NewToken struct {
 	Token string
 }
 
-// CreateToken makes a personal API token of userID. Only a hash of its
-// secret is kept.
-func (s *Service) CreateToken(ctx context.Context, userID, name string, scopes []string, expiresAt *time.Time) (NewToken, error) {
+// CreateToken makes a personal API token of userID from a session that
+// signed in by method (store.SignInPassword, store.SignInOIDC). Only a hash
+// of its secret is kept.
+func (s *Service) CreateToken(ctx context.Context, userID, method, name string, scopes []string, expiresAt *time.Time) (NewToken, error) {
 	if err := org.CheckName(name); err != nil {
 		return NewToken{}, err
 	}
@@ -78,13 +79,13 @@ func (s *Service) CreateToken(ctx context.Context, userID, name string, scopes [
 	}
 	sec := NewAPIKeySecret()
 	t := store.APIToken{ID: id.New(id.Token), UserID: userID, Name: strings.TrimSpace(name), Scopes: set,
-		SecretHash: secret.Hash(sec), CreatedAt: now, ExpiresAt: expiresAt}
+		SecretHash: secret.Hash(sec), CreatedAt: now, ExpiresAt: expiresAt, SignInMethod: method}
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		if err := c.CreateAPIToken(ctx, t); err != nil {
 			return err
 		}
 		return audit.RecordUser(ctx, c, userID, audit.Entry{Action: "api_token.created", Target: t.ID,
-			Data: map[string]any{"name": t.Name, "scopes": t.Scopes}, At: now})
+			Data: map[string]any{"name": t.Name, "scopes": t.Scopes, "sign_in_method": method}, At: now})
 	})
 	if err != nil {
 		return NewToken{}, err

@@ -39,6 +39,9 @@ type Service struct {
 
 	failuresByEmail *ratelimit.Limiter
 	failuresByIP    *ratelimit.Limiter
+	// throttled remembers which accounts' refused sign-ins were recorded
+	// lately (throttled.go).
+	throttled throttledNotes
 
 	mailer Mailer // nil: no verification emails
 	appURL string

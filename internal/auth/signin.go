@@ -65,6 +65,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 	}
 	giveBack, done, err := s.reserveFailures(ctx, canonical, clientIP)
 	if err != nil {
+		s.noteThrottled(ctx, canonical, legacy)
 		return Signed{}, err
 	}
 	defer done()
@@ -174,7 +175,7 @@ func (s *Service) RecordOIDCFailure(ctx context.Context, email, reason string) {
 }
 
 // recordFailure writes a failed sign-in of an existing account (reason
-// "password", "code" or "oidc_unverified_email") to its organizations'
+// "password", "code", "oidc_unverified_email" or "rate-limited") to its organizations'
 // audit logs. It is best effort: the answer is the same whether it could
 // be written or not.
 func (s *Service) recordFailure(ctx context.Context, u store.User, reason string) {

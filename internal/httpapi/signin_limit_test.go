@@ -127,9 +127,12 @@ func TestSessionCap(t *testing.T) {
 		if alive := answers[http.StatusOK]; alive != auth.MaxSessions {
 			t.Errorf("%d of the newest %d sessions work, want all: %v", alive, auth.MaxSessions, answers)
 		}
-		ended := auditLog(t, s, tokens[len(tokens)-1], orgID, "&action=session.ended")
-		if len(ended) != 1 || ended[0]["data"].(map[string]any)["reason"] != "session-limit" {
-			t.Errorf("session.ended entries = %v, want one (session-limit)", ended)
+		// The entry names the account whose session ended, so that the
+		// log read by actor finds it.
+		ended := auditLog(t, s, tokens[len(tokens)-1], orgID, "&action=session.ended&actor=ada@example.com")
+		if len(ended) != 1 || ended[0]["data"].(map[string]any)["reason"] != "session-limit" ||
+			ended[0]["actor"].(map[string]any)["email"] != "ada@example.com" {
+			t.Errorf("session.ended entries by ada = %v, want one (session-limit)", ended)
 		}
 	})
 }

@@ -19,10 +19,11 @@ type TokenView struct {
 	CreatedAt  Timestamp  `json:"created_at"`
 	ExpiresAt  *Timestamp `json:"expires_at" nullable:"true" doc:"When the token stops working; null for never"`
 	LastUsedAt *Timestamp `json:"last_used_at" nullable:"true" doc:"Last request with the token (updated at most once a minute); null if never used"`
+	Method     string     `json:"method" enum:"password,oidc" doc:"How the session that made the token had signed in: an organization with sso_required accepts only tokens made from a session that signed in through its OpenID Connect provider (403 sso-required otherwise)"`
 }
 
 func tokenView(t store.APIToken) TokenView {
-	return TokenView{ID: t.ID, Name: t.Name, Scopes: t.Scopes, CreatedAt: ts(t.CreatedAt), ExpiresAt: tsPtr(t.ExpiresAt), LastUsedAt: tsPtr(t.LastUsedAt)}
+	return TokenView{ID: t.ID, Name: t.Name, Scopes: t.Scopes, CreatedAt: ts(t.CreatedAt), ExpiresAt: tsPtr(t.ExpiresAt), LastUsedAt: tsPtr(t.LastUsedAt), Method: t.SignInMethod}
 }
 
 // CreatedToken carries the credential, shown only here.
@@ -47,7 +48,8 @@ func (s *Server) listTokens(ctx context.Context, in *ListParams) (*struct{ Body 
 }
 
 func (s *Server) createToken(ctx context.Context, in *struct{ Body TokenBody }) (*struct{ Body CreatedToken }, error) {
-	t, err := s.auth.CreateToken(ctx, principal(ctx).User.ID, in.Body.Name, in.Body.Scopes, in.Body.ExpiresAt)
+	p := principal(ctx)
+	t, err := s.auth.CreateToken(ctx, p.User.ID, p.Session.Method, in.Body.Name, in.Body.Scopes, in.Body.ExpiresAt)
 	if err != nil {
 		return nil, err
 	}

@@ -119,6 +119,7 @@ func TestTOTPWrongCodesAreLimited(t *testing.T) {
 		now := time.Now().UTC().Truncate(30 * time.Second).Add(10 * time.Second)
 		s.Clock.Set(now)
 		ada := s.SignUp(t, "ada@example.com")
+		orgID := s.CreateOrg(t, ada.Token, "Acme")
 		secret, _ := enableTOTP(t, s, ada.Token)
 		right := totpCode(t, secret, now.Add(30*time.Second))
 		wrong := "123456"
@@ -130,7 +131,18 @@ func TestTOTPWrongCodesAreLimited(t *testing.T) {
 				t.Fatalf("wrong code %d: status %d, want 401", i+1, r.Status)
 			}
 		}
-		signInWith(s, "ada@example.com", apitest.Password, right, "x").Expect(t, http.StatusTooManyRequests, "rate-limited")
+		// Refused sign-ins are told to the account's organizations, once
+		// for a run of them rather than once a request.
+		for range 3 {
+			signInWith(s, "ada@example.com", apitest.Password, right, "x").Expect(t, http.StatusTooManyRequests, "rate-limited")
+		}
+		reasons := map[string]int{}
+		for _, e := range auditLog(t, s, ada.Token, orgID, "&action=user.sign_in_failed") {
+			reasons[e["data"].(map[string]any)["reason"].(string)]++
+		}
+		if reasons["code"] != 10 || reasons["rate-limited"] != 1 || len(reasons) != 2 {
+			t.Errorf("failed sign-ins by reason = %v, want 10 wrong codes and one note of the refusals", reasons)
+		}
 	})
 }
 

@@ -368,14 +368,22 @@ func isSafe(method string) bool {
 }
 
 // signInRules applies the organization's sign-in rules to a member: with
-// sso_required only sessions that signed in through OpenID Connect, with
-// require_2fa only accounts with two-factor sign-in (CONTRACT 8).
+// sso_required only sessions that signed in through OpenID Connect (and
+// tokens made from such a session), with require_2fa only accounts with
+// two-factor sign-in (CONTRACT 8).
 func (s *Server) signInRules(ctx context.Context, orgID string, p *Principal) error {
 	o, err := s.db.Read().OrgByID(ctx, orgID)
 	if err != nil {
 		return err
 	}
-	if o.SSORequired && p.Session.Method != store.SignInOIDC {
+	method := p.Session.Method
+	if p.Token != nil {
+		method = p.Token.SignInMethod
+	}
+	if o.SSORequired && method != store.SignInOIDC {
+		if p.Token != nil {
+			return problem.New("sso-required", "this organization requires single sign-on: this token was made from a session that did not sign in through it; sign in through it and make a new token")
+		}
 		return problem.New("sso-required", "this organization requires single sign-on: sign in through it to reach its resources")
 	}
 	if o.Require2FA && !p.User.HasTOTP() {

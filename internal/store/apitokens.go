@@ -19,16 +19,20 @@ type APIToken struct {
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
+	// SignInMethod is how the session that made the token had signed in
+	// (SignInPassword, SignInOIDC): sso_required accepts only tokens made
+	// from an OpenID Connect session.
+	SignInMethod string
 }
 
-const tokenCols = `id, user_id, name, scopes, secret_hash, created_at, expires_at, last_used_at`
+const tokenCols = `id, user_id, name, scopes, secret_hash, created_at, expires_at, last_used_at, sign_in_method`
 
 func scanToken(s interface{ Scan(...any) error }) (APIToken, error) {
 	var t APIToken
 	var scopes string
 	var cr int64
 	var ex, lu sql.NullInt64
-	if err := s.Scan(&t.ID, &t.UserID, &t.Name, &scopes, &t.SecretHash, &cr, &ex, &lu); err != nil {
+	if err := s.Scan(&t.ID, &t.UserID, &t.Name, &scopes, &t.SecretHash, &cr, &ex, &lu, &t.SignInMethod); err != nil {
 		return APIToken{}, err
 	}
 	t.Scopes = strings.Fields(scopes)
@@ -38,8 +42,8 @@ func scanToken(s interface{ Scan(...any) error }) (APIToken, error) {
 
 // CreateAPIToken inserts t.
 func (c *Conn) CreateAPIToken(ctx context.Context, t APIToken) error {
-	_, err := c.exec(ctx, `INSERT INTO api_tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.UserID, t.Name, strings.Join(t.Scopes, " "), t.SecretHash, ms(t.CreatedAt), nullMS(t.ExpiresAt), nullMS(t.LastUsedAt))
+	_, err := c.exec(ctx, `INSERT INTO api_tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.UserID, t.Name, strings.Join(t.Scopes, " "), t.SecretHash, ms(t.CreatedAt), nullMS(t.ExpiresAt), nullMS(t.LastUsedAt), t.SignInMethod)
 	if err != nil {
 		return fmt.Errorf("store: create API token: %w", err)
 	}

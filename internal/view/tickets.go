@@ -21,7 +21,7 @@ type Ticket struct {
 	Status     string         `json:"status" enum:"open,resolved"`
 	Title      string         `json:"title"`
 	Summary    string         `json:"summary" doc:"One or two sentences: what, where, how often, since when, which release"`
-	Facts      map[string]any `json:"facts" doc:"service, environment, release, level, first_seen, last_seen, event_count, group_id, reason (new, regression, spike, unignored when an ignored group met its condition, or merged for a ticket resolved because its group was merged into another), sample_message, trace_id when known, and more"`
+	Facts      map[string]any `json:"facts" doc:"service, environment, release, level, first_seen, last_seen, event_count, group_id, reason (new, regression, spike, unignored when an ignored group met its condition, or merged for a ticket resolved because its group was merged into another), sample_message, trace_id when known, and more. An open ticket's are its group's now; a resolved ticket's are those its group had when it was resolved"`
 	URL        string         `json:"url" doc:"Dashboard address: {app_url}/tickets/{id}"`
 	UserCount  int64          `json:"user_count" doc:"Distinct user.id values of the group's events: exact up to 1,000, then within 2 %"`
 	CreatedAt  Timestamp      `json:"created_at"`

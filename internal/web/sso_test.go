@@ -236,6 +236,21 @@ func TestSSOSignIn(t *testing.T) {
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: owner.Token}).Expect(t, http.StatusForbidden, "sso-required")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ownerSSO}}).Expect(t, http.StatusOK, "")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Cookies: []*http.Cookie{ada}}).Expect(t, http.StatusOK, "")
+		// Personal API tokens are held to the rule of the session that
+		// made them: one a password session made is refused (a way round
+		// the rule otherwise), one a single sign-on session made works.
+		tokenOf := func(req apitest.Request, method string) string {
+			req.Method, req.Path, req.Body = "POST", "/v1/auth/tokens", map[string]any{"name": "ci", "scopes": []string{"org:read"}}
+			r := s.Do(req).Expect(t, http.StatusCreated, "")
+			if r.Str(t, "method") != method {
+				t.Errorf("token made from a %s session = %s, want method %s", method, r.Body, method)
+			}
+			return r.Str(t, "token")
+		}
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: tokenOf(apitest.Request{Token: owner.Token}, "password")}).
+			Expect(t, http.StatusForbidden, "sso-required")
+		s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID, Token: tokenOf(apitest.Request{Cookies: []*http.Cookie{ownerSSO}, Headers: origin}, "oidc")}).
+			Expect(t, http.StatusOK, "")
 		// The home page does not list its projects to a password session.
 		home := s.Do(apitest.Request{Method: "GET", Path: "/", Cookies: []*http.Cookie{{Name: httpserver.SessionCookie, Value: owner.Token}}}).Expect(t, http.StatusOK, "")
 		if !strings.Contains(string(home.Body), "requires single sign-on") {

@@ -51,7 +51,7 @@ func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, p *https
 		return err
 	}
 	scopes := r.PostForm["scope"]
-	t, err := d.auth.CreateToken(r.Context(), p.User.ID, name, scopes, nil)
+	t, err := d.auth.CreateToken(r.Context(), p.User.ID, p.Session.Method, name, scopes, nil)
 	if pr := shown(err, "validation-failed"); pr != nil {
 		checked := map[string]bool{}
 		for _, s := range scopes {
