@@ -172,6 +172,11 @@ func stripLineCol(loc string) string {
 	return loc
 }
 
+// JSInApp reports whether a JavaScript file is application code, as
+// grouping judges a frame without an SDK's flag (symbolication asks it of
+// the original files a source map names).
+func JSInApp(path string) bool { return jsInApp(path) }
+
 // jsInApp: dependencies (node_modules, vendor bundles), Node internals and
 // bundler runtime are not application code.
 func jsInApp(path string) bool {

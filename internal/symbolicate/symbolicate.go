@@ -188,6 +188,7 @@ func (s *Symbolicator) Event(ctx context.Context, projectID string, e *ingest.Ev
 		lines[f.line] = f.prefix + render(f.Frame)
 	}
 	if len(done) > 0 {
+		e.Attributes = demoteDependencies(e.Attributes, lines, done)
 		e.StackTrace = strings.Join(lines, "\n")
 	}
 	if len(res.Frames) > 0 || len(res.Notes) > 0 {

@@ -288,3 +288,55 @@ func latestTrace(t *testing.T, s *apitest.Server, projectID string) (trace, culp
 	}
 	return trace, culprit
 }
+
+// TestSymbolicationDependencyFramesAreNotInApp: the SDK judges the bundle,
+// so it flags every frame of main.js in-app; once mapped, a frame whose
+// original file is in node_modules is a dependency's, and the group's
+// culprit and fingerprint are the application's frame that called it.
+func TestSymbolicationDependencyFramesAreNotInApp(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, tok, key, num := sendingWorld(t, s)
+		dir := t.TempDir()
+		lib := filepath.Join(dir, "node_modules", "tinylib")
+		if err := os.MkdirAll(lib, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(lib, "index.js"), []byte(`exports.check = function check(v) {
+  const n = Number(v);
+  if (Number.isNaN(n)) {
+    throw new TypeError("not a number: " + v);
+  }
+  return n;
+};
+`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := buildSource(t, dir, `import { check } from "tinylib";
+export function checkout(items) {
+  let sum = 0;
+  for (const it of items) {
+    sum += check(it.price);
+  }
+  return sum;
+}
+`)
+		sentryCLI(t, s, tok, "sourcemaps", "upload", "--release", "4.0.0", "--url-prefix", "~/static", out)
+		sendError(t, s, num, key, map[string]any{"frames": crash(t, out), "release": "4.0.0"})
+		trace, culprit := latestTrace(t, s, w.ProjectID)
+		if !strings.Contains(trace, "node_modules/tinylib/index.js:4:") || !strings.Contains(trace, "at checkout (app.js:5:") {
+			t.Fatalf("stack trace = %q, want the library's frame and checkout's, mapped", trace)
+		}
+		if culprit != "app.js in checkout" {
+			t.Errorf("culprit = %q, want app.js in checkout (the library's frame is not the application's)", culprit)
+		}
+		groups := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups", Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		g := s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + groups[0].(map[string]any)["id"].(string), Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)
+		for _, c := range g["grouping"].(map[string]any)["components"].([]any) {
+			c := c.(map[string]any)
+			if v, _ := c["value"].(string); strings.Contains(v, "tinylib") && c["contributes"] == true {
+				t.Errorf("grouping component %v: the library's frame contributes", c)
+			}
+		}
+	})
+}
