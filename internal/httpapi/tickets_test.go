@@ -270,6 +270,37 @@ func TestResolveRegressAndReopen(t *testing.T) {
 	})
 }
 
+// TestUnresolvingAGroupReopensItsTicket: a group resolved or ignored by
+// hand and then set unresolved has its ticket open again (its next events
+// update it), as reopening the ticket unresolves the group.
+func TestUnresolvingAGroupReopensItsTicket(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		boom := batchOf("api", ev("cache node evicted", "error"))
+		feed(t, s, w.Key, boom)
+		gid := groupByTitle(t, s, w.Viewer.Token, w.ProjectID, "cache node")["id"].(string)
+		tid := ticketOf(t, s, w.Viewer.Token, gid)["id"].(string)
+		for _, away := range []map[string]any{{"status": "resolved"}, {"status": "ignored"}} {
+			patchJSON(s, w.Member.Token, "/v1/groups/"+gid, away).Expect(t, http.StatusOK, "")
+			if tk := getJSON(t, s, w.Viewer.Token, "/v1/tickets/"+tid); tk["status"] != "resolved" {
+				t.Fatalf("ticket after %v = %v, want resolved", away, tk)
+			}
+			patchJSON(s, w.Member.Token, "/v1/groups/"+gid, map[string]any{"status": "unresolved"}).Expect(t, http.StatusOK, "")
+			if tk := getJSON(t, s, w.Viewer.Token, "/v1/tickets/"+tid); tk["status"] != "open" || tk["resolved_at"] != nil {
+				t.Fatalf("ticket after %v then unresolved = %v, want open again", away, tk)
+			}
+			if k := kinds(activity(t, s, w.Viewer.Token, gid)); len(k) < 2 || k[0] != "unresolved" || k[1] != "ticket_opened" {
+				t.Errorf("activity after %v then unresolved = %v, want unresolved and ticket_opened first", away, k)
+			}
+		}
+		feed(t, s, w.Key, boom)
+		if tk := ticketOf(t, s, w.Viewer.Token, gid); tk["id"] != tid || tk["facts"].(map[string]any)["event_count"] != float64(2) {
+			t.Errorf("ticket after a later event = %v, want %s open with 2 events", tk, tid)
+		}
+	})
+}
+
 func TestDeleteTicket(t *testing.T) {
 	t.Parallel()
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {

@@ -133,7 +133,7 @@ func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.G
 }
 
 // setStatus resolves, ignores or unresolves g. Resolving or ignoring it
-// resolves its open ticket. An entry is recorded when the status or its
+// resolves its open ticket; unresolving it reopens its resolved one. An entry is recorded when the status or its
 // condition changes.
 func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *store.Group, ch GroupChange, now time.Time) error {
 	prev, prevRule, prevIn := g.Status, g.IgnoreRule, g.ResolvedIn
@@ -171,6 +171,22 @@ func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *stor
 	if prevRule != "" && g.IgnoreRule == "" {
 		if err := c.ClearIgnoreUsers(ctx, g.ID); err != nil {
 			return err
+		}
+	}
+	if ch.Status == store.GroupUnresolved && prev != store.GroupUnresolved && g.TicketID != "" && g.MergedInto == "" {
+		// Unresolved (or unignored) by hand: the work on it is not done,
+		// so its ticket is open again, as reopening the ticket unresolves
+		// the group; otherwise its next events would update no ticket and
+		// tell no one, since a group that is not resolved cannot regress.
+		t, err := c.TicketByID(ctx, g.TicketID)
+		if err == nil && t.Status == store.TicketResolved {
+			t.Status, t.ResolvedAt, t.UpdatedAt = store.TicketOpen, nil, now
+			if err := c.UpdateTicket(ctx, t); err != nil {
+				return err
+			}
+			if err := Record(ctx, c, g.ID, store.ActivityTicketOpened, a, map[string]any{"ticket_id": t.ID}, now); err != nil {
+				return err
+			}
 		}
 	}
 	if ch.Status != store.GroupUnresolved && g.TicketID != "" {
