@@ -284,11 +284,13 @@ func setCustom(res *Result, custom []string, values []fpValue, rule string) {
 			res.Components[k].Contributes = false
 		}
 		// {{ error.type }}, {{ error.value }} and {{ message }} put in
-		// what their components show.
-		for _, v := range values {
+		// what their components show, as the variable gave it: the value
+		// as sent, not as the default fingerprint parameterises it.
+		for i, v := range values {
 			for k := range res.Components {
 				if v.variable && res.Components[k].Name == v.text && (v.text == "error.type" || v.text == "error.value" || v.text == "message") {
 					res.Components[k].Contributes = true
+					res.Components[k].Value = custom[i]
 					break
 				}
 			}

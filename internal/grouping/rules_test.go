@@ -174,9 +174,16 @@ func TestProjectFingerprintRules(t *testing.T) {
 	for _, c := range byMessage.Components {
 		if c.Name == "message" {
 			found = true
-			if !c.Contributes {
-				t.Errorf("{{ message }}: component %+v does not contribute", c)
+			if !c.Contributes || c.Value != "queue 7 is full" {
+				t.Errorf("{{ message }}: component %+v, want the message as sent contributing", c)
 			}
+		}
+	}
+	// {{ error.value }} takes the value as sent (two values, two groups),
+	// and its component shows that, not the parameterised value.
+	for _, c := range a.Components {
+		if c.Name == "error.value" && (!c.Contributes || c.Value != "entry 5 does not balance") {
+			t.Errorf("{{ error.value }}: component %+v, want the value as sent contributing", c)
 		}
 	}
 	if !found {
