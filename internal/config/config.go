@@ -64,7 +64,7 @@ type Serve struct {
 	MaxBacklogBytes ByteSize      `name:"max-backlog-bytes" env:"ERRATA_MAX_BACKLOG_BYTES" default:"4GiB" help:"Refuse ingestion (503 overloaded) past this much unprocessed backlog."`
 	MinFreeDisk     ByteSize      `name:"min-free-disk" env:"ERRATA_MIN_FREE_DISK" default:"1GiB" help:"Refuse ingestion (503 overloaded) when the SQLite data directory has less free space."`
 	RetentionDays   int           `name:"retention-days" env:"ERRATA_RETENTION_DAYS" default:"90" help:"Days resolved tickets and INFO summaries are kept."`
-	GroupSamples    int           `name:"group-samples" env:"ERRATA_GROUP_SAMPLES" default:"10" help:"Latest sample events a group keeps besides its first."`
+	GroupSamples    int           `name:"group-samples" env:"ERRATA_GROUP_SAMPLES" default:"10" help:"Latest sample events a group keeps besides its first (up to half as many again between prunes)."`
 	SpikeMin        int64         `name:"spike-min" env:"ERRATA_SPIKE_MIN" default:"50" help:"Events in 5 minutes below which a group never spikes."`
 	SpikeFactor     float64       `name:"spike-factor" env:"ERRATA_SPIKE_FACTOR" default:"10" help:"A spike is this many times the group's mean 5-minute count over the previous 24 hours."`
 	MemoryLimit     ByteSize      `name:"memory-limit" env:"ERRATA_MEMORY_LIMIT" default:"256MiB" help:"Soft memory limit of the Go runtime (0: none; GOMEMLIMIT, when set, wins)."`

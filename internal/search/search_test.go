@@ -123,6 +123,7 @@ func TestParseRefusesMalformedTerms(t *testing.T) {
 		{"a,b:c", Groups, "a,b:c"},
 		{"!!timeout", Groups, "!!timeout"},
 		{"!!is:resolved", Groups, "!!is:resolved"},
+		{`first_seen:>"2026-11-30 13:00:00Z" x`, Groups, `first_seen:>"2026-11-30 13:00:00Z"`},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.in, c.kind, now)

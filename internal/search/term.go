@@ -69,6 +69,13 @@ func split(s string) ([]rawTerm, error) {
 			end := j
 			for end < len(s) && !isSpace(s[end]) {
 				if s[end] == '"' {
+					if t.hasKey && end > j && strings.Trim(s[j:end], "<>=") == "" {
+						term := word(s, start)
+						if _, qend, err := unquote(s, end); err == nil {
+							term = s[start:qend]
+						}
+						return nil, &Error{Term: term, Reason: "a comparison's value is not quoted: write it without quotes and without spaces (a time as 2026-11-30T13:00:00Z)"}
+					}
 					return nil, &Error{Term: word(s, start), Reason: "a quote may only open a value"}
 				}
 				end++
