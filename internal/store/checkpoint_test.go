@@ -63,7 +63,12 @@ func TestWALStartsOver(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if biggest == 0 || biggest > written/3 {
+	// Never started over, the WAL holds everything written (the bug this
+	// guards against); started over, it holds a few rounds of the
+	// checkpointer's. Half leaves room for a machine so busy that the
+	// checkpointer's rounds come late (98 MiB of 214 MiB once, with the
+	// whole suite and other work sharing two cores).
+	if biggest == 0 || biggest > written/2 {
 		t.Errorf("the WAL grew to %d bytes while %d bytes were written; want it started over past %d bytes (a few rounds of writes beyond)", biggest, written, bound)
 	}
 }
