@@ -115,6 +115,15 @@ func TestTicketDeliveries(t *testing.T) {
 		for _, unknown := range []string{"dlv_" + zeros, id.New(id.TestDelivery), "nope", okID} {
 			redeliver(s, w.Admin.Token, unknown).Expect(t, http.StatusNotFound, "not-found")
 		}
+		// A disabled channel's delivery is refused: disabling cancels its
+		// deliveries, so the series would end before any attempt.
+		patchJSON(s, w.Admin.Token, "/v1/channels/"+goneID, map[string]any{"enabled": false}).Expect(t, http.StatusOK, "")
+		if r := redeliver(s, w.Admin.Token, g["id"].(string)).Expect(t, http.StatusConflict, "conflict"); !strings.Contains(r.Str(t, "detail"), "disabled") {
+			t.Errorf("redelivery to a disabled channel: %s, want a detail saying it is disabled", r.Body)
+		}
+		if g = deliveries(t, s, w.Viewer.Token, goneID)[0]; g["status"] != "failed" {
+			t.Errorf("refused redelivery changed the delivery: %v", g)
+		}
 		// Another organization sees none of it.
 		redeliver(s, w.Outsider.Token, dlv).Expect(t, http.StatusNotFound, "not-found")
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/channels/" + okID + "/deliveries", Token: w.Outsider.Token}).Expect(t, http.StatusNotFound, "not-found")

@@ -407,12 +407,29 @@ func checkFormat(channelType, format string) (string, error) {
 
 // Redeliver starts a new series of attempts of a delivery that has ended,
 // under the same identifier. A delivery still pending is 409
-// delivery-pending; a test is not redelivered (test the channel again).
+// delivery-pending; a test is not redelivered (test the channel again); a
+// disabled channel's delivery is 409 conflict, since disabling cancels its
+// deliveries (the series would be cancelled before any attempt).
 func (s *Service) Redeliver(ctx context.Context, deliveryID string) error {
 	if strings.HasPrefix(deliveryID, id.TestDelivery) {
 		return problem.New("conflict", "a test delivery is not redelivered: test the channel again")
 	}
-	err := s.db.Write().Redeliver(ctx, deliveryID, s.now())
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
+		d, err := c.DeliveryByID(ctx, deliveryID)
+		if err != nil {
+			return err
+		}
+		if d.ChannelID != "" {
+			ch, err := c.ChannelByID(ctx, d.ChannelID)
+			if err != nil {
+				return err
+			}
+			if !ch.Enabled {
+				return problem.Newf("conflict", "channel %s is disabled: enable it (PATCH enabled: true) to redeliver its deliveries", ch.ID)
+			}
+		}
+		return c.Redeliver(ctx, deliveryID, s.now())
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return problem.Newf("delivery-pending", "delivery %s is still being attempted", deliveryID)
 	}

@@ -26,7 +26,7 @@ func TestTokensPage(t *testing.T) {
 			t.Fatalf("no token on the page: %s", created.Body)
 		}
 		s.Do(apitest.Request{Method: "GET", Path: "/api/0/organizations/acme/chunk-upload/", Token: tok}).Expect(t, http.StatusOK, "")
-		list := b.get("/tokens").expect(t, http.StatusOK, "frontend CI")
+		list := b.get("/tokens").expect(t, http.StatusOK, "frontend CI", "<td>password sign-in</td>")
 		if tokenOnPage.MatchString(list.Body) {
 			t.Error("the list shows a token's secret")
 		}
