@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
@@ -46,27 +47,55 @@ func projectGroups(ctx context.Context, c *store.Conn, projectID string, ids []s
 	return out, nil
 }
 
+// bulkChunk is how many groups' changes one transaction of BulkChange
+// makes: a transaction a group made 10,000 groups take 10 to 17 s (one
+// commit each); a chunk holds the writer, or its groups' row locks, for
+// tens of milliseconds.
+const bulkChunk = 100
+
 // BulkChange applies ch to each group of ids that is a group of projectID,
-// each in its own transaction with its activity entries (a change stays
-// atomic per group; a concurrent change of one group is serialised with
-// it). A change refused for the first group (a bad assignee) changes none.
+// with its activity entries, bulkChunk groups a transaction (a change
+// stays atomic per group; a concurrent change of one group is serialised
+// with it). A chunk locks the project first, as processing does, then its
+// groups in id order, as merges do, so that none of them can wait for
+// another in a circle. A change refused for a
+// group (a bad assignee) ends the bulk with the groups of earlier chunks
+// changed: with the first, none.
 func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids []string, ch GroupChange) (BulkResult, error) {
 	gs, err := projectGroups(ctx, s.db.Read(), projectID, ids)
 	if err != nil {
 		return BulkResult{}, err
 	}
+	slices.SortFunc(gs, func(x, y store.Group) int { return strings.Compare(x.ID, y.ID) })
 	res := BulkResult{Matched: len(gs)}
-	for _, g := range gs {
-		_, changed, err := s.changeGroup(ctx, a, g.ID, ch)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // deleted meanwhile
-		}
+	for chunk := range slices.Chunk(gs, bulkChunk) {
+		updated := 0
+		err := s.db.TxAgain(ctx, func(c *store.Conn) error {
+			updated = 0
+			// Processing locks the project before its groups (in the
+			// order of their keys): so does a chunk, so that a chunk's
+			// groups and a batch's cannot wait for each other.
+			if err := c.LockProjects(ctx, []string{projectID}); err != nil {
+				return err
+			}
+			for _, g := range chunk {
+				_, changed, err := s.changeGroupIn(ctx, c, a, g.ID, ch)
+				if errors.Is(err, store.ErrNotFound) || errors.Is(err, errGroupMerged) {
+					continue // deleted or merged meanwhile
+				}
+				if err != nil {
+					return err
+				}
+				if changed {
+					updated++
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return res, err
 		}
-		if changed {
-			res.Updated++
-		}
+		res.Updated += updated
 	}
 	return res, nil
 }

@@ -60,23 +60,35 @@ func (s *Service) changeGroup(ctx context.Context, a Actor, groupID string, ch G
 	var out store.Group
 	changed := false
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
-		g, err := c.LockGroup(ctx, groupID) // against a batch of the group applied meanwhile
-		if err != nil {
-			return err
+		var err error
+		out, changed, err = s.changeGroupIn(ctx, c, a, groupID, ch)
+		if errors.Is(err, errGroupMerged) {
+			return problem.Newf("conflict", "the group was merged into %s: change that one", out.MergedInto)
 		}
-		if g.MergedInto != "" {
-			// Its events, counts and ticket went to the target, and lists
-			// and bulk changes leave it out: a change here would reopen or
-			// assign a group nobody sees.
-			return problem.Newf("conflict", "the group was merged into %s: change that one", g.MergedInto)
-		}
-		before := g
-		g, err = s.change(ctx, c, a, g, ch)
-		out = g
-		changed = before.Status != g.Status || before.AssigneeID != g.AssigneeID || before.IgnoreRule != g.IgnoreRule || before.ResolvedIn != g.ResolvedIn
 		return err
 	})
 	return out, changed, err
+}
+
+// errGroupMerged is changeGroupIn's answer for a group merged into
+// another: its events, counts and ticket went to the target, and lists
+// and bulk changes leave it out, so a change would reopen or assign a
+// group nobody sees.
+var errGroupMerged = errors.New("tickets: the group was merged into another")
+
+// changeGroupIn is changeGroup in c's transaction.
+func (s *Service) changeGroupIn(ctx context.Context, c *store.Conn, a Actor, groupID string, ch GroupChange) (store.Group, bool, error) {
+	g, err := c.LockGroup(ctx, groupID) // against a batch of the group applied meanwhile
+	if err != nil {
+		return g, false, err
+	}
+	if g.MergedInto != "" {
+		return g, false, errGroupMerged
+	}
+	before := g
+	g, err = s.change(ctx, c, a, g, ch)
+	changed := before.Status != g.Status || before.AssigneeID != g.AssigneeID || before.IgnoreRule != g.IgnoreRule || before.ResolvedIn != g.ResolvedIn
+	return g, changed, err
 }
 
 // change applies ch to the locked group g in c's transaction.
