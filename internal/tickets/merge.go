@@ -53,6 +53,12 @@ func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID st
 		if err != nil {
 			return err
 		}
+		// Processing locks the project, then its groups in the order of
+		// their keys: a merge locks the project first too, or it and a
+		// batch could each hold a group the other waits for.
+		if err := c.LockProjects(ctx, []string{head.ProjectID}); err != nil {
+			return err
+		}
 		locked, err := lockMerged(ctx, c, head.ProjectID, targetID, ids)
 		if err != nil {
 			return err
@@ -108,8 +114,9 @@ func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID st
 }
 
 // lockMerged locks the target and the groups of ids that are groups of
-// projectID, in the order of their ids, as processing does, so that a merge
-// and a batch cannot deadlock on each other. Ids that name no group of the
+// projectID, in the order of their ids, as bulk changes do (the project is
+// locked first, as processing locks it, so that a merge and a batch cannot
+// deadlock on each other). Ids that name no group of the
 // project are left out of the answer; those that are not group ids at all
 // never reach the database.
 func lockMerged(ctx context.Context, c *store.Conn, projectID, targetID string, ids []string) (map[string]store.Group, error) {
