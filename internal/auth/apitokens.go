@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"github.com/errata-dev/errata/internal/audit"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ type NewToken struct {
 // signed in by method (store.SignInPassword, store.SignInOIDC). Only a hash
 // of its secret is kept.
 func (s *Service) CreateToken(ctx context.Context, userID, method, name string, scopes []string, expiresAt *time.Time) (NewToken, error) {
+	if method != store.SignInPassword && method != store.SignInOIDC {
+		return NewToken{}, fmt.Errorf("auth: token made from a session of unknown sign-in method %q", method)
+	}
 	if err := org.CheckName(name); err != nil {
 		return NewToken{}, err
 	}

@@ -63,9 +63,8 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 	if err != nil {
 		return Signed{}, err
 	}
-	giveBack, done, err := s.reserveFailures(ctx, canonical, clientIP)
+	giveBack, done, err := s.reserveFailures(ctx, canonical, legacy, clientIP)
 	if err != nil {
-		s.noteThrottled(ctx, canonical, legacy)
 		return Signed{}, err
 	}
 	defer done()
@@ -137,9 +136,13 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (Signed, error) {
 // and of the client (429 when either is spent); giveBack returns both
 // reservations when the sign-in turns out not to be a failure, and done
 // (deferred by the caller) settles them as spent otherwise.
-func (s *Service) reserveFailures(ctx context.Context, email, client string) (giveBack, done func(), err error) {
+//
+// A refusal by the address's limit (the account's, when it is one) is
+// recorded in its organizations' audit logs (noteThrottled).
+func (s *Service) reserveFailures(ctx context.Context, email, legacy, client string) (giveBack, done func(), err error) {
 	r, byEmail := s.failuresByEmail.Reserve(ctx, email)
 	if !r.Allowed {
+		s.noteThrottled(ctx, email, legacy)
 		return nil, nil, problem.New("rate-limited", "too many failed sign-ins for this address; wait and retry").RetryAfter(r.RetryAfter)
 	}
 	r, byIP := s.failuresByIP.Reserve(ctx, client)
@@ -177,8 +180,8 @@ func (s *Service) RecordOIDCFailure(ctx context.Context, email, reason string) {
 // recordFailure writes a failed sign-in of an existing account (reason
 // "password", "code", "oidc_unverified_email" or "rate-limited") to its organizations'
 // audit logs. It is best effort: the answer is the same whether it could
-// be written or not.
-func (s *Service) recordFailure(ctx context.Context, u store.User, reason string) {
+// be written or not; it reports whether it was.
+func (s *Service) recordFailure(ctx context.Context, u store.User, reason string) bool {
 	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		return audit.RecordUser(ctx, c, u.ID, audit.Entry{Action: "user.sign_in_failed", Target: u.ID, ActorID: u.ID, ActorEmail: u.Email,
 			Data: map[string]any{"reason": reason}, At: s.clock()})
@@ -186,6 +189,7 @@ func (s *Service) recordFailure(ctx context.Context, u store.User, reason string
 	if err != nil {
 		s.log.Warn("recording a failed sign-in", "user_id", u.ID, "err", err)
 	}
+	return err == nil
 }
 
 // signInAddress is the address typed at sign-in in its canonical form

@@ -59,7 +59,7 @@ type OrgPatchBody struct {
 	Name        *string `json:"name,omitempty" minLength:"1" maxLength:"100" pattern:"\\S" doc:"1 to 100 characters, not blank"`
 	Slug        *string `json:"slug,omitempty" doc:"1 to 50 characters, the URL name (sentry-cli's SENTRY_ORG): a-z, 0-9 and -; unique in the installation, else 409 conflict"`
 	Require2FA  *bool   `json:"require_2fa,omitempty" doc:"Refuse members without two-factor sign-in (403 2fa-required); turning it on needs it on your own account"`
-	SSORequired *bool   `json:"sso_required,omitempty" doc:"Refuse sessions that did not sign in through single sign-on (403 sso-required); turning it on needs your own session to have signed in through it"`
+	SSORequired *bool   `json:"sso_required,omitempty" doc:"Refuse sessions that did not sign in through single sign-on, and tokens made from one (403 sso-required); turning it on needs your own session to have signed in through it"`
 }
 
 func (s *Server) updateOrg(ctx context.Context, in *struct {

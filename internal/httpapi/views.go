@@ -33,7 +33,7 @@ type OrgView struct {
 	Limits org.Limits `json:"limits"`
 	// Require2FA and SSORequired are the organization's sign-in rules.
 	Require2FA  bool      `json:"require_2fa" doc:"Members without two-factor sign-in get 403 2fa-required"`
-	SSORequired bool      `json:"sso_required" doc:"Sessions that did not sign in through single sign-on get 403 sso-required"`
+	SSORequired bool      `json:"sso_required" doc:"Sessions that did not sign in through single sign-on, and personal API tokens made from one, get 403 sso-required"`
 	CreatedAt   Timestamp `json:"created_at"`
 	UpdatedAt   Timestamp `json:"updated_at"`
 }
