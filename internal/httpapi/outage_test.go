@@ -37,8 +37,15 @@ func TestDatabaseOutageIsRetryable(t *testing.T) {
 	w := newProcWorld(t, s)
 	body := batchOf("api", ev("before the outage", "error"))
 	s.Do(ingestReq(w.Key, body, nil)).Expect(t, http.StatusAccepted, "")
+	pat := s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/tokens", Token: w.Owner.Token, Body: map[string]any{"name": "ci", "scopes": []string{"project:releases"}}}).
+		Expect(t, http.StatusCreated, "").Str(t, "token")
 
 	proxy.Cut()
+	// sentry-cli's API: a token that cannot be checked is not a bad token
+	// (401 fails the upload for good), but a 503 it retries.
+	if r := s.Do(apitest.Request{Method: "GET", Path: "/api/0/organizations/" + w.OrgID + "/chunk-upload/", Token: pat}); r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+		t.Errorf("/api/0 during the outage = %d (Retry-After %q): %s, want 503 with Retry-After", r.Status, r.Header.Get("Retry-After"), r.Body)
+	}
 	for _, r := range []apitest.Request{
 		ingestReq(w.Key, body, nil),
 		{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/tickets", Token: w.Owner.Token},

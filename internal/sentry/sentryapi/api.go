@@ -123,6 +123,11 @@ func (a *API) handle(fn func(http.ResponseWriter, *http.Request, *caller) error,
 			if p.IsInternal() {
 				a.log.Error("sentry web API failed", "path", r.URL.Path, "err", err)
 			}
+			for name, values := range p.GetHeaders() { // Retry-After of a 503 or 429
+				for _, v := range values {
+					w.Header().Add(name, v)
+				}
+			}
 		}
 		writeJSON(w, ae.status, map[string]string{"detail": ae.detail})
 	}
@@ -142,6 +147,12 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, fn func(http.Respons
 	}
 	p, err := a.srv.Authenticate(r)
 	if err != nil {
+		// A database that cannot check the token is 503 with
+		// Retry-After, which tools retry; only a credential refused is
+		// 401, which they take for a bad token.
+		if pr := problem.From(err); pr.Status != http.StatusUnauthorized {
+			return err
+		}
 		return fail(http.StatusUnauthorized, "Authentication credentials were not provided or are invalid: send Authorization: Bearer <API token>")
 	}
 	c := &caller{p: p}
