@@ -109,6 +109,10 @@ func (m *Member) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	// A beat is bounded as a request (store.AsRequest): one waiting on a
+	// connection gone silent would stop the beats for good, and with
+	// them this process's leases and peers.
+	ctx = store.AsRequest(ctx)
 	m.beat(ctx)
 	go func() {
 		defer stopped()

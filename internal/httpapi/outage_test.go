@@ -133,3 +133,48 @@ func ingestOnceBack(t *testing.T, s *apitest.Server, r apitest.Request) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestStrandedConnectionsDoNotStopProcessing: the connections open at
+// one moment go silent for good while new ones work (a hung pooler, a
+// backend stopped behind a live kernel). Requests answer 503 within the
+// request timeout, and processing, waiting on one of them, gives it up
+// within store.WorkTimeouts of it and goes on with new connections: the
+// batches accepted meanwhile are processed without a restart.
+func TestStrandedConnectionsDoNotStopProcessing(t *testing.T) {
+	const timeout = time.Second
+	s, proxy := outageServer(t, func(c *config.Serve) { c.DBTimeout = timeout })
+	w := newProcWorld(t, s)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	if err := s.App.Processor.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	body := batchOf("api", ev("before the strand", "error"))
+	s.Do(ingestReq(w.Key, body, nil)).Expect(t, http.StatusAccepted, "")
+	count := func() float64 {
+		r := s.Do(apitest.Request{Method: "GET", Path: "/v1/projects/" + w.ProjectID + "/groups", Token: w.Owner.Token})
+		if r.Status != http.StatusOK {
+			return -1
+		}
+		for _, g := range r.JSON(t)["data"].([]any) {
+			return g.(map[string]any)["event_count"].(float64)
+		}
+		return 0
+	}
+	waitFor := func(want float64, within time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for count() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("event_count = %v after %s, want %v", count(), within, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor(1, 10*time.Second)
+
+	proxy.Strand()
+	ingestOnceBack(t, s, ingestReq(w.Key, body, nil))
+	ingestOnceBack(t, s, ingestReq(w.Key, body, nil))
+	waitFor(3, store.WorkTimeouts*timeout+20*time.Second)
+}

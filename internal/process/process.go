@@ -197,6 +197,7 @@ func (p *Processor) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	ctx = store.AsWork(ctx) // a connection gone silent does not stop processing for good
 	var wg sync.WaitGroup
 	for i := 0; i < p.opts.Workers; i++ {
 		wg.Add(1)

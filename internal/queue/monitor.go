@@ -66,8 +66,11 @@ func (m *Monitor) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Poll reads the backlog and the free disk once.
+// Poll reads the backlog and the free disk once. Its reads are bounded
+// as a request's (store.AsRequest): one waiting on a connection gone
+// silent would freeze the backlog and processing lag it reports.
 func (m *Monitor) Poll(ctx context.Context) {
+	ctx = store.AsRequest(ctx)
 	rows, err := m.db.Read().BacklogByProject(ctx)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -2,8 +2,10 @@
 // for real: Errata talks to PostgreSQL through it, and Cut drops every
 // connection and refuses new ones until Restore, as a database restart
 // would; Freeze lets every connection go silent, open but carrying nothing,
-// as a network partition or a stopped server would. Tests never stop the
-// shared PostgreSQL server.
+// as a network partition or a stopped server would; Strand lets the
+// connections open now go silent for good while new ones work, as a hung
+// pooler or a backend stopped behind a live kernel would. Tests never stop
+// the shared PostgreSQL server.
 package testproxy
 
 import (
@@ -23,6 +25,10 @@ type Proxy struct {
 	frozen chan struct{} // closed when not frozen; Freeze makes a new one
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
+	// gen counts Strand's calls: a connection made before the last one is
+	// stranded. closing is closed when the proxy closes.
+	gen     int
+	closing chan struct{}
 }
 
 // Start proxies a free loopback port to target ("host:port") until the
@@ -33,7 +39,7 @@ func Start(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("testproxy: listen: %v", err)
 	}
-	p := &Proxy{target: target, ln: ln, conns: map[net.Conn]struct{}{}, frozen: make(chan struct{})}
+	p := &Proxy{target: target, ln: ln, conns: map[net.Conn]struct{}{}, frozen: make(chan struct{}), closing: make(chan struct{})}
 	close(p.frozen)
 	p.wg.Add(1)
 	go p.accept()
@@ -77,6 +83,21 @@ func (p *Proxy) Freeze() {
 		p.frozen = make(chan struct{})
 	default: // frozen already
 	}
+}
+
+// Strand lets every connection open now go silent until the test ends,
+// carrying nothing either way, while new connections work.
+func (p *Proxy) Strand() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.gen++
+}
+
+// stranded reports whether a connection made in generation gen is.
+func (p *Proxy) stranded(gen int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return gen < p.gen
 }
 
 // Restore lets connections through again, the frozen ones included.
@@ -134,6 +155,7 @@ func (p *Proxy) serve(c net.Conn) {
 		return
 	}
 	p.conns[c], p.conns[up] = struct{}{}, struct{}{}
+	gen := p.gen
 	p.mu.Unlock()
 	var done sync.WaitGroup
 	done.Add(2)
@@ -144,6 +166,10 @@ func (p *Proxy) serve(c net.Conn) {
 			n, err := src.Read(buf)
 			if n > 0 {
 				p.thawed()
+				if p.stranded(gen) {
+					<-p.closing
+					break
+				}
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					break
 				}
@@ -165,6 +191,7 @@ func (p *Proxy) serve(c net.Conn) {
 }
 
 func (p *Proxy) close() {
+	close(p.closing)
 	_ = p.ln.Close()
 	p.Cut()
 	p.mu.Lock()

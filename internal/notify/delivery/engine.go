@@ -64,6 +64,7 @@ func (s *Engine) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	ctx = store.AsWork(ctx) // a connection gone silent does not stop deliveries for good
 	e := &run{s: s, send: s.newSend(2 * time.Second), chans: map[string]*chanState{}, free: make(chan struct{}, 1),
 		results: make(chan result, s.opts.Workers)}
 	committed := make(chan struct{})
@@ -176,7 +177,7 @@ func (e *run) finished(ctx context.Context, channelID string) {
 // commit writes finished attempts, grouping those that finish together
 // into one transaction.
 func (e *run) commit() {
-	ctx := context.Background()
+	ctx := store.AsWork(context.Background())
 	batch := make([]result, 0, 256)
 	for r := range e.results {
 		batch = append(batch[:0], r)

@@ -53,6 +53,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	ctx = store.AsWork(ctx) // a connection gone silent does not stop digests for good
 	go func() { defer stopped(); s.schedule(ctx) }()
 	return nil
 }
