@@ -172,6 +172,9 @@ func (a *App) Close() error {
 // the store.
 func (a *App) closeAll() error {
 	a.Notify.Close()
+	if a.Auth != nil {
+		a.Auth.Wait() // audit notes written in the background
+	}
 	err := a.DB.Close()
 	if err != nil {
 		a.log.Warn("closing the store", "err", err)

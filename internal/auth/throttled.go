@@ -2,8 +2,11 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // throttledNoteEvery is how often the audit log of an account's
@@ -57,13 +60,14 @@ func (n *throttledNotes) start(email string, now time.Time) bool {
 	return true
 }
 
-// done ends a note started at now: written, it stays remembered; not
-// (the address names no account, the database failed), it is forgotten.
-func (n *throttledNotes) done(email string, now time.Time, written bool) {
+// done ends a note started at now: settled (written, or the address
+// names no account), it stays remembered; not (the database failed), it
+// is forgotten so that the next refusal tries again.
+func (n *throttledNotes) done(email string, now time.Time, settled bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.noting--
-	if !written && n.last[email] == now {
+	if !settled && n.last[email] == now {
 		delete(n.last, email)
 	}
 }
@@ -80,13 +84,21 @@ func (s *Service) noteThrottled(ctx context.Context, canonical, legacy string) {
 		return
 	}
 	ctx = context.WithoutCancel(ctx) // the request's address and user agent, not its end
+	s.notes.Add(1)
 	go func() {
+		defer s.notes.Done()
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		written := false
-		if u, err := s.userByEmail(ctx, canonical, legacy); err == nil {
-			written = s.recordFailure(ctx, u, "rate-limited")
+		u, err := s.userByEmail(ctx, canonical, legacy)
+		settled := errors.Is(err, store.ErrNotFound)
+		if err == nil {
+			settled = s.recordFailure(ctx, u, "rate-limited")
 		}
-		s.throttled.done(canonical, now, written)
+		s.throttled.done(canonical, now, settled)
 	}()
 }
+
+// Wait waits for the audit notes being written in the background
+// (noteThrottled): the app calls it before it closes the store, tests
+// before they read the log.
+func (s *Service) Wait() { s.notes.Wait() }

@@ -408,8 +408,7 @@ func checkFormat(channelType, format string) (string, error) {
 // Redeliver starts a new series of attempts of a delivery that has ended,
 // under the same identifier. A delivery still pending is 409
 // delivery-pending; a test is not redelivered (test the channel again); a
-// disabled channel's delivery is 409 conflict, since disabling cancels its
-// deliveries (the series would be cancelled before any attempt).
+// delivery of a channel that sends nothing is refused (checkRedeliverable).
 func (s *Service) Redeliver(ctx context.Context, deliveryID string) error {
 	if strings.HasPrefix(deliveryID, id.TestDelivery) {
 		return problem.New("conflict", "a test delivery is not redelivered: test the channel again")
@@ -420,12 +419,8 @@ func (s *Service) Redeliver(ctx context.Context, deliveryID string) error {
 			return err
 		}
 		if d.ChannelID != "" {
-			ch, err := c.ChannelByID(ctx, d.ChannelID)
-			if err != nil {
+			if err := s.checkRedeliverable(ctx, c, d.ChannelID); err != nil {
 				return err
-			}
-			if !ch.Enabled {
-				return problem.Newf("conflict", "channel %s is disabled: enable it (PATCH enabled: true) to redeliver its deliveries", ch.ID)
 			}
 		}
 		return c.Redeliver(ctx, deliveryID, s.now())
@@ -437,6 +432,35 @@ func (s *Service) Redeliver(ctx context.Context, deliveryID string) error {
 		return err
 	}
 	s.Wake()
+	return nil
+}
+
+// checkRedeliverable refuses a redelivery to a channel that sends nothing
+// (disabled, waiting for its address to confirm, unsubscribed, or not in
+// its organization's plan): the sender would cancel it before any attempt.
+// The channel is locked, so that it is not disabled meanwhile.
+func (s *Service) checkRedeliverable(ctx context.Context, c *store.Conn, channelID string) error {
+	ch, err := c.LockChannel(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	if !ch.Enabled {
+		return problem.Newf("conflict", "channel %s is disabled: enable it to redeliver its deliveries", ch.ID)
+	}
+	if err := checkSends(ch); err != nil {
+		return err
+	}
+	p, err := c.ProjectByID(ctx, ch.ProjectID)
+	if err != nil {
+		return err
+	}
+	o, err := c.OrgByID(ctx, p.OrgID)
+	if err != nil {
+		return err
+	}
+	if !AllowedByPlan(o.Plan, ch.Type) {
+		return problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
+	}
 	return nil
 }
 

@@ -141,6 +141,18 @@ func (c *Conn) CreateChannel(ctx context.Context, ch Channel) error {
 }
 
 // ChannelByID returns one channel.
+// LockChannel returns one channel, locked until the end of the
+// transaction on PostgreSQL (SQLite's transaction holds the writer), so that
+// it cannot be disabled between a check and the write that follows it.
+func (c *Conn) LockChannel(ctx context.Context, id string) (Channel, error) {
+	ch, err := scanChannel(c.queryRow(ctx, `SELECT `+channelCols+` FROM channels WHERE id = ?`+c.drv.rowLock(), id))
+	if err != nil {
+		return Channel{}, fmt.Errorf("store: channel %s: %w", id, translate(err))
+	}
+	return ch, nil
+}
+
+// ChannelByID returns one channel.
 func (c *Conn) ChannelByID(ctx context.Context, id string) (Channel, error) {
 	ch, err := scanChannel(c.queryRow(ctx, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
 	if err != nil {

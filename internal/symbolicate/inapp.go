@@ -35,33 +35,56 @@ func demoteDependencies(attrs json.RawMessage, lines []string, done []mapped) js
 	if len(deps) == 0 || !bytes.Contains(attrs, []byte(`"`+inAppKey+`"`)) {
 		return attrs
 	}
-	var top struct {
-		Flags string `json:"sentry.in_app"`
-	}
-	if json.Unmarshal(attrs, &top) != nil || top.Flags == "" || strings.Trim(top.Flags, "yn?") != "" {
+	at, old := topLevelString(attrs, inAppKey)
+	if old == "" || strings.Trim(old, "yn?") != "" {
 		return attrs
 	}
 	st := grouping.ParseStack(strings.Join(lines, "\n"))
-	if len(st.Frames) != len(top.Flags) || len(st.Lines) != len(st.Frames) {
+	if len(st.Frames) != len(old) || len(st.Lines) != len(st.Frames) {
 		return attrs
 	}
-	flags := []byte(top.Flags)
+	flags := []byte(old)
 	for _, line := range deps {
 		if k := slices.Index(st.Lines, line); k >= 0 && flags[k] == 'y' {
 			flags[k] = 'n'
 		}
 	}
-	if string(flags) == top.Flags {
-		return attrs
-	}
-	// The attribute as the Sentry mapper writes it, once: anything else (a
-	// copy nested in another attribute, spaces) leaves the event alone.
-	old := []byte(`"` + inAppKey + `":"` + top.Flags + `"`)
-	at := bytes.Index(attrs, old)
-	if at < 0 || bytes.Count(attrs, old) != 1 {
+	if string(flags) == old {
 		return attrs
 	}
 	out := slices.Clone(attrs)
-	copy(out[at+len(old)-1-len(flags):], flags)
+	copy(out[at:], flags) // y, n and ? need no escaping: same length, same place
 	return out
+}
+
+// topLevelString finds the string value of the top-level key (exactly
+// as written: not a nested copy, nor another case of it) in the JSON
+// object attrs, and where its characters start; "" when there is none, or
+// when it is escaped (its text is not its bytes) or repeated.
+func topLevelString(attrs json.RawMessage, key string) (int, string) {
+	dec := json.NewDecoder(bytes.NewReader(attrs))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, ""
+	}
+	at, found := 0, ""
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return 0, ""
+		}
+		keyEnd := int(dec.InputOffset())
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return 0, ""
+		}
+		if k != key {
+			continue
+		}
+		var text string
+		if found != "" || json.Unmarshal(v, &text) != nil || len(v) != len(text)+2 {
+			return 0, ""
+		}
+		at, found = keyEnd+bytes.IndexByte(attrs[keyEnd:], '"')+1, text
+	}
+	return at, found
 }

@@ -18,15 +18,19 @@ func TestDemoteDependencies(t *testing.T) {
 		"    at checkout (app.js:5:12)", "\n")
 	done := []mapped{dep(1, "node_modules/tinylib/index.js"), dep(2, "app.js")}
 	attrs := `{"a":"<b>","sentry.in_app":"yy","z":1}`
-	if got, want := string(demoteDependencies(json.RawMessage(attrs), plain, done)), `{"a":"<b>","sentry.in_app":"ny","z":1}`; got != want {
-		t.Errorf("demoted = %s, want %s", got, want)
+	for in, want := range map[string]string{
+		attrs: `{"a":"<b>","sentry.in_app":"ny","z":1}`,
+		`{"x":{"sentry.in_app":"yy"}, "sentry.in_app" : "yy"}`: `{"x":{"sentry.in_app":"yy"}, "sentry.in_app" : "ny"}`,
+	} {
+		if got := string(demoteDependencies(json.RawMessage(in), plain, done)); got != want {
+			t.Errorf("%s demoted = %s, want %s", in, got, want)
+		}
 	}
 	for _, keep := range []string{
-		`{"sentry.in_app":"yyy"}`,                           // more flags than frames
-		`{"sentry.in_app":"nn"}`,                            // already not in-app
-		`{"other":1}`,                                       // no flags
-		`{"sentry.in_app": "yy"}`,                           // not as the mapper writes it
-		`{"x":{"sentry.in_app":"yy"},"sentry.in_app":"yy"}`, // twice
+		`{"sentry.in_app":"yyy"}`, // more flags than frames
+		`{"sentry.in_app":"nn"}`,  // already not in-app
+		`{"other":1}`,             // no flags
+		`{"SENTRY.IN_APP":"yy","x":{"sentry.in_app":"yy"}}`, // only a nested one as written
 	} {
 		if got := string(demoteDependencies(json.RawMessage(keep), plain, done)); got != keep {
 			t.Errorf("%s became %s, want it unchanged", keep, got)

@@ -56,9 +56,11 @@ const bulkChunk = 100
 // BulkChange applies ch to each group of ids that is a group of projectID,
 // with its activity entries, bulkChunk groups a transaction (a change
 // stays atomic per group; a concurrent change of one group is serialised
-// with it). A chunk locks the project first, as processing does, then its
-// groups in id order, as merges do, so that none of them can wait for
-// another in a circle. A change refused for a
+// with it). A chunk locks the project first, as processing and merges do,
+// then its groups in id order, so that neither can wait for it in a
+// circle; a deadlock with a deletion or retention (which lock many groups
+// without the project) is detected by PostgreSQL and the chunk is run
+// again (TxAgain). A change refused for a
 // group (a bad assignee) ends the bulk with the groups of earlier chunks
 // changed: with the first, none.
 func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids []string, ch GroupChange) (BulkResult, error) {
@@ -77,6 +79,15 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 			// groups and a batch's cannot wait for each other.
 			if err := c.LockProjects(ctx, []string{projectID}); err != nil {
 				return err
+			}
+			ch := ch
+			if ch.Status == store.GroupResolved && ch.ResolvedIn == ResolveNext {
+				// One read for the chunk, not one a group.
+				newest, err := newestRelease(ctx, c, projectID)
+				if err != nil {
+					return err
+				}
+				ch.newest = &newest
 			}
 			for _, g := range chunk {
 				_, changed, err := s.changeGroupIn(ctx, c, a, g.ID, ch)

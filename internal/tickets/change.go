@@ -42,6 +42,9 @@ type GroupChange struct {
 	// Assign says AssigneeID is to be set ("" unassigns).
 	Assign     bool
 	AssigneeID string
+	// newest is the project's newest release when a bulk change read it
+	// once for all its groups (resolved_in next); nil: read it.
+	newest *string
 }
 
 // ChangeGroup applies a person's change to a group in one transaction,
@@ -157,8 +160,10 @@ func (s *Service) setStatus(ctx context.Context, c *store.Conn, a Actor, g *stor
 		g.ResolvedAt = &now
 		in := ch.ResolvedIn
 		if in == ResolveNext {
-			newest, err := newestRelease(ctx, c, g.ProjectID)
-			if err != nil {
+			newest, err := "", error(nil)
+			if ch.newest != nil {
+				newest = *ch.newest
+			} else if newest, err = newestRelease(ctx, c, g.ProjectID); err != nil {
 				return err
 			}
 			if newest != "" { // with none seen yet, it stays "next": any release is newer

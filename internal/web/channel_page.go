@@ -27,7 +27,8 @@ type deliveryRow struct {
 	NextAttemptAt time.Time
 	CreatedAt     time.Time
 	Attempts      []store.Attempt
-	// Redeliverable: ended, and not a test (tests are not redelivered).
+	// Redeliverable: ended, not a test (tests are not redelivered), of a
+	// channel that sends.
 	Redeliverable bool
 }
 
@@ -122,6 +123,7 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 		ds = ds[:deliveryPageSize]
 		data.Older = "/channels/" + ch.ID + "?before=" + url.QueryEscape(ds[len(ds)-1].ID)
 	}
+	sends := ch.Sends() && notify.AllowedByPlan(o.Plan, ch.Type) // a redelivery would be cancelled before any attempt
 	ids := make([]string, len(ds))
 	for i, dl := range ds {
 		ids[i] = dl.ID
@@ -132,7 +134,7 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, p *htt
 	}
 	for _, dl := range ds {
 		row := deliveryRow{ID: dl.ID, Event: dl.Event, SubjectID: dl.SubjectID, Status: dl.Status, CreatedAt: dl.CreatedAt, Attempts: attempts[dl.ID],
-			Redeliverable: dl.Status != store.DeliveryPending && dl.Event != store.EventTest}
+			Redeliverable: dl.Status != store.DeliveryPending && dl.Event != store.EventTest && sends}
 		if dl.Status == store.DeliveryPending && dl.NextAttemptAt != nil {
 			row.NextAttemptAt = *dl.NextAttemptAt
 		}
