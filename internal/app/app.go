@@ -244,6 +244,11 @@ func (a *App) ready(ctx context.Context) error {
 	if a.stopping.Load() {
 		return errors.New("shutting down")
 	}
+	if a.Monitor != nil && a.Monitor.LowDisk() {
+		// The heartbeat's small write may still fit in the WAL while
+		// every batch and most changes are refused.
+		return errors.New("the data directory's free space is under ERRATA_MIN_FREE_DISK")
+	}
 	return a.DB.Ready(ctx)
 }
 

@@ -1,13 +1,27 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/store"
 )
+
+// TestNotReadyWithLowDisk: under ERRATA_MIN_FREE_DISK free, batches are
+// refused, and /readyz says 503 though small writes may still fit.
+func TestNotReadyWithLowDisk(t *testing.T) {
+	s := apitest.Start(t, store.SQLite, func(c *config.Serve) { c.MinFreeDisk = 1 << 60 })
+	w := newProcWorld(t, s)
+	s.App.Monitor.Poll(context.Background())
+	s.Do(ingestReq(w.Key, batchOf("api", ev("no room", "error")), nil)).Expect(t, http.StatusServiceUnavailable, "overloaded")
+	if r := s.Do(apitest.Request{Method: "GET", Path: "/readyz"}); r.Status != http.StatusServiceUnavailable {
+		t.Errorf("GET /readyz with the disk under its floor = %d %s, want 503", r.Status, r.Body)
+	}
+}
 
 func TestOpsEndpoints(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {

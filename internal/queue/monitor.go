@@ -150,6 +150,15 @@ func (m *Monitor) Overloaded(projectID string) (bool, string) {
 	return false, ""
 }
 
+// LowDisk reports whether the data directory's free space, as last read,
+// is under its threshold: ingestion is refused then, and the process is
+// not ready (/readyz), though its small writes may still fit.
+func (m *Monitor) LowDisk() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.minFree > 0 && m.free >= 0 && m.free < m.minFree
+}
+
 // DiskAllows reports whether a commit of n more bytes keeps the data
 // directory's free space over its threshold. It reads the free space
 // afresh: the committer asks before every commit, so a burst cannot
