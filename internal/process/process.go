@@ -214,14 +214,25 @@ func (p *Processor) Start(ctx context.Context) error {
 // no backlog.
 func (p *Processor) work(ctx context.Context, helper bool) {
 	var swept time.Time
+	down := false // the database was unavailable at the last try
 	for ctx.Err() == nil {
 		if helper && !p.backlog.Load() {
 			p.idle(ctx, p.help)
 			continue
 		}
 		did, err := p.ProcessOne(context.WithoutCancel(ctx))
-		if err != nil {
+		switch {
+		case errors.Is(err, store.ErrUnavailable):
+			// Said once an outage, not at every try (four a second).
+			if !down {
+				p.opts.Logger.Warn("the database is unavailable: processing waits for it", "err", err)
+			}
+			down = true
+		case err != nil:
 			p.opts.Logger.Error("processing a batch failed; it will be retried when its lease expires", "err", err)
+		case down:
+			p.opts.Logger.Info("the database is back: processing goes on")
+			down = false
 		}
 		if did && err == nil {
 			p.Wake() // more may be waiting: let the next idle worker look too
