@@ -59,6 +59,10 @@ func (in *Intake) ReadDecoded(ctx context.Context, r *http.Request, org string, 
 		return nil, reason, pr
 	}
 	if dec != nil {
+		if len(body.bufs) == 0 { // an empty body: no buffer, and no stream of its encoding
+			body.Release()
+			return nil, metrics.RefusedMalformed, problem.New("malformed-body", "the body is empty: not what its Content-Encoding says")
+		}
 		sent := body.bufs[len(body.bufs)-1] // wire's buffer
 		plain, err := body.decode(ctx, wire, lim, dec)
 		if err != nil {

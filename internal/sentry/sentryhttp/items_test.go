@@ -117,6 +117,11 @@ func TestSentryEncodingsAndStore(t *testing.T) {
 		old := base64.StdEncoding.EncodeToString(encode(t, "deflate", []byte(`{"message":"stored as raven did"}`)))
 		w.send(t, w.storePath, []byte(old), "X-Sentry-Auth", authHeader(w.key)).expect(t, http.StatusOK)
 		w.send(t, store, []byte("neither JSON nor base64!")).expect(t, http.StatusBadRequest)
+		// An empty body is not what any encoding says (it was a panic, 500).
+		for _, enc := range []string{"gzip", "br", "zstd", "deflate", "gzip,"} {
+			w.send(t, withKey(w.envelopePath, w.key), nil, "Content-Encoding", enc).expect(t, http.StatusBadRequest)
+			w.send(t, store, nil, "Content-Encoding", enc).expect(t, http.StatusBadRequest)
+		}
 		want = append(want, "stored as JSON", "stored without a slash", "stored as raven did")
 		groups := w.groups(t)
 		for _, title := range want {
