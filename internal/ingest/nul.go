@@ -7,7 +7,8 @@ import (
 
 // ScrubNUL replaces U+0000 in every string of events with U+FFFD, in
 // place (CONTRACT 7): PostgreSQL's text cannot hold it, and both databases
-// must store the same thing. In attributes, a JSON object, it replaces the
+// must store the same thing. In attributes and the detail (breadcrumbs,
+// source context), JSON, it replaces the
 // escape `\u0000` (and any raw NUL byte) with `\ufffd`. Events without a
 // NUL cost one scan of their bytes.
 func ScrubNUL(events []Event) {
@@ -20,6 +21,9 @@ func ScrubNUL(events []Event) {
 		}
 		if len(e.Attributes) > 0 {
 			e.Attributes = scrubJSON(e.Attributes)
+		}
+		if len(e.Detail) > 0 { // breadcrumbs' data and source context, JSON too
+			e.Detail = scrubJSON(e.Detail)
 		}
 	}
 }

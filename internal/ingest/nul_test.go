@@ -9,7 +9,8 @@ func TestScrubNUL(t *testing.T) {
 	t.Parallel()
 	attrs := []byte(`{"a\u0000":"b\u0000c","esc":"\\u0000 is text","raw":"` + "\x00" + `","u":"\u00001"}`)
 	events := []Event{{Service: "s\x00", Environment: "e\x00", Release: "r\x00", Message: "m\x00m", StackTrace: "\x00", TraceID: "t\x00", SpanID: "x\x00",
-		Attributes: attrs}, {Message: "clean", Attributes: []byte(`{"k":"v"}`)}}
+		Attributes: attrs, Detail: []byte(`{"breadcrumbs":[{"message":"x","data":{"k\u0000":{"n":"v\u0000"}}}]}`)},
+		{Message: "clean", Attributes: []byte(`{"k":"v"}`)}}
 	keep := string(attrs)
 	ScrubNUL(events)
 	e := events[0]
@@ -21,6 +22,9 @@ func TestScrubNUL(t *testing.T) {
 	}
 	if want := `{"a\ufffd":"b\ufffdc","esc":"\\u0000 is text","raw":"\ufffd","u":"\ufffd1"}`; string(e.Attributes) != want {
 		t.Errorf("attributes = %s, want %s", e.Attributes, want)
+	}
+	if want := `{"breadcrumbs":[{"message":"x","data":{"k\ufffd":{"n":"v\ufffd"}}}]}`; string(e.Detail) != want {
+		t.Errorf("detail = %s, want %s (breadcrumbs' data)", e.Detail, want)
 	}
 	if string(attrs) != keep {
 		t.Error("the attributes given were modified in place")
