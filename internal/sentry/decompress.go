@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -32,18 +33,25 @@ const (
 // CheckEncoding reports ErrUnsupportedEncoding (415) for a Content-Encoding
 // that Decompressor refuses, so that a handler can answer before it reads
 // the body.
+//
+// A list of more than maxCodings known codings is ErrTooManyCodings, a
+// malformed header (400) rather than an unsupported coding.
 func CheckEncoding(encoding string) error {
 	codings := strings.Split(encoding, ",")
-	if len(codings) > maxCodings {
-		return fmt.Errorf("%w: more than %d codings in %q", ErrUnsupportedEncoding, maxCodings, encoding)
-	}
 	for _, c := range codings {
 		if !knownCoding(c) {
 			return fmt.Errorf("%w: %q", ErrUnsupportedEncoding, strings.TrimSpace(c))
 		}
 	}
+	if len(codings) > maxCodings {
+		return fmt.Errorf("%w: more than %d codings in %q", ErrTooManyCodings, maxCodings, encoding)
+	}
 	return nil
 }
+
+// ErrTooManyCodings is a Content-Encoding listing more than maxCodings
+// codings, each known.
+var ErrTooManyCodings = errors.New("sentry: too many codings in Content-Encoding")
 
 // DecoderMemory is the most the decoders of an accepted Content-Encoding
 // hold at once, besides their output, for a memory budget to reserve

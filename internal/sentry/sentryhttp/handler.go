@@ -104,11 +104,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// CONTRACT 6's order: an unsupported coding (415), a declared length
 	// over the limit (413), then a nested encoding (400).
 	encoding := intake.ContentEncoding(r)
-	if err := sentry.CheckEncoding(encoding); err != nil {
+	encErr := sentry.CheckEncoding(encoding)
+	if errors.Is(encErr, sentry.ErrUnsupportedEncoding) {
 		h.refuse(w, metrics.RefusedEncoding, http.StatusUnsupportedMediaType, "Content-Encoding must be gzip, deflate, br, zstd or none")
 		return
 	}
-	if intake.Nested(encoding) {
+	if intake.Nested(encoding) || encErr != nil { // too many codings, known ones: a malformed header
 		if r.ContentLength > limits.Wire {
 			h.refuse(w, metrics.RefusedTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d MiB as sent", limits.Wire>>20))
 			return

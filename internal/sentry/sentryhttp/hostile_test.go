@@ -173,6 +173,9 @@ func TestKeylessHead(t *testing.T) {
 		twice := gzipped(t, gzipped(t, envelope(head, "event", fmt.Sprintf(event, "nested"))))
 		w.send(t, w.envelopePath, twice, "Content-Encoding", "gzip, gzip").expect(t, http.StatusBadRequest)
 		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip,gzip").expect(t, http.StatusBadRequest)
+		// Any number of known codings is nested, never an unsupported one.
+		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip, br, deflate, zstd").expect(t, http.StatusBadRequest)
+		w.send(t, w.envelopePath, twice, "Content-Encoding", "gzip, br, deflate, zstd").expect(t, http.StatusBadRequest)
 		// CONTRACT 6's order: an unsupported coding in the list is 415, a
 		// declared length over 20 MiB 413, and only then nested 400.
 		w.send(t, withKey(w.envelopePath, w.key), twice, "Content-Encoding", "gzip, compress").expect(t, http.StatusUnsupportedMediaType)
