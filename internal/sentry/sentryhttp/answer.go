@@ -37,6 +37,14 @@ func preflight(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// notAllowed answers a method the endpoints do not take, with CORS as
+// every answer of theirs.
+func notAllowed(w http.ResponseWriter, r *http.Request) {
+	allowOrigin(w.Header())
+	w.Header().Set("Allow", corsMethods)
+	writeDetail(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed: send POST")
+}
+
 // setRateLimits adds X-Sentry-Rate-Limits to a 429 whose Retry-After is
 // set: "<seconds>::project", relay's form (retry after, categories, scope),
 // with no category, which SDKs read as every kind of data. Errata's limit

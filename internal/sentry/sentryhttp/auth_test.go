@@ -122,6 +122,11 @@ func TestSentryCORS(t *testing.T) {
 			if h.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
 				t.Errorf("OPTIONS %s: origin %q, methods %q", path, h.Get("Access-Control-Allow-Origin"), h.Get("Access-Control-Allow-Methods"))
 			}
+			// Another method is 405, readable by a script like every answer.
+			put, _ := http.NewRequest(http.MethodPut, s.URL+path+"?sentry_key=x", nil)
+			if a := w.do(t, put); a.status != http.StatusMethodNotAllowed || a.header.Get("Access-Control-Allow-Origin") != "*" || a.header.Get("Allow") == "" {
+				t.Errorf("PUT %s: %d, origin %q, Allow %q; want 405 with CORS and Allow", path, a.status, a.header.Get("Access-Control-Allow-Origin"), a.header.Get("Allow"))
+			}
 			allowed := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
 			for _, name := range []string{"content-type", "sentry-trace", "baggage", "x-sentry-auth", "content-encoding"} {
 				if !strings.Contains(allowed, name) {

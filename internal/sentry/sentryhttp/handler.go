@@ -68,6 +68,7 @@ func Mount(srv *httpserver.Server, in *intake.Intake, log *slog.Logger) {
 		for _, p := range []string{path + "{$}", path[:len(path)-1]} {
 			mux.Handle("POST "+p, h)
 			mux.HandleFunc("OPTIONS "+p, preflight)
+			mux.HandleFunc(p, notAllowed) // any other method: 405, readable by a browser SDK too
 		}
 	}
 	srv.ExemptFromCallerLimit("/api/")
