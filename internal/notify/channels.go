@@ -447,21 +447,8 @@ func (s *Service) checkRedeliverable(ctx context.Context, c *store.Conn, channel
 	if !ch.Enabled {
 		return problem.Newf("conflict", "channel %s is disabled: enable it to redeliver its deliveries", ch.ID)
 	}
-	if err := checkSends(ch); err != nil {
-		return err
-	}
-	p, err := c.ProjectByID(ctx, ch.ProjectID)
-	if err != nil {
-		return err
-	}
-	o, err := c.OrgByID(ctx, p.OrgID)
-	if err != nil {
-		return err
-	}
-	if !AllowedByPlan(o.Plan, ch.Type) {
-		return problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
-	}
-	return nil
+	_, _, err = checkSendable(ctx, c, ch)
+	return err
 }
 
 // ShownURL is a webhook URL as a role may see it: whole for admins and

@@ -33,18 +33,8 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 	if err != nil {
 		return TestResult{}, err
 	}
-	p, err := r.ProjectByID(ctx, ch.ProjectID)
+	p, o, err := checkSendable(ctx, r, ch)
 	if err != nil {
-		return TestResult{}, err
-	}
-	o, err := r.OrgByID(ctx, p.OrgID)
-	if err != nil {
-		return TestResult{}, err
-	}
-	if !AllowedByPlan(o.Plan, ch.Type) {
-		return TestResult{}, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
-	}
-	if err := checkSends(ch); err != nil {
 		return TestResult{}, err
 	}
 	now := s.now()
@@ -86,6 +76,25 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 // checkSends refuses a test of a channel that its recipient has not
 // confirmed (CONTRACT 8) or has unsubscribed from: a test is an email too.
 // A disabled channel may be tested: its owner is trying it out.
+// checkSendable refuses a channel its organization's plan does not
+// include (403), then one that sends nothing to its address (checkSends):
+// a test or a redelivery to it would send nothing. It returns the
+// channel's project and organization.
+func checkSendable(ctx context.Context, c *store.Conn, ch store.Channel) (store.Project, store.Org, error) {
+	p, err := c.ProjectByID(ctx, ch.ProjectID)
+	if err != nil {
+		return p, store.Org{}, err
+	}
+	o, err := c.OrgByID(ctx, p.OrgID)
+	if err != nil {
+		return p, o, err
+	}
+	if !AllowedByPlan(o.Plan, ch.Type) {
+		return p, o, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
+	}
+	return p, o, checkSends(ch)
+}
+
 func checkSends(ch store.Channel) error {
 	switch {
 	case ch.Confirmation == store.ConfirmationPending:

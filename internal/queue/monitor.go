@@ -128,7 +128,7 @@ func (m *Monitor) Added(projectID string, events, bytes int) {
 func (m *Monitor) Overloaded(projectID string) (bool, string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.minFree > 0 && m.free >= 0 && m.free < m.minFree {
+	if m.lowDisk() {
 		return true, metrics.RefusedDisk
 	}
 	if m.maxBytes <= 0 {
@@ -156,8 +156,11 @@ func (m *Monitor) Overloaded(projectID string) (bool, string) {
 func (m *Monitor) LowDisk() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.minFree > 0 && m.free >= 0 && m.free < m.minFree
+	return m.lowDisk()
 }
+
+// lowDisk is LowDisk with m.mu held.
+func (m *Monitor) lowDisk() bool { return m.minFree > 0 && m.free >= 0 && m.free < m.minFree }
 
 // DiskAllows reports whether a commit of n more bytes keeps the data
 // directory's free space over its threshold. It reads the free space

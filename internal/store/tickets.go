@@ -97,6 +97,9 @@ func (c *Conn) UpdateTicket(ctx context.Context, t Ticket) error {
 		t.Severity, t.Status, t.Reason, ms(t.UpdatedAt), nullMS(t.ResolvedAt), t.ID); err != nil {
 		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
 	}
+	if t.Status != TicketResolved && t.Closed == nil {
+		return nil // open, with nothing kept to forget (a spike's raise)
+	}
 	if err := c.keepClosedFacts(ctx, t.ID, t.Status == TicketResolved); err != nil {
 		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
 	}
