@@ -173,7 +173,7 @@ func (a *App) Close() error {
 func (a *App) closeAll() error {
 	a.Notify.Close()
 	if a.Auth != nil {
-		a.Auth.Wait() // audit notes written in the background
+		a.Auth.Close() // audit notes written in the background
 	}
 	err := a.DB.Close()
 	if err != nil {

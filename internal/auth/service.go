@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,7 +42,6 @@ type Service struct {
 	// throttled remembers which accounts' refused sign-ins were recorded
 	// lately (throttled.go).
 	throttled throttledNotes
-	notes     sync.WaitGroup // the notes being written (Wait)
 
 	mailer Mailer // nil: no verification emails
 	appURL string

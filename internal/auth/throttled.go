@@ -32,6 +32,8 @@ type throttledNotes struct {
 	mu     sync.Mutex
 	last   map[string]time.Time
 	noting int
+	closed bool           // Close: no note starts any more
+	wg     sync.WaitGroup // the notes being written
 }
 
 // start reports whether a refusal of the address email at now is to be
@@ -39,7 +41,7 @@ type throttledNotes struct {
 func (n *throttledNotes) start(email string, now time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if at, ok := n.last[email]; (ok && now.Sub(at) < throttledNoteEvery) || n.noting >= maxNoting {
+	if at, ok := n.last[email]; (ok && now.Sub(at) < throttledNoteEvery) || n.noting >= maxNoting || n.closed {
 		return false
 	}
 	if n.last == nil {
@@ -57,6 +59,7 @@ func (n *throttledNotes) start(email string, now time.Time) bool {
 	}
 	n.last[email] = now // so that refusals meanwhile start no second note
 	n.noting++
+	n.wg.Add(1) // under mu, so that none is added once close has begun
 	return true
 }
 
@@ -64,6 +67,7 @@ func (n *throttledNotes) start(email string, now time.Time) bool {
 // names no account), it stays remembered; not (the database failed), it
 // is forgotten so that the next refusal tries again.
 func (n *throttledNotes) done(email string, now time.Time, settled bool) {
+	defer n.wg.Done()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.noting--
@@ -84,9 +88,7 @@ func (s *Service) noteThrottled(ctx context.Context, canonical, legacy string) {
 		return
 	}
 	ctx = context.WithoutCancel(ctx) // the request's address and user agent, not its end
-	s.notes.Add(1)
 	go func() {
-		defer s.notes.Done()
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		u, err := s.userByEmail(ctx, canonical, legacy)
@@ -99,6 +101,19 @@ func (s *Service) noteThrottled(ctx context.Context, canonical, legacy string) {
 }
 
 // Wait waits for the audit notes being written in the background
-// (noteThrottled): the app calls it before it closes the store, tests
-// before they read the log.
-func (s *Service) Wait() { s.notes.Wait() }
+// (noteThrottled); tests call it before they read the log.
+func (s *Service) Wait() { s.throttled.wg.Wait() }
+
+// Close starts no more notes and waits for those being written: the app
+// calls it before it closes the store, where a sign-in still answered
+// after the HTTP server's shutdown timed out would otherwise write to a
+// closed store (or add to a WaitGroup being waited for).
+func (s *Service) Close() { s.throttled.close() }
+
+// close starts no more notes and waits for those started.
+func (n *throttledNotes) close() {
+	n.mu.Lock()
+	n.closed = true
+	n.mu.Unlock()
+	n.wg.Wait()
+}

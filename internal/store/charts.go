@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,7 +78,7 @@ func (c *Conn) EventsPerHour(ctx context.Context, projectID string, from, to tim
 }
 
 // scanHours reads (hour, count) rows into set.
-func scanHours(rows *sql.Rows, set func(hour, count int64)) error {
+func scanHours(rows *boundRows, set func(hour, count int64)) error {
 	defer rows.Close()
 	for rows.Next() {
 		var hour, count int64

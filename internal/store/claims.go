@@ -1,7 +1,6 @@
 package store
 
 import (
-	"database/sql"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,7 +8,7 @@ import (
 
 // claimedBatches reads the batches a claim's UPDATE … RETURNING leased,
 // in queue order, without their payloads (LoadPayloads reads them).
-func claimedBatches(rows *sql.Rows, err error) ([]Batch, error) {
+func claimedBatches(rows *boundRows, err error) ([]Batch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: claim batches: %w", err)
 	}
@@ -26,7 +25,7 @@ func claimedBatches(rows *sql.Rows, err error) ([]Batch, error) {
 
 // claimedDeliveries reads the deliveries a claim's UPDATE … RETURNING
 // leased, oldest due first (RETURNING keeps no order).
-func claimedDeliveries(rows *sql.Rows, err error) ([]Delivery, error) {
+func claimedDeliveries(rows *boundRows, err error) ([]Delivery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: claim deliveries: %w", err)
 	}

@@ -285,18 +285,38 @@ func (c *Conn) execOne(ctx context.Context, q string, args ...any) error {
 	return nil
 }
 
-func (c *Conn) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	// The rows outlive this call, so the deadline is not cancelled here:
-	// its timer stops when the request's context ends.
-	bctx, _, _ := c.bounded(ctx)
-	var rows *sql.Rows
+func (c *Conn) query(ctx context.Context, q string, args ...any) (*boundRows, error) {
+	// The rows outlive this call, so the deadline is stopped when they
+	// are closed: a work context (AsWork) never ends, and a timer left
+	// running would hold its context for WorkTimeouts request timeouts.
+	bctx, cancel, _ := c.bounded(ctx)
+	var r *sql.Rows
 	var err error
 	if st := c.stmt(bctx, q); st != nil {
-		rows, err = st.QueryContext(bctx, args...)
+		r, err = st.QueryContext(bctx, args...)
 	} else {
-		rows, err = c.run.QueryContext(bctx, c.drv.bind(q), args...)
+		r, err = c.run.QueryContext(bctx, c.drv.bind(q), args...)
 	}
-	return rows, silent(ctx, bctx, c.timeout, translate(err))
+	if err != nil {
+		cancel()
+		return nil, silent(ctx, bctx, c.timeout, translate(err))
+	}
+	return &boundRows{Rows: r, ctx: bctx, cancel: cancel}, nil
+}
+
+// boundRows is a query's *sql.Rows whose Close also stops the statement's
+// deadline (bounded).
+type boundRows struct {
+	*sql.Rows
+	ctx    context.Context // the statement's, for tests
+	cancel context.CancelFunc
+}
+
+// Close closes the rows and stops their deadline.
+func (r *boundRows) Close() error {
+	err := r.Rows.Close()
+	r.cancel()
+	return err
 }
 
 func (c *Conn) queryRow(ctx context.Context, q string, args ...any) row {

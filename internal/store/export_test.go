@@ -81,3 +81,15 @@ func (db *DB) SetReadOnlyForTest(ctx context.Context, on bool) error {
 	db.write.SetMaxIdleConns(16)
 	return err
 }
+
+// QueryForTest runs q as the store's list queries run, reads its rows and
+// closes them, and returns the context the statement ran under.
+func (c *Conn) QueryForTest(ctx context.Context, q string) (context.Context, error) {
+	r, err := c.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for r.Next() {
+	}
+	return r.ctx, r.Close()
+}

@@ -1,13 +1,12 @@
 package store
 
 import (
-	"database/sql"
 	"fmt"
 	"strings"
 )
 
 // collect scans every row with scan and closes rows.
-func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+func collect[T any](rows *boundRows, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
 	defer rows.Close()
 	var out []T
 	for rows.Next() {

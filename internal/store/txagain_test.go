@@ -84,3 +84,25 @@ func TestTxAgainRunsALostRaceAgain(t *testing.T) {
 		return
 	}
 }
+
+// TestClosedRowsStopTheirDeadline: a bounded query's deadline (AsWork on
+// PostgreSQL: WorkTimeouts request timeouts) is stopped when its rows are
+// closed. The process's own work runs on contexts that never end, so a
+// timer left running held each query's context for 200 s: on a busy
+// worker, tens of megabytes.
+func TestClosedRowsStopTheirDeadline(t *testing.T) {
+	db := storetest.Open(t, store.Postgres)
+	db.BoundRequests(time.Second)
+	for _, ctx := range []context.Context{store.AsWork(context.Background()), store.AsRequest(context.Background())} {
+		qctx, err := db.Read().QueryForTest(ctx, `SELECT 1 UNION ALL SELECT 2`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := qctx.Deadline(); !ok {
+			t.Fatal("the query ran without a deadline")
+		}
+		if !errors.Is(qctx.Err(), context.Canceled) {
+			t.Fatalf("after Close the query's context is %v, want cancelled", qctx.Err())
+		}
+	}
+}
