@@ -65,6 +65,12 @@ func (r *refusals) check(t *testing.T, max time.Duration) {
 		if h.Get("RateLimit-Limit") == "" || h.Get("RateLimit-Reset") == "" {
 			t.Errorf("429 without RateLimit-* headers: %v", h)
 		}
+		// A limit of its own refused, not the caller's bucket: the headers
+		// say none is left until Retry-After, not "retry at once".
+		if h.Get("RateLimit-Remaining") != "0" || h.Get("RateLimit-Reset") != h.Get("Retry-After") {
+			t.Errorf("429: RateLimit-Remaining %q, RateLimit-Reset %q, Retry-After %q; want 0 left until Retry-After",
+				h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), h.Get("Retry-After"))
+		}
 	}
 }
 

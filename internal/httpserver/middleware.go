@@ -65,6 +65,9 @@ type statusRecorder struct {
 
 func (s *statusRecorder) WriteHeader(code int) {
 	abortIfStalled(s.body, code)
+	if code == http.StatusTooManyRequests {
+		refusedHeaders(s.Header())
+	}
 	if s.status == 0 {
 		s.status = code
 	}
@@ -128,9 +131,7 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 		if s.probes[r.URL.Path] {
 			// Never refused, but every answer carries the RateLimit-*
 			// headers (interface section 8): the caller's bucket as it is.
-			res := s.callers.Peek(callerKey(r))
-			res.Allowed = true
-			res.SetHeaders(w.Header())
+			s.PeekCallerLimit(w, r)
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -144,6 +145,29 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refusedHeaders makes the RateLimit-* headers of a 429 describe the
+// refusal: a limit of its own (sign-ins, invitations, a channel test, a
+// digest) refuses while the caller's bucket, whose headers every answer
+// carries, still holds requests, and RateLimit-Remaining 99 beside
+// Retry-After would tell a client to retry at once. None is left until
+// Retry-After.
+func refusedHeaders(h http.Header) {
+	ra := h.Get("Retry-After")
+	if ra == "" || h.Get("RateLimit-Limit") == "" || h.Get("RateLimit-Remaining") == "0" {
+		return
+	}
+	h.Set("RateLimit-Remaining", "0")
+	h.Set("RateLimit-Reset", ra)
+}
+
+// PeekCallerLimit puts the RateLimit-* headers of the caller's bucket, as
+// it is, on an answer that takes nothing from it (a CORS preflight).
+func (s *Server) PeekCallerLimit(w http.ResponseWriter, r *http.Request) {
+	res := s.callers.Peek(callerKey(r))
+	res.Allowed = true
+	res.SetHeaders(w.Header())
 }
 
 // TakeCallerToken takes a token from the caller's bucket of the management

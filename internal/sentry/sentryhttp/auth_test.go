@@ -126,6 +126,9 @@ func TestSentryCORS(t *testing.T) {
 			put, _ := http.NewRequest(http.MethodPut, s.URL+path+"?sentry_key=x", nil)
 			if a := w.do(t, put); a.status != http.StatusMethodNotAllowed || a.header.Get("Access-Control-Allow-Origin") != "*" || a.header.Get("Allow") == "" {
 				t.Errorf("PUT %s: %d, origin %q, Allow %q; want 405 with CORS and Allow", path, a.status, a.header.Get("Access-Control-Allow-Origin"), a.header.Get("Allow"))
+			} else if a.header.Get("RateLimit-Limit") == "" || h.Get("RateLimit-Limit") == "" {
+				// Every answer carries the RateLimit-* headers (interface section 8).
+				t.Errorf("%s: RateLimit-Limit %q on the preflight, %q on PUT; want both", path, h.Get("RateLimit-Limit"), a.header.Get("RateLimit-Limit"))
 			}
 			allowed := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
 			for _, name := range []string{"content-type", "sentry-trace", "baggage", "x-sentry-auth", "content-encoding"} {

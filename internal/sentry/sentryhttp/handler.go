@@ -67,8 +67,17 @@ func Mount(srv *httpserver.Server, in *intake.Intake, log *slog.Logger) {
 		}
 		for _, p := range []string{path + "{$}", path[:len(path)-1]} {
 			mux.Handle("POST "+p, h)
-			mux.HandleFunc("OPTIONS "+p, preflight)
-			mux.HandleFunc(p, notAllowed) // any other method: 405, readable by a browser SDK too
+			// Outside the caller limit, these carry its RateLimit-*
+			// headers as every answer does (interface section 8): a
+			// preflight spends nothing, another method a token.
+			mux.HandleFunc("OPTIONS "+p, func(w http.ResponseWriter, r *http.Request) {
+				srv.PeekCallerLimit(w, r)
+				preflight(w, r)
+			})
+			mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+				srv.TakeCallerToken(w, r)
+				notAllowed(w, r) // any other method: 405, readable by a browser SDK too
+			})
 		}
 	}
 	srv.ExemptFromCallerLimit("/api/")
