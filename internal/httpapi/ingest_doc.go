@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -71,6 +73,7 @@ func (s *Server) documentIngest() {
 	oapi := s.api.OpenAPI()
 	reg := oapi.Components.Schemas
 	problemSchema := reg.Schema(reflect.TypeOf(problem.Problem{}), true, "Problem")
+	documentProblemCodes(reg)
 	resp := map[string]*huma.Response{
 		"202": {Description: "Accepted: the batch is committed to disk and queued for processing", Content: map[string]*huma.MediaType{
 			"application/json": {Schema: reg.Schema(reflect.TypeOf(IngestAccepted{}), true, "IngestAccepted")}}},
@@ -89,4 +92,24 @@ func (s *Server) documentIngest() {
 			"application/json": {Schema: reg.Schema(reflect.TypeOf(IngestRequest{}), true, "IngestRequest")}}},
 		Responses: resp,
 	})
+}
+
+// documentProblemCodes lists every code a problem's type ends with, and
+// its status, in the Problem schema's type: the codes clients switch on
+// (interface section 7), each explained at {docs_url}/errors/<code>.
+func documentProblemCodes(reg huma.Registry) {
+	p := reg.Map()["Problem"]
+	if p == nil || p.Properties["type"] == nil {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("{docs_url}/errors/<code>; clients switch on this. The codes, with their status: ")
+	for i, c := range problem.All() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", c.Name, c.Status)
+	}
+	b.WriteString(".")
+	p.Properties["type"].Description = b.String()
 }

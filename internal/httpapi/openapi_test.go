@@ -389,3 +389,26 @@ func TestOpenAPIUnknownRoutesAndMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPINamesEveryProblemCode: the Problem schema's type lists every
+// code the server answers with and its status (interface section 7:
+// clients switch on type), so that a generated client knows them all.
+func TestOpenAPINamesEveryProblemCode(t *testing.T) {
+	s := apitest.Start(t, store.SQLite)
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct{ Description string }
+			}
+		}
+	}
+	if err := json.Unmarshal(s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusOK, "").Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	desc := doc.Components.Schemas["Problem"].Properties["type"].Description
+	for _, c := range problem.All() {
+		if !strings.Contains(desc, fmt.Sprintf("%s (%d)", c.Name, c.Status)) {
+			t.Errorf("Problem.type does not name %s (%d): %q", c.Name, c.Status, desc)
+		}
+	}
+}
