@@ -217,7 +217,7 @@ func (a *App) build(ctx context.Context) error {
 		a.GRPC = otlp.NewGRPCServer(in, a.log, otlp.GRPCOptions{ReadTimeout: cfg.ReadTimeout})
 	}
 	a.registerGauges()
-	a.ops = httpserver.Ops(a.Metrics.Handler(), a.ready, a.log)
+	a.ops = httpserver.Ops(a.Metrics.Handler(), a.ready, a.log, cfg.DocsURL)
 	return a.buildHTTP(httpTransports{cursorKey: key, clientIP: clientIP, callers: callers, ingest: in, sentry: sentryIn})
 }
 

@@ -36,8 +36,11 @@ func TestEveryRoleServesProbes(t *testing.T) {
 				t.Errorf("GET /metrics = %d, want Errata's metrics", st)
 			}
 			api := slices.Contains(roles, "api")
-			if st, _ := get("/v1/openapi.json"); (st == http.StatusOK) != api {
+			if st, body := get("/v1/openapi.json"); (st == http.StatusOK) != api {
 				t.Errorf("GET /v1/openapi.json = %d with roles %v: the API must be served by the api role only", st, roles)
+			} else if !api && (st != http.StatusNotFound || !strings.Contains(body, `/errors/not-found"`) || !strings.Contains(body, "ERRATA_ROLES")) {
+				// Every error is a problem (interface section 7), saying why.
+				t.Errorf("GET /v1/openapi.json with roles %v = %d %s, want a 404 not-found problem naming the roles", roles, st, body)
 			}
 			if (grpcAddr != "") != api {
 				t.Errorf("OTLP/gRPC address %q with roles %v: only the api role serves it", grpcAddr, roles)

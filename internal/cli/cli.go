@@ -118,11 +118,15 @@ var flagRef = regexp.MustCompile(`--([a-z0-9][a-z0-9-]*)`)
 // becomes "--signup (ERRATA_SIGNUP) must be one of …".
 func withEnv(n *kong.Node, msg string) string {
 	m := flagRef.FindStringSubmatchIndex(msg)
-	if m == nil || (m[1] < len(msg) && msg[m[1]] == '=') {
+	if m == nil {
 		return msg
 	}
+	end := m[1]
+	if end < len(msg) && msg[end] == '=' { // "missing flags: --password=STRING": after the placeholder
+		end += strings.IndexAny(msg[end:]+" ", " ,")
+	}
 	if envs := flagEnvs(n, msg[m[2]:m[3]]); len(envs) > 0 {
-		return msg[:m[1]] + " (" + strings.Join(envs, ", ") + ")" + msg[m[1]:]
+		return msg[:end] + " (" + strings.Join(envs, ", ") + ")" + msg[end:]
 	}
 	return msg
 }

@@ -116,7 +116,7 @@ func TestBadSettings(t *testing.T) {
 		{"log level", []string{"ERRATA_LOG_LEVEL=loud"}, []string{"version"}, "ERRATA_LOG_LEVEL"},
 		{"rate limit", []string{"ERRATA_API_RATE_LIMIT=fast"}, []string{"serve"}, "ERRATA_API_RATE_LIMIT"},
 		{"set-plan plan", nil, []string{"org", "set-plan", "org_x", "gold"}, "plan"},
-		{"user create without password", nil, []string{"user", "create", "--email", "a@example.com"}, "--password"},
+		{"user create without password", nil, []string{"user", "create", "--email", "a@example.com"}, "--password=STRING (ERRATA_USER_PASSWORD)"},
 		{"healthcheck timeout", nil, []string{"healthcheck", "--timeout", "0s"}, "--timeout"},
 		{"unknown attack", nil, []string{"loadgen", "--attack", "nuke"}, "--attack"},
 		{"attack off loopback", nil, []string{"loadgen", "--attack", "slow-body", "--url", "http://192.0.2.1:8080"}, "loopback"},

@@ -19,27 +19,18 @@ type healthcheckCmd struct {
 }
 
 func (c *healthcheckCmd) Run(e *env) error {
-	host, port, err := net.SplitHostPort(c.Addr)
+	base, err := localURL(c.Addr)
 	if err != nil {
-		return usageError{fmt.Errorf("--addr: %q is not host:port", c.Addr)}
+		return usageError{fmt.Errorf("--addr: %w", err)}
 	}
 	if c.Timeout <= 0 { // no time to answer: every check would fail
 		return usageError{fmt.Errorf("--timeout: %s is not a positive duration", c.Timeout)}
-	}
-	// A server listening on every address is reached on loopback.
-	if a, err := netip.ParseAddr(host); err == nil && a.IsUnspecified() {
-		host = "127.0.0.1"
-		if a.Is6() {
-			host = "::1"
-		}
-	} else if host == "" {
-		host = "127.0.0.1"
 	}
 	path := "/healthz"
 	if c.Ready {
 		path = "/readyz"
 	}
-	url := "http://" + net.JoinHostPort(host, port) + path
+	url := base + path
 	ctx, cancel := context.WithTimeout(e.ctx, c.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -59,4 +50,23 @@ func (c *healthcheckCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "GET %s: %s\n", url, res.Status)
 	return nil
+}
+
+// localURL is the base URL a command on this host reaches a server
+// listening on addr (its ERRATA_ADDR) with: one listening on every
+// address is reached on loopback.
+func localURL(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("%q is not host:port", addr)
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.IsUnspecified() {
+		host = "127.0.0.1"
+		if a.Is6() {
+			host = "::1"
+		}
+	} else if host == "" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // memory, the connections it held and how fast it refused.
 type loadgenCmd struct {
 	Target       string        `default:"errata" enum:"errata,jsonl,sentry" help:"errata (POST <url>/v1/ingest), jsonl (newline-delimited JSON to --url as is) or sentry (one-event Sentry envelopes to the --dsn's /api/<number>/envelope/, as SDKs send them)."`
-	URL          string        `name:"url" help:"Base URL of Errata (default http://127.0.0.1:8080); the full URL for --target jsonl."`
+	URL          string        `name:"url" help:"Base URL of Errata (default: the server's ERRATA_ADDR on this host, else http://127.0.0.1:8080); the full URL for --target jsonl."`
 	Key          string        `env:"ERRATA_LOADGEN_KEY" help:"Project API key (svc_live_…), sent to Errata only."`
 	DSN          string        `name:"dsn" env:"ERRATA_LOADGEN_DSN" help:"Sentry DSN of a key (its creation answer's dsn), for --target sentry: the URL, key and project number."`
 	SentryAuth   string        `name:"sentry-auth" default:"header" enum:"header,query" help:"Where --target sentry sends the key: header (X-Sentry-Auth, as sentry-go) or query (sentry_key=, as the JavaScript SDKs)."`
@@ -108,6 +109,11 @@ func (c *loadgenCmd) Run(e *env) error {
 		}
 		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
+	if addr := os.Getenv("ERRATA_ADDR"); c.URL == "" && addr != "" && c.Target != loadgen.TargetJSONL {
+		if c.URL, err = localURL(addr); err != nil {
+			return usageError{fmt.Errorf("ERRATA_ADDR: %w (or give --url)", err)}
+		}
+	}
 	cfg := loadgen.Config{
 		Target: c.Target, URL: c.URL, Key: c.Key, DSN: c.DSN, SentryAuth: c.SentryAuth, Header: h, ContentType: c.ContentType,
 		Gzip: c.Gzip, Concurrency: c.Concurrency, Duration: c.Duration, Batches: c.Batches,
@@ -124,6 +130,11 @@ func (c *loadgenCmd) Run(e *env) error {
 	rep, runErr := loadgen.Run(e.ctx, cfg, g)
 	if rep != nil {
 		runErr = c.write(e, rep, runErr)
+		if runErr == nil && rep.EventsAccepted == 0 && rep.EventsGenerated > 0 {
+			// A run that reached nothing is not a success (exit 1).
+			runErr = fmt.Errorf("loadgen: nothing was accepted (%d transport errors, %d batches abandoned, %d refused): is the server at %s?",
+				rep.TransportErrors, rep.Abandoned, rep.Dropped, cfg.URL)
+		}
 	}
 	if errors.Is(runErr, context.Canceled) {
 		return errors.New("loadgen: interrupted")

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -33,8 +34,9 @@ func TestLoadgenPresetCountCheck(t *testing.T) {
 			prj := s.must(http.StatusCreated, "POST", "/v1/orgs/"+org+"/projects", token, map[string]any{"name": "loadgen"})["id"].(string)
 			key := s.must(http.StatusCreated, "POST", "/v1/projects/"+prj+"/keys", token, map[string]any{"name": "k"})["key"].(string)
 
-			res := errata(t, dir, []string{"ERRATA_LOADGEN_KEY=" + key, "ERRATA_LOADGEN_TOKEN=" + token},
-				"loadgen", "--preset", "busy-senders", "--url", s.URL, "--batches", "12", "--project", prj, "--readers", "1", "--json")
+			// No --url: the server's own ERRATA_ADDR, as after the README's quick start.
+			res := errata(t, dir, []string{"ERRATA_LOADGEN_KEY=" + key, "ERRATA_LOADGEN_TOKEN=" + token, "ERRATA_ADDR=" + strings.TrimPrefix(s.URL, "http://")},
+				"loadgen", "--preset", "busy-senders", "--batches", "12", "--project", prj, "--readers", "1", "--json")
 			if res.code != 0 {
 				t.Fatalf("loadgen: code %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
 			}
@@ -141,5 +143,23 @@ func TestLoadgenHelpAndUsage(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 			t.Errorf("%v: code %d, stderr %q; want 2 naming %s", tc.args, res.code, res.stderr, tc.want)
 		}
+	}
+}
+
+// TestLoadgenThatReachesNothingFails: a run of which nothing was accepted
+// (no server at the address) exits 1 saying so and where it sent, not 0
+// with a report of zeros.
+func TestLoadgenThatReachesNothingFails(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	res := errata(t, t.TempDir(), []string{"ERRATA_LOADGEN_KEY=svc_live_x", "ERRATA_ADDR=" + addr},
+		"loadgen", "--batches", "1", "--concurrency", "1", "--max-retries", "0", "--duration", "5s")
+	if res.code != 1 || !strings.Contains(res.stderr, "nothing was accepted") || !strings.Contains(res.stderr, "http://"+addr) {
+		t.Fatalf("loadgen to a closed port: code %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
 	}
 }

@@ -24,33 +24,33 @@ import (
 // loopback address, ERRATA_WEBHOOK_ALLOW_PRIVATE=true).
 type receiveCmd struct {
 	Addr   string `default:"127.0.0.1:9443" help:"Address to receive on (a port from 1024 up: webhook URLs allow no other but 443)."`
-	CAFile string `name:"ca-file" default:"./errata-receiver-ca.pem" help:"Where to write the certificate authority the server must trust (SSL_CERT_FILE)."`
+	CAFile string `name:"ca-file" default:"./errata-receiver-ca.pem" help:"Where to write the certificate authority the server must trust (SSL_CERT_FILE), its key beside it (.key); one written before is used again while it is valid, so a running server keeps trusting the receiver."`
 	Secret string `env:"ERRATA_RECEIVER_SECRET" help:"The channel's signing secret (whsec_…): deliveries are verified with it and refused (401) when they do not verify."`
 	Count  int    `help:"Exit after this many deliveries (0: run until interrupted)."`
 }
 
 func (c *receiveCmd) Run(e *env) error {
-	ca, err := testca.New("errata receive")
-	if err != nil {
-		return err
-	}
-	leaf, err := ca.Leaf("localhost")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(c.CAFile), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.CAFile, ca.PEM, 0o644); err != nil {
-		return fmt.Errorf("receive: write --ca-file: %w", err)
-	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("receive: listen on %s: %w (choose another with --addr)", c.Addr, err)
 	}
+	ca, reused, err := c.authority(time.Now())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	leaf, err := ca.Leaf("localhost")
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	url := "https://" + ln.Addr().String() + "/hook"
 	fmt.Fprintf(e.stdout, "receiving webhook deliveries at %s\n", url)
-	fmt.Fprintf(e.stdout, "start the server trusting it: SSL_CERT_FILE=%s ERRATA_WEBHOOK_ALLOW_PRIVATE=true errata serve\n", c.CAFile)
+	if reused {
+		fmt.Fprintf(e.stdout, "with the certificate authority of %s (until %s): a server already trusting it needs no restart\n", c.CAFile, ca.Cert.NotAfter.Local().Format(time.DateTime))
+	} else {
+		fmt.Fprintf(e.stdout, "with a new certificate authority in %s: start (or restart) the server trusting it: SSL_CERT_FILE=%s ERRATA_WEBHOOK_ALLOW_PRIVATE=true errata serve\n", c.CAFile, c.CAFile)
+	}
 	if c.Secret == "" {
 		fmt.Fprintln(e.stdout, "signatures are not checked: pass --secret whsec_… (the channel's signing_secret) to verify them")
 	}
@@ -131,4 +131,41 @@ func describe(body []byte) string {
 		return fmt.Sprintf("test of channel %q", b.Channel.Name)
 	}
 	return ev.Type
+}
+
+// caReuseMargin is how long a CA written before must still be valid to be
+// used again.
+const caReuseMargin = time.Hour
+
+// authority returns the certificate authority of --ca-file and its key
+// (--ca-file with ".key") when both were written before and the CA is
+// valid for caReuseMargin more, so that a receiver started again keeps the
+// trust of a server started with SSL_CERT_FILE; else it writes a new one
+// and reports reused false.
+func (c *receiveCmd) authority(now time.Time) (ca *testca.CA, reused bool, err error) {
+	keyFile := c.CAFile + ".key"
+	if certPEM, err := os.ReadFile(c.CAFile); err == nil {
+		if keyPEM, err := os.ReadFile(keyFile); err == nil {
+			if ca, err := testca.Load(certPEM, keyPEM); err == nil && now.Add(caReuseMargin).Before(ca.Cert.NotAfter) {
+				return ca, true, nil
+			}
+		}
+	}
+	if ca, err = testca.New("errata receive"); err != nil {
+		return nil, false, err
+	}
+	keyPEM, err := ca.KeyPEM()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.CAFile), 0o755); err != nil {
+		return nil, false, err
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		return nil, false, fmt.Errorf("receive: write the key of --ca-file: %w", err)
+	}
+	if err := os.WriteFile(c.CAFile, ca.PEM, 0o644); err != nil {
+		return nil, false, fmt.Errorf("receive: write --ca-file: %w", err)
+	}
+	return ca, false, nil
 }

@@ -20,7 +20,7 @@ import (
 
 // Store selects and tunes the database. Every command takes it.
 type Store struct {
-	DatabaseURL string `name:"database-url" env:"ERRATA_DATABASE_URL" help:"postgres://… for PostgreSQL; empty for the embedded SQLite database in --data-dir."`
+	DatabaseURL string `name:"database-url" env:"ERRATA_DATABASE_URL" help:"postgres://… for PostgreSQL; sqlite:path for a SQLite file elsewhere (a backup to check, say); empty for the embedded SQLite database in --data-dir."`
 	DataDir     string `name:"data-dir" env:"ERRATA_DATA_DIR" default:"./data" help:"Directory of the embedded SQLite database."`
 }
 
@@ -63,7 +63,7 @@ type Serve struct {
 	SentryRateBurst int           `name:"sentry-rate-burst" env:"ERRATA_SENTRY_RATE_BURST" default:"2000" help:"Sentry request burst per project."`
 	MaxBacklogBytes ByteSize      `name:"max-backlog-bytes" env:"ERRATA_MAX_BACKLOG_BYTES" default:"4GiB" help:"Refuse ingestion (503 overloaded) past this much unprocessed backlog."`
 	MinFreeDisk     ByteSize      `name:"min-free-disk" env:"ERRATA_MIN_FREE_DISK" default:"1GiB" help:"Refuse ingestion (503 overloaded) when the SQLite data directory has less free space."`
-	RetentionDays   int           `name:"retention-days" env:"ERRATA_RETENTION_DAYS" default:"90" help:"Days resolved tickets and INFO summaries are kept."`
+	RetentionDays   int           `name:"retention-days" env:"ERRATA_RETENTION_DAYS" default:"90" help:"Days kept, from their last change: resolved tickets, INFO summaries, digests, finished deliveries, the lookup index by trace and event id, releases and their files (docs/configuration.md)."`
 	GroupSamples    int           `name:"group-samples" env:"ERRATA_GROUP_SAMPLES" default:"10" help:"Latest sample events a group keeps besides its first (up to half as many again between prunes)."`
 	SpikeMin        int64         `name:"spike-min" env:"ERRATA_SPIKE_MIN" default:"50" help:"Events in 5 minutes below which a group never spikes."`
 	SpikeFactor     float64       `name:"spike-factor" env:"ERRATA_SPIKE_FACTOR" default:"10" help:"A spike is this many times the group's mean 5-minute count over the previous 24 hours."`

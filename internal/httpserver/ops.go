@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/errata-dev/errata/internal/problem"
 )
 
 // MountOps serves the operational endpoints, outside /v1 and the OpenAPI
@@ -25,9 +27,15 @@ func (s *Server) MountOps(metrics http.Handler, ready func(ctx context.Context) 
 
 // Ops serves only the operational endpoints: processes without the api
 // role serve it on ERRATA_ADDR, to be probed and scraped like any other.
-func Ops(metrics http.Handler, ready func(ctx context.Context) error, log *slog.Logger) http.Handler {
+func Ops(metrics http.Handler, ready func(ctx context.Context) error, log *slog.Logger, docsURL string) http.Handler {
 	mux := http.NewServeMux()
 	mountOps(mux, metrics, ready, log)
+	// Anything else is a problem as every error is (interface section 7),
+	// naming why: this process serves no API.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		problem.Newf("not-found", "no route %s %s: this process serves only /healthz, /readyz and /metrics (ERRATA_ROLES without api)", r.Method, r.URL.Path).
+			Write(w, docsURL, "")
+	})
 	return mux
 }
 

@@ -106,6 +106,7 @@ type batch struct {
 	bad                           uint16 // batch fields of the wrong type
 	hasEvents                     bool   // an events array was seen
 	eventsBad                     bool   // events is present but not an array
+	notObject                     bool   // the body is JSON but not an object
 	n                             int    // elements of the events array
 
 	events []Event
@@ -131,7 +132,7 @@ func (bt *batch) parse(d *decoder) bool {
 		return d.fail("empty body")
 	}
 	if d.s[d.i] != '{' { // valid JSON perhaps, but no events in it
-		bt.eventsBad = true
+		bt.eventsBad, bt.notObject = true, true
 		if !d.skipValue(false) {
 			return false
 		}

@@ -204,7 +204,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"syntax error after a validation error", body(svc, `{"message":""}`, `{"message":"m",}`), 400, ""},
 		{"syntax error in the 1001st event", body(svc, append(many(1000, `{"message":"m"}`), `{"message":}`)...), 400, ""},
 		// 422 on the batch
-		{"not an object", `[{"message":"m"}]`, 422, "events: "},
+		{"not an object", `[{"message":"m"}]`, 422, "events: is required: the body must be a JSON object"},
+		{"a bare value", `"m"`, 422, "events: is required: the body must be a JSON object"},
 		{"no events", `{"service":"s"}`, 422, "events: is required"},
 		{"events null", `{"service":"s","events":null}`, 422, "events: "},
 		{"events an object", `{"service":"s","events":{"message":"m"}}`, 422, "events: "},

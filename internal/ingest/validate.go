@@ -8,6 +8,8 @@ import (
 // check returns the detail of the batch's first validation error, or "".
 func (bt *batch) check() string {
 	switch {
+	case bt.notObject: // most often the events alone, an array
+		return "events: is required: the body must be a JSON object, {\"events\": [ … ]}, not a bare array or value"
 	case bt.eventsBad:
 		return "events: must be an array of events"
 	case !bt.hasEvents:

@@ -47,7 +47,7 @@ var codes = []Code{
 	{"unsupported-encoding", 415, "Unsupported encoding", "Content-Encoding must be gzip, identity or absent.", "Send the body uncompressed or gzip-compressed."},
 	{"unsupported-media-type", 415, "Unsupported media type", "Content-Type must be application/json.", "Send Content-Type: application/json."},
 	{"validation-failed", 422, "Validation failed", "A field is missing or invalid. The detail names the first offending field, for example events[3].level.", "Correct the named field and resend."},
-	{"invalid-webhook-url", 422, "Invalid webhook URL", "The webhook URL breaks a rule: https only; no credentials or fragment; port 443 or 1024–65535; a public host that resolves only to public addresses.", "Use a public https URL."},
+	{"invalid-webhook-url", 422, "Invalid webhook URL", "The webhook URL breaks a rule: https only; no credentials or fragment; port 443 or 1024–65535; a public host that resolves only to public addresses.", "Use a public https URL. To try a receiver on your own machine (errata receive), the server's operator can allow private and loopback addresses with ERRATA_WEBHOOK_ALLOW_PRIVATE=true (never on a server others use)."},
 	{"rate-limited", 429, "Rate limited", "A rate limit was hit. The response carries Retry-After (seconds) and the RateLimit-* headers.", "Wait Retry-After seconds and resend the same request."},
 	{"channel-test-rate-limited", 429, "Channel test rate limited", "A channel can be tested once a minute.", "Wait Retry-After seconds."},
 	{"internal", 500, "Internal error", "The server failed. The error is logged with the request id given as instance.", "Retry with backoff; report the instance id if it persists."},

@@ -24,6 +24,10 @@ type signUpData struct {
 	// Closed says sign-up closed meanwhile: the page offers signing in,
 	// not a form that can only be refused again.
 	Closed bool
+	// SSOName labels the single sign-on button ("" without one): on a
+	// server with no account yet the sign-in form sends here, and the
+	// provider may make the first account (docs/sso.md).
+	SSOName string
 }
 
 // noUserYet reports whether the server has no account yet.
@@ -101,6 +105,7 @@ func (d *Dashboard) signUp(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) renderSignUp(w http.ResponseWriter, r *http.Request, status int, data signUpData) {
+	data.SSOName = d.ssoName
 	title := "Create an account"
 	if data.First {
 		title = "Create the first account"

@@ -354,3 +354,14 @@ func TestSSOClaimsAnUnprovenAccount(t *testing.T) {
 		}
 	})
 }
+
+// TestSSOOffersTheFirstAccount: on a server with no account yet the
+// sign-in form sends to the sign-up form, which offers single sign-on too
+// (the provider may make the installation's first account, docs/sso.md).
+func TestSSOOffersTheFirstAccount(t *testing.T) {
+	s := apitest.Start(t, "sqlite", withSSO(freePort(t)))
+	b := newBrowser(t, s)
+	b.get("/sign-up").expect(t, http.StatusOK, `href="/auth/oidc/start"`, "Create it with Acme ID")
+	s.SignUp(t, "owner@example.com")
+	b.get("/sign-in").expect(t, http.StatusOK, `href="/auth/oidc/start"`, "Sign in with Acme ID")
+}

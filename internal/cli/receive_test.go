@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReceiveKeepsItsAuthority: `errata receive` started again uses the
+// certificate authority it wrote before, so that a server started with
+// SSL_CERT_FILE pointing at it goes on trusting the receiver; a run that
+// cannot listen writes nothing; an expiring one is replaced.
+func TestReceiveKeepsItsAuthority(t *testing.T) {
+	dir := t.TempDir()
+	c := &receiveCmd{CAFile: filepath.Join(dir, "ca.pem")}
+	first, reused, err := c.authority(time.Now())
+	if err != nil || reused {
+		t.Fatalf("first run: reused %v, %v", reused, err)
+	}
+	if fi, err := os.Stat(c.CAFile + ".key"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v, %v; want mode 0600", fi, err)
+	}
+	again, reused, err := c.authority(time.Now())
+	if err != nil || !reused {
+		t.Fatalf("second run: reused %v, %v; want the authority written before", reused, err)
+	}
+	leaf, err := again.Leaf("localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(leaf.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: first.Pool}); err != nil {
+		t.Fatalf("a certificate of the second run is not trusted by the first run's authority: %v", err)
+	}
+	pem, _ := os.ReadFile(c.CAFile)
+
+	// A busy port: the run fails before it touches the file.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	busy := &receiveCmd{CAFile: c.CAFile, Addr: ln.Addr().String()}
+	if err := busy.Run(&env{ctx: context.Background(), stdout: &bytes.Buffer{}}); err == nil || !strings.Contains(err.Error(), "listen") {
+		t.Fatalf("receive on a busy port: %v, want a listen error", err)
+	}
+	if now, _ := os.ReadFile(c.CAFile); !bytes.Equal(now, pem) {
+		t.Fatal("a run that could not listen replaced the authority")
+	}
+
+	// An authority about to expire is replaced.
+	late, reused, err := c.authority(first.Cert.NotAfter.Add(-time.Minute))
+	if err != nil || reused || late.Cert.Equal(first.Cert) {
+		t.Fatalf("near expiry: reused %v, %v; want a new authority", reused, err)
+	}
+}
