@@ -17,6 +17,10 @@ import (
 // (CONTRACT 8). A first line longer than this cannot authenticate.
 const MaxHeadBytes = 64 << 10
 
+// errHeadTooLong is a first line over MaxHeadBytes: 413, not a 403 that
+// would blame the key it could not carry.
+var errHeadTooLong = errors.New("intake: the first line is over 64 KiB")
+
 // Keyless is a request body whose key is in its first line, read as far as
 // that line under the unauthenticated share of the memory budget
 // (ReadHead). Once the key is known, Finish reads the rest under the
@@ -133,7 +137,7 @@ func (k *Keyless) readHead(ctx context.Context, src io.Reader) error {
 			continue
 		}
 		if n >= MaxHeadBytes {
-			break
+			return errHeadTooLong
 		}
 		size := int64(min(2*n, MaxHeadBytes))
 		bigger, err := k.body.alloc(ctx, size, size)
@@ -241,6 +245,9 @@ func (k *Keyless) refusal(err error) (string, *problem.Problem) {
 			return metrics.RefusedTooLarge, tooLargeOnWire(k.lim)
 		}
 		return metrics.RefusedTooLarge, problem.New("payload-too-large", "the body is over "+mib(k.lim.Decoded)+" once decompressed")
+	case errors.Is(err, errHeadTooLong):
+		return metrics.RefusedTooLarge, problem.New("payload-too-large",
+			"the envelope's first line is over 64 KiB: a request without its key in the query (sentry_key) or X-Sentry-Auth must name its DSN within it")
 	case errors.Is(err, errUnreadable) && k.dec != nil:
 		err = errBadEncoding
 	}

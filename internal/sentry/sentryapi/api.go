@@ -205,7 +205,13 @@ func (a *API) orgOf(ctx context.Context, ref string) (store.Org, error) {
 func (a *API) projects(ctx context.Context, c *caller, refs []string) ([]store.Project, error) {
 	out := make([]store.Project, 0, len(refs))
 	for _, ref := range refs {
-		p, err := a.projectOf(ctx, c, ref)
+		p, err := a.lookupProject(ctx, c, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			// A body's list names it, not the path: 400, as Sentry answers
+			// invalid project slugs (a 404 here reads as "organization not
+			// found" to sentry-cli).
+			return nil, fail(http.StatusBadRequest, "projects: project "+ref+" does not exist in organization "+c.org.Slug)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +220,17 @@ func (a *API) projects(ctx context.Context, c *caller, refs []string) ([]store.P
 	return out, nil
 }
 
+// projectOf is the project ref (a slug or an id) of the caller's
+// organization that a path names: 404 when there is none.
 func (a *API) projectOf(ctx context.Context, c *caller, ref string) (store.Project, error) {
+	p, err := a.lookupProject(ctx, c, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return p, fail(http.StatusNotFound, "project "+ref+" does not exist in organization "+c.org.Slug)
+	}
+	return p, err
+}
+
+func (a *API) lookupProject(ctx context.Context, c *caller, ref string) (store.Project, error) {
 	var p store.Project
 	var err error
 	if id.Valid(id.Project, ref) {
@@ -224,9 +240,6 @@ func (a *API) projectOf(ctx context.Context, c *caller, ref string) (store.Proje
 		}
 	} else {
 		p, err = a.db.Read().ProjectBySlug(ctx, c.org.ID, ref)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return p, fail(http.StatusNotFound, "project "+ref+" does not exist in organization "+c.org.Slug)
 	}
 	return p, err
 }

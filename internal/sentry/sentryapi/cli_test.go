@@ -162,7 +162,7 @@ func TestWebAPIAccess(t *testing.T) {
 			{"POST", releases, reader, body, http.StatusForbidden},
 			{"POST", releases, viewer, body, http.StatusForbidden},
 			{"GET", opts, outsider, nil, http.StatusNotFound},
-			{"POST", releases, member, map[string]any{"version": "1.0", "projects": []string{"nope"}}, http.StatusNotFound},
+			{"POST", releases, member, map[string]any{"version": "1.0", "projects": []string{"nope"}}, http.StatusBadRequest},
 			{"POST", releases, member, map[string]any{"version": "a/b", "projects": []string{"web"}}, http.StatusBadRequest},
 			{"POST", releases, member, body, http.StatusCreated},
 			{"GET", releases + "1.0/", member, nil, http.StatusOK},
