@@ -61,11 +61,15 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	body   *stalledBody
+	// callerBucket is set when the RateLimit-* headers are the caller
+	// bucket's (TakeCallerToken, PeekCallerLimit), not those of a limit
+	// of the route's own (ingestion's per project).
+	callerBucket bool
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	abortIfStalled(s.body, code)
-	if code == http.StatusTooManyRequests {
+	if code == http.StatusTooManyRequests && s.callerBucket {
 		refusedHeaders(s.Header())
 	}
 	if s.status == 0 {
@@ -147,8 +151,8 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 	})
 }
 
-// refusedHeaders makes the RateLimit-* headers of a 429 describe the
-// refusal: a limit of its own (sign-ins, invitations, a channel test, a
+// refusedHeaders makes the caller bucket's RateLimit-* headers on a 429
+// describe the refusal: a limit of its own (sign-ins, invitations, a channel test, a
 // digest) refuses while the caller's bucket, whose headers every answer
 // carries, still holds requests, and RateLimit-Remaining 99 beside
 // Retry-After would tell a client to retry at once. None is left until
@@ -168,6 +172,15 @@ func (s *Server) PeekCallerLimit(w http.ResponseWriter, r *http.Request) {
 	res := s.callers.Peek(callerKey(r))
 	res.Allowed = true
 	res.SetHeaders(w.Header())
+	markCallerBucket(w)
+}
+
+// markCallerBucket notes that w's RateLimit-* headers are the caller
+// bucket's (refusedHeaders).
+func markCallerBucket(w http.ResponseWriter) {
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.callerBucket = true
+	}
 }
 
 // TakeCallerToken takes a token from the caller's bucket of the management
@@ -178,6 +191,7 @@ func (s *Server) PeekCallerLimit(w http.ResponseWriter, r *http.Request) {
 func (s *Server) TakeCallerToken(w http.ResponseWriter, r *http.Request) bool {
 	res := s.callers.Allow(callerKey(r))
 	res.SetHeaders(w.Header())
+	markCallerBucket(w)
 	return res.Allowed
 }
 
