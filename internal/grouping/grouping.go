@@ -36,8 +36,10 @@ type Input struct {
 	Fingerprint []string
 	// InApp, when it has one character per frame the stack trace parses
 	// into, says which frames are the application's as the SDK that sent the
-	// event knew it: 'y' in app, 'n' not, anything else leaves the parser's
-	// own judgement. Sentry events carry it (attribute sentry.in_app); a
+	// event knew it: 'y' in app, 'n' not, 'd' judged the application's by
+	// the SDK but a dependency's by its source map (not in-app from
+	// version 6, in-app before), anything else leaves the parser's own
+	// judgement. Sentry events carry it (attribute sentry.in_app); a
 	// count that does not match is ignored.
 	InApp string
 	// Template is the message's template when the sender gave one (Sentry's
@@ -93,7 +95,7 @@ func fingerprint(in Input, a *algorithm) Result {
 	} else {
 		res.Template = parameterize(msg, &a.params)
 	}
-	applyInApp(st.Frames, in.InApp)
+	applyInApp(st.Frames, in.InApp, a.dependencies)
 	skip := make([]bool, len(st.Frames))
 	var ev *facts
 	var stackRules []string
@@ -312,11 +314,12 @@ func TemplateText(t string) string {
 // ApplyInApp is applyInApp for the frames of ParseStack, so that what shows
 // a trace's frames (the event detail) shows the SDK's flags as grouping
 // read them (Input.InApp).
-func ApplyInApp(frames []Frame, flags string) { applyInApp(frames, flags) }
+func ApplyInApp(frames []Frame, flags string) { applyInApp(frames, flags, current.dependencies) }
 
 // applyInApp overrides the frames' in-app judgement with flags, one per
-// frame ('y', 'n', other: unchanged), when there are as many as frames.
-func applyInApp(frames []Frame, flags string) {
+// frame ('y', 'n', 'd': n when dependencies, else y; other: unchanged),
+// when there are as many as frames.
+func applyInApp(frames []Frame, flags string, dependencies bool) {
 	if len(flags) != len(frames) {
 		return
 	}
@@ -326,6 +329,8 @@ func applyInApp(frames []Frame, flags string) {
 			frames[i].InApp = true
 		case 'n':
 			frames[i].InApp = false
+		case 'd':
+			frames[i].InApp = !dependencies
 		}
 	}
 }

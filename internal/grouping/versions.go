@@ -5,7 +5,7 @@ package grouping
 // into a different group, and keep the older versions computable: a group
 // made by an older version keeps receiving the events whose fingerprint under
 // that version matches it (see FingerprintVersion).
-const Version = 5
+const Version = 6
 
 // OldestVersion is the oldest version FingerprintVersion still computes.
 const OldestVersion = 1
@@ -101,6 +101,12 @@ type algorithm struct {
 	// ("\tSuppressed: …" then "\tCaused by: …" at its indent), which were
 	// read as the error's own.
 	suppressedCauses bool
+	// dependencies reads the in-app flag 'd' (a frame the SDK judged the
+	// application's whose source map puts it in a dependency:
+	// internal/symbolicate) as not in-app, as Sentry decides again from the
+	// original path; before, as the SDK's 'y', so that a known error keeps
+	// its group.
+	dependencies bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -217,6 +223,29 @@ var algorithms = [...]*algorithm{
 		rubyLabels:       true,
 		androidFiles:     true,
 		suppressedCauses: true,
+	},
+	6: {
+		version: 6,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true, braceHashes: true},
+		value:            true,
+		wrappers:         true,
+		stackTitle:       true,
+		goLoose:          true,
+		linePrefix:       true,
+		hashNames:        true,
+		mono:             true,
+		templates:        true,
+		rootValue:        true,
+		nodeCore:         true,
+		ownVariables:     true,
+		r8Lambdas:        true,
+		numberedChunks:   true,
+		rust:             true,
+		rubyLabels:       true,
+		androidFiles:     true,
+		suppressedCauses: true,
+		dependencies:     true,
 	},
 }
 

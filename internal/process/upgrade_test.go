@@ -98,3 +98,43 @@ func TestUpgradeKeepsGroupsOfTheOlderVersion(t *testing.T) {
 		}
 	})
 }
+
+// TestUpgradeKeepsGroupsOfDependencyFrames: a source map that puts a
+// frame the SDK flagged in-app into a dependency makes it 'd' (not in-app
+// from grouping version 6); a group made by version 5, which read the
+// SDK's 'y', keeps the event instead of a new group and ticket opening for
+// a known error on upgrade.
+func TestUpgradeKeepsGroupsOfDependencyFrames(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		trace := "TypeError: card declined by paylib\n" +
+			"    at charge (node_modules/paylib/index.js:2:30)\n" +
+			"    at checkout (src/main.js:4:3)\n" +
+			"    at main (src/main.js:9:1)"
+		v5, ok := grouping.FingerprintVersion(grouping.Input{StackTrace: trace, InApp: "yyy"}, 5)
+		if !ok {
+			t.Fatal("version 5 is not computable")
+		}
+		if d5, _ := grouping.FingerprintVersion(grouping.Input{StackTrace: trace, InApp: "dyy"}, 5); d5.Fingerprint != v5.Fingerprint {
+			t.Fatal("version 5 reads 'd' otherwise than the SDK's 'y'")
+		}
+		if cur := grouping.Fingerprint(grouping.Input{StackTrace: trace, InApp: "dyy"}); cur.Fingerprint == v5.Fingerprint {
+			t.Fatal("the current version still reads the dependency's frame as in-app: the test proves nothing")
+		}
+		now := e.clock.Now()
+		old := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "web", Fingerprint: v5.Fingerprint, FingerprintVersion: 5,
+			FingerprintRule: string(v5.Rule), Title: v5.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 3,
+			Level: int(ingest.Error), UpdatedAt: now}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertGroup(ctx, old) }); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Add(time.Minute)
+		e.send(ingest.Event{Level: ingest.Error, Message: "TypeError: card declined by paylib", StackTrace: trace, Service: "web",
+			Attributes: []byte(`{"sentry.in_app":"dyy"}`)})
+		gs := e.groups()
+		if len(gs) != 1 || gs[0].ID != old.ID || gs[0].EventCount != 4 || len(e.seen) != 0 {
+			t.Fatalf("after the upgrade: %d groups (%+v), ticket events %v; want the version-5 group with 4 events and no ticket", len(gs), gs, e.seen)
+		}
+	})
+}

@@ -14,9 +14,12 @@ import (
 // render.go.
 const inAppKey = "sentry.in_app"
 
-// demoteDependencies marks not in-app the mapped frames whose original
-// file is a dependency's (node_modules, a vendor bundle) in the SDK's flags
-// of e's attributes, as Sentry decides in_app again from the original path:
+// demoteDependencies marks not in-app ('d', grouping.Input.InApp) the
+// mapped frames whose original file is a dependency's (node_modules, a
+// vendor bundle) in the SDK's flags of e's attributes, as Sentry decides
+// in_app again from the original path (from grouping version 6: older
+// versions read 'd' as the SDK's 'y', so that a group made before keeps
+// its events):
 // the SDK judged the bundle, in which the application and its
 // dependencies are one file. Grouping, culprit and title then read the
 // application's frames. The frames are those grouping parses from the
@@ -46,7 +49,7 @@ func demoteDependencies(attrs json.RawMessage, lines []string, done []mapped) js
 	flags := []byte(old)
 	for _, line := range deps {
 		if k := slices.Index(st.Lines, line); k >= 0 && flags[k] == 'y' {
-			flags[k] = 'n'
+			flags[k] = 'd' // not 'n': grouping before version 6 reads the SDK's 'y'
 		}
 	}
 	if string(flags) == old {

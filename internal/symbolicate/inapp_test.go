@@ -19,8 +19,8 @@ func TestDemoteDependencies(t *testing.T) {
 	done := []mapped{dep(1, "node_modules/tinylib/index.js"), dep(2, "app.js")}
 	attrs := `{"a":"<b>","sentry.in_app":"yy","z":1}`
 	for in, want := range map[string]string{
-		attrs: `{"a":"<b>","sentry.in_app":"ny","z":1}`,
-		`{"x":{"sentry.in_app":"yy"}, "sentry.in_app" : "yy"}`: `{"x":{"sentry.in_app":"yy"}, "sentry.in_app" : "ny"}`,
+		attrs: `{"a":"<b>","sentry.in_app":"dy","z":1}`,
+		`{"x":{"sentry.in_app":"yy"}, "sentry.in_app" : "yy"}`: `{"x":{"sentry.in_app":"yy"}, "sentry.in_app" : "dy"}`,
 	} {
 		if got := string(demoteDependencies(json.RawMessage(in), plain, done)); got != want {
 			t.Errorf("%s demoted = %s, want %s", in, got, want)
@@ -44,7 +44,7 @@ func TestDemoteDependencies(t *testing.T) {
 	if got := string(demoteDependencies(json.RawMessage(attrs), valued, withFake)); got != attrs {
 		t.Errorf("flags of 2 frames against a trace of 3: %s, want unchanged", got)
 	}
-	if got, want := string(demoteDependencies(json.RawMessage(`{"sentry.in_app":"yyy"}`), valued, withFake)), `{"sentry.in_app":"nyn"}`; got != want {
+	if got, want := string(demoteDependencies(json.RawMessage(`{"sentry.in_app":"yyy"}`), valued, withFake)), `{"sentry.in_app":"dyd"}`; got != want {
 		t.Errorf("three flags: %s, want %s", got, want)
 	}
 }
