@@ -67,7 +67,11 @@ func (r *ticketRow) dest() []any {
 func (r *ticketRow) ticket() Ticket {
 	t := r.t
 	t.FirstSeen, t.CreatedAt, t.UpdatedAt, t.ResolvedAt = fromMS(r.fs), fromMS(r.cr), fromMS(r.up), fromNullMS(r.res)
-	t.Closed = r.closed.facts()
+	if t.Status == TicketResolved {
+		// Open, a ticket reads its group; a copy left by a release that
+		// did not know it (reopened there) is stale (migration 00060).
+		t.Closed = r.closed.facts()
+	}
 	return t
 }
 
@@ -97,10 +101,13 @@ func (c *Conn) UpdateTicket(ctx context.Context, t Ticket) error {
 		t.Severity, t.Status, t.Reason, ms(t.UpdatedAt), nullMS(t.ResolvedAt), t.ID); err != nil {
 		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
 	}
-	if t.Status != TicketResolved && t.Closed == nil {
-		return nil // open, with nothing kept to forget (a spike's raise)
+	resolved := t.Status == TicketResolved
+	if resolved == (t.Closed != nil) {
+		// Open with nothing kept to forget (a spike's raise), or resolved
+		// again with its copy kept.
+		return nil
 	}
-	if err := c.keepClosedFacts(ctx, t.ID, t.Status == TicketResolved); err != nil {
+	if err := c.keepClosedFacts(ctx, t.ID, resolved); err != nil {
 		return fmt.Errorf("store: update ticket %s: %w", t.ID, err)
 	}
 	return nil

@@ -42,8 +42,9 @@ func (r *closedRow) facts() *ClosedFacts {
 }
 
 // keepClosedFacts copies the ticket's group's facts into the ticket when
-// it is resolved (once: a resolved ticket resolved again keeps its first
-// copy), and forgets them when it is open.
+// it is resolved (UpdateTicket calls it only for a ticket that was open,
+// so a copy left by a release that reopened the ticket without forgetting
+// it is replaced), and forgets them when it is open.
 func (c *Conn) keepClosedFacts(ctx context.Context, ticketID string, resolved bool) error {
 	if !resolved {
 		_, err := c.exec(ctx, `UPDATE tickets SET closed_event_count = NULL, closed_last_seen = NULL, closed_level = NULL,
@@ -54,7 +55,7 @@ func (c *Conn) keepClosedFacts(ctx context.Context, ticketID string, resolved bo
 	_, err := c.exec(ctx, `UPDATE tickets SET (`+closedCols+`) =
 		(SELECT event_count, last_seen, level, last_environment, last_release, sample_message, last_trace_id
 		 FROM error_groups g WHERE g.id = tickets.group_id)
-		WHERE id = ? AND closed_event_count IS NULL`, ticketID)
+		WHERE id = ?`, ticketID)
 	return err
 }
 

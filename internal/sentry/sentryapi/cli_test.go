@@ -162,7 +162,10 @@ func TestWebAPIAccess(t *testing.T) {
 			{"POST", releases, reader, body, http.StatusForbidden},
 			{"POST", releases, viewer, body, http.StatusForbidden},
 			{"GET", opts, outsider, nil, http.StatusNotFound},
+			// A project named in the body is 400 (sentry-cli reads a 404 as
+			// "organization not found"); one named by the path is 404.
 			{"POST", releases, member, map[string]any{"version": "1.0", "projects": []string{"nope"}}, http.StatusBadRequest},
+			{"POST", "/api/0/projects/acme/nope/releases/", member, map[string]any{"version": "1.0"}, http.StatusNotFound},
 			{"POST", releases, member, map[string]any{"version": "a/b", "projects": []string{"web"}}, http.StatusBadRequest},
 			{"POST", releases, member, body, http.StatusCreated},
 			{"GET", releases + "1.0/", member, nil, http.StatusOK},

@@ -111,19 +111,25 @@ func (a *API) newRelease(w http.ResponseWriter, r *http.Request, c *caller) erro
 	if err := checkVersion(req.Version); err != nil {
 		return err
 	}
-	if p := r.PathValue("project"); p != "" {
-		req.Projects = []string{p}
-	}
-	if len(req.Projects) == 0 {
-		return fail(http.StatusBadRequest, "projects: name at least one project")
-	}
 	ctx := r.Context()
-	projects, err := a.projects(ctx, c, req.Projects)
-	if err != nil {
-		return err
+	var projects []store.Project
+	if ref := r.PathValue("project"); ref != "" {
+		p, err := a.projectOf(ctx, c, ref) // named by the path: 404
+		if err != nil {
+			return err
+		}
+		projects = []store.Project{p}
+	} else {
+		if len(req.Projects) == 0 {
+			return fail(http.StatusBadRequest, "projects: name at least one project")
+		}
+		var err error
+		if projects, err = a.projects(ctx, c, req.Projects); err != nil {
+			return err
+		}
 	}
 	var rels []store.Release
-	err = a.db.Tx(ctx, func(tx *store.Conn) error {
+	err := a.db.Tx(ctx, func(tx *store.Conn) error {
 		for _, p := range projects {
 			rel, err := tx.EnsureRelease(ctx, p.ID, req.Version, id.New(id.Release), a.now().UTC())
 			if err != nil {
