@@ -412,3 +412,44 @@ func TestOpenAPINamesEveryProblemCode(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIStatesEveryAccessRule: every operation states its minimum
+// role (interface section 5) and the token scope it takes, in its
+// description and as x-minimum-role and x-token-scope, the same rule the
+// server enforces.
+func TestOpenAPIStatesEveryAccessRule(t *testing.T) {
+	s := apitest.Start(t, store.SQLite)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Description string         `json:"description"`
+			Role        string         `json:"x-minimum-role"`
+			Scope       string         `json:"x-token-scope"`
+			Responses   map[string]any `json:"responses"`
+		}
+	}
+	if err := json.Unmarshal(s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusOK, "").Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if path == "/v1/ingest" || path == "/v1/logs" {
+				continue // a project API key's, documented by their own rules
+			}
+			n++
+			if op.Role == "" || !strings.Contains(op.Description, "Minimum role: "+op.Role) && !strings.Contains(op.Description, "Access: ") {
+				t.Errorf("%s %s: x-minimum-role %q, description %q; want the rule stated", method, path, op.Role, op.Description)
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("%d operations checked; is it the real document?", n)
+	}
+	ch := doc.Paths["/v1/projects/{project_id}/channels"]["post"]
+	if ch.Role != "admin" || ch.Scope != "project:write" {
+		t.Errorf("channel creation: role %q, scope %q; want admin (interface 4.5) and project:write", ch.Role, ch.Scope)
+	}
+	if d := doc.Paths["/v1/groups/{group_id}"]["patch"]; d.Role != "member" {
+		t.Errorf("changing a group: role %q, want member (CONTRACT 2)", d.Role)
+	}
+}

@@ -222,6 +222,8 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	if !a.Public {
 		o.Security = []map[string][]string{{httpserver.SchemeSession: {}}}
 	}
+	documentAccess(&o, a)
+	defer access403(s.api, o, a)
 	if exact {
 		documented := slices.Clone(o.Errors)
 		huma.Register(s.api, o, h)
