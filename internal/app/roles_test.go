@@ -41,6 +41,18 @@ func TestEveryRoleServesProbes(t *testing.T) {
 			} else if !api && (st != http.StatusNotFound || !strings.Contains(body, `/errors/not-found"`) || !strings.Contains(body, "ERRATA_ROLES")) {
 				// Every error is a problem (interface section 7), saying why.
 				t.Errorf("GET /v1/openapi.json with roles %v = %d %s, want a 404 not-found problem naming the roles", roles, st, body)
+			} else if !api && !strings.Contains(body, `"instance":"req_`) {
+				t.Errorf("GET /v1/openapi.json with roles %v: %s, want the request's id as instance", roles, body)
+			}
+			if !api {
+				res, err := http.Post("http://"+addr+"/healthz", "application/json", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") == "" {
+					t.Errorf("POST /healthz with roles %v = %d, Allow %q; want 405 as the api role answers", roles, res.StatusCode, res.Header.Get("Allow"))
+				}
 			}
 			if (grpcAddr != "") != api {
 				t.Errorf("OTLP/gRPC address %q with roles %v: only the api role serves it", grpcAddr, roles)

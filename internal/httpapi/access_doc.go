@@ -81,6 +81,9 @@ func access403(api huma.API, o huma.Operation, a httpserver.Access) {
 		why = append(why, "a personal API token (sessions only)")
 	}
 	r := *op.Responses["403"]
-	r.Description = "Forbidden: " + strings.Join(why, ", or ") + "; or an organization rule the caller does not meet (2fa-required, sso-required)"
+	r.Description = "Forbidden: " + strings.Join(why, ", or ")
+	if a.Scope != "" {
+		r.Description += "; or an organization rule the caller does not meet (2fa-required, sso-required)"
+	}
 	op.Responses["403"] = &r
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/problem"
 )
 
@@ -33,8 +34,15 @@ func Ops(metrics http.Handler, ready func(ctx context.Context) error, log *slog.
 	// Anything else is a problem as every error is (interface section 7),
 	// naming why: this process serves no API.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		problem.Newf("not-found", "no route %s %s: this process serves only /healthz, /readyz and /metrics (ERRATA_ROLES without api)", r.Method, r.URL.Path).
-			Write(w, docsURL, "")
+		rid := id.New(id.Request)
+		w.Header().Set(RequestIDHeader, rid)
+		p := problem.Newf("not-found", "no route %s %s: this process serves only /healthz, /readyz and /metrics (ERRATA_ROLES without api)", r.Method, r.URL.Path)
+		switch r.URL.Path {
+		case "/healthz", "/readyz", "/metrics":
+			w.Header().Set("Allow", "GET, HEAD")
+			p = problem.Newf("method-not-allowed", "%s is not allowed on %s; allowed: GET, HEAD", r.Method, r.URL.Path)
+		}
+		p.Write(w, docsURL, rid)
 	})
 	return mux
 }

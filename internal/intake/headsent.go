@@ -55,9 +55,9 @@ func (k *Keyless) readSent(ctx context.Context, in *Intake, dec *Decoding) error
 }
 
 // peekHead runs dec's decoder over the body read so far and keeps its
-// first line (or MaxHeadBytes of it) as the head. found is true once the
-// head is whole: a newline came, MaxHeadBytes came without one, or the
-// decoded body ended. A stream that is not what its coding says is
+// first line as the head. found is true once the head is whole: a newline
+// came, or the decoded body ended; MaxHeadBytes without one is
+// errHeadTooLong. A stream that is not what its coding says is
 // errBadEncoding; one merely cut short by the end of what was read is
 // not an error until the body has ended.
 func (k *Keyless) peekHead(ctx context.Context, in *Intake, dec *Decoding) (found bool, err error) {
@@ -104,9 +104,9 @@ func (k *Keyless) peekHead(ctx context.Context, in *Intake, dec *Decoding) (foun
 	defer rc.Close()
 	err = k.readHead(ctx, rc)
 	switch {
-	case errors.Is(err, ErrMemoryBusy) || errors.Is(err, errTooLarge):
+	case errors.Is(err, ErrMemoryBusy) || errors.Is(err, errTooLarge) || errors.Is(err, errHeadTooLong):
 		return false, err
-	case k.eof || len(k.head) >= MaxHeadBytes || bytes.IndexByte(k.head, '\n') >= 0:
+	case k.eof || bytes.IndexByte(k.head, '\n') >= 0:
 		return true, nil
 	case err == nil || !k.sentEOF:
 		return false, nil // cut short by the end of what was read: read more

@@ -142,3 +142,28 @@ func TestKeylessBrotliRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestKeylessBrotliLongFirstLine: a keyless br body (read as sent) whose
+// first line is over 64 KiB is 413 naming the first line, as a gzip or
+// plain one is, small or large: not a 400 saying it could not be
+// decompressed, nor an empty head.
+func TestKeylessBrotliLongFirstLine(t *testing.T) {
+	for _, tail := range []int{0, 2 << 20} {
+		var b bytes.Buffer
+		b.WriteString(`{"dsn":"http://k@h/1","pad":"` + string(bytes.Repeat([]byte("a"), 100<<10)) + "\"}\n{}\n")
+		r := rand.New(rand.NewPCG(3, 4))
+		for b.Len() < tail {
+			fmt.Fprintf(&b, "{\"message\":\"%x\"}\n", r.Uint64())
+		}
+		var z bytes.Buffer
+		w := brotli.NewWriterLevel(&z, 5)
+		_, _ = w.Write(b.Bytes())
+		_ = w.Close()
+		in := &Intake{Memory: NewBudget(64<<20, time.Second)}
+		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(z.Bytes()))
+		k, _, pr := in.ReadHead(context.Background(), req, Limits{Wire: 20 << 20, Decoded: 100 << 20}, brotliDecoding)
+		if k != nil || pr == nil || pr.Status != http.StatusRequestEntityTooLarge {
+			t.Fatalf("a br body with a 100 KiB first line and %d bytes after it: %v, want 413", tail, pr)
+		}
+	}
+}

@@ -45,6 +45,13 @@ func notAllowed(w http.ResponseWriter, r *http.Request) {
 	writeDetail(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed: send POST")
 }
 
+// rateLimited answers a request past the caller's bucket (its headers and
+// Retry-After already set), with CORS as every answer of theirs.
+func rateLimited(w http.ResponseWriter) {
+	allowOrigin(w.Header())
+	writeDetail(w, http.StatusTooManyRequests, "too many requests; wait Retry-After seconds")
+}
+
 // setRateLimits adds X-Sentry-Rate-Limits to a 429 whose Retry-After is
 // set: "<seconds>::project", relay's form (retry after, categories, scope),
 // with no category, which SDKs read as every kind of data. Errata's limit

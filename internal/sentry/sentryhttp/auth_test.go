@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/sentry"
 )
 
@@ -170,4 +171,25 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestOtherMethodPastTheCallerBucket: another method on the ingestion
+// endpoints spends a token of the caller's bucket; past it, the answer is
+// a 429 with Retry-After (interface section 8), with CORS, not a 405.
+func TestOtherMethodPastTheCallerBucket(t *testing.T) {
+	s := apitest.Start(t, "sqlite", func(c *config.Serve) { c.APIRateLimit, c.APIRateBurst = 0.001, 1 })
+	put := func() (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPut, s.URL+"/api/1/envelope/", nil)
+		return http.DefaultClient.Do(req)
+	}
+	for i, want := range []int{http.StatusMethodNotAllowed, http.StatusTooManyRequests} {
+		res, err := put()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want || res.Header.Get("Access-Control-Allow-Origin") != "*" || want == http.StatusTooManyRequests && res.Header.Get("Retry-After") == "" {
+			t.Fatalf("PUT %d: %d, headers %v; want %d with CORS (and Retry-After on a 429)", i+1, res.StatusCode, res.Header, want)
+		}
+	}
 }

@@ -75,7 +75,10 @@ func Mount(srv *httpserver.Server, in *intake.Intake, log *slog.Logger) {
 				preflight(w, r)
 			})
 			mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-				srv.TakeCallerToken(w, r)
+				if !srv.TakeCallerToken(w, r) {
+					rateLimited(w) // past the bucket, a 429 as on every route
+					return
+				}
 				notAllowed(w, r) // any other method: 405, readable by a browser SDK too
 			})
 		}
