@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/errata-dev/errata/internal/testca"
@@ -133,25 +134,34 @@ func describe(body []byte) string {
 	return ev.Type
 }
 
-// caReuseMargin is how long a CA written before must still be valid to be
-// used again.
-const caReuseMargin = time.Hour
+// receiveCAValid is how long the receiver's certificate authority is
+// valid, and caReuseMargin how long one written before must still be
+// valid to be used again: a day, a leaf's life.
+const (
+	receiveCAValid = 30 * 24 * time.Hour
+	caReuseMargin  = 25 * time.Hour
+)
 
 // authority returns the certificate authority of --ca-file and its key
-// (--ca-file with ".key") when both were written before and the CA is
-// valid for caReuseMargin more, so that a receiver started again keeps the
-// trust of a server started with SSL_CERT_FILE; else it writes a new one
-// and reports reused false.
+// (--ca-file with ".key") when both were written before by this user (the
+// key a regular file of this user's, readable by no one else) and the CA
+// is valid for caReuseMargin more, so that a receiver started again keeps
+// the trust of a server started with SSL_CERT_FILE; else it writes a new
+// one and reports reused false. Files are written to a new file and
+// renamed into place, so that a link planted at either path is replaced,
+// not followed.
 func (c *receiveCmd) authority(now time.Time) (ca *testca.CA, reused bool, err error) {
 	keyFile := c.CAFile + ".key"
-	if certPEM, err := os.ReadFile(c.CAFile); err == nil {
-		if keyPEM, err := os.ReadFile(keyFile); err == nil {
-			if ca, err := testca.Load(certPEM, keyPEM); err == nil && now.Add(caReuseMargin).Before(ca.Cert.NotAfter) {
-				return ca, true, nil
+	if ownKey(keyFile) {
+		if certPEM, err := os.ReadFile(c.CAFile); err == nil {
+			if keyPEM, err := os.ReadFile(keyFile); err == nil {
+				if ca, err := testca.Load(certPEM, keyPEM); err == nil && now.Add(caReuseMargin).Before(ca.Cert.NotAfter) {
+					return ca, true, nil
+				}
 			}
 		}
 	}
-	if ca, err = testca.New("errata receive"); err != nil {
+	if ca, err = testca.NewFor("errata receive", receiveCAValid); err != nil {
 		return nil, false, err
 	}
 	keyPEM, err := ca.KeyPEM()
@@ -161,11 +171,44 @@ func (c *receiveCmd) authority(now time.Time) (ca *testca.CA, reused bool, err e
 	if err := os.MkdirAll(filepath.Dir(c.CAFile), 0o755); err != nil {
 		return nil, false, err
 	}
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+	if err := replaceFile(keyFile, keyPEM, 0o600); err != nil {
 		return nil, false, fmt.Errorf("receive: write the key of --ca-file: %w", err)
 	}
-	if err := os.WriteFile(c.CAFile, ca.PEM, 0o644); err != nil {
+	if err := replaceFile(c.CAFile, ca.PEM, 0o644); err != nil {
 		return nil, false, fmt.Errorf("receive: write --ca-file: %w", err)
 	}
 	return ca, false, nil
+}
+
+// ownKey reports whether path is a regular file of this user's that no
+// one else may read or write.
+func ownKey(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
+
+// replaceFile writes data to a new file beside path, with mode perm, and
+// renames it to path.
+func replaceFile(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // once renamed, there is nothing to remove
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

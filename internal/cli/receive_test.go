@@ -57,9 +57,41 @@ func TestReceiveKeepsItsAuthority(t *testing.T) {
 		t.Fatal("a run that could not listen replaced the authority")
 	}
 
-	// An authority about to expire is replaced.
-	late, reused, err := c.authority(first.Cert.NotAfter.Add(-time.Minute))
+	// An authority with less than a day left (a leaf's life) is replaced.
+	late, reused, err := c.authority(first.Cert.NotAfter.Add(-24 * time.Hour))
 	if err != nil || reused || late.Cert.Equal(first.Cert) {
 		t.Fatalf("near expiry: reused %v, %v; want a new authority", reused, err)
+	}
+	if leaf, err := late.Leaf("localhost"); err != nil {
+		t.Fatal(err)
+	} else if cert, _ := x509.ParseCertificate(leaf.Certificate[0]); cert.NotAfter.After(late.Cert.NotAfter) {
+		t.Fatalf("a leaf valid until %v outlives its authority (%v)", cert.NotAfter, late.Cert.NotAfter)
+	}
+
+	// A key others may read is not used again (nor trusted to be this
+	// user's), and a link planted at the key's path is replaced, not
+	// followed.
+	if err := os.Chmod(c.CAFile+".key", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, reused, err := c.authority(time.Now()); err != nil || reused {
+		t.Fatalf("a key readable by others: reused %v, %v; want a new authority", reused, err)
+	}
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planted := &receiveCmd{CAFile: filepath.Join(dir, "planted.pem")}
+	if err := os.Symlink(victim, planted.CAFile+".key"); err != nil {
+		t.Fatal(err)
+	}
+	if _, reused, err := planted.authority(time.Now()); err != nil || reused {
+		t.Fatalf("a planted link: reused %v, %v", reused, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Fatal("writing the key followed a link planted at its path")
+	}
+	if fi, err := os.Lstat(planted.CAFile + ".key"); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file after a planted link: %v, %v; want a regular file of mode 0600", fi, err)
 	}
 }

@@ -31,15 +31,18 @@ type CA struct {
 	key  *ecdsa.PrivateKey
 }
 
-// New makes a CA named name.
-func New(name string) (*CA, error) {
+// New makes a CA named name, valid from an hour ago for a day.
+func New(name string) (*CA, error) { return NewFor(name, 24*time.Hour) }
+
+// NewFor makes a CA named name, valid from an hour ago for valid.
+func NewFor(name string, valid time.Duration) (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	tpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: name},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(valid),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
 	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
 	if err != nil {
@@ -87,7 +90,8 @@ func Load(certPEM, keyPEM []byte) (*CA, error) {
 	return &CA{Cert: cert, PEM: certPEM, Pool: pool, key: key}, nil
 }
 
-// Leaf issues a server certificate for 127.0.0.1, ::1 and dnsNames.
+// Leaf issues a server certificate for 127.0.0.1, ::1 and dnsNames, valid
+// for a day or until the CA expires.
 func (ca *CA) Leaf(dnsNames ...string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -95,7 +99,7 @@ func (ca *CA) Leaf(dnsNames ...string) (tls.Certificate, error) {
 	}
 	now := time.Now()
 	tpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "webhook receiver"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		NotBefore: now.Add(-time.Hour), NotAfter: earliest(now.Add(24*time.Hour), ca.Cert.NotAfter),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, DNSNames: dnsNames}
 	der, err := x509.CreateCertificate(rand.Reader, tpl, ca.Cert, &key.PublicKey, ca.key)
@@ -122,6 +126,14 @@ func (ca *CA) InstallSystem(dir string) error {
 		return err
 	}
 	return os.Setenv("SSL_CERT_FILE", path)
+}
+
+// earliest is the earlier of a and b.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // serial is a random certificate serial number.
