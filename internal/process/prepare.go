@@ -96,6 +96,9 @@ type prepared struct {
 	// legacy holds the keys of groups made by an older fingerprint
 	// version that the batches' events match (nil when none exist).
 	legacy map[store.GroupKey]bool
+	// currentFound holds the keys of the current version's groups of the
+	// events that also match an older version's (target prefers them).
+	currentFound map[store.GroupKey]bool
 	// rules are the grouping rules of the batches' projects that have any.
 	rules map[string]*grouping.Rules
 	// memos are the Processor's, across claims (nil: none).

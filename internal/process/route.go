@@ -16,8 +16,10 @@ import (
 // version therefore keeps receiving the events whose fingerprint under
 // that version matches it (as Sentry's grouping-config transition does with
 // secondary hashes); events that match no such group make groups of the
-// current version. New groups are always of the current version, so the
-// older ones only ever shrink.
+// current version. This release's new groups are of the current version;
+// an older release running beside it (a rolling upgrade) may still make
+// groups of its own version, so an error may have one of each, and the
+// current version's then takes this release's events (target).
 
 // fingerprints are one distinct event's fingerprints: the current version's
 // and, when groups of older versions exist, theirs (by version).
@@ -51,7 +53,11 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 			if v == grouping.Version {
 				continue
 			}
-			if r, ok := grouping.FingerprintVersion(f.in, v); ok {
+			// One the current version agrees with needs no look-up: the
+			// group of its key is found as the current one's is (a key
+			// names no version), so most events of groups of the version
+			// before cost no query per part.
+			if r, ok := grouping.FingerprintVersion(f.in, v); ok && r.Fingerprint != f.current.Fingerprint {
 				f.older[v] = r.Fingerprint
 			}
 		}
@@ -60,10 +66,14 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 }
 
 // target is the fingerprint of the group that takes an event of projectID
-// and service: a group of an older version matching it (the newest such
-// version first), else the current version's.
+// and service: the current version's group when there is one, else a group
+// of an older version matching it (the newest such version first), else
+// the current version's. The current one wins because, while processes of
+// an older release run beside this one (a rolling upgrade), an error may
+// have a group of each: this release's events then keep going to its
+// own.
 func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
-	if p.legacy != nil {
+	if p.legacy != nil && !p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}] {
 		vs := grouping.Versions()
 		for i := len(vs) - 1; i >= 0; i-- {
 			if fp, ok := f.older[vs[i]]; ok && p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}] {
@@ -80,7 +90,7 @@ type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[s
 // findLegacy fingerprints the batches' error events under the older
 // versions and finds the groups of those versions they match.
 func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decoded [][]ingest.Event, old legacyLookup) error {
-	p.legacy = map[store.GroupKey]bool{}
+	p.legacy, p.currentFound = map[store.GroupKey]bool{}, map[store.GroupKey]bool{}
 	byVersion := map[int][]store.GroupKey{}
 	// By version: two older versions often give an event the same
 	// fingerprint, and the group may be of either.
@@ -95,11 +105,19 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 			if summary.Counts(e.Level) {
 				continue
 			}
-			for v, fp := range p.fingerprints(b.ProjectID, e).older {
+			f := p.fingerprints(b.ProjectID, e)
+			for v, fp := range f.older {
 				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp}
 				if vk := (versionKey{v, k}); !seen[vk] {
 					seen[vk] = true
 					byVersion[v] = append(byVersion[v], k)
+				}
+			}
+			if len(f.older) > 0 { // and whether the current version has its group
+				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: f.current.Fingerprint}
+				if vk := (versionKey{grouping.Version, k}); !seen[vk] {
+					seen[vk] = true
+					byVersion[grouping.Version] = append(byVersion[grouping.Version], k)
 				}
 			}
 		}
@@ -109,8 +127,12 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 		if err != nil {
 			return err
 		}
+		into := p.legacy
+		if v == grouping.Version {
+			into = p.currentFound
+		}
 		for k := range found {
-			p.legacy[k] = true
+			into[k] = true
 		}
 	}
 	return nil

@@ -138,3 +138,44 @@ func TestUpgradeKeepsGroupsOfDependencyFrames(t *testing.T) {
 		}
 	})
 }
+
+// TestCurrentGroupWinsInARollingUpgrade: while a process of an older
+// release runs beside this one, an error may get a group of each version
+// (this release made one, then the older release made its own). This
+// release's events then go to the current version's group, not to the
+// older one, which would leave the current group and its ticket behind.
+func TestCurrentGroupWinsInARollingUpgrade(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
+		e.send(refused) // this release: a group of the current version
+		gs := e.groups()
+		if len(gs) != 1 || gs[0].FingerprintVersion != grouping.Version {
+			t.Fatalf("first event: %+v", gs)
+		}
+		current := gs[0]
+		// The older release makes its own group of the same error.
+		v1, _ := grouping.FingerprintVersion(grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}, 1)
+		now := e.clock.Now()
+		old := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: v1.Fingerprint, FingerprintVersion: 1,
+			FingerprintRule: string(v1.Rule), Title: v1.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 1,
+			Level: int(ingest.Error), UpdatedAt: now}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertGroup(ctx, old) }); err != nil {
+			t.Fatal(err)
+		}
+		// A fresh processor, which finds groups of an older version.
+		p2 := process.New(db, process.Options{Now: e.clock.Now, InfoWindow: time.Hour})
+		e.queue(refused, refused)
+		if err := p2.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		g, err := db.Read().GroupByID(ctx, current.ID)
+		if err != nil || g.EventCount != 3 {
+			t.Fatalf("the current version's group: %d events, %v; want 3 (this release's events stay with it)", g.EventCount, err)
+		}
+		if o, _ := db.Read().GroupByID(ctx, old.ID); o.EventCount != 1 {
+			t.Fatalf("the older release's group took this release's events: %d", o.EventCount)
+		}
+	})
+}
