@@ -150,5 +150,20 @@ func TestKeyOriginsForm(t *testing.T) {
 		viewer.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"*"}}).expect(t, http.StatusForbidden, "forbidden")
 		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {""}}).expect(t, http.StatusSeeOther)
 		admin.get(keysPath).expect(t, http.StatusOK, `value="*"`)
+
+		// A key of no origin (the API's []) shows "none", and saving the
+		// field as shown keeps it: a blank field would open it to every
+		// origin.
+		s.Do(apitest.Request{Method: "PATCH", Path: "/v1/keys/" + keyID, Token: w.Admin.Token, Body: map[string]any{"allowed_origins": []string{}}}).Expect(t, http.StatusOK, "")
+		admin.get(keysPath).expect(t, http.StatusOK, `value="none"`, "<code>none</code>")
+		admin.post("/keys/"+keyID+"/origins", url.Values{"allowed_origins": {"none"}}).expect(t, http.StatusSeeOther)
+		for _, k := range s.Do(apitest.Request{Method: "GET", Path: "/v1" + keysPath, Token: w.Admin.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any) {
+			if k := k.(map[string]any); k["id"] == keyID {
+				if l, ok := k["allowed_origins"].([]any); !ok || len(l) != 0 {
+					t.Fatalf("saved as shown, allowed_origins = %v, want []", k["allowed_origins"])
+				}
+			}
+		}
+		admin.post(keysPath, url.Values{"name": {"locked"}, "allowed_origins": {"None"}}).expect(t, http.StatusCreated)
 	})
 }

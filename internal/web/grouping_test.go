@@ -4,10 +4,12 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/grouping"
 )
 
 // TestGroupPageSaysWhyEventsAreGrouped: the group page lists what made the
@@ -20,7 +22,7 @@ func TestGroupPageSaysWhyEventsAreGrouped(t *testing.T) {
 		b := newBrowser(t, s)
 		b.signIn(w.Viewer.Email)
 		b.get("/groups/"+g["id"].(string)).expect(t, http.StatusOK, `<h2 id="why-h">Why these events are grouped</h2>`,
-			"Grouping version 5", `<td>Frame</td><td class="code">github.com/acme/shop/pay:Charge</td><td>used</td>`,
+			"Grouping version "+strconv.Itoa(grouping.Version), `<td>Frame</td><td class="code">github.com/acme/shop/pay:Charge</td><td>used</td>`,
 			`<tr class="muted"><td>Frame</td><td class="code">github.com/lib/pq:(*conn).Exec</td><td>not used</td>`,
 			`href="/projects/`+w.ProjectID+`/grouping-rules"`)
 	})

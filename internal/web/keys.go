@@ -27,16 +27,33 @@ type keysData struct {
 }
 
 // originsField reads the origins a form lists, separated by spaces, commas
-// or lines; nil (the default, every origin) when it lists none.
+// or lines; nil (the default, every origin) when it lists none, and an
+// empty list (no browser) for "none".
 func originsField(v string) []string {
 	f := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
 	if len(f) == 0 {
 		return nil
 	}
+	if len(f) == 1 && strings.EqualFold(f[0], noOrigin) {
+		return []string{} // no browser at all (the API's [])
+	}
 	return f
 }
 
-func init() { funcs["origins"] = func(v []string) string { return strings.Join(v, " ") } }
+// noOrigin is how the form writes an empty list of origins (no browser
+// may send with the key): a blank field means every origin, so a key
+// locked to none must not show blank, or saving it unchanged would open
+// it to every origin.
+const noOrigin = "none"
+
+func init() {
+	funcs["origins"] = func(v []string) string {
+		if len(v) == 0 {
+			return noOrigin
+		}
+		return strings.Join(v, " ")
+	}
+}
 
 // keyCreatedData fills the page that shows a new key once.
 type keyCreatedData struct {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/symbolicate"
 	"github.com/errata-dev/errata/internal/testtool"
@@ -337,6 +338,14 @@ export function checkout(items) {
 			if v, _ := c["value"].(string); strings.Contains(v, "tinylib") && c["contributes"] == true {
 				t.Errorf("grouping component %v: the library's frame contributes", c)
 			}
+		}
+		// The dashboard's event page does not call the mapped trace the
+		// trace as sent.
+		evs := s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + g["id"].(string) + "/events", Token: w.Owner.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		page := s.Do(apitest.Request{Method: "GET", Path: "/events/" + evs[0].(map[string]any)["id"].(string),
+			Headers: map[string]string{"Cookie": httpserver.SessionCookie + "=" + w.Owner.Token}})
+		if body := string(page.Body); page.Status != http.StatusOK || !strings.Contains(body, "Stack trace, source-mapped") || strings.Contains(body, "Stack trace as sent") {
+			t.Errorf("event page: %d, want the trace headed as source-mapped", page.Status)
 		}
 	})
 }
