@@ -93,12 +93,13 @@ type prepared struct {
 	infoByWin map[string]*store.InfoDelta
 	fps       map[string]*fingerprints // repeated errors fingerprint once
 	templates map[string]summary.Templates
-	// legacy holds the keys of groups made by an older fingerprint
-	// version that the batches' events match (nil when none exist).
-	legacy map[store.GroupKey]bool
-	// currentFound holds the keys of the current version's groups of the
-	// events that also match an older version's (target prefers them).
-	currentFound map[store.GroupKey]bool
+	// legacy holds the keys, and ids, of groups made by an older
+	// fingerprint version that the batches' events match (nil when none
+	// exist).
+	legacy map[store.GroupKey]string
+	// currentFound holds the keys, and ids, of the current version's
+	// groups of the events that also match an older version's (target).
+	currentFound map[store.GroupKey]string
 	// rules are the grouping rules of the batches' projects that have any.
 	rules map[string]*grouping.Rules
 	// memos are the Processor's, across claims (nil: none).

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // current version. This release's new groups are of the current version;
 // an older release running beside it (a rolling upgrade) may still make
 // groups of its own version, so an error may have one of each, and the
-// current version's then takes this release's events (target).
+// current version's then takes this release's events when it is the older
+// of the two (target).
 
 // fingerprints are one distinct event's fingerprints: the current version's
 // and, when groups of older versions exist, theirs (by version).
@@ -66,17 +68,25 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 }
 
 // target is the fingerprint of the group that takes an event of projectID
-// and service: the current version's group when there is one, else a group
-// of an older version matching it (the newest such version first), else
-// the current version's. The current one wins because, while processes of
-// an older release run beside this one (a rolling upgrade), an error may
-// have a group of each: this release's events then keep going to its
-// own.
+// and service: a group of an older version matching it (the newest such
+// version first), else the current version's. A group of the current
+// version made before that older group wins over it: while processes of an
+// older release run beside this one (a rolling upgrade), an error may get a
+// group of each, this release's first, and its events keep going to it. A
+// current group made after the older one (the current version is coarser:
+// an event that matched no older group made it) does not: the older groups
+// keep their events, as they did before it existed.
 func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
-	if p.legacy != nil && !p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}] {
+	if p.legacy != nil {
+		cur := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}]
 		vs := grouping.Versions()
 		for i := len(vs) - 1; i >= 0; i-- {
-			if fp, ok := f.older[vs[i]]; ok && p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}] {
+			fp, ok := f.older[vs[i]]
+			if !ok {
+				continue
+			}
+			// Group ids are ordered by their creation (internal/id).
+			if id := p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}]; id != "" && (cur == "" || id < cur) {
 				return fp, true
 			}
 		}
@@ -84,13 +94,14 @@ func (p *prepared) target(projectID, service string, f *fingerprints) (string, b
 	return f.current.Fingerprint, false
 }
 
-// legacyLookup reports which keys name a group of fingerprint version v.
-type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[store.GroupKey]bool, error)
+// legacyLookup returns the ids of the groups of fingerprint version v that
+// keys name.
+type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[store.GroupKey]string, error)
 
 // findLegacy fingerprints the batches' error events under the older
 // versions and finds the groups of those versions they match.
 func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decoded [][]ingest.Event, old legacyLookup) error {
-	p.legacy, p.currentFound = map[store.GroupKey]bool{}, map[store.GroupKey]bool{}
+	p.legacy, p.currentFound = map[store.GroupKey]string{}, map[store.GroupKey]string{}
 	byVersion := map[int][]store.GroupKey{}
 	// By version: two older versions often give an event the same
 	// fingerprint, and the group may be of either.
@@ -99,6 +110,7 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 		k store.GroupKey
 	}
 	seen := map[versionKey]bool{}
+	olderOf := map[store.GroupKey][]store.GroupKey{} // current key: its older keys
 	for i, b := range batches {
 		for j := range decoded[i] {
 			e := &decoded[i][j]
@@ -113,11 +125,10 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 					byVersion[v] = append(byVersion[v], k)
 				}
 			}
-			if len(f.older) > 0 { // and whether the current version has its group
+			if len(f.older) > 0 {
 				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: f.current.Fingerprint}
-				if vk := (versionKey{grouping.Version, k}); !seen[vk] {
-					seen[vk] = true
-					byVersion[grouping.Version] = append(byVersion[grouping.Version], k)
+				for _, fp := range f.older {
+					olderOf[k] = append(olderOf[k], store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp})
 				}
 			}
 		}
@@ -127,13 +138,24 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 		if err != nil {
 			return err
 		}
-		into := p.legacy
-		if v == grouping.Version {
-			into = p.currentFound
+		for k, id := range found {
+			p.legacy[k] = id
 		}
-		for k := range found {
-			into[k] = true
+	}
+	// Whether the current version has its group too (target), only for
+	// the events an older group matched.
+	var current []store.GroupKey
+	for k, olders := range olderOf {
+		if slices.ContainsFunc(olders, func(o store.GroupKey) bool { return p.legacy[o] != "" }) {
+			current = append(current, k)
 		}
+	}
+	if len(current) > 0 {
+		found, err := old(ctx, current, grouping.Version)
+		if err != nil {
+			return err
+		}
+		p.currentFound = found
 	}
 	return nil
 }

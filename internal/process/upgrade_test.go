@@ -179,3 +179,45 @@ func TestCurrentGroupWinsInARollingUpgrade(t *testing.T) {
 		}
 	})
 }
+
+// TestOlderGroupKeepsItsEventsAfterACurrentOneAppears: in a plain upgrade
+// the current version may be coarser than an older one, so an event that
+// matched no older group makes a current group whose fingerprint other
+// events share with their older groups. Those older groups, made first,
+// keep their events (only a current group made before the older one, in
+// a rolling upgrade, wins).
+func TestOlderGroupKeepsItsEventsAfterACurrentOneAppears(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
+		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
+		v1, _ := grouping.FingerprintVersion(in, 1)
+		cur := grouping.Fingerprint(in)
+		now := e.clock.Now()
+		old := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: v1.Fingerprint, FingerprintVersion: 1,
+			FingerprintRule: string(v1.Rule), Title: v1.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 5,
+			Level: int(ingest.Error), UpdatedAt: now}
+		later := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: cur.Fingerprint, FingerprintVersion: grouping.Version,
+			FingerprintRule: string(cur.Rule), Title: cur.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 1,
+			Level: int(ingest.Error), UpdatedAt: now}
+		if later.ID <= old.ID {
+			t.Fatal("group ids are not ordered by creation: the test proves nothing")
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error {
+			if err := c.InsertGroup(ctx, old); err != nil {
+				return err
+			}
+			return c.InsertGroup(ctx, later)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		e.send(refused, refused)
+		if g, err := db.Read().GroupByID(ctx, old.ID); err != nil || g.EventCount != 7 {
+			t.Fatalf("the older group: %d events, %v; want 7 (it keeps its events)", g.EventCount, err)
+		}
+		if g, _ := db.Read().GroupByID(ctx, later.ID); g.EventCount != 1 {
+			t.Fatalf("the current group made after it took %d events, want none", g.EventCount-1)
+		}
+	})
+}

@@ -56,12 +56,12 @@ func (c *Conn) HasGroupsBelowVersion(ctx context.Context, v int) (bool, error) {
 	return n > 0, nil
 }
 
-// GroupsOfVersion reports which of keys name a group made by fingerprint
-// version v. It does not lock: groups of an older version are never
-// created any more, so the answer can only shrink (a deletion), which the
-// transaction that applies events copes with.
-func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map[GroupKey]bool, error) {
-	out := map[GroupKey]bool{}
+// GroupsOfVersion returns the ids of the groups made by fingerprint
+// version v that keys name. It does not lock: groups of an older version
+// are created only by an older release still running beside this one, and
+// the transaction that applies events copes with a group deleted since.
+func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map[GroupKey]string, error) {
+	out := map[GroupKey]string{}
 	for start := 0; start < len(keys); start += 300 {
 		part := keys[start:min(start+300, len(keys))]
 		args := make([]any, 0, 3*len(part)+1)
@@ -69,20 +69,24 @@ func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map
 		for _, k := range part {
 			args = append(args, k.ProjectID, k.Service, k.Fingerprint)
 		}
-		rows, err := c.query(ctx, `SELECT project_id, service, fingerprint FROM error_groups WHERE fingerprint_version = ?
+		rows, err := c.query(ctx, `SELECT project_id, service, fingerprint, id FROM error_groups WHERE fingerprint_version = ?
 			AND (project_id, service, fingerprint) IN (`+tuples(len(part), "(?, ?, ?)")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: groups of version %d: %w", v, err)
 		}
-		found, err := collect(rows, func(s interface{ Scan(...any) error }) (GroupKey, error) {
-			var k GroupKey
-			return k, s.Scan(&k.ProjectID, &k.Service, &k.Fingerprint)
+		type hit struct {
+			k  GroupKey
+			id string
+		}
+		found, err := collect(rows, func(s interface{ Scan(...any) error }) (hit, error) {
+			var h hit
+			return h, s.Scan(&h.k.ProjectID, &h.k.Service, &h.k.Fingerprint, &h.id)
 		})
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range found {
-			out[k] = true
+		for _, h := range found {
+			out[h.k] = h.id
 		}
 	}
 	return out, nil
