@@ -152,12 +152,10 @@ const (
 // not followed.
 func (c *receiveCmd) authority(now time.Time) (ca *testca.CA, reused bool, err error) {
 	keyFile := c.CAFile + ".key"
-	if ownKey(keyFile) {
+	if keyPEM, ok := readOwnKey(keyFile); ok {
 		if certPEM, err := os.ReadFile(c.CAFile); err == nil {
-			if keyPEM, err := os.ReadFile(keyFile); err == nil {
-				if ca, err := testca.Load(certPEM, keyPEM); err == nil && now.Add(caReuseMargin).Before(ca.Cert.NotAfter) {
-					return ca, true, nil
-				}
+			if ca, err := testca.Load(certPEM, keyPEM); err == nil && now.Add(caReuseMargin).Before(ca.Cert.NotAfter) {
+				return ca, true, nil
 			}
 		}
 	}
@@ -180,15 +178,24 @@ func (c *receiveCmd) authority(now time.Time) (ca *testca.CA, reused bool, err e
 	return ca, false, nil
 }
 
-// ownKey reports whether path is a regular file of this user's that no
-// one else may read or write.
-func ownKey(path string) bool {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
-		return false
+// readOwnKey reads path when it is a regular file of this user's that no
+// one else may read or write, checked on the file read (opened without
+// following a link), not on a path that could be swapped in between.
+func readOwnKey(path string) ([]byte, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
+		return nil, false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	return b, err == nil
 }
 
 // replaceFile writes data to a new file beside path, with mode perm, and
