@@ -68,30 +68,31 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 }
 
 // target is the fingerprint of the group that takes an event of projectID
-// and service: a group of an older version matching it (the newest such
-// version first), else the current version's. A group of the current
-// version made before that older group wins over it: while processes of an
-// older release run beside this one (a rolling upgrade), an error may get a
-// group of each, this release's first, and its events keep going to it. A
-// current group made after the older one (the current version is coarser:
-// an event that matched no older group made it) does not: the older groups
-// keep their events, as they did before it existed.
+// and service: of the groups its fingerprints name (the current version's
+// key, whatever version made its group, and each older version's), the
+// one made first, else the current version's. The group made first is
+// the one that has been taking the error's events: in a plain upgrade, an
+// older group (a coarser current version may make a group of the current
+// key later, for another event); in a rolling upgrade, where an older
+// release running beside this one makes groups of its own version, this
+// release's group when it came first. Group ids are ordered by their
+// creation (internal/id), as far as the hosts' clocks agree.
 func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
-	if p.legacy != nil {
-		cur := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}]
-		vs := grouping.Versions()
-		for i := len(vs) - 1; i >= 0; i-- {
-			fp, ok := f.older[vs[i]]
-			if !ok {
-				continue
-			}
-			// Group ids are ordered by their creation (internal/id).
-			if id := p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}]; id != "" && (cur == "" || id < cur) {
-				return fp, true
-			}
+	fp, legacy := f.current.Fingerprint, false
+	if p.legacy == nil {
+		return fp, legacy
+	}
+	first := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}]
+	for _, v := range grouping.Versions() {
+		ofp, ok := f.older[v]
+		if !ok {
+			continue
+		}
+		if id := p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: ofp}]; id != "" && (first == "" || id < first) {
+			first, fp, legacy = id, ofp, true
 		}
 	}
-	return f.current.Fingerprint, false
+	return fp, legacy
 }
 
 // legacyLookup returns the ids of the groups of fingerprint version v that
@@ -128,7 +129,9 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 			if len(f.older) > 0 {
 				k := store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: f.current.Fingerprint}
 				for _, fp := range f.older {
-					olderOf[k] = append(olderOf[k], store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp})
+					if o := (store.GroupKey{ProjectID: b.ProjectID, Service: e.Service, Fingerprint: fp}); !slices.Contains(olderOf[k], o) {
+						olderOf[k] = append(olderOf[k], o)
+					}
 				}
 			}
 		}
@@ -151,7 +154,7 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 		}
 	}
 	if len(current) > 0 {
-		found, err := old(ctx, current, grouping.Version)
+		found, err := old(ctx, current, store.AnyVersion) // a key names no version
 		if err != nil {
 			return err
 		}

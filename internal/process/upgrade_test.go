@@ -221,3 +221,37 @@ func TestOlderGroupKeepsItsEventsAfterACurrentOneAppears(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstGroupWinsWhateverVersionMadeIt: a key names no version, so the
+// group of the event's current key counts whatever version made it (one
+// the current version agrees with): made before an older version's group
+// that the event also matches, it keeps the event's events.
+func TestFirstGroupWinsWhateverVersionMadeIt(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
+		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
+		v1, _ := grouping.FingerprintVersion(in, 1)
+		cur := grouping.Fingerprint(in)
+		now := e.clock.Now()
+		first := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: cur.Fingerprint, FingerprintVersion: grouping.Version - 1,
+			FingerprintRule: string(cur.Rule), Title: cur.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 4,
+			Level: int(ingest.Error), UpdatedAt: now}
+		later := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: v1.Fingerprint, FingerprintVersion: 1,
+			FingerprintRule: string(v1.Rule), Title: v1.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 1,
+			Level: int(ingest.Error), UpdatedAt: now}
+		if err := db.Tx(ctx, func(c *store.Conn) error {
+			if err := c.InsertGroup(ctx, first); err != nil {
+				return err
+			}
+			return c.InsertGroup(ctx, later)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		e.send(refused)
+		if g, err := db.Read().GroupByID(ctx, first.ID); err != nil || g.EventCount != 5 {
+			t.Fatalf("the group made first (version %d, the current key): %d events, %v; want 5", first.FingerprintVersion, g.EventCount, err)
+		}
+	})
+}

@@ -57,20 +57,26 @@ func (c *Conn) HasGroupsBelowVersion(ctx context.Context, v int) (bool, error) {
 }
 
 // GroupsOfVersion returns the ids of the groups made by fingerprint
-// version v that keys name. It does not lock: groups of an older version
+// version v (any version when v is AnyVersion) that keys name. It does not lock: groups of an older version
 // are created only by an older release still running beside this one, and
 // the transaction that applies events copes with a group deleted since.
+// AnyVersion asks GroupsOfVersion for groups of every version.
+const AnyVersion = 0
+
 func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map[GroupKey]string, error) {
 	out := map[GroupKey]string{}
 	for start := 0; start < len(keys); start += 300 {
 		part := keys[start:min(start+300, len(keys))]
 		args := make([]any, 0, 3*len(part)+1)
-		args = append(args, v)
+		version := ``
+		if v != AnyVersion {
+			version, args = `fingerprint_version = ? AND `, append(args, v)
+		}
 		for _, k := range part {
 			args = append(args, k.ProjectID, k.Service, k.Fingerprint)
 		}
-		rows, err := c.query(ctx, `SELECT project_id, service, fingerprint, id FROM error_groups WHERE fingerprint_version = ?
-			AND (project_id, service, fingerprint) IN (`+tuples(len(part), "(?, ?, ?)")+`)`, args...)
+		rows, err := c.query(ctx, `SELECT project_id, service, fingerprint, id FROM error_groups WHERE `+version+`
+			(project_id, service, fingerprint) IN (`+tuples(len(part), "(?, ?, ?)")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: groups of version %d: %w", v, err)
 		}
