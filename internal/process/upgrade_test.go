@@ -194,24 +194,12 @@ func TestOlderGroupKeepsItsEventsAfterACurrentOneAppears(t *testing.T) {
 		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
 		v1, _ := grouping.FingerprintVersion(in, 1)
 		cur := grouping.Fingerprint(in)
-		now := e.clock.Now()
-		old := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: v1.Fingerprint, FingerprintVersion: 1,
-			FingerprintRule: string(v1.Rule), Title: v1.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 5,
-			Level: int(ingest.Error), UpdatedAt: now}
-		later := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: cur.Fingerprint, FingerprintVersion: grouping.Version,
-			FingerprintRule: string(cur.Rule), Title: cur.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 1,
-			Level: int(ingest.Error), UpdatedAt: now}
+		old := versionGroup(e, v1, 1, 5)
+		later := versionGroup(e, cur, grouping.Version, 1)
 		if later.ID <= old.ID {
 			t.Fatal("group ids are not ordered by creation: the test proves nothing")
 		}
-		if err := db.Tx(ctx, func(c *store.Conn) error {
-			if err := c.InsertGroup(ctx, old); err != nil {
-				return err
-			}
-			return c.InsertGroup(ctx, later)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		insertGroups(t, db, old, later)
 		e.send(refused, refused)
 		if g, err := db.Read().GroupByID(ctx, old.ID); err != nil || g.EventCount != 7 {
 			t.Fatalf("the older group: %d events, %v; want 7 (it keeps its events)", g.EventCount, err)
@@ -234,24 +222,36 @@ func TestFirstGroupWinsWhateverVersionMadeIt(t *testing.T) {
 		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
 		v1, _ := grouping.FingerprintVersion(in, 1)
 		cur := grouping.Fingerprint(in)
-		now := e.clock.Now()
-		first := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: cur.Fingerprint, FingerprintVersion: grouping.Version - 1,
-			FingerprintRule: string(cur.Rule), Title: cur.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 4,
-			Level: int(ingest.Error), UpdatedAt: now}
-		later := store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: v1.Fingerprint, FingerprintVersion: 1,
-			FingerprintRule: string(v1.Rule), Title: v1.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: 1,
-			Level: int(ingest.Error), UpdatedAt: now}
-		if err := db.Tx(ctx, func(c *store.Conn) error {
-			if err := c.InsertGroup(ctx, first); err != nil {
-				return err
-			}
-			return c.InsertGroup(ctx, later)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		first := versionGroup(e, cur, grouping.Version-1, 4)
+		insertGroups(t, db, first, versionGroup(e, v1, 1, 1))
 		e.send(refused)
 		if g, err := db.Read().GroupByID(ctx, first.ID); err != nil || g.EventCount != 5 {
 			t.Fatalf("the group made first (version %d, the current key): %d events, %v; want 5", first.FingerprintVersion, g.EventCount, err)
 		}
 	})
+}
+
+// versionGroup is a group of e's project and service api as fingerprint
+// version v made it for res, with n events; insertGroups inserts groups
+// in order (their ids are in creation order already).
+func versionGroup(e *env, res grouping.Result, v int, n int64) store.Group {
+	now := e.clock.Now()
+	return store.Group{ID: id.New(id.Group), ProjectID: e.prj, Service: "api", Fingerprint: res.Fingerprint, FingerprintVersion: v,
+		FingerprintRule: string(res.Rule), Title: res.Title, Status: store.GroupUnresolved, FirstSeen: now, LastSeen: now, EventCount: n,
+		Level: int(ingest.Error), UpdatedAt: now}
+}
+
+func insertGroups(t *testing.T, db *store.DB, gs ...store.Group) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.Tx(ctx, func(c *store.Conn) error {
+		for _, g := range gs {
+			if err := c.InsertGroup(ctx, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
