@@ -109,7 +109,7 @@ func (c *loadgenCmd) Run(e *env) error {
 		}
 		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
-	if addr := os.Getenv("ERRATA_ADDR"); c.URL == "" && addr != "" && c.Target != loadgen.TargetJSONL {
+	if addr := os.Getenv("ERRATA_ADDR"); c.URL == "" && addr != "" && (c.Target == "" || c.Target == loadgen.TargetErrata) {
 		if c.URL, err = localURL(addr); err != nil {
 			return usageError{fmt.Errorf("ERRATA_ADDR: %w (or give --url)", err)}
 		}

@@ -96,10 +96,11 @@ type prepared struct {
 	// legacy holds the keys, and ids, of groups made by an older
 	// fingerprint version that the batches' events match (nil when none
 	// exist).
-	legacy map[store.GroupKey]string
-	// currentFound holds the keys, and ids, of the current version's
-	// groups of the events that also match an older version's (target).
-	currentFound map[store.GroupKey]string
+	legacy map[store.GroupKey]store.GroupRef
+	// currentFound holds the groups of the current keys of the events
+	// that also match an older version's group, whatever version made
+	// them (target).
+	currentFound map[store.GroupKey]store.GroupRef
 	// rules are the grouping rules of the batches' projects that have any.
 	rules map[string]*grouping.Rules
 	// memos are the Processor's, across claims (nil: none).

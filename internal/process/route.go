@@ -19,9 +19,9 @@ import (
 // secondary hashes); events that match no such group make groups of the
 // current version. This release's new groups are of the current version;
 // an older release running beside it (a rolling upgrade) may still make
-// groups of its own version, so an error may have one of each, and the
-// current version's then takes this release's events when it is the older
-// of the two (target).
+// groups of its own version, so an error may have one of each, and this
+// release's own group then takes its events when it was made first
+// (target).
 
 // fingerprints are one distinct event's fingerprints: the current version's
 // and, when groups of older versions exist, theirs (by version).
@@ -29,6 +29,9 @@ type fingerprints struct {
 	in      grouping.Input
 	current grouping.Result
 	older   map[int]string
+	// same lists the older versions that give the current fingerprint
+	// (not in older: the current key's group is theirs too).
+	same []int
 }
 
 // fingerprints returns those of e, an event of projectID, computed once per
@@ -61,6 +64,8 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 			// before cost no query per part.
 			if r, ok := grouping.FingerprintVersion(f.in, v); ok && r.Fingerprint != f.current.Fingerprint {
 				f.older[v] = r.Fingerprint
+			} else if ok {
+				f.same = append(f.same, v)
 			}
 		}
 	}
@@ -68,41 +73,47 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 }
 
 // target is the fingerprint of the group that takes an event of projectID
-// and service: of the groups its fingerprints name (the current version's
-// key, whatever version made its group, and each older version's), the
-// one made first, else the current version's. The group made first is
-// the one that has been taking the error's events: in a plain upgrade, an
-// older group (a coarser current version may make a group of the current
-// key later, for another event); in a rolling upgrade, where an older
-// release running beside this one makes groups of its own version, this
-// release's group when it came first. Group ids are ordered by their
+// and service: a group of an older version matching it (the newest such
+// version first), else the current version's. The group of the current
+// key wins over that older group only when it is this event's own (made
+// by the current version, or by an older one that gives the event the
+// current fingerprint too) and was made first: while an older release
+// runs beside this one (a rolling upgrade), an error may get a group of
+// each, this release's first, and its events keep going to it. A current
+// key's group made later (a coarser current version, for another event),
+// or made by another error under an older version, does not take the
+// events the older group has been taking. Group ids are ordered by their
 // creation (internal/id), as far as the hosts' clocks agree.
 func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
-	fp, legacy := f.current.Fingerprint, false
 	if p.legacy == nil {
-		return fp, legacy
+		return f.current.Fingerprint, false
 	}
-	first := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: fp}]
-	for _, v := range grouping.Versions() {
-		ofp, ok := f.older[v]
+	vs := grouping.Versions()
+	for i := len(vs) - 1; i >= 0; i-- {
+		ofp, ok := f.older[vs[i]]
 		if !ok {
 			continue
 		}
-		if id := p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: ofp}]; id != "" && (first == "" || id < first) {
-			first, fp, legacy = id, ofp, true
+		old, ok := p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: ofp}]
+		if !ok {
+			continue
 		}
+		cur, ok := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}]
+		if ok && (cur.Version == grouping.Version || slices.Contains(f.same, cur.Version)) && cur.ID < old.ID {
+			break // this release's own group, made first
+		}
+		return ofp, true
 	}
-	return fp, legacy
+	return f.current.Fingerprint, false
 }
 
-// legacyLookup returns the ids of the groups of fingerprint version v that
-// keys name.
-type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[store.GroupKey]string, error)
+// legacyLookup returns the groups of fingerprint version v that keys name.
+type legacyLookup func(ctx context.Context, keys []store.GroupKey, v int) (map[store.GroupKey]store.GroupRef, error)
 
 // findLegacy fingerprints the batches' error events under the older
 // versions and finds the groups of those versions they match.
 func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decoded [][]ingest.Event, old legacyLookup) error {
-	p.legacy, p.currentFound = map[store.GroupKey]string{}, map[store.GroupKey]string{}
+	p.legacy, p.currentFound = map[store.GroupKey]store.GroupRef{}, map[store.GroupKey]store.GroupRef{}
 	byVersion := map[int][]store.GroupKey{}
 	// By version: two older versions often give an event the same
 	// fingerprint, and the group may be of either.
@@ -141,15 +152,15 @@ func (p *prepared) findLegacy(ctx context.Context, batches []store.Batch, decode
 		if err != nil {
 			return err
 		}
-		for k, id := range found {
-			p.legacy[k] = id
+		for k, r := range found {
+			p.legacy[k] = r
 		}
 	}
 	// Whether the current version has its group too (target), only for
 	// the events an older group matched.
 	var current []store.GroupKey
 	for k, olders := range olderOf {
-		if slices.ContainsFunc(olders, func(o store.GroupKey) bool { return p.legacy[o] != "" }) {
+		if slices.ContainsFunc(olders, func(o store.GroupKey) bool { _, ok := p.legacy[o]; return ok }) {
 			current = append(current, k)
 		}
 	}

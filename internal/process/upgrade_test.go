@@ -99,6 +99,13 @@ func TestUpgradeKeepsGroupsOfTheOlderVersion(t *testing.T) {
 	})
 }
 
+// paylibTrace is a JavaScript error thrown in a dependency, as a source map
+// renders it: the SDK flagged its frames in-app (the bundle was).
+const paylibTrace = "TypeError: card declined by paylib\n" +
+	"    at charge (node_modules/paylib/index.js:2:30)\n" +
+	"    at checkout (src/main.js:4:3)\n" +
+	"    at main (src/main.js:9:1)"
+
 // TestUpgradeKeepsGroupsOfDependencyFrames: a source map that puts a
 // frame the SDK flagged in-app into a dependency makes it 'd' (not in-app
 // from grouping version 6); a group made by version 5, which read the
@@ -108,10 +115,7 @@ func TestUpgradeKeepsGroupsOfDependencyFrames(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db)
-		trace := "TypeError: card declined by paylib\n" +
-			"    at charge (node_modules/paylib/index.js:2:30)\n" +
-			"    at checkout (src/main.js:4:3)\n" +
-			"    at main (src/main.js:9:1)"
+		trace := paylibTrace
 		v5, ok := grouping.FingerprintVersion(grouping.Input{StackTrace: trace, InApp: "yyy"}, 5)
 		if !ok {
 			t.Fatal("version 5 is not computable")
@@ -254,4 +258,33 @@ func insertGroups(t *testing.T, db *store.DB, gs ...store.Group) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAnotherErrorsGroupTakesNoEvents: the current version may give an
+// error the fingerprint that another error's group of an older version
+// has (a frame in a dependency, flagged in-app by the SDK, read as not
+// in-app from version 6: the trace whose SDK flagged it not in-app had
+// that fingerprint all along). The error's own older group keeps its
+// events, whichever of the two groups was made first.
+func TestAnotherErrorsGroupTakesNoEvents(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		trace := paylibTrace
+		own, _ := grouping.FingerprintVersion(grouping.Input{StackTrace: trace, InApp: "dyy"}, 5)
+		other, _ := grouping.FingerprintVersion(grouping.Input{StackTrace: trace, InApp: "nyy"}, 5)
+		if cur := grouping.Fingerprint(grouping.Input{StackTrace: trace, InApp: "dyy"}); cur.Fingerprint != other.Fingerprint || own.Fingerprint == other.Fingerprint {
+			t.Fatal("the versions do not give the fingerprints this test is about")
+		}
+		othersGroup, ownGroup := versionGroup(e, other, 5, 9), versionGroup(e, own, 5, 3)
+		insertGroups(t, db, othersGroup, ownGroup) // the other error's first
+		e.send(ingest.Event{Level: ingest.Error, Message: "TypeError: card declined by paylib", StackTrace: trace, Service: "api",
+			Attributes: []byte(`{"sentry.in_app":"dyy"}`)})
+		if g, err := db.Read().GroupByID(ctx, ownGroup.ID); err != nil || g.EventCount != 4 {
+			t.Fatalf("the error's own group: %d events, %v; want 4", g.EventCount, err)
+		}
+		if g, _ := db.Read().GroupByID(ctx, othersGroup.ID); g.EventCount != 9 {
+			t.Fatalf("another error's group took its events: %d", g.EventCount)
+		}
+	})
 }

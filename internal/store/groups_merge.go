@@ -56,15 +56,21 @@ func (c *Conn) HasGroupsBelowVersion(ctx context.Context, v int) (bool, error) {
 	return n > 0, nil
 }
 
-// GroupsOfVersion returns the ids of the groups made by fingerprint
-// version v (any version when v is AnyVersion) that keys name. It does not lock: groups of an older version
+// GroupRef is a group's id and the fingerprint version that made it.
+type GroupRef struct {
+	ID      string
+	Version int
+}
+
+// GroupsOfVersion returns the groups made by fingerprint version v (any
+// version when v is AnyVersion) that keys name. It does not lock: groups of an older version
 // are created only by an older release still running beside this one, and
 // the transaction that applies events copes with a group deleted since.
 // AnyVersion asks GroupsOfVersion for groups of every version.
 const AnyVersion = 0
 
-func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map[GroupKey]string, error) {
-	out := map[GroupKey]string{}
+func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map[GroupKey]GroupRef, error) {
+	out := map[GroupKey]GroupRef{}
 	for start := 0; start < len(keys); start += 300 {
 		part := keys[start:min(start+300, len(keys))]
 		args := make([]any, 0, 3*len(part)+1)
@@ -75,24 +81,24 @@ func (c *Conn) GroupsOfVersion(ctx context.Context, keys []GroupKey, v int) (map
 		for _, k := range part {
 			args = append(args, k.ProjectID, k.Service, k.Fingerprint)
 		}
-		rows, err := c.query(ctx, `SELECT project_id, service, fingerprint, id FROM error_groups WHERE `+version+`
+		rows, err := c.query(ctx, `SELECT project_id, service, fingerprint, id, fingerprint_version FROM error_groups WHERE `+version+`
 			(project_id, service, fingerprint) IN (`+tuples(len(part), "(?, ?, ?)")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: groups of version %d: %w", v, err)
 		}
 		type hit struct {
-			k  GroupKey
-			id string
+			k GroupKey
+			r GroupRef
 		}
 		found, err := collect(rows, func(s interface{ Scan(...any) error }) (hit, error) {
 			var h hit
-			return h, s.Scan(&h.k.ProjectID, &h.k.Service, &h.k.Fingerprint, &h.id)
+			return h, s.Scan(&h.k.ProjectID, &h.k.Service, &h.k.Fingerprint, &h.r.ID, &h.r.Version)
 		})
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range found {
-			out[h.k] = h.id
+			out[h.k] = h.r
 		}
 	}
 	return out, nil
