@@ -73,33 +73,39 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 }
 
 // target is the fingerprint of the group that takes an event of projectID
-// and service: a group of an older version matching it (the newest such
-// version first), else the current version's. The group of the current
-// key wins over that older group only when it is this event's own (made
-// by the current version, or by an older one that gives the event the
-// current fingerprint too) and was made first: while an older release
-// runs beside this one (a rolling upgrade), an error may get a group of
-// each, this release's first, and its events keep going to it. A current
-// key's group made later (a coarser current version, for another event),
-// or made by another error under an older version, does not take the
-// events the older group has been taking. Group ids are ordered by their
-// creation (internal/id), as far as the hosts' clocks agree.
+// and service: walking the older versions newest first, the first whose
+// fingerprint of the event names a group of that version, else the
+// current version's. A version that gives the event the current
+// fingerprint names the current key's group (f.same; a key names no
+// version, so it is looked up once, in currentFound). One addition: while
+// an older release runs beside this one (a rolling upgrade), an error may
+// get a group of each version, this release's first; the current
+// version's group then keeps this release's events when it was made
+// before the older one. Group ids are ordered by their creation
+// (internal/id), as far as the hosts' clocks agree.
 func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
 	if p.legacy == nil {
 		return f.current.Fingerprint, false
 	}
+	cur, hasCur := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}]
 	vs := grouping.Versions()
 	for i := len(vs) - 1; i >= 0; i-- {
-		ofp, ok := f.older[vs[i]]
+		v := vs[i]
+		if v == grouping.Version {
+			continue
+		}
+		if hasCur && cur.Version == v && slices.Contains(f.same, v) {
+			return f.current.Fingerprint, false // version v's group of the event, at the current key
+		}
+		ofp, ok := f.older[v]
 		if !ok {
 			continue
 		}
 		old, ok := p.legacy[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: ofp}]
-		if !ok {
-			continue
+		if !ok || old.Version != v {
+			continue // none, or another version's group (another error's)
 		}
-		cur, ok := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}]
-		if ok && (cur.Version == grouping.Version || slices.Contains(f.same, cur.Version)) && cur.ID < old.ID {
+		if hasCur && cur.Version == grouping.Version && cur.ID < old.ID {
 			break // this release's own group, made first
 		}
 		return ofp, true

@@ -288,3 +288,33 @@ func TestAnotherErrorsGroupTakesNoEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestIntermediateVersionGroupKeepsItsEvents: a group made by an
+// intermediate version (2) at the key the current version gives an event
+// (versions 2 to 6 agree on it) keeps taking the event over a version 1
+// group made before it, as every release since version 3 routed it (the
+// newest version's group first): a coarser version 2 had merged the error
+// with another, and that group has been taking its events since.
+func TestIntermediateVersionGroupKeepsItsEvents(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		// Version 2 reads runs of spaces as one; version 1 does not.
+		padded := ingest.Event{Level: ingest.Error, Message: "worker   stalled on queue", Service: "api"}
+		in := grouping.Input{Message: padded.Message}
+		v1, _ := grouping.FingerprintVersion(in, 1)
+		v2, _ := grouping.FingerprintVersion(in, 2)
+		if cur := grouping.Fingerprint(in); cur.Fingerprint != v2.Fingerprint || v1.Fingerprint == v2.Fingerprint {
+			t.Fatal("the versions do not give the fingerprints this test is about")
+		}
+		first, second := versionGroup(e, v1, 1, 3), versionGroup(e, v2, 2, 8)
+		insertGroups(t, db, first, second)
+		e.send(padded)
+		if g, err := db.Read().GroupByID(ctx, second.ID); err != nil || g.EventCount != 9 {
+			t.Fatalf("the version 2 group: %d events, %v; want 9", g.EventCount, err)
+		}
+		if g, _ := db.Read().GroupByID(ctx, first.ID); g.EventCount != 3 {
+			t.Fatalf("the version 1 group took the event: %d", g.EventCount)
+		}
+	})
+}
