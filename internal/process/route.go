@@ -77,24 +77,32 @@ func (p *prepared) fingerprints(projectID string, e *ingest.Event) *fingerprints
 // fingerprint of the event names a group of that version, else the
 // current version's. A version that gives the event the current
 // fingerprint names the current key's group (f.same; a key names no
-// version, so it is looked up once, in currentFound). One addition: while
+// version, so it is looked up once, in currentFound), except the previous
+// version's: the release before took its current key last, so a group of
+// that version there counts as the current version's. One addition: while
 // an older release runs beside this one (a rolling upgrade), an error may
-// get a group of each version, this release's first; the current
-// version's group then keeps this release's events when it was made
-// before the older one. Group ids are ordered by their creation
+// get a group of each version, this release's first; the current key's
+// group then keeps this release's events when it was made before the
+// older one. Group ids are ordered by their creation
 // (internal/id), as far as the hosts' clocks agree.
 func (p *prepared) target(projectID, service string, f *fingerprints) (string, bool) {
 	if p.legacy == nil {
 		return f.current.Fingerprint, false
 	}
 	cur, hasCur := p.currentFound[store.GroupKey{ProjectID: projectID, Service: service, Fingerprint: f.current.Fingerprint}]
+	// The release before this one (version prev current) walked the
+	// versions below prev and took its current key last: a group of
+	// prev at the current key is the current one as it saw it, as is one
+	// of this version.
+	prev := grouping.Version - 1
+	current := hasCur && (cur.Version == grouping.Version || cur.Version == prev && slices.Contains(f.same, prev))
 	vs := grouping.Versions()
 	for i := len(vs) - 1; i >= 0; i-- {
 		v := vs[i]
 		if v == grouping.Version {
 			continue
 		}
-		if hasCur && cur.Version == v && slices.Contains(f.same, v) {
+		if hasCur && cur.Version == v && v < prev && slices.Contains(f.same, v) {
 			return f.current.Fingerprint, false // version v's group of the event, at the current key
 		}
 		ofp, ok := f.older[v]
@@ -105,8 +113,8 @@ func (p *prepared) target(projectID, service string, f *fingerprints) (string, b
 		if !ok || old.Version != v {
 			continue // none, or another version's group (another error's)
 		}
-		if hasCur && cur.Version == grouping.Version && cur.ID < old.ID {
-			break // this release's own group, made first
+		if current && cur.ID < old.ID {
+			break // the current key's own group, made first
 		}
 		return ofp, true
 	}

@@ -318,3 +318,28 @@ func TestIntermediateVersionGroupKeepsItsEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestPreviousVersionGroupMadeLaterLeavesOlderGroups: the release before
+// this one (version 5 current) took its current key last, after the older
+// groups: a group it made at that key for another event (a coarser
+// version 5) did not take the events an older group was taking, and does
+// not now that version 5 is an older version too.
+func TestPreviousVersionGroupMadeLaterLeavesOlderGroups(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db)
+		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
+		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
+		v1, _ := grouping.FingerprintVersion(in, 1)
+		v5, _ := grouping.FingerprintVersion(in, grouping.Version-1)
+		if cur := grouping.Fingerprint(in); cur.Fingerprint != v5.Fingerprint || v1.Fingerprint == v5.Fingerprint {
+			t.Fatal("the versions do not give the fingerprints this test is about")
+		}
+		old, later := versionGroup(e, v1, 1, 5), versionGroup(e, v5, grouping.Version-1, 2)
+		insertGroups(t, db, old, later)
+		e.send(refused)
+		if g, err := db.Read().GroupByID(ctx, old.ID); err != nil || g.EventCount != 6 {
+			t.Fatalf("the older group: %d events, %v; want 6", g.EventCount, err)
+		}
+	})
+}
