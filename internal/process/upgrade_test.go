@@ -194,9 +194,7 @@ func TestOlderGroupKeepsItsEventsAfterACurrentOneAppears(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db)
-		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
-		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
-		v1, _ := grouping.FingerprintVersion(in, 1)
+		refused, in, v1 := refusedV1()
 		cur := grouping.Fingerprint(in)
 		old := versionGroup(e, v1, 1, 5)
 		later := versionGroup(e, cur, grouping.Version, 1)
@@ -222,9 +220,7 @@ func TestFirstGroupWinsWhateverVersionMadeIt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db)
-		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
-		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
-		v1, _ := grouping.FingerprintVersion(in, 1)
+		refused, in, v1 := refusedV1()
 		cur := grouping.Fingerprint(in)
 		first := versionGroup(e, cur, grouping.Version-1, 4)
 		insertGroups(t, db, first, versionGroup(e, v1, 1, 1))
@@ -328,9 +324,7 @@ func TestPreviousVersionGroupMadeLaterLeavesOlderGroups(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db)
-		refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
-		in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
-		v1, _ := grouping.FingerprintVersion(in, 1)
+		refused, in, v1 := refusedV1()
 		v5, _ := grouping.FingerprintVersion(in, grouping.Version-1)
 		if cur := grouping.Fingerprint(in); cur.Fingerprint != v5.Fingerprint || v1.Fingerprint == v5.Fingerprint {
 			t.Fatal("the versions do not give the fingerprints this test is about")
@@ -342,4 +336,14 @@ func TestPreviousVersionGroupMadeLaterLeavesOlderGroups(t *testing.T) {
 			t.Fatalf("the older group: %d events, %v; want 6", g.EventCount, err)
 		}
 	})
+}
+
+// refusedV1 is a connection error of service api whose version 1
+// fingerprint differs from the later versions', its grouping input and
+// that version 1 fingerprint.
+func refusedV1() (ingest.Event, grouping.Input, grouping.Result) {
+	refused := ingest.Event{Level: ingest.Error, Message: "connection failed", StackTrace: pyTrace("Connection refused"), Service: "api"}
+	in := grouping.Input{Message: refused.Message, StackTrace: refused.StackTrace}
+	v1, _ := grouping.FingerprintVersion(in, 1)
+	return refused, in, v1
 }
