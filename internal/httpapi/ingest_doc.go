@@ -85,7 +85,9 @@ func (s *Server) documentIngest() {
 	oapi.AddOperation(&huma.Operation{
 		Method: http.MethodPost, Path: "/v1/ingest", OperationID: "ingest", Summary: "Ingest a batch of events", Tags: []string{"Ingestion"},
 		Description: "Checks run in this order, the first failure wins: 401, 429, 503, 415, 413 (5 MiB on the wire, 20 MiB decompressed), 400, 422. " +
-			"One invalid event rejects the whole batch; detail names the first offending field as events[<i>].<field>.",
+			"One invalid event rejects the whole batch; detail names the first offending field as events[<i>].<field>.\n\n" +
+			"Access: a project API key (svc_live_…) as a bearer token; sessions and personal API tokens are 401.",
+		Extensions: map[string]any{"x-minimum-role": "project-api-key"},
 		Security:   []map[string][]string{{httpserver.SchemeAPIKey: {}}},
 		Parameters: []*huma.Param{{Name: "Content-Encoding", In: "header", Description: "gzip, identity or absent", Schema: &huma.Schema{Type: huma.TypeString, Enum: []any{"gzip", "identity"}}}},
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{

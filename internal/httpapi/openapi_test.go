@@ -433,9 +433,6 @@ func TestOpenAPIStatesEveryAccessRule(t *testing.T) {
 	n := 0
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
-			if path == "/v1/ingest" || path == "/v1/logs" {
-				continue // a project API key's, documented by their own rules
-			}
 			n++
 			if op.Role == "" || !strings.Contains(op.Description, "Minimum role: "+op.Role) && !strings.Contains(op.Description, "Access: ") {
 				t.Errorf("%s %s: x-minimum-role %q, description %q; want the rule stated", method, path, op.Role, op.Description)
@@ -448,6 +445,11 @@ func TestOpenAPIStatesEveryAccessRule(t *testing.T) {
 	ch := doc.Paths["/v1/projects/{project_id}/channels"]["post"]
 	if ch.Role != "admin" || ch.Scope != "project:write" {
 		t.Errorf("channel creation: role %q, scope %q; want admin (interface 4.5) and project:write", ch.Role, ch.Scope)
+	}
+	for _, p := range []string{"/v1/ingest", "/v1/logs"} {
+		if d := doc.Paths[p]["post"]; d.Role != "project-api-key" {
+			t.Errorf("%s: role %q, want project-api-key", p, d.Role)
+		}
 	}
 	if d := doc.Paths["/v1/groups/{group_id}"]["patch"]; d.Role != "member" {
 		t.Errorf("changing a group: role %q, want member (CONTRACT 2)", d.Role)

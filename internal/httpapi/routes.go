@@ -60,8 +60,12 @@ func (s *Server) routes() {
 
 	// Members: anyone may leave; the service checks the finer owner rules.
 	register(s, get("/v1/orgs/{org_id}/members", "list-members", "List members", "Members"), in("org_id", org.Viewer), s.listMembers)
-	register(s, withErrs(patch("/v1/members/{member_id}", "update-member", "Change a member's role", "Members"), 409), in("member_id", org.Admin), s.updateMember)
-	register(s, withErrs(del("/v1/members/{member_id}", "delete-member", "Remove a member, or leave", "Members"), 409), in("member_id", org.Viewer), s.deleteMember)
+	register(s, describe(withErrs(patch("/v1/members/{member_id}", "update-member", "Change a member's role", "Members"), 409),
+		"Making an owner, or changing an owner's role, takes the owner role (403 forbidden below it); the last owner cannot be demoted (409 last-owner)."),
+		in("member_id", org.Admin), s.updateMember)
+	register(s, describe(withErrs(del("/v1/members/{member_id}", "delete-member", "Remove a member, or leave", "Members"), 409),
+		"Anyone may leave (their own membership); removing another member takes the admin role, and removing an owner the owner role (403 forbidden below it); the last owner cannot leave (409 last-owner)."),
+		in("member_id", org.Viewer), s.deleteMember)
 
 	// Invitations.
 	register(s, get("/v1/orgs/{org_id}/invitations", "list-invitations", "List invitations", "Invitations"), in("org_id", org.Viewer), s.listInvitations)

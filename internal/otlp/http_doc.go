@@ -130,7 +130,9 @@ func document(api huma.API) {
 		Method: http.MethodPost, Path: Path, OperationID: "export-logs", Summary: "Export OpenTelemetry logs (OTLP/HTTP)", Tags: []string{"Ingestion"},
 		Description: "The OTLP/HTTP logs endpoint: point an OpenTelemetry SDK or Collector at it (docs/opentelemetry.md). " +
 			"Checks run in the order of POST /v1/ingest: 401, 429, 503, 415, 413, 400. Each record becomes one event under the limits of POST /v1/ingest; " +
-			"a record that breaks one is rejected in partialSuccess and the others are accepted. The same service is offered over OTLP/gRPC.",
+			"a record that breaks one is rejected in partialSuccess and the others are accepted. The same service is offered over OTLP/gRPC.\n\n" +
+			"Access: a project API key (svc_live_…) as a bearer token; sessions and personal API tokens are 401.",
+		Extensions:   map[string]any{"x-minimum-role": "project-api-key"},
 		ExternalDocs: &huma.ExternalDocs{Description: "OTLP/HTTP in the OpenTelemetry protocol specification", URL: specURL},
 		Security:     []map[string][]string{{httpserver.SchemeAPIKey: {}}},
 		Parameters: []*huma.Param{{Name: "Content-Encoding", In: "header", Description: "gzip, identity or absent",

@@ -173,3 +173,27 @@ func TestChromeKeyCreatedFitsAt1280(t *testing.T) {
 	c.shot("key-created-1280")
 	c.expectNoProblems()
 }
+
+// TestChromeListsFitAPhone: the project's lists, whose search box is 40
+// characters wide, do not scroll sideways in a 390 × 844 window (the
+// dashboard is readable on a phone, docs/dashboard.md).
+func TestChromeListsFitAPhone(t *testing.T) {
+	t.Parallel()
+	chromePath(t)
+	s := apitest.Start(t, store.SQLite)
+	w := s.NewWorld(t)
+	c := newChrome(t, s)
+	c.run("set a 390 × 844 window", chromedp.EmulateViewport(390, 844))
+	chromeSignIn(c, w.Owner.Email)
+	prj := "/projects/" + w.ProjectID
+	for _, p := range []string{prj, prj + "/groups", prj + "/tickets"} {
+		if st := c.open(p); st != http.StatusOK {
+			t.Fatalf("%s: status %d", p, st)
+		}
+		over := eval[float64](c, `document.documentElement.scrollWidth - document.documentElement.clientWidth`)
+		if over > 0 {
+			t.Errorf("%s scrolls sideways on a phone: %v px too wide", p, over)
+		}
+	}
+	c.expectNoProblems()
+}
