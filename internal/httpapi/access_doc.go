@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -60,11 +59,10 @@ func accessRule(a httpserver.Access) string {
 
 // access403 describes the registered operation's 403 answer by its rule.
 func access403(api huma.API, o huma.Operation, a httpserver.Access) {
-	p := api.OpenAPI().Paths[o.Path]
-	if p == nil || a.Public {
+	if a.Public {
 		return
 	}
-	op := map[string]*huma.Operation{http.MethodGet: p.Get, http.MethodPost: p.Post, http.MethodPut: p.Put, http.MethodPatch: p.Patch, http.MethodDelete: p.Delete}[o.Method]
+	op := registered(api, o)
 	if op == nil || op.Responses["403"] == nil {
 		return
 	}

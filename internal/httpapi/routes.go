@@ -209,6 +209,16 @@ func exactErrs(o huma.Operation, statuses ...int) huma.Operation {
 	return o
 }
 
+// registered is operation o as the OpenAPI document holds it once
+// registered (nil when it does not).
+func registered(api huma.API, o huma.Operation) *huma.Operation {
+	p := api.OpenAPI().Paths[o.Path]
+	if p == nil {
+		return nil
+	}
+	return map[string]*huma.Operation{http.MethodGet: p.Get, http.MethodPost: p.Post, http.MethodPut: p.Put, http.MethodPatch: p.Patch, http.MethodDelete: p.Delete}[o.Method]
+}
+
 // maxBody is the management API's body limit (CONTRACT 6): 1 MiB. huma
 // refuses a body that reaches its limit, hence the extra byte.
 const maxBody = 1<<20 + 1
@@ -234,8 +244,7 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 		// huma adds 500 to every operation that lists errors; an exact
 		// list is what the contract fixes (CONTRACT 6: six for channel
 		// creation).
-		if p := s.api.OpenAPI().Paths[o.Path]; p != nil {
-			op := map[string]*huma.Operation{http.MethodGet: p.Get, http.MethodPost: p.Post, http.MethodPut: p.Put, http.MethodPatch: p.Patch, http.MethodDelete: p.Delete}[o.Method]
+		if op := registered(s.api, o); op != nil {
 			for code := range op.Responses {
 				if n, err := strconv.Atoi(code); err == nil && n >= 400 && !slices.Contains(documented, n) {
 					delete(op.Responses, code)
