@@ -17,8 +17,8 @@ import (
 // (CONTRACT 8). A first line longer than this cannot authenticate.
 const MaxHeadBytes = 64 << 10
 
-// errHeadTooLong is a first line over MaxHeadBytes: 413, not a 403 that
-// would blame the key it could not carry.
+// errHeadTooLong is a first line over MaxHeadBytes: no key can be read
+// from it (refused as unauthorized, read no further).
 var errHeadTooLong = errors.New("intake: the first line is over 64 KiB")
 
 // Keyless is a request body whose key is in its first line, read as far as
@@ -246,7 +246,10 @@ func (k *Keyless) refusal(err error) (string, *problem.Problem) {
 		}
 		return metrics.RefusedTooLarge, problem.New("payload-too-large", "the body is over "+mib(k.lim.Decoded)+" once decompressed")
 	case errors.Is(err, errHeadTooLong):
-		return metrics.RefusedTooLarge, problem.New("payload-too-large",
+		// No key can be read from it: the caller answers as to a key
+		// that does not check out (the Sentry routes' one 403, CONTRACT
+		// 2); the problem says why, for other callers.
+		return metrics.RefusedUnauthorized, problem.New("payload-too-large",
 			"the envelope's first line is over 64 KiB: a request without its key in the query (sentry_key) or X-Sentry-Auth must name its DSN within it")
 	case errors.Is(err, errUnreadable) && k.dec != nil:
 		err = errBadEncoding

@@ -35,6 +35,9 @@ func (h *Handler) readKeyless(w http.ResponseWriter, r *http.Request, number int
 		// for) up to 256 KiB of it to keep the connection.
 		w.Header().Set("Connection", "close")
 		in.Refuse(Route, reason)
+		if reason == metrics.RefusedUnauthorized {
+			pr = errForbidden // a first line too long to carry a key: the one 403 (CONTRACT 2)
+		}
 		h.fail(w, r, pr)
 		return nil, p, false
 	}
