@@ -148,9 +148,7 @@ func NewEventDetail(e store.GroupEvent, g store.Group, prev, next int64) EventDe
 	withContext(d.Frames, append(symbolicatedSources(sym), detail.Sources...))
 	withRaw(d.Frames, sym)
 	d.Symbolication = symbolicationView(sym)
-	if id := attrs["user.id"]; id != "" {
-		d.User = &EventUser{ID: id}
-	}
+	d.User = eventUser(attrs)
 	if url, method := attrs["request.url"], attrs["request.method"]; url != "" || method != "" {
 		d.Request = &EventRequest{URL: url, Method: method}
 	}
@@ -335,6 +333,18 @@ func atoiPtr(s string) *int {
 		return nil
 	}
 	return &n
+}
+
+// eventUser is the user an event names: the attribute user.id (flat or
+// nested), else a Sentry tag's tags.user.id, as the value counts, user
+// counts and search read it; nil when there is none.
+func eventUser(attrs map[string]string) *EventUser {
+	for _, k := range [...]string{"user.id", "tags.user.id"} {
+		if id := attrs[k]; id != "" {
+			return &EventUser{ID: id}
+		}
+	}
+	return nil
 }
 
 // attributeStrings reads an event's attributes as strings by flattened key
