@@ -53,9 +53,10 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 		return nil, problem.New("validation-failed", "merge: merges groups named by ids only")
 	}
 	ids := b.IDs
+	var still *store.GroupFilter // a bulk by query changes what still matches
 	if b.Query != "" {
 		var err error
-		if ids, err = s.groupIDsMatching(ctx, in.ProjectID, b.Query, tickets.MaxBulkMatches+1); err != nil {
+		if ids, still, err = s.groupIDsMatching(ctx, in.ProjectID, b.Query, tickets.MaxBulkMatches+1); err != nil {
 			return nil, err
 		}
 		if len(ids) > tickets.MaxBulkMatches {
@@ -71,7 +72,7 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 		if cerr != nil {
 			return nil, cerr
 		}
-		res, err = s.tickets.BulkChange(ctx, actor(ctx), in.ProjectID, ids, ch)
+		res, err = s.tickets.BulkChange(ctx, actor(ctx), in.ProjectID, ids, ch, still)
 	}
 	var p *problem.Problem
 	if errors.As(err, &p) && strings.HasPrefix(p.Detail, "assignee_id: ") {
@@ -85,12 +86,12 @@ func (s *Server) bulkGroups(ctx context.Context, in *struct {
 
 // groupIDsMatching lists the ids of the project's groups (not merged into
 // another) that query matches, at most limit, in the search language of
-// the group list (docs/search.md); a malformed query is 422 naming query
-// and the term.
-func (s *Server) groupIDsMatching(ctx context.Context, projectID, query string, limit int) ([]string, error) {
+// the group list (docs/search.md), and the filter that matched them; a
+// malformed query is 422 naming query and the term.
+func (s *Server) groupIDsMatching(ctx context.Context, projectID, query string, limit int) ([]string, *store.GroupFilter, error) {
 	q, err := tickets.ParseSearch(query, search.Groups, s.now(), principal(ctx).User.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f := store.GroupFilter{Query: q}
 	var ids []string
@@ -99,7 +100,7 @@ func (s *Server) groupIDsMatching(ctx context.Context, projectID, query string, 
 		n := min(1000, limit-len(ids))
 		page, err := s.db.Read().ListGroups(ctx, projectID, f, before, n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, g := range page {
 			ids = append(ids, g.ID)
@@ -109,5 +110,5 @@ func (s *Server) groupIDsMatching(ctx context.Context, projectID, query string, 
 		}
 		before = page[len(page)-1].ID
 	}
-	return ids, nil
+	return ids, &f, nil
 }

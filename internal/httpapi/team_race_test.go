@@ -170,3 +170,53 @@ func TestBulkMergeRacingAMerge(t *testing.T) {
 		}
 	})
 }
+
+// TestBulkByQueryRacingAnAssignment: a bulk assigning every unassigned
+// group, fired with a PATCH assigning one of them to someone else, leaves
+// that group with the PATCH's assignee whichever commits first: a group
+// the PATCH took out of the query's match is not the bulk's to change.
+func TestBulkByQueryRacingAnAssignment(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newProcWorld(t, s)
+		for round := range 5 {
+			var gids []string
+			for _, name := range []string{"one", "two", "three"} {
+				fp := fmt.Sprintf("claim %s %c", name, 'a'+round)
+				feed(t, s, w.Key, batchOf("api", fpEv(fp, "error")))
+				gids = append(gids, groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure "+fp)["id"].(string))
+			}
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			var bulk, patch *apitest.Response
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				<-start
+				bulk = s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/groups/bulk", Token: w.Admin.Token,
+					Body: map[string]any{"query": "assigned:none", "set": map[string]any{"assignee_id": w.Admin.MemberID}}})
+			}()
+			go func() {
+				defer wg.Done()
+				<-start
+				patch = s.Do(apitest.Request{Method: "PATCH", Path: "/v1/groups/" + gids[1], Token: w.Member.Token,
+					Body: map[string]any{"assignee_id": w.Member.MemberID}})
+			}()
+			close(start)
+			wg.Wait()
+			if bulk.Status != http.StatusOK || patch.Status != http.StatusOK {
+				t.Fatalf("round %d: bulk %d %s, patch %d %s", round, bulk.Status, bulk.Body, patch.Status, patch.Body)
+			}
+			for i, gid := range gids {
+				want := w.Admin.MemberID
+				if i == 1 {
+					want = w.Member.MemberID
+				}
+				g := getJSON(t, s, w.Owner.Token, "/v1/groups/"+gid)
+				if a, _ := g["assignee"].(map[string]any); a == nil || a["member_id"] != want {
+					t.Fatalf("round %d: group %d assigned to %v, want %s (bulk answered %s)", round, i, g["assignee"], want, bulk.Body)
+				}
+			}
+		}
+	})
+}

@@ -238,6 +238,8 @@ type GroupFilter struct {
 	Status, Service, Environment string
 	// Query holds the terms of the list's query parameter (package search).
 	Query search.Query
+	// IDs, when set, keeps only these groups.
+	IDs []string
 }
 
 func mustJSON(s string) string {

@@ -153,6 +153,12 @@ func (c *Conn) ListGroupsBy(ctx context.Context, projectID string, f GroupFilter
 		q += ` AND ` + c.drv.contains("environments") // exactly, as channel filters match
 		args = append(args, mustJSON(f.Environment))
 	}
+	if len(f.IDs) > 0 {
+		q += ` AND error_groups.id IN (` + tuples(len(f.IDs), "?") + `)`
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
 	q += sq
 	args = append(args, sargs...)
 	if o == OrderNewest {

@@ -62,18 +62,22 @@ const bulkChunk = 100
 // without the project) is detected by PostgreSQL and the chunk is run
 // again (TxAgain). A change refused for a
 // group (a bad assignee) ends the bulk with the groups of earlier chunks
-// changed: with the first, none.
-func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids []string, ch GroupChange) (BulkResult, error) {
+// changed: with the first, none. With still set (a bulk by query), a
+// group is changed only if the query still matches it once it is locked:
+// a change made meanwhile (a PATCH assigning it while the bulk assigns
+// every unassigned group) may have taken it out of the match, and the
+// bulk must not undo it; matched counts the groups that still matched.
+func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids []string, ch GroupChange, still *store.GroupFilter) (BulkResult, error) {
 	gs, err := projectGroups(ctx, s.db.Read(), projectID, ids)
 	if err != nil {
 		return BulkResult{}, err
 	}
 	slices.SortFunc(gs, func(x, y store.Group) int { return strings.Compare(x.ID, y.ID) })
-	res := BulkResult{Matched: len(gs)}
+	var res BulkResult
 	for chunk := range slices.Chunk(gs, bulkChunk) {
-		updated := 0
+		updated, matched := 0, len(chunk)
 		err := s.db.TxAgain(ctx, func(c *store.Conn) error {
-			updated = 0
+			updated, matched = 0, len(chunk)
 			// Processing locks the project before its groups (in the
 			// order of their keys): so does a chunk, so that a chunk's
 			// groups and a batch's cannot wait for each other.
@@ -88,6 +92,14 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 					return err
 				}
 				ch.newest = &newest
+			}
+			chunk := chunk
+			if still != nil {
+				var err error
+				if chunk, err = stillMatching(ctx, c, projectID, chunk, *still); err != nil {
+					return err
+				}
+				matched = len(chunk)
 			}
 			for _, g := range chunk {
 				_, changed, err := s.changeGroupIn(ctx, c, a, g.ID, ch)
@@ -106,9 +118,31 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 		if err != nil {
 			return res, err
 		}
+		res.Matched += matched
 		res.Updated += updated
 	}
 	return res, nil
+}
+
+// stillMatching locks the groups of chunk (in id order, as changeGroupIn
+// would) and keeps those f still matches, in c's transaction.
+func stillMatching(ctx context.Context, c *store.Conn, projectID string, chunk []store.Group, f store.GroupFilter) ([]store.Group, error) {
+	f.IDs = make([]string, 0, len(chunk))
+	for _, g := range chunk {
+		if _, err := c.LockGroup(ctx, g.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		f.IDs = append(f.IDs, g.ID)
+	}
+	page, err := c.ListGroups(ctx, projectID, f, "", len(f.IDs))
+	if err != nil {
+		return nil, err
+	}
+	match := make(map[string]bool, len(page))
+	for _, g := range page {
+		match[g.ID] = true
+	}
+	return slices.DeleteFunc(slices.Clone(chunk), func(g store.Group) bool { return !match[g.ID] }), nil
 }
 
 // BulkMerge merges the groups of ids that are groups of projectID into the

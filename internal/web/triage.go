@@ -165,13 +165,13 @@ func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpse
 	case "merge":
 		res, err = d.tickets.BulkMerge(ctx, a, projectID, ids)
 	case "assign-me":
-		res, err = d.tickets.BulkChange(ctx, a, projectID, ids, tickets.GroupChange{Assign: true, AssigneeID: p.Member.ID})
+		res, err = d.tickets.BulkChange(ctx, a, projectID, ids, tickets.GroupChange{Assign: true, AssigneeID: p.Member.ID}, nil)
 	default:
 		ch, ok := bulkActions[action]
 		if !ok {
 			return problem.Newf("validation-failed", "%q is not an action of the bulk bar.", action)
 		}
-		res, err = d.tickets.BulkChange(ctx, a, projectID, ids, ch)
+		res, err = d.tickets.BulkChange(ctx, a, projectID, ids, ch, nil)
 	}
 	if err != nil {
 		return err
