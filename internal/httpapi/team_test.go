@@ -163,6 +163,41 @@ func TestAssignmentEmailNoLongerTrue(t *testing.T) {
 	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
 }
 
+// TestAssignmentEmailOnceWhenAssignedAgain: a group assigned back and forth
+// before its emails go out tells only the last assignee, once: each
+// assignment replaces the one not yet told.
+func TestAssignmentEmailOnceWhenAssignedAgain(t *testing.T) {
+	t.Parallel()
+	smtp := mailtest.Start(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		_, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
+		deliverDue(t, s) // the world's invitations
+		for _, m := range []string{w.Member.MemberID, w.Admin.MemberID, w.Member.MemberID, w.Admin.MemberID, w.Member.MemberID} {
+			patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": m}).Expect(t, http.StatusOK, "")
+		}
+		deliverDue(t, s)
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
+			return mailtest.To("member@example.com")(m) && strings.Contains(m.Parts["text/plain"], gid)
+		})
+		if n := deliverDue(t, s); n != 0 {
+			t.Errorf("deliveries left after the round = %d, want none", n)
+		}
+		sent := 0
+		for _, m := range smtp.Messages() {
+			if strings.Contains(m.Parts["text/plain"], gid) {
+				sent++
+				if !mailtest.To("member@example.com")(m) {
+					t.Errorf("sent %q to %v, no longer the assignee", m.Header.Get("Subject"), m.Header.Get("To"))
+				}
+			}
+		}
+		if sent != 1 {
+			t.Errorf("assignment emails about the group = %d, want 1", sent)
+		}
+	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
 // TestProcessingActivity: processing records first_seen and ticket_opened
 // for a new group, regression and ticket_opened when it comes back, with
 // no actor; people's changes carry theirs.

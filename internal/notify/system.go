@@ -37,8 +37,8 @@ func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.Invi
 }
 
 // QueueAssignment queues the email telling a member a group was assigned
-// to them, in c's transaction (tickets.Mailer). Without SMTP it queues
-// nothing.
+// to them, in c's transaction (tickets.Mailer), cancelling the group's
+// earlier assignment emails not yet sent. Without SMTP it queues nothing.
 func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.AssignmentEmail) error {
 	if s.opts.Mail == nil {
 		return nil
@@ -48,6 +48,12 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 		url = s.opts.AppURL + "/groups/" + m.GroupID
 	}
 	msg := email.RenderAssignment(email.Assignment{AssignedBy: m.AssignedBy, Project: m.Project, Title: m.Title, GroupURL: url})
+	// An assignment not yet told is replaced by this one: a group assigned
+	// to Mary, Alice and Mary again before the mail went out tells Mary
+	// once, not twice.
+	if _, err := c.CancelSystemEmails(ctx, store.EventAssignment, m.GroupID, s.now()); err != nil {
+		return err
+	}
 	return s.queueSystem(ctx, c, store.EventAssignment, m.GroupID, m.To, msg)
 }
 

@@ -280,6 +280,20 @@ func (c *Conn) CancelDeliveries(ctx context.Context, channelID string, now time.
 	return res.RowsAffected()
 }
 
+// CancelSystemEmails cancels the pending system emails of event about
+// subject that nobody is sending at now (an assignment's earlier emails
+// about a group assigned again: only the last assignment's is wanted), and
+// empties their bodies as an ended system email's.
+func (c *Conn) CancelSystemEmails(ctx context.Context, event, subject string, now time.Time) (int64, error) {
+	res, err := c.exec(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = NULL, lease_until = 0, updated_at = ?, body = ?
+		WHERE channel_id IS NULL AND event = ? AND subject_id = ? AND status = ? AND lease_until < ?`,
+		DeliveryCancelled, ms(now), []byte("{}"), event, subject, DeliveryPending, ms(now))
+	if err != nil {
+		return 0, fmt.Errorf("store: cancel %s emails of %s: %w", event, subject, err)
+	}
+	return res.RowsAffected()
+}
+
 // ListDeliveries lists a channel's deliveries, newest first, without bodies.
 // Tests (tst_) and the others (dlv_) share one log, so the order is that of
 // the time-ordered part after the 4-character prefix, not of the whole id.
