@@ -250,16 +250,22 @@ func cleanSource(s string) string {
 }
 
 // tilde is a file's URL in sentry-cli's form: "~/static/main.js" for
-// "https://example.com/static/main.js", and for "app:///static/main.js"
-// (React Native, Electron and Node's RewriteFrames), as Sentry reads any
-// scheme; other files as they are.
+// "https://example.com/static/main.js", for "app:///static/main.js"
+// (React Native, Electron and Node's RewriteFrames), and for a Node file's
+// absolute path, "/srv/app/dist/main.js" or "file:///srv/app/dist/main.js"
+// ("~/srv/app/dist/main.js": sentry-cli's --url-prefix '~/srv/app/dist'),
+// as Sentry reads any URL's path; other files (relative, Windows paths) as
+// they are.
 func tilde(file string) string {
 	u, err := url.Parse(file)
 	if err != nil || !strings.HasPrefix(u.EscapedPath(), "/") {
 		return file
 	}
 	web := (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-	if !web && !(u.Scheme == "app" && strings.HasPrefix(file, "app://")) {
+	app := u.Scheme == "app" && strings.HasPrefix(file, "app://")
+	local := u.Scheme == "" && u.Host == "" && strings.HasPrefix(file, "/") && !strings.HasPrefix(file, "//") ||
+		u.Scheme == "file" && u.Host == "" && strings.HasPrefix(file, "file:///")
+	if !web && !app && !local {
 		return file
 	}
 	return "~" + u.EscapedPath()

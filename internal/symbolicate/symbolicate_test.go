@@ -90,9 +90,12 @@ const obj = { go: () => run(), stop: function () { halt(); } };`, "\n")
 func TestTildeAndJoin(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://example.com/static/main.js": "~/static/main.js",
-		"/app/dist/main.js":                  "/app/dist/main.js",
+		"/app/dist/main.js":                  "~/app/dist/main.js",
 		"app:///main.js":                     "~/main.js",
-		"file:///app/dist/main.js":           "file:///app/dist/main.js",
+		"file:///app/dist/main.js":           "~/app/dist/main.js",
+		"//cdn.example.com/main.js":          "//cdn.example.com/main.js",
+		"dist/main.js":                       "dist/main.js",
+		`C:\app\main.js`:                     `C:\app\main.js`,
 	} {
 		if got := tilde(in); got != want {
 			t.Errorf("tilde(%q) = %q, want %q", in, got, want)

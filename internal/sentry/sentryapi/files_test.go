@@ -147,3 +147,35 @@ func TestUnknownRoutesAnswerInSentrysForm(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeAbsolutePathFindsItsRelease: a Node frame's absolute path
+// (/srv/app/dist/main.js, no RewriteFrames, no debug id) finds the file
+// sentry-cli uploaded with --url-prefix '~/srv/app/dist', as on Sentry.
+func TestNodeAbsolutePathFindsItsRelease(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, tok, key, num := sendingWorld(t, s)
+		out := buildSource(t, t.TempDir(), callsSource)
+		s.Do(apitest.Request{Method: "POST", Path: "/api/0/organizations/acme/releases/", Token: tok,
+			Body: map[string]any{"version": "6.2.0", "projects": []string{"web"}}}).Expect(t, http.StatusCreated, "")
+		files := "/api/0/projects/acme/web/releases/6.2.0/files/"
+		for _, f := range []struct{ file, name, header string }{
+			{"main.js", "~/srv/app/dist/main.js", "Sourcemap: main.js.map"},
+			{"main.js.map", "~/srv/app/dist/main.js.map", ""},
+		} {
+			data, err := os.ReadFile(filepath.Join(out, f.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			uploadFile(s, tok, files, f.name, "", f.header, data).Expect(t, http.StatusCreated, "")
+		}
+		frames := crash(t, out)
+		for _, f := range frames {
+			f["abs_path"], f["filename"] = "/srv/app/dist/main.js", "/srv/app/dist/main.js"
+		}
+		sendError(t, s, num, key, map[string]any{"frames": frames, "release": "6.2.0"})
+		if trace, _ := latestTrace(t, s, w.ProjectID); !strings.Contains(trace, "at parseAmount (app.js:7:") {
+			t.Errorf("stack trace = %q, want it mapped through the file uploaded as ~/srv/app/dist/main.js", trace)
+		}
+	})
+}
