@@ -360,6 +360,10 @@ func TestGroupFacets(t *testing.T) {
 		if g := getJSON(t, s, w.Viewer.Token, "/v1/groups/"+gid); g["user_count"] != float64(3) {
 			t.Errorf("user_count after the merge = %v, want 3", g["user_count"])
 		}
+		// The merged group keeps neither events nor users: they are the target's.
+		if g := getJSON(t, s, w.Viewer.Token, "/v1/groups/"+other); g["event_count"] != float64(0) || g["user_count"] != float64(0) {
+			t.Errorf("merged group: event_count %v, user_count %v, want 0 and 0", g["event_count"], g["user_count"])
+		}
 		got = facets("?keys=region,user.id")
 		if fmt.Sprint(got["region"]) != fmt.Sprint([]value{{"eu", 3, 0.75}, {"us", 1, 0.25}}) || len(got["user.id"]) != 3 {
 			t.Errorf("facets after the merge = %v", got)

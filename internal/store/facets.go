@@ -164,5 +164,9 @@ func (c *Conn) moveFacets(ctx context.Context, fromID, toID string) error {
 	if err != nil {
 		return fmt.Errorf("store: move facets: %w", err)
 	}
+	// The merged group's users went with its counts, as its events did.
+	if _, err := c.exec(ctx, `UPDATE error_groups SET user_count = 0 WHERE id = ?`, fromID); err != nil {
+		return fmt.Errorf("store: move facets: %w", err)
+	}
 	return nil
 }
