@@ -212,7 +212,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 	// counts and no baseline: below the rule's minimum it cannot spike, and
 	// nothing need be read.
 	mayRaise := !isNew || int64(ga.count) >= p.opts.Spike.Min
-	if mayRaise && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, p.opts.Spike) {
+	if mayRaise && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, ga.lastBatch.ReceivedAt, ga.envs, p.opts.Spike) {
 		ev, spiked, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
 		if err != nil {
 			return g, nil, err

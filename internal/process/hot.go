@@ -18,6 +18,20 @@ type hotGroups struct {
 	// not hold yet (busy groups refresh it once a minute at most):
 	// refreshSearches brings them up to date.
 	stale map[string]struct{}
+	// unchecked are the groups with events the spike check skipped
+	// (checkSpike within spikeEvery of the last check): checkQuietSpikes
+	// checks them once the queue is idle, so that a burst that ends
+	// between two checks is still found.
+	unchecked map[string]uncheckedSpike
+}
+
+// uncheckedSpike is what a later spike check of a group needs: its ticket
+// when the check was skipped, the receipt of the latest events it did not
+// check, and their environments.
+type uncheckedSpike struct {
+	ticketID string
+	at       time.Time
+	envs     []string
 }
 
 type hotGroup struct {
@@ -143,7 +157,9 @@ func (h *hotGroups) staleDue(now time.Time, limit int) []string {
 // checkSpike reports whether the rate of the group, whose ticket is
 // ticketID, should be checked now: never again once that ticket is known
 // to be a spike (spiked).
-func (h *hotGroups) checkSpike(id, ticketID string, n int, now time.Time, rule tickets.SpikeRule) bool {
+// A skipped check is remembered (unchecked) with at, the receipt of the
+// batch, and envs, its events' environments.
+func (h *hotGroups) checkSpike(id, ticketID string, n int, now, at time.Time, envs []string, rule tickets.SpikeRule) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	g := h.get(id, now)
@@ -153,9 +169,47 @@ func (h *hotGroups) checkSpike(id, ticketID string, n int, now time.Time, rule t
 	g.sinceChecked += n
 	if g.checked.IsZero() || now.Sub(g.checked) >= spikeEvery || int64(g.sinceChecked)*10 >= rule.Min {
 		g.checked, g.sinceChecked = now, 0
+		delete(h.unchecked, id)
 		return true
 	}
+	if h.unchecked == nil {
+		h.unchecked = map[string]uncheckedSpike{}
+	}
+	u := h.unchecked[id]
+	if u.ticketID != ticketID {
+		u = uncheckedSpike{ticketID: ticketID}
+	}
+	u.at = at
+	for _, e := range envs {
+		u.envs = appendNew(u.envs, e)
+	}
+	h.unchecked[id] = u
 	return false
+}
+
+// spikesDue takes at most limit groups whose events a spike check skipped
+// and that received none for staleQuiet (their burst stopped; a group
+// whose events keep coming is checked by them every spikeEvery), counting
+// them as checked now.
+func (h *hotGroups) spikesDue(now time.Time, limit int) map[string]uncheckedSpike {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]uncheckedSpike{}
+	for id, u := range h.unchecked {
+		if len(out) == limit {
+			break
+		}
+		if now.Sub(u.at) < staleQuiet {
+			continue
+		}
+		delete(h.unchecked, id)
+		g := h.get(id, now)
+		g.checked, g.sinceChecked = now, 0
+		if g.spiked != u.ticketID {
+			out[id] = u
+		}
+	}
+	return out
 }
 
 // spikedTicket notes that the group's ticket ticketID is a spike: checkSpike

@@ -49,8 +49,10 @@ func (p *Processor) ExpireIgnores(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// sweep runs ExpireIgnores at most once per sweepEvery (the first worker,
-// between claims); a failure is logged and tried again at the next sweep.
+// sweep runs ExpireIgnores and checkQuietSpikes at most once per
+// sweepEvery (the first worker, between claims); a failure is logged and
+// tried again at the next sweep (a spike check that failed is not: the
+// group's next event checks it).
 // On a database several processes share it also looks for value counts
 // another process deferred and did not fold (it stopped, or was killed),
 // which the next idle fold then takes.
@@ -59,6 +61,9 @@ func (p *Processor) sweep(ctx context.Context, last *time.Time) {
 		*last = now
 		if _, err := p.ExpireIgnores(ctx); err != nil {
 			p.opts.Logger.Warn("ending ignores whose time has come failed; the next sweep tries again", "err", err)
+		}
+		if _, err := p.checkQuietSpikes(ctx); err != nil {
+			p.opts.Logger.Warn("checking the rate of groups whose events stopped failed", "err", err)
 		}
 		if p.db.ConcurrentWrites() && !p.fold.pending.Load() {
 			if has, err := p.db.Read().HasPendingCounts(ctx); err == nil && has {

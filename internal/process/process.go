@@ -470,7 +470,8 @@ func (p *Processor) failed(ctx context.Context, b store.Batch, cause error) {
 }
 
 // Drain processes until the queue is empty, then ends the ignores whose
-// time has come (for tests and tools).
+// time has come and checks the spikes a burst left unchecked (for tests
+// and tools).
 func (p *Processor) Drain(ctx context.Context) error {
 	for {
 		did, err := p.ProcessOne(ctx)
@@ -481,7 +482,10 @@ func (p *Processor) Drain(ctx context.Context) error {
 			if err := p.FoldCounts(ctx); err != nil {
 				return err
 			}
-			_, err := p.ExpireIgnores(ctx)
+			if _, err := p.ExpireIgnores(ctx); err != nil {
+				return err
+			}
+			_, err := p.checkQuietSpikes(ctx)
 			return err
 		}
 	}

@@ -213,6 +213,43 @@ func TestSpikeRaisesTheTicketOnce(t *testing.T) {
 	})
 }
 
+// TestSpikeFoundAfterTheBurstStops: a burst that crosses the spike
+// threshold within the 15 seconds between two checks of its group, and
+// then stops, raises the ticket once the group has been quiet for a few
+// seconds, not at the group's next event, whenever that comes.
+func TestSpikeFoundAfterTheBurstStops(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.send(errEvent("ledger stuck", ingest.Error))
+		e.clock.Add(1500 * time.Millisecond)
+		burst := make([]ingest.Event, 48)
+		for i := range burst {
+			burst[i] = errEvent("ledger stuck", ingest.Error)
+		}
+		e.send(burst...) // 49 events: checked at once, below the minimum of 50
+		for range 3 {
+			e.clock.Add(time.Second)
+			e.send(errEvent("ledger stuck", ingest.Error)) // 52 within seconds, no check due
+		}
+		if len(e.seen) != 1 || e.seen[0].Kind != store.ReasonNew {
+			t.Fatalf("ticket events during the burst = %+v, want only the new ticket", e.seen)
+		}
+		e.clock.Add(6 * time.Second)
+		if err := e.proc.Drain(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.seen) != 2 || e.seen[1].Kind != store.ReasonSpike || e.seen[1].Ticket.Severity != "critical" {
+			t.Fatalf("ticket events after the burst stopped = %+v, want the new ticket, then a spike to critical", e.seen)
+		}
+		if err := e.proc.Drain(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.seen) != 2 {
+			t.Fatalf("spiked again: %+v", e.seen)
+		}
+	})
+}
+
 // TestSpikeWhateverTheBatching: a new error's burst spikes alike whether
 // its events came in one batch (the one that opens its ticket) or in two:
 // the events after the first came while its ticket was open.
