@@ -61,14 +61,27 @@ func (s *Server) groupFacets(ctx context.Context, in *struct {
 	if _, err := s.db.Read().GroupByID(ctx, in.GroupID); err != nil {
 		return nil, err
 	}
-	facets, err := s.db.Read().GroupFacets(ctx, in.GroupID, keys, facetTop)
+	// A Sentry tag's key (tags.region) names the attribute it is counted
+	// under (region), as in a query; the answer keeps the key as asked.
+	counted := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if c := store.FacetKey(k); !slices.Contains(counted, c) {
+			counted = append(counted, c)
+		}
+	}
+	facets, err := s.db.Read().GroupFacets(ctx, in.GroupID, counted, facetTop)
 	if err != nil {
 		return nil, err
 	}
-	out := &GroupFacetsOutput{}
-	out.Body.Data = make([]FacetView, 0, len(facets))
+	byKey := make(map[string]store.Facet, len(facets))
 	for _, f := range facets {
-		v := FacetView{Key: f.Key, Total: f.Total, Values: make([]FacetValueView, 0, len(f.Values))}
+		byKey[f.Key] = f
+	}
+	out := &GroupFacetsOutput{}
+	out.Body.Data = make([]FacetView, 0, len(keys))
+	for _, k := range keys {
+		f := byKey[store.FacetKey(k)]
+		v := FacetView{Key: k, Total: f.Total, Values: make([]FacetValueView, 0, len(f.Values))}
 		for _, fv := range f.Values {
 			v.Values = append(v.Values, FacetValueView{Value: fv.Value, Count: fv.Count, Share: float64(fv.Count) / float64(f.Total)})
 		}

@@ -340,6 +340,10 @@ func TestGroupFacets(t *testing.T) {
 		if got := facets("?keys=region,+environment"); len(got) != 2 || fmt.Sprint(got["region"]) != fmt.Sprint([]value{{"eu", 2, 2.0 / 3}, {"us", 1, 1.0 / 3}}) {
 			t.Errorf("keys=region,environment = %v", got)
 		}
+		// A Sentry tag's key is the attribute it is counted under, answered as asked.
+		if got := facets("?keys=tags.region"); fmt.Sprint(got["tags.region"]) != fmt.Sprint([]value{{"eu", 2, 2.0 / 3}, {"us", 1, 1.0 / 3}}) {
+			t.Errorf("keys=tags.region = %v, want the counts of region", got)
+		}
 		// A key named twice is answered once.
 		twice := s.Do(apitest.Request{Method: "GET", Path: "/v1/groups/" + gid + "/facets?keys=region,environment,region", Token: w.Viewer.Token}).Expect(t, http.StatusOK, "")
 		if data, _ := twice.JSON(t)["data"].([]any); len(data) != 2 {

@@ -99,15 +99,15 @@ func (s *searchSQL) when(col string, t search.Term) {
 	}
 }
 
-// facetKey is the key a term's attribute is counted under: a Sentry tag
+// FacetKey is the key an attribute is counted under: a Sentry tag
 // (tags.region) is the attribute region (CONTRACT 8).
-func facetKey(k string) string { return strings.TrimPrefix(k, "tags.") }
+func FacetKey(k string) string { return strings.TrimPrefix(k, "tags.") }
 
 // facet is a probe of the group's value counts: key with value, or any
 // value when value is nil.
 func (s *searchSQL) facet(key string, value *string) {
 	if value == nil {
-		s.add("EXISTS (SELECT 1 FROM group_facets f WHERE f.group_id = "+s.g+"id AND f.key = ?)", facetKey(key))
+		s.add("EXISTS (SELECT 1 FROM group_facets f WHERE f.group_id = "+s.g+"id AND f.key = ?)", FacetKey(key))
 		return
 	}
 	// Driven by the (key, value, group_id) index: the few groups with the
@@ -117,7 +117,7 @@ func (s *searchSQL) facet(key string, value *string) {
 	if utf8.RuneCountInString(v) > MaxFacetValueRunes {
 		v = string([]rune(v)[:MaxFacetValueRunes])
 	}
-	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND f.value = ?)", facetKey(key), v)
+	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND f.value = ?)", FacetKey(key), v)
 }
 
 // group writes the condition of one term on a group (and its ticket).
@@ -201,7 +201,7 @@ func (s *searchSQL) group(t search.Term) {
 // The (key, value, group_id) index gives the key's values of every group.
 func (s *searchSQL) facetNumber(key string, op search.Op, v string) {
 	num, args, param := driverOf(s.dialect).number("f.value", nil)
-	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND "+num+opCmp[op]+param+")", append(append([]any{facetKey(key)}, args...), v)...)
+	s.add(s.g+"id IN (SELECT f.group_id FROM group_facets f WHERE f.key = ? AND "+num+opCmp[op]+param+")", append(append([]any{FacetKey(key)}, args...), v)...)
 }
 
 // opCmp is the SQL operator of a comparison.
@@ -349,7 +349,7 @@ func (s *searchSQL) attribute(key string, value *string) {
 		}
 		s.attrPath(p, value)
 	}
-	if k := facetKey(key); k == "browser" || k == "os" {
+	if k := FacetKey(key); k == "browser" || k == "os" {
 		// Derived from the user agent by processing when the event had
 		// none (ingest.Agent).
 		s.b.WriteString(" OR ")
@@ -361,8 +361,8 @@ func (s *searchSQL) attribute(key string, value *string) {
 // be: flat ("user.id": 42), as a Sentry tag ("tags.user.id") and, for a
 // dotted key, nested ({"user": {"id": 42}}).
 func attributePaths(key string) [][]string {
-	paths := [][]string{{key}, {"tags." + facetKey(key)}}
-	if nested := strings.Split(facetKey(key), "."); len(nested) > 1 {
+	paths := [][]string{{key}, {"tags." + FacetKey(key)}}
+	if nested := strings.Split(FacetKey(key), "."); len(nested) > 1 {
 		paths = append(paths, nested)
 	}
 	return paths
