@@ -63,6 +63,10 @@ const (
 	// forgetAfter drops groups not seen for a while, bounding the memory.
 	forgetAfter = 10 * time.Minute
 	maxHot      = 100_000
+	// maxUnchecked bounds the groups waiting for a quiet spike check
+	// (hotGroups.unchecked); past it a skipped check waits for the group's
+	// next event, as it did before the sweep.
+	maxUnchecked = 10_000
 )
 
 func (h *hotGroups) get(id string, now time.Time) *hotGroup {
@@ -175,7 +179,10 @@ func (h *hotGroups) checkSpike(id, ticketID string, n int, now, at time.Time, en
 	if h.unchecked == nil {
 		h.unchecked = map[string]uncheckedSpike{}
 	}
-	u := h.unchecked[id]
+	u, ok := h.unchecked[id]
+	if !ok && len(h.unchecked) >= maxUnchecked {
+		return false // best effort: the group's next event checks it
+	}
 	if u.ticketID != ticketID {
 		u = uncheckedSpike{ticketID: ticketID}
 	}
@@ -185,6 +192,16 @@ func (h *hotGroups) checkSpike(id, ticketID string, n int, now, at time.Time, en
 	}
 	h.unchecked[id] = u
 	return false
+}
+
+// putBack returns a group whose quiet check failed to the unchecked, unless
+// a newer skip or a check replaced it meanwhile.
+func (h *hotGroups) putBack(id string, u uncheckedSpike) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.unchecked[id]; !ok && len(h.unchecked) < maxUnchecked {
+		h.unchecked[id] = u
+	}
 }
 
 // spikesDue takes at most limit groups whose events a spike check skipped

@@ -51,8 +51,7 @@ func (p *Processor) ExpireIgnores(ctx context.Context) (int, error) {
 
 // sweep runs ExpireIgnores and checkQuietSpikes at most once per
 // sweepEvery (the first worker, between claims); a failure is logged and
-// tried again at the next sweep (a spike check that failed is not: the
-// group's next event checks it).
+// tried again at the next sweep.
 // On a database several processes share it also looks for value counts
 // another process deferred and did not fold (it stopped, or was killed),
 // which the next idle fold then takes.

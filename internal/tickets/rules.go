@@ -111,8 +111,8 @@ func openTicket(g *store.Group, reason string, firstSeen, now time.Time) *store.
 // no later event changes: a ticket's reason is set when it opens and only
 // ever changed to spike, so its caller may stop checking that ticket.
 func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int, envs []string) (ev *Event, spiked bool, err error) {
-	winStart := at.Truncate(time.Minute).Add(-r.Window + time.Minute)
-	recent, err := c.GroupCountBetween(ctx, g.ID, winStart, at.Add(time.Minute))
+	winStart := r.windowStart(at)
+	recent, err := r.Recent(ctx, c, g.ID, at)
 	recent += int64(pending)
 	if err != nil || recent < r.Min {
 		return nil, false, err
@@ -147,6 +147,20 @@ func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, 
 		return nil, false, err
 	}
 	return &Event{Ticket: t, Group: g, Kind: store.ReasonSpike, Environments: envs}, true, nil
+}
+
+// windowStart is the first minute of the spike window that ends with the
+// minute of at.
+func (r SpikeRule) windowStart(at time.Time) time.Time {
+	return at.Truncate(time.Minute).Add(-r.Window + time.Minute)
+}
+
+// Recent is the group's stored count in the spike window that ends with
+// the minute of at: what Raise compares with Min (with the batch's own
+// events), readable outside a transaction to tell cheaply that a group
+// cannot spike.
+func (r SpikeRule) Recent(ctx context.Context, c *store.Conn, groupID string, at time.Time) (int64, error) {
+	return c.GroupCountBetween(ctx, groupID, r.windowStart(at), at.Add(time.Minute))
 }
 
 // ExpireIgnore ends, in c's transaction, the ignore of a group whose
