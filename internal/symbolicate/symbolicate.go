@@ -257,15 +257,20 @@ func cleanSource(s string) string {
 // as Sentry reads any URL's path; other files (relative, Windows paths) as
 // they are.
 func tilde(file string) string {
+	// A path is taken as written (sentry-cli uploads names as they are:
+	// spaces, '#', non-ASCII), not as a URL would escape or cut it.
+	if p, ok := strings.CutPrefix(file, "file://"); ok && strings.HasPrefix(p, "/") {
+		return "~" + p
+	}
+	if strings.HasPrefix(file, "/") && !strings.HasPrefix(file, "//") {
+		return "~" + file
+	}
 	u, err := url.Parse(file)
 	if err != nil || !strings.HasPrefix(u.EscapedPath(), "/") {
 		return file
 	}
 	web := (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-	app := u.Scheme == "app" && strings.HasPrefix(file, "app://")
-	local := u.Scheme == "" && u.Host == "" && strings.HasPrefix(file, "/") && !strings.HasPrefix(file, "//") ||
-		u.Scheme == "file" && u.Host == "" && strings.HasPrefix(file, "file:///")
-	if !web && !app && !local {
+	if !web && !(u.Scheme == "app" && strings.HasPrefix(file, "app://")) {
 		return file
 	}
 	return "~" + u.EscapedPath()

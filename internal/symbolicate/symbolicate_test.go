@@ -94,6 +94,7 @@ func TestTildeAndJoin(t *testing.T) {
 		"app:///main.js":                     "~/main.js",
 		"file:///app/dist/main.js":           "~/app/dist/main.js",
 		"//cdn.example.com/main.js":          "//cdn.example.com/main.js",
+		"/srv/my app/C#/main.js":             "~/srv/my app/C#/main.js",
 		"dist/main.js":                       "dist/main.js",
 		`C:\app\main.js`:                     `C:\app\main.js`,
 	} {
