@@ -60,6 +60,7 @@ func (r *retention) run(ctx context.Context) {
 		r.log.Warn("pruning old data", "err", err)
 	} else if p != (store.Pruned{}) {
 		r.log.Info("old data pruned", "minute_counts", p.Minutes, "hour_counts", p.Hours, "tickets", p.Tickets, "info_summaries", p.Summaries,
-			"digests", p.Digests, "deliveries", p.Deliveries, "audit_entries", p.Audit)
+			"digests", p.Digests, "deliveries", p.Deliveries, "audit_entries", p.Audit, "releases", p.Releases, "uploaded_files", p.Artifacts,
+			"lookup_ids", p.Refs)
 	}
 }

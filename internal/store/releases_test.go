@@ -40,6 +40,23 @@ func TestReleaseRetention(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// An old release given a map today, and one deployed to today (a
+		// rollback): their last change is recent, they stay with their files.
+		uploaded, err := w.EnsureRelease(ctx, p.ID, "0.9", id.New(id.Release), old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CreateArtifact(ctx, store.Artifact{ID: id.New(id.Artifact), ProjectID: p.ID, ReleaseID: uploaded.ID, URL: "~/main.js.map",
+			Kind: "source_map", Data: []byte("{}"), CreatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		deployed, err := w.EnsureRelease(ctx, p.ID, "0.8", id.New(id.Release), old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CreateDeploy(ctx, store.Deploy{ID: id.New(id.Deploy), ReleaseID: deployed.ID, Environment: "production", FinishedAt: now}); err != nil {
+			t.Fatal(err)
+		}
 		if err := w.PutChunk(ctx, p.OrgID, "da39a3ee5e6b4b0d3255bfef95601890afd80709", nil, old); err != nil {
 			t.Fatal(err)
 		}
@@ -47,8 +64,14 @@ func TestReleaseRetention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pr.Releases != 1 {
-			t.Errorf("pruned %d releases, want 1", pr.Releases)
+		if pr.Releases != 1 || pr.Artifacts != 1 {
+			t.Errorf("pruned %d releases and %d files, want 1 and 1", pr.Releases, pr.Artifacts)
+		}
+		if r, err := w.ReleaseByID(ctx, uploaded.ID); err != nil || r.ArtifactCount != 1 {
+			t.Errorf("old release given a map today = %+v, %v; want it kept with its map", r, err)
+		}
+		if _, err := w.ReleaseByID(ctx, deployed.ID); err != nil {
+			t.Errorf("old release deployed today: %v, want it kept", err)
 		}
 		if _, err := w.ReleaseByID(ctx, gone.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("old release: %v, want it deleted", err)

@@ -24,6 +24,9 @@ var DefaultRetention = Retention{Minutes: 14 * 24 * time.Hour, Hours: 365 * 24 *
 // Pruned counts what Prune deleted.
 type Pruned struct {
 	Minutes, Hours, Tickets, Summaries, Digests, Deliveries, Releases int64
+	// Artifacts counts uploaded files (of releases and without one), Refs
+	// the trace and event ids of the look-up.
+	Artifacts, Refs int64
 	// Audit counts audit log entries older than AuditKept.
 	Audit int64
 }
@@ -43,15 +46,21 @@ const pruneChunk = 1000
 // named by key (SQLite's rowid or PostgreSQL's ctid when empty); set, when
 // given, updates them instead of deleting them.
 type pruneStep struct {
-	n          *int64
+	n *int64
+	// add adds to n what an earlier step counted there.
+	add        bool
 	table, key string
 	set, where string
 	args       []any
 }
 
-// releaseExpired is the condition of a release past retention: made, and
-// last named by an error event, before the cut-off (twice as an argument).
-const releaseExpired = `created_at < ? AND (last_seen IS NULL OR last_seen < ?)`
+// releaseExpired is the condition of a release past retention: made, last
+// named by an error event, last given a file and last deployed before the
+// cut-off (four times as an argument): a map uploaded today for an old
+// release, or a rollback deployed to it, is its last change.
+const releaseExpired = `created_at < ? AND (last_seen IS NULL OR last_seen < ?)
+	AND NOT EXISTS (SELECT 1 FROM artifacts a WHERE a.release_id = releases.id AND a.created_at >= ?)
+	AND NOT EXISTS (SELECT 1 FROM deploys d WHERE d.release_id = releases.id AND d.finished_at >= ?)`
 
 // Prune deletes what Retention no longer keeps, as of now, in chunks of
 // pruneChunk rows. Open tickets stay whatever their age: someone still has
@@ -65,7 +74,7 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		{table: "project_hours", where: `hour < ?`, args: []any{ms(now.Add(-r.Hours))}},
 		{table: "project_values", where: `last_seen < ?`, args: []any{ms(now.Add(-ValuesKept))}},
 		// WITHOUT ROWID on SQLite: named by its primary key.
-		{table: "event_refs", key: "(kind, ref, project_id, group_id)", where: `last_seen < ?`, args: []any{records}},
+		{n: &p.Refs, table: "event_refs", key: "(kind, ref, project_id, group_id)", where: `last_seen < ?`, args: []any{records}},
 		{table: "error_groups", key: "id", set: `ticket_id = NULL`,
 			where: `ticket_id IN (SELECT id FROM tickets WHERE status = 'resolved' AND resolved_at < ?)`, args: []any{records}},
 		{n: &p.Tickets, table: "tickets", where: `status = 'resolved' AND resolved_at < ?`, args: []any{records}},
@@ -81,10 +90,10 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		// release a group was resolved in keeps its row (its first_seen
 		// orders "resolved in a release") but not its files; files uploaded
 		// without a release by their own age; chunks no assembly used.
-		{table: "artifacts", where: `release_id IN (SELECT id FROM releases WHERE ` + releaseExpired + `)`, args: []any{records, records}},
+		{n: &p.Artifacts, table: "artifacts", where: `release_id IN (SELECT id FROM releases WHERE ` + releaseExpired + `)`, args: []any{records, records, records, records}},
 		{n: &p.Releases, table: "releases", where: releaseExpired + ` AND NOT EXISTS (SELECT 1 FROM error_groups g
-			WHERE g.project_id = releases.project_id AND g.resolved_in = releases.version)`, args: []any{records, records}},
-		{table: "artifacts", where: `release_id IS NULL AND created_at < ?`, args: []any{records}},
+			WHERE g.project_id = releases.project_id AND g.resolved_in = releases.version)`, args: []any{records, records, records, records}},
+		{n: &p.Artifacts, add: true, table: "artifacts", where: `release_id IS NULL AND created_at < ?`, args: []any{records}},
 		{table: "artifact_bundles", where: `created_at < ?`, args: []any{records}},
 		{table: "upload_chunks", where: `created_at < ?`, args: []any{ms(now.Add(-ChunksKept))}},
 	}
@@ -93,7 +102,10 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		if err != nil {
 			return p, fmt.Errorf("store: prune %s: %w", s.table, err)
 		}
-		if s.n != nil {
+		switch {
+		case s.n != nil && s.add:
+			*s.n += n
+		case s.n != nil:
 			*s.n = n
 		}
 	}
