@@ -343,6 +343,16 @@ func TestCulpritNames(t *testing.T) {
 	}
 }
 
+// TestAnonymousFrameCulprit: an anonymous function's culprit is its
+// module path, as a named function's in the same file shows it.
+func TestAnonymousFrameCulprit(t *testing.T) {
+	named := Fingerprint(Input{StackTrace: "Error: probe\n    at handle (/srv/app/js/server.js:36:28)\n    at Object.<anonymous> (/srv/app/js/server.js:67:3)"})
+	anon := Fingerprint(Input{StackTrace: "Error: probe\n    at /srv/app/js/server.js:36:28\n    at Object.<anonymous> (/srv/app/js/server.js:67:3)"})
+	if named.Culprit != "js/server.js in handle" || anon.Culprit != "js/server.js" {
+		t.Errorf("culprits %q and %q, want js/server.js in handle and js/server.js", named.Culprit, anon.Culprit)
+	}
+}
+
 // TestRustPanicForms: the forms a Rust panic takes in the wild group as one
 // problem each: anyhow's numbered causes are message (ids parameterised),
 // a message of several lines is read whole, log-panics' "'msg': file"

@@ -407,6 +407,11 @@ func culpritName(f Frame, language string) string {
 		return strings.TrimRight(f.Module, "$") + "." + f.Function
 	case f.File != "" && f.Function != "":
 		return f.File + " in " + f.Function
+	case strings.Contains(f.Module, "/"):
+		// An anonymous function (a callback, a top-level arrow): its
+		// module path, as a named one's culprit shows it ("js/app.js",
+		// not "app.js").
+		return f.Module
 	}
 	return f.File
 }
