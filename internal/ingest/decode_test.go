@@ -229,6 +229,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"missing message", body(svc, `{"level":"info"}`), 422, "events[0].message: "},
 		{"empty message", body(svc, `{"message":"m"}`, `{"message":""}`), 422, "events[1].message: "},
 		{"null message", body(svc, `{"message":null}`), 422, "events[0].message: "},
+		{"blank message", body(svc, `{"message":" \t\n "}`), 422, "events[0].message: is required and must not be empty or only white space"},
 		{"message a number", body(svc, `{"message":42}`), 422, "events[0].message: must be a string"},
 		{"message too long", body(svc, `{"message":"`+long(MaxMessageBytes+1)+`"}`), 422, "events[0].message: is longer than 16384 characters"},
 		{"message of multi-byte characters too long", body(svc, `{"message":"`+strings.Repeat("é", MaxMessageBytes+1)+`"}`), 422, "events[0].message: is longer than 16384 characters"},

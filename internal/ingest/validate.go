@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -60,8 +61,9 @@ func (bt *batch) checkEvent(i int, ev *Event, st *eventState, attr *attrScan) st
 	switch {
 	case st.bad&fMessage != 0:
 		return field("message", ": must be a string")
-	case ev.Message == "":
-		return field("message", ": is required and must not be empty")
+	case strings.TrimSpace(ev.Message) == "":
+		// A blank message would make a group with a blank title.
+		return field("message", ": is required and must not be empty or only white space")
 	case TooLong(ev.Message, MaxMessageBytes):
 		return field("message", ": is longer than "+strconv.Itoa(MaxMessageBytes)+" characters")
 	}

@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -152,21 +153,21 @@ func mapRecord(ev *ingest.Event, lr plog.LogRecord, scope string, received int64
 	if err != nil {
 		return ".body", err.Error()
 	}
-	if msg == "" { // an exception recorded as a log record may carry its text in attributes only
+	if strings.TrimSpace(msg) == "" { // an exception recorded as a log record may carry its text in attributes only
 		for _, k := range [...]string{attrExceptionMsg, attrExceptionType} {
 			if v, ok := attrs.Get(k); ok {
 				if msg, err = text(v); err != nil {
 					return ".attributes", k + " " + err.Error()
 				}
-				if msg != "" {
+				if strings.TrimSpace(msg) != "" {
 					break
 				}
 			}
 		}
 	}
 	switch {
-	case msg == "":
-		return ".body", "is empty (and there is no exception.message); Errata needs a message"
+	case strings.TrimSpace(msg) == "":
+		return ".body", "is empty or only white space (and there is no exception.message); Errata needs a message"
 	case ingest.TooLong(msg, ingest.MaxMessageBytes):
 		return ".body", "is longer than " + strconv.Itoa(ingest.MaxMessageBytes) + " characters"
 	}

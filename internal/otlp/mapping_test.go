@@ -195,6 +195,7 @@ func TestMapRejects(t *testing.T) {
 	}{
 		{"empty body", nil, func(lr plog.LogRecord) { lr.Body().SetStr("") }, "log_records[0].body: is empty"},
 		{"no body", nil, func(lr plog.LogRecord) { _ = lr.Body().FromRaw(nil) }, "body: is empty"},
+		{"blank body", nil, func(lr plog.LogRecord) { lr.Body().SetStr(" \t\n") }, "log_records[0].body: is empty or only white space"},
 		{"message too long", nil, func(lr plog.LogRecord) { lr.Body().SetStr(strings.Repeat("a", 16<<10+1)) }, "body: is longer than 16384 characters"},
 		{"message of multi-byte characters too long", nil, func(lr plog.LogRecord) { lr.Body().SetStr(strings.Repeat("é", 16<<10+1)) }, "body: is longer than 16384 characters"},
 		{"stack too long", nil, func(lr plog.LogRecord) {

@@ -53,7 +53,7 @@ func mapEvent(se *sentryEvent, m *mapping) ingest.Event {
 			ev.Message = text
 		}
 	}
-	if ev.Message == "" {
+	if strings.TrimSpace(ev.Message) == "" { // blank: no title to show
 		ev.Message = unlabeled
 	}
 	ev.Message = limitBytes(clean(ev.Message), ingest.MaxMessageBytes)
