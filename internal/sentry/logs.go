@@ -60,6 +60,10 @@ func mapLogItem(res *Result, it Item, m *mapping) {
 	}
 }
 
+// personal are the user attributes an SDK adds to its logs that are not
+// kept (docs/sentry.md: an event keeps user.id only).
+var personal = map[string]bool{"user.email": true, "user.name": true, "user.username": true, "user.ip_address": true}
+
 func mapLogRecord(rec *logRecord, m *mapping) ingest.Event {
 	service := m.service
 	ev := ingest.Event{
@@ -92,6 +96,9 @@ func mapLogRecord(rec *logRecord, m *mapping) ingest.Event {
 			ev.Release = limitRunes(clean(s), ingest.MaxReleaseLen)
 		case key == logAttrService && isString && s != "":
 			service = s
+		case personal[key]:
+			// As on events: the user's id is kept, the rest of what an
+			// SDK's setUser gives its logs is personal data.
 		default:
 			if isString && len(s) > maxValueBytes {
 				v = limitBytes(s, maxValueBytes)

@@ -30,7 +30,9 @@ func TestMapLogs(t *testing.T) {
 			"sentry.release":{"value":"1.2.3","type":"string"},
 			"sentry.message.template":{"value":"w %s","type":"string"},
 			"rows":{"value":12,"type":"integer"},"big":{"value":9007199254740993,"type":"integer"},"ratio":{"value":0.5,"type":"double"},"ok":{"value":true,"type":"boolean"},
-			"tags":{"value":["a","b"],"type":"array"},"token":{"value":"secret","type":"string"},"untyped":7}},
+			"tags":{"value":["a","b"],"type":"array"},"token":{"value":"secret","type":"string"},"untyped":7,
+			"user.id":{"value":"u-7","type":"string"},"user.email":{"value":"carol@example.com","type":"string"},
+			"user.name":{"value":"Carol","type":"string"},"user.ip_address":{"value":"10.1.2.3","type":"string"}}},
 		{"timestamp":1700000003,"level":"error","body":""},
 		{"level":"bogus","severity_number":18,"body":"by number"},
 		{"level":"fatal","body":"f\u0000"}]}`, 1<<20))
@@ -70,7 +72,8 @@ func TestMapLogs(t *testing.T) {
 	if ev.Environment != "prod" || ev.Release != "1.2.3" {
 		t.Errorf("environment %q release %q", ev.Environment, ev.Release)
 	}
-	wantAttrs := `{"sentry.message.template":"w %s","big":9007199254740993,"ok":true,"ratio":0.5,"rows":12,"tags":["a","b"],"token":"[redacted]"}`
+	// The user's id, not their email, name or address (personal data, as on events).
+	wantAttrs := `{"sentry.message.template":"w %s","big":9007199254740993,"ok":true,"ratio":0.5,"rows":12,"tags":["a","b"],"token":"[redacted]","user.id":"u-7"}`
 	if string(ev.Attributes) != wantAttrs {
 		t.Errorf("attributes %s, want %s", ev.Attributes, wantAttrs)
 	}
