@@ -61,9 +61,7 @@ func (p *Processor) sweep(ctx context.Context, last *time.Time) {
 		if _, err := p.ExpireIgnores(ctx); err != nil {
 			p.opts.Logger.Warn("ending ignores whose time has come failed; the next sweep tries again", "err", err)
 		}
-		if _, err := p.checkQuietSpikes(ctx); err != nil {
-			p.opts.Logger.Warn("checking the rate of groups whose events stopped failed", "err", err)
-		}
+		_, _ = p.checkQuietSpikes(ctx) // each failed group is logged there, and tried again
 		if p.db.ConcurrentWrites() && !p.fold.pending.Load() {
 			if has, err := p.db.Read().HasPendingCounts(ctx); err == nil && has {
 				p.fold.pending.Store(true)

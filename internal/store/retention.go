@@ -46,9 +46,7 @@ const pruneChunk = 1000
 // named by key (SQLite's rowid or PostgreSQL's ctid when empty); set, when
 // given, updates them instead of deleting them.
 type pruneStep struct {
-	n *int64
-	// add adds to n what an earlier step counted there.
-	add        bool
+	n          *int64
 	table, key string
 	set, where string
 	args       []any
@@ -90,10 +88,10 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		// release a group was resolved in keeps its row (its first_seen
 		// orders "resolved in a release") but not its files; files uploaded
 		// without a release by their own age; chunks no assembly used.
-		{n: &p.Artifacts, table: "artifacts", where: `release_id IN (SELECT id FROM releases WHERE ` + releaseExpired + `)`, args: []any{records, records, records, records}},
+		{n: &p.Artifacts, table: "artifacts", where: `release_id IN (SELECT id FROM releases WHERE ` + releaseExpired + `)
+			OR release_id IS NULL AND created_at < ?`, args: []any{records, records, records, records, records}},
 		{n: &p.Releases, table: "releases", where: releaseExpired + ` AND NOT EXISTS (SELECT 1 FROM error_groups g
 			WHERE g.project_id = releases.project_id AND g.resolved_in = releases.version)`, args: []any{records, records, records, records}},
-		{n: &p.Artifacts, add: true, table: "artifacts", where: `release_id IS NULL AND created_at < ?`, args: []any{records}},
 		{table: "artifact_bundles", where: `created_at < ?`, args: []any{records}},
 		{table: "upload_chunks", where: `created_at < ?`, args: []any{ms(now.Add(-ChunksKept))}},
 	}
@@ -102,10 +100,7 @@ func (c *Conn) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, e
 		if err != nil {
 			return p, fmt.Errorf("store: prune %s: %w", s.table, err)
 		}
-		switch {
-		case s.n != nil && s.add:
-			*s.n += n
-		case s.n != nil:
+		if s.n != nil {
 			*s.n = n
 		}
 	}
