@@ -33,6 +33,9 @@ type FacetView struct {
 // FacetList is the body of GET /v1/groups/{group_id}/facets.
 type FacetList struct {
 	Data []FacetView `json:"data" nullable:"false" doc:"One entry a key, in the order asked"`
+	// NextCursor is always null: every key asked is answered in one page
+	// (at most 20), but the body has the shape of every list (CONTRACT 2).
+	NextCursor *string `json:"next_cursor" nullable:"true" doc:"Always null: the keys asked are answered in one page"`
 }
 
 // GroupFacetsOutput is a group's facets.

@@ -455,3 +455,42 @@ func TestOpenAPIStatesEveryAccessRule(t *testing.T) {
 		t.Errorf("changing a group: role %q, want member (CONTRACT 2)", d.Role)
 	}
 }
+
+// TestOpenAPIListsUnavailable: every operation answers 503 unavailable with
+// Retry-After when the database is unreachable or read-only (CONTRACT 7),
+// so every operation lists it, but channel creation, whose six problem
+// answers CONTRACT 6 fixes.
+func TestOpenAPIListsUnavailable(t *testing.T) {
+	s := apitest.Start(t, store.SQLite)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Headers map[string]any `json:"headers"`
+			} `json:"responses"`
+		}
+	}
+	if err := json.Unmarshal(s.Do(apitest.Request{Method: "GET", Path: "/v1/openapi.json"}).Expect(t, http.StatusOK, "").Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if path == "/v1/projects/{project_id}/channels" && method == "post" {
+				if _, ok := op.Responses["503"]; ok {
+					t.Errorf("channel creation lists 503; CONTRACT 6 fixes its six")
+				}
+				continue
+			}
+			n++
+			r, ok := op.Responses["503"]
+			if !ok {
+				t.Errorf("%s %s lists no 503", method, path)
+			} else if r.Headers["Retry-After"] == nil {
+				t.Errorf("%s %s: 503 without Retry-After", method, path)
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("%d operations checked; is it the real document?", n)
+	}
+}

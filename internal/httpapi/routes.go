@@ -266,7 +266,9 @@ func register[I, O any](s *Server, o huma.Operation, a Access, h func(context.Co
 	if _, body := reflect.TypeFor[I]().FieldByName("Body"); body { // huma reads no body otherwise
 		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
-	errs = append(errs, http.StatusUnprocessableEntity)
+	// 503 unavailable with Retry-After: the database unreachable or read-only
+	// (CONTRACT 7), which every operation but the exact lists can meet.
+	errs = append(errs, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)
 	o.Errors = errs
 	huma.Register(s.api, o, h)
 }

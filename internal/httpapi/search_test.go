@@ -321,6 +321,9 @@ func TestGroupFacets(t *testing.T) {
 			return out
 		}
 		got := facets("")
+		if body := getJSON(t, s, w.Viewer.Token, "/v1/groups/"+gid+"/facets"); body["next_cursor"] != nil || !hasKey(body, "next_cursor") {
+			t.Errorf("facets' next_cursor = %v (present %v), want null as every list's", body["next_cursor"], hasKey(body, "next_cursor"))
+		}
 		if len(got) != 8 {
 			t.Errorf("default keys = %v, want 8", got)
 		}
@@ -378,3 +381,5 @@ func TestGroupFacets(t *testing.T) {
 		}
 	})
 }
+
+func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
