@@ -164,7 +164,9 @@ func customFingerprint(res *Result, in Input, a *algorithm, ev *facts, st *Stack
 			for _, v := range rule.title {
 				b.WriteString(ev.expand(v, res.Title, crashFrame))
 			}
-			res.Title = truncate(b.String(), maxTitle)
+			if t := strings.TrimSpace(b.String()); t != "" { // variables the event lacks leave the default
+				res.Title = truncate(t, maxTitle)
+			}
 		}
 	case len(in.Fingerprint) > 0:
 		values = make([]fpValue, len(in.Fingerprint))

@@ -2,6 +2,7 @@ package grouping
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -128,14 +129,24 @@ func (r *Rules) addFingerprint(line string, _ int) error {
 			if rule.title, err = templateValues(v); err != nil {
 				return err
 			}
+			if !slices.ContainsFunc(rule.title, func(v fpValue) bool { return v.variable || strings.TrimSpace(v.text) != "" }) {
+				return fmt.Errorf("the title is empty")
+			}
 			continue
 		}
 		if rule.title != nil {
 			return fmt.Errorf("fingerprint values must come before title")
 		}
+		at := s.i
 		v, err := s.fpValue()
 		if err != nil {
 			return err
+		}
+		if !s.done() && s.s[s.i] != ' ' && s.s[s.i] != '\t' && s.s[s.i] != ',' {
+			// "repo-{{ function }}" would be two values, "repo-" and the
+			// function's name: say so rather than fingerprint what was
+			// not written.
+			return fmt.Errorf("%q at column %d runs into %q: values, {{ variables }} too, are separated by commas", s.s[at:s.i], at+1, s.peek())
 		}
 		rule.values = append(rule.values, v)
 		s.space()

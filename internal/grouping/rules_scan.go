@@ -3,6 +3,7 @@ package grouping
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -258,9 +259,17 @@ func (m *matcher) compile(name, arg string) error {
 	if err != nil {
 		return fmt.Errorf("%s:%s: %v", name, arg, err)
 	}
+	if m.key == "level" && !slices.ContainsFunc(groupedLevels, re.MatchString) {
+		return fmt.Errorf("level:%s matches no level an error group has (warn, also written warning, error, fatal)", arg)
+	}
 	m.glob = re
 	return nil
 }
+
+// groupedLevels are the levels of the events that are grouped (info and
+// debug are summarised instead): a level matcher matching none of them
+// would never match.
+var groupedLevels = []string{"warn", "warning", "error", "fatal"}
 
 // compileGlob turns a glob into an anchored regular expression: '*' any
 // run (within a path segment for path globs, where '**' crosses them and

@@ -59,6 +59,12 @@ func TestParseRulesErrors(t *testing.T) {
 		{"bad family", "", "# c\nfamily:cobol -group", "stack_trace", 2, "family"},
 		{"siblings", "", "[ app:yes ] | stack.function:f -group", "stack_trace", 1, "not supported"},
 		{"matcher after action", "", "stack.function:f -group app:yes", "stack_trace", 1, "matchers come first"},
+		{"empty title", "error.type:Foo -> x title=\"  \"", "", "fingerprint", 1, "title is empty"},
+		{"level no group has", "level:bogus -> x", "", "fingerprint", 1, "matches no level"},
+		{"info is not grouped", "level:info -> x", "", "fingerprint", 1, "matches no level"},
+		{"text runs into a variable", "error.type:Foo -> repo-{{ function }}", "", "fingerprint", 1, "separated by commas"},
+		{"a variable runs into text", "error.type:Foo -> {{ level }}-x", "", "fingerprint", 1, "separated by commas"},
+		{"a quoted value runs into text", `error.type:Foo -> "a"b`, "", "fingerprint", 1, "separated by commas"},
 	}
 	for _, tt := range tests {
 		_, err := ParseRules(tt.fp, tt.st)
@@ -69,6 +75,11 @@ func TestParseRulesErrors(t *testing.T) {
 		}
 		if re.Field != tt.field || re.Line != tt.line || !strings.Contains(re.Msg, tt.says) {
 			t.Errorf("%s: %+v, want %s line %d saying %q", tt.name, re, tt.field, tt.line, tt.says)
+		}
+	}
+	for _, ok := range []string{"level:warn* -> w", "level:WARNING -> w", "level:fatal -> f, {{ level }}", "error.type:Foo -> a,{{ level }} ,b title=\"{{ level }}\""} {
+		if _, err := ParseRules(ok, ""); err != nil {
+			t.Errorf("%q: %v, want it parsed", ok, err)
 		}
 	}
 	if r, err := ParseRules("# only a comment\n\n", "  \n"); r != nil || err != nil {
@@ -144,6 +155,13 @@ func TestProjectFingerprintRules(t *testing.T) {
 	}
 	if res.Title != "Ledger: entry 9912 does not balance" {
 		t.Errorf("title %q", res.Title)
+	}
+	// A title whose variables the event lacks is the default title, not
+	// blank; one that renders with spaces around is trimmed.
+	for title, want := range map[string]string{"{{ tags.nope }} {{ transaction }}": fp(in(pyLedger, "")).Title, "  {{ tags.region }} {{ tags.nope }}": "eu"} {
+		if got := fp(in(pyLedger, "error.type:LedgerError -> ledger title=\""+title+"\"")).Title; got != want || want == "" {
+			t.Errorf("title=%q gave %q, want %q", title, got, want)
+		}
 	}
 	// The fingerprint shows what the variables gave (the rule shows them as written).
 	if res.Components[0].Name != "fingerprint" || res.Components[0].Value != "ledger, app.ledger.LedgerError, eu, post_entry, app.ledger" ||
