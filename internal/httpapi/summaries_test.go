@@ -143,8 +143,8 @@ func TestInfoSummaries(t *testing.T) {
 			}
 		}
 		r := s.Do(apitest.Request{Method: "GET", Path: base + "?from=yesterday", Token: w.Viewer.Token}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
-		if !strings.Contains(r.Str(t, "detail"), "from") {
-			t.Errorf("detail %q does not name from", r.Str(t, "detail"))
+		if d := r.Str(t, "detail"); !strings.Contains(d, "from") || !strings.Contains(d, "RFC 3339") || strings.Contains(d, "2006") {
+			t.Errorf("detail %q: want it to name from and RFC 3339, not Go's layout", d)
 		}
 
 		pages := pageAll(t, s, w.Viewer.Token, base+"?limit=1", "")

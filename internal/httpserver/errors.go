@@ -96,10 +96,16 @@ func validationDetail(msg string, errs []error) string {
 			for _, pre := range []string{"body.", "query.", "path.", "header."} {
 				field = strings.TrimPrefix(field, pre)
 			}
-			if d.Location == "body" || field == "" { // the whole body (a field may be named body)
-				return d.Message
+			m := d.Message
+			if strings.HasPrefix(m, "invalid date/time for format ") {
+				// huma's words for a query parameter's time name Go's
+				// layout ("2006-01-02T15:04:05.999999999Z07:00").
+				m = "expected an RFC 3339 date-time such as 2024-05-01T12:00:00Z"
 			}
-			return fmt.Sprintf("%s: %s", field, d.Message)
+			if d.Location == "body" || field == "" { // the whole body (a field may be named body)
+				return m
+			}
+			return fmt.Sprintf("%s: %s", field, m)
 		}
 		if err != nil {
 			return err.Error()
