@@ -49,8 +49,8 @@ func (d *Dashboard) switcherOrgs(r *http.Request, p *httpserver.Principal) []sto
 
 // formValue reads one field of a posted form; an unreadable form is a 400.
 func formValue(r *http.Request, name string) (string, error) {
-	if err := r.ParseForm(); err != nil {
-		return "", problem.New("malformed-body", "the form could not be read")
+	if err := readForm(r); err != nil {
+		return "", err
 	}
 	return r.PostForm.Get(name), nil
 }

@@ -64,8 +64,8 @@ func (d *Dashboard) channelEdit(w http.ResponseWriter, r *http.Request, p *https
 	if err := d.authorize(r, p, "channel_id", org.Admin); err != nil {
 		return err
 	}
-	if err := r.ParseForm(); err != nil {
-		return problem.New("malformed-body", "the form could not be read")
+	if err := readForm(r); err != nil {
+		return err
 	}
 	ctx, channelID := r.Context(), r.PathValue("channel_id")
 	ch, err := d.db.Read().ChannelByID(ctx, channelID)

@@ -217,8 +217,8 @@ func (d *Dashboard) channelCreate(w http.ResponseWriter, r *http.Request, p *htt
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
-	if err := r.ParseForm(); err != nil {
-		return problem.New("malformed-body", "the form could not be read")
+	if err := readForm(r); err != nil {
+		return err
 	}
 	form := readChannelForm(r)
 	ctx, projectID := r.Context(), r.PathValue("project_id")

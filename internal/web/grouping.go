@@ -66,8 +66,8 @@ func (d *Dashboard) saveGroupingRules(w http.ResponseWriter, r *http.Request, p 
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
-	if err := r.ParseForm(); err != nil {
-		return problem.New("malformed-body", "the form could not be read")
+	if err := readForm(r); err != nil {
+		return err
 	}
 	data := rulesData{Fingerprint: r.PostForm.Get("fingerprint"), StackTrace: r.PostForm.Get("stack_trace")}
 	projectID := r.PathValue("project_id")

@@ -20,8 +20,8 @@ func (d *Dashboard) mergeGroups(w http.ResponseWriter, r *http.Request, p *https
 	if err := d.authorize(r, p, "project_id", org.MemberRole); err != nil {
 		return err
 	}
-	if err := r.ParseForm(); err != nil {
-		return problem.New("malformed-body", "the form could not be read")
+	if err := readForm(r); err != nil {
+		return err
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(r.PostForm["group_ids"])))
 	if len(ids) < 2 {

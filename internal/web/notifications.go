@@ -118,8 +118,8 @@ func (d *Dashboard) notificationsSave(w http.ResponseWriter, r *http.Request, p 
 	if err := d.authorize(r, p, "project_id", org.Admin); err != nil {
 		return err
 	}
-	if err := r.ParseForm(); err != nil {
-		return problem.New("malformed-body", "the form could not be read")
+	if err := readForm(r); err != nil {
+		return err
 	}
 	form, errs := digestFromForm(r.PostForm)
 	if errs != nil {

@@ -62,9 +62,28 @@ func (d *Dashboard) sameOrigin(next http.Handler) http.Handler {
 			d.fail(w, r, nil, err)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxForm bounds a dashboard form's body as the API bounds its bodies
+// (CONTRACT 6: 1 MiB). A form's fields are percent-encoded, up to nine
+// bytes a character: a comment of 10,000 characters in any script, or
+// grouping rules of 64 KiB a field, must fit.
+const maxForm = 1 << 20
+
+// readForm parses a posted form: 413 payload-too-large past maxForm, 400
+// malformed-body for a body that is not a form.
+func readForm(r *http.Request) error {
+	err := r.ParseForm()
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return problem.New("payload-too-large", "the form is over the 1 MiB limit")
+	}
+	return problem.New("malformed-body", "the form could not be read")
 }
 
 // pageFunc is a handler of a signed-in page.

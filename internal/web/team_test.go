@@ -142,6 +142,11 @@ func TestGroupPageTeam(t *testing.T) {
 		if acts := activityOf(t, s, w.Owner.Token, gid); acts[0]["data"].(map[string]any)["body"] != "first line\nsecond line" {
 			t.Errorf("a two-line comment from the form = %v, want its lines joined by a newline", acts[0]["data"])
 		}
+		// 10,000 characters in any script fit the form (CONTRACT 8), though
+		// each CJK character is nine bytes percent-encoded; a form over
+		// 1 MiB is 413 saying so.
+		b.post(path+"/comments", url.Values{"body": {strings.Repeat("日", 10000)}}).expect(t, http.StatusSeeOther)
+		b.post(path+"/comments", url.Values{"body": {strings.Repeat("日", 120000)}}).expect(t, http.StatusRequestEntityTooLarge, "1 MiB")
 	})
 }
 
