@@ -65,7 +65,9 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 		for _, fv := range f.Values {
 			share := float64(fv.Count) / float64(f.Total)
 			vv := facetValueView{Value: fv.Value, Count: fv.Count, Share: share, Percent: strconv.FormatFloat(100*share, 'f', 0, 64) + " %"}
-			if fv.Value != store.FacetOther {
+			// A key the query language cannot name (a space, an emoji:
+			// ingestion takes any key) gets no link that would only 422.
+			if fv.Value != store.FacetOther && search.ValidKey(f.Key) {
 				vv.Search = "/projects/" + g.ProjectID + "/groups?query=" + url.QueryEscape(f.Key+":"+search.Quote(fv.Value))
 			}
 			v.Values = append(v.Values, vv)

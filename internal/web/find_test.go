@@ -25,7 +25,7 @@ func TestFindingPages(t *testing.T) {
 		trace := "Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: card declined"
 		ev := func(user, region string) map[string]any {
 			return map[string]any{"level": "error", "message": "card declined", "stack_trace": trace, "trace_id": findTrace,
-				"attributes":  map[string]any{"user.id": user, "region": region, "sentry.in_app": "y"},
+				"attributes":  map[string]any{"user.id": user, "region": region, "sentry.in_app": "y", "spaced key": "v"},
 				"breadcrumbs": []any{map[string]any{"category": "http", "level": "info", "message": "POST /checkout", "data": map[string]any{"k": map[string]any{"nested": []int{1, 2}}}}}}
 		}
 		insightIngest(t, s, w.Owner.Token, w.ProjectID, "billing", ev("u1", "eu"), ev("u2", "eu"), ev("u3", "us west"))
@@ -41,6 +41,10 @@ func TestFindingPages(t *testing.T) {
 		gid := regexp.MustCompile(`href="/groups/(grp_[a-z0-9]+)"`).FindStringSubmatch(groups.Body)[1]
 		g := b.get("/groups/"+gid).expect(t, http.StatusOK, "What its events carried", `<caption>region`,
 			`<meter min="0" max="1" value="0.6666666666666666"`, `href="/projects/`+w.ProjectID+`/groups?query=region%3A%22us&#43;west%22"`)
+		// A key the query language cannot name is shown without links.
+		if !strings.Contains(g.Body, "<caption>spaced key") || strings.Contains(g.Body, "query=spaced") {
+			t.Errorf("the facet of a key with a space: want it shown, without a search link that would 422")
+		}
 		event := regexp.MustCompile(`href="/events/(evt_\d+)"`).FindStringSubmatch(g.Body)[1]
 
 		// The event page.

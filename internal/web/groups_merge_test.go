@@ -36,7 +36,8 @@ func TestMergeGroupsFromTheList(t *testing.T) {
 
 		b := newBrowser(t, s)
 		b.signIn(w.Member.Email)
-		b.get(list).expect(t, http.StatusOK, `name="group_ids" value="`+ids["small"]+`"`, `action="`+action+`"`, "Merge selected groups")
+		b.get(list).expect(t, http.StatusOK, `name="group_ids" value="`+ids["small"]+`"`, `action="`+action+`"`, "Merge selected groups",
+			`data-confirm="Merge the selected error groups into one? A merge cannot be undone."`) // no undo: ask first
 		b.post(action, url.Values{"group_ids": {ids["small"]}}).expect(t, http.StatusUnprocessableEntity, "two or more")
 		p := b.post(action, url.Values{"group_ids": {ids["small"], ids["big"]}})
 		if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/groups/"+ids["big"]+"?merged=1" {
