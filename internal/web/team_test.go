@@ -49,6 +49,10 @@ func TestTriageBulkBar(t *testing.T) {
 		b.get(done.Header.Get("Location")).expect(t, http.StatusOK, `role="status">1 error group resolved.<`)
 		again := b.post(action, url.Values{"group_ids": {ids["alpha"]}, "action": {"resolve"}}).expect(t, http.StatusSeeOther)
 		b.get(again.Header.Get("Location")).expect(t, http.StatusOK, "No error group changed: they were resolved already.")
+		// A group that is not there (another project's, deleted) is not
+		// "resolved already".
+		gone := b.post(action, url.Values{"group_ids": {"grp_00000000000000000000000000"}, "action": {"resolve"}}).expect(t, http.StatusSeeOther)
+		b.get(gone.Header.Get("Location")).expect(t, http.StatusOK, "No error group changed: none of the checked ones is left")
 		if p := b.get(home + "?done=explode&n=3"); strings.Contains(p.Body, `class="notice"`) {
 			t.Errorf("a notice for an action the bar has not: %s", p.Body)
 		}

@@ -177,6 +177,9 @@ func (d *Dashboard) bulkGroups(w http.ResponseWriter, r *http.Request, p *httpse
 		return err
 	}
 	q := url.Values{"done": {action}, "n": {strconv.Itoa(res.Updated)}}
+	if res.Matched == 0 && action != "merge" {
+		q.Set("found", "0") // none of the checked groups is left to change
+	}
 	http.Redirect(w, r, "/projects/"+projectID+"?"+q.Encode(), http.StatusSeeOther)
 	return nil
 }
@@ -188,7 +191,7 @@ var bulkDone = map[string]string{
 }
 
 // bulkNotice is the notice of the project page the bulk bar redirects to
-// (?done=<action>&n=<groups changed>); "" for any other query.
+// (?done=<action>&n=<groups changed>[&found=0]); "" for any other query.
 func bulkNotice(q url.Values) string {
 	done, ok := bulkDone[q.Get("done")]
 	n, err := strconv.Atoi(q.Get("n"))
@@ -197,6 +200,9 @@ func bulkNotice(q url.Values) string {
 	}
 	if n == 0 && q.Get("done") == "merge" {
 		return "Nothing was merged: fewer than two of the checked error groups could be."
+	}
+	if n == 0 && q.Get("found") == "0" {
+		return "No error group changed: none of the checked ones is left (deleted, or merged into another)."
 	}
 	if n == 0 {
 		return "No error group changed: they were " + done + " already."
