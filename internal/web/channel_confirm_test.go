@@ -100,8 +100,9 @@ func TestChannelConfirmationPages(t *testing.T) {
 }
 
 // TestChannelPagesWithoutSMTP: without ERRATA_SMTP_URL an email channel's
-// pages say that no email can bring the confirmation link, and the resend
-// says so rather than that an email is on its way.
+// pages say that no email can bring the confirmation link, offer no
+// resend, and a resend posted anyway is 409 saying so rather than that an
+// email is on its way.
 func TestChannelPagesWithoutSMTP(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, storetest.Dialects[0])
@@ -118,9 +119,11 @@ func TestChannelPagesWithoutSMTP(t *testing.T) {
 		t.Fatalf("no channel link in:\n%s", created.Body)
 	}
 	page := "/channels/" + chID[1]
-	admin.get(page).expect(t, http.StatusOK, "this server sends no email")
+	if p := admin.get(page).expect(t, http.StatusOK, "this server sends no email"); strings.Contains(p.Body, "resend-confirmation") {
+		t.Error("the page offers to send the confirmation email again, which no server without SMTP can")
+	}
 	s.Clock.Advance(notify.ConfirmationResend.Span)
-	if r := admin.post(page+"/resend-confirmation", nil).expect(t, http.StatusOK, "this server sends no email"); strings.Contains(r.Body, "is on its way") {
+	if r := admin.post(page+"/resend-confirmation", nil).expect(t, http.StatusConflict, `role="alert"`, "no SMTP server"); strings.Contains(r.Body, "is on its way") {
 		t.Error("the resend says an email is on its way")
 	}
 }
