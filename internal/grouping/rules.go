@@ -66,9 +66,21 @@ const (
 	maxRules      = 500
 )
 
-// ParseRules parses fingerprint and stack trace rules. An error is a
-// *RuleError naming the field and the line. Both empty give nil.
+// ParseRules parses fingerprint and stack trace rules as processing applies
+// them. An error is a *RuleError naming the field and the line. Both empty
+// give nil.
 func ParseRules(fingerprint, stackTrace string) (*Rules, error) {
+	return parseRules(fingerprint, stackTrace, false)
+}
+
+// CheckRules parses rules as they are saved: as ParseRules, and refusing
+// besides what parses but could never match (checked at saving only, so
+// that rules saved before a check was added still apply as they did).
+func CheckRules(fingerprint, stackTrace string) (*Rules, error) {
+	return parseRules(fingerprint, stackTrace, true)
+}
+
+func parseRules(fingerprint, stackTrace string, strict bool) (*Rules, error) {
 	r := &Rules{}
 	for _, part := range []struct {
 		field, text string
@@ -88,6 +100,9 @@ func ParseRules(fingerprint, stackTrace string) (*Rules, error) {
 			if err := part.line(l, k+1); err != nil {
 				return nil, &RuleError{part.field, k + 1, err.Error()}
 			}
+			if msg := r.never(part.field); strict && msg != "" {
+				return nil, &RuleError{part.field, k + 1, msg}
+			}
 			if len(r.fingerprint) > maxRules || len(r.stack) > maxRules {
 				return nil, &RuleError{part.field, k + 1, fmt.Sprintf("more than %d rules", maxRules)}
 			}
@@ -97,6 +112,32 @@ func ParseRules(fingerprint, stackTrace string) (*Rules, error) {
 		return nil, nil
 	}
 	return r, nil
+}
+
+// groupedLevels are the levels of the events that are grouped (info and
+// debug are summarised instead).
+var groupedLevels = []string{"warn", "warning", "error", "fatal"}
+
+// never says why the rule last added to field could never match ("" when
+// it could): a level matcher that no grouped level meets (level:info), or
+// a negated one that every grouped level meets (!level:*).
+func (r *Rules) never(field string) string {
+	var ms []matcher
+	if field == "fingerprint" {
+		ms = r.fingerprint[len(r.fingerprint)-1].matchers
+	} else {
+		ms = r.stack[len(r.stack)-1].matchers
+	}
+	for _, m := range ms {
+		if m.key != "level" {
+			continue
+		}
+		meets := func(l string) bool { return m.glob.MatchString(l) != m.neg }
+		if !slices.ContainsFunc(groupedLevels, meets) {
+			return fmt.Sprintf("%s matches no level an error group has (warn, also written warning, error, fatal): info and debug events are summarised, not grouped", m.text)
+		}
+	}
+	return ""
 }
 
 // addFingerprint parses "matchers -> value, value… [title=\"…\"]".
@@ -126,27 +167,19 @@ func (r *Rules) addFingerprint(line string, _ int) error {
 			if err != nil {
 				return err
 			}
-			if rule.title, err = templateValues(v); err != nil {
+			if rule.title, err = templateValues(unescape(v)); err != nil {
 				return err
-			}
-			if !slices.ContainsFunc(rule.title, func(v fpValue) bool { return v.variable || strings.TrimSpace(v.text) != "" }) {
-				return fmt.Errorf("the title is empty")
 			}
 			continue
 		}
 		if rule.title != nil {
 			return fmt.Errorf("fingerprint values must come before title")
 		}
-		at := s.i
+		// Text running into a variable ("repo-{{ function }}") is two
+		// values, "repo-" and the variable, as Sentry reads it.
 		v, err := s.fpValue()
 		if err != nil {
 			return err
-		}
-		if !s.done() && s.s[s.i] != ' ' && s.s[s.i] != '\t' && s.s[s.i] != ',' {
-			// "repo-{{ function }}" would be two values, "repo-" and the
-			// function's name: say so rather than fingerprint what was
-			// not written.
-			return fmt.Errorf("%q at column %d runs into %q: values, {{ variables }} too, are separated by commas", s.s[at:s.i], at+1, s.peek())
 		}
 		rule.values = append(rule.values, v)
 		s.space()

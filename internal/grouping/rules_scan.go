@@ -3,7 +3,6 @@ package grouping
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -11,6 +10,7 @@ import (
 type matcher struct {
 	key      string // canonical: error.type, error.value, message, logger, level, tags.<key>, family, app, stack.*
 	neg      bool
+	text     string // as written, for messages
 	glob     *regexp.Regexp
 	families []string // family
 	app      bool     // app: yes
@@ -189,6 +189,7 @@ func (s *scanner) matchers(stop func(string) bool) ([]matcher, error) {
 // matcher consumes "[!]key:argument" with a bare or quoted key and argument.
 func (s *scanner) matcher() (matcher, error) {
 	var m matcher
+	start := s.i
 	m.neg = s.take("!")
 	var name string
 	if strings.HasPrefix(s.s[s.i:], `"`) {
@@ -221,6 +222,7 @@ func (s *scanner) matcher() (matcher, error) {
 	if arg == "" {
 		return m, fmt.Errorf("%s: no value after the colon", name)
 	}
+	m.text = s.s[start:s.i]
 	return m, m.compile(name, arg)
 }
 
@@ -259,17 +261,9 @@ func (m *matcher) compile(name, arg string) error {
 	if err != nil {
 		return fmt.Errorf("%s:%s: %v", name, arg, err)
 	}
-	if m.key == "level" && !slices.ContainsFunc(groupedLevels, re.MatchString) {
-		return fmt.Errorf("level:%s matches no level an error group has (warn, also written warning, error, fatal)", arg)
-	}
 	m.glob = re
 	return nil
 }
-
-// groupedLevels are the levels of the events that are grouped (info and
-// debug are summarised instead): a level matcher matching none of them
-// would never match.
-var groupedLevels = []string{"warn", "warning", "error", "fatal"}
 
 // compileGlob turns a glob into an anchored regular expression: '*' any
 // run (within a path segment for path globs, where '**' crosses them and

@@ -59,14 +59,31 @@ func TestParseRulesErrors(t *testing.T) {
 		{"bad family", "", "# c\nfamily:cobol -group", "stack_trace", 2, "family"},
 		{"siblings", "", "[ app:yes ] | stack.function:f -group", "stack_trace", 1, "not supported"},
 		{"matcher after action", "", "stack.function:f -group app:yes", "stack_trace", 1, "matchers come first"},
-		{"empty title", "error.type:Foo -> x title=\"  \"", "", "fingerprint", 1, "title is empty"},
 		{"level no group has", "level:bogus -> x", "", "fingerprint", 1, "matches no level"},
-		{"info is not grouped", "level:info -> x", "", "fingerprint", 1, "matches no level"},
-		{"text runs into a variable", "error.type:Foo -> repo-{{ function }}", "", "fingerprint", 1, "separated by commas"},
-		{"a variable runs into text", "error.type:Foo -> {{ level }}-x", "", "fingerprint", 1, "separated by commas"},
-		{"a quoted value runs into text", `error.type:Foo -> "a"b`, "", "fingerprint", 1, "separated by commas"},
+		{"info is not grouped", "# c\nlevel:info -> x", "", "fingerprint", 2, "level:info matches no level"},
+		{"every level negated", "", "!level:* app:yes -group", "stack_trace", 1, "!level:* matches no level"},
 	}
 	for _, tt := range tests {
+		_, err := CheckRules(tt.fp, tt.st) // as saved: ParseRules and more
+		var re *RuleError
+		if !errors.As(err, &re) {
+			t.Errorf("%s: error %v, want a *RuleError", tt.name, err)
+			continue
+		}
+		if re.Field != tt.field || re.Line != tt.line || !strings.Contains(re.Msg, tt.says) {
+			t.Errorf("%s: %+v, want %s line %d saying %q", tt.name, re, tt.field, tt.line, tt.says)
+		}
+		if _, err := ParseRules(tt.fp, tt.st); err != nil && strings.Contains(tt.says, "matches no level") {
+			// Saved before the check, such a rule still applies (it
+			// never matches): processing does not drop the project's
+			// other rules for it.
+			t.Errorf("%s: ParseRules = %v, want it to parse as before", tt.name, err)
+		}
+	}
+	for _, tt := range tests {
+		if strings.Contains(tt.says, "matches no level") {
+			continue
+		}
 		_, err := ParseRules(tt.fp, tt.st)
 		var re *RuleError
 		if !errors.As(err, &re) {
@@ -77,8 +94,10 @@ func TestParseRulesErrors(t *testing.T) {
 			t.Errorf("%s: %+v, want %s line %d saying %q", tt.name, re, tt.field, tt.line, tt.says)
 		}
 	}
-	for _, ok := range []string{"level:warn* -> w", "level:WARNING -> w", "level:fatal -> f, {{ level }}", "error.type:Foo -> a,{{ level }} ,b title=\"{{ level }}\""} {
-		if _, err := ParseRules(ok, ""); err != nil {
+	for _, ok := range []string{"level:warn* -> w", "level:WARNING -> w", "level:fatal -> f, {{ level }}", "!level:info -> w", "!level:debug app:yes -> w",
+		"error.type:Foo -> a,{{ level }} ,b title=\"{{ level }}\"", "error.type:Foo -> repo-{{ function }}", `error.type:Foo -> "a"title="T"`,
+		"error.type:Foo -> x title=\"\""} {
+		if _, err := CheckRules(ok, ""); err != nil {
 			t.Errorf("%q: %v, want it parsed", ok, err)
 		}
 	}
@@ -156,9 +175,15 @@ func TestProjectFingerprintRules(t *testing.T) {
 	if res.Title != "Ledger: entry 9912 does not balance" {
 		t.Errorf("title %q", res.Title)
 	}
+	// Text running into a variable is two values, as Sentry reads it.
+	if res := fp(in(pyLedger, "error.type:LedgerError -> repo-{{ function }}")); strings.Join(res.Parts, "|") != "custom|repo-|post_entry" {
+		t.Errorf("repo-{{ function }}: parts %q, want custom, repo-, post_entry", res.Parts)
+	}
 	// A title whose variables the event lacks is the default title, not
-	// blank; one that renders with spaces around is trimmed.
-	for title, want := range map[string]string{"{{ tags.nope }} {{ transaction }}": fp(in(pyLedger, "")).Title, "  {{ tags.region }} {{ tags.nope }}": "eu"} {
+	// blank, and so is an empty one; one that renders with spaces around is
+	// trimmed; a quote escaped in it is a quote.
+	for title, want := range map[string]string{"{{ tags.nope }} {{ transaction }}": fp(in(pyLedger, "")).Title, "": fp(in(pyLedger, "")).Title,
+		"  {{ tags.region }} {{ tags.nope }}": "eu", `say \"hi\" in {{ tags.region }}`: `say "hi" in eu`} {
 		if got := fp(in(pyLedger, "error.type:LedgerError -> ledger title=\""+title+"\"")).Title; got != want || want == "" {
 			t.Errorf("title=%q gave %q, want %q", title, got, want)
 		}
