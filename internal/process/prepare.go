@@ -456,11 +456,11 @@ func flatAttributes(attrs []byte) map[string]string {
 }
 
 // customFingerprint reads the value of attributes.fingerprint: a string or
-// an array of strings (numbers and booleans read as written, as Sentry
-// reads them); nil when absent, of another type, or without a value that
-// is not blank. A blank string or null in an array is no value: [""] would
-// otherwise put every event that carries it, whatever its error, in one
-// group, and ["a", null] would differ from ["a"] by an invisible part.
+// an array of strings; nil when absent, of another type, or blank (every
+// string of it empty or spaces: [""] would otherwise put every event that
+// carries it, whatever its error, in one group). A list with a value keeps
+// its blank strings and nulls as they were read before, so that its events
+// stay in their groups.
 func customFingerprint(raw json.RawMessage) []string {
 	if len(raw) == 0 {
 		return nil
@@ -472,27 +472,9 @@ func customFingerprint(raw json.RawMessage) []string {
 		}
 		return []string{one}
 	}
-	var many []json.RawMessage
-	if json.Unmarshal(raw, &many) != nil {
-		return nil
+	var many []string
+	if json.Unmarshal(raw, &many) == nil && slices.ContainsFunc(many, func(v string) bool { return strings.TrimSpace(v) != "" }) {
+		return many
 	}
-	out := make([]string, 0, len(many))
-	for _, v := range many {
-		switch v = bytes.TrimSpace(v); {
-		case len(v) == 0 || string(v) == "null":
-		case v[0] == '"':
-			var s string
-			if json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) != "" {
-				out = append(out, s)
-			}
-		case v[0] == '{' || v[0] == '[':
-			return nil // not a fingerprint
-		default: // a number, true or false
-			out = append(out, string(v))
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return nil
 }
