@@ -113,7 +113,7 @@ func (d *Dashboard) accountEndSession(w http.ResponseWriter, r *http.Request, p 
 }
 
 func (d *Dashboard) accountPassword(w http.ResponseWriter, r *http.Request, p *httpserver.Principal) error {
-	if err := r.ParseForm(); err != nil {
+	if err := readForm(r); err != nil {
 		return err
 	}
 	err := d.auth.ChangePassword(r.Context(), p.User, p.Session.ID, r.PostForm.Get("current_password"), r.PostForm.Get("new_password"))

@@ -124,7 +124,7 @@ func (d *Dashboard) orgRules(w http.ResponseWriter, r *http.Request, p *httpserv
 	if err := d.authorize(r, p, "org_id", org.Owner); err != nil {
 		return err
 	}
-	if err := r.ParseForm(); err != nil {
+	if err := readForm(r); err != nil {
 		return err
 	}
 	twoFA, ssoOnly := r.PostForm.Get("require_2fa") == "on", r.PostForm.Get("sso_required") == "on"

@@ -54,8 +54,8 @@ func (d *Dashboard) signInForm(w http.ResponseWriter, r *http.Request) {
 // too many failures, or successful sign-ins, are 429 as in the API, and an
 // address refused as a look-alike 422, each with the API's reason.
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		d.renderError(w, r, nil, http.StatusBadRequest, "validation-failed", "The form could not be read.")
+	if err := readForm(r); err != nil {
+		d.fail(w, r, nil, err)
 		return
 	}
 	email, next := r.PostForm.Get("email"), safeNext(r.PostForm.Get("next"))

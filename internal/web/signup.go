@@ -70,8 +70,8 @@ func (d *Dashboard) signUpForm(w http.ResponseWriter, r *http.Request) {
 // with the reason; a closed sign-up (another visitor was first) sends to the
 // sign-in form's message.
 func (d *Dashboard) signUp(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		d.renderError(w, r, nil, http.StatusBadRequest, "validation-failed", "The form could not be read.")
+	if err := readForm(r); err != nil {
+		d.fail(w, r, nil, err)
 		return
 	}
 	f := r.PostForm
