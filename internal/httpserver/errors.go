@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -97,7 +98,7 @@ func validationDetail(msg string, errs []error) string {
 				field = strings.TrimPrefix(field, pre)
 			}
 			m := d.Message
-			if strings.HasPrefix(m, "invalid date/time for format ") {
+			if m == "invalid date/time for format "+time.RFC3339Nano {
 				// huma's words for a query parameter's time name Go's
 				// layout ("2006-01-02T15:04:05.999999999Z07:00").
 				m = "expected an RFC 3339 date-time such as 2024-05-01T12:00:00Z"

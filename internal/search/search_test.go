@@ -211,3 +211,20 @@ func TestParseSuggestsTheComparedKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchesAttribute: a facet's key:value link searches the attribute
+// only for keys the language reads as that attribute.
+func TestSearchesAttribute(t *testing.T) {
+	for key, want := range map[string]bool{
+		"region": true, "user.id": true, "environment": true, "Release": true, "trace_id": true, "severity": true, "count": true,
+		"is": false, "has": false, "events": false, "users": false, "first_seen": false, "assigned": false,
+		"spaced key": false, "emoji🙂": false, "": false,
+	} {
+		if got := SearchesAttribute(key, Groups); got != want {
+			t.Errorf("SearchesAttribute(%q, groups) = %v, want %v", key, got, want)
+		}
+	}
+	if SearchesAttribute("severity", Tickets) {
+		t.Error("severity on tickets is the ticket's severity, not an attribute")
+	}
+}

@@ -303,6 +303,23 @@ func ValidKey(k string) bool {
 	return true
 }
 
+// sameAsAttribute are the built-in keys that search what the attribute
+// values of the same name count (the event's own fields).
+var sameAsAttribute = map[string]bool{"level": true, "service": true, "environment": true, "release": true, "trace_id": true}
+
+// SearchesAttribute reports whether key:value in a query of kind searches
+// the events' values of attribute key (a facet's link): a key the language
+// can name that is no built-in key of that list with another meaning
+// (is:, has:, events:… are).
+func SearchesAttribute(key string, kind Kind) bool {
+	if !ValidKey(key) {
+		return false
+	}
+	k := strings.ToLower(key)
+	b, ok := builtin[k]
+	return !ok || sameAsAttribute[k] || listOwn[k] && !containsKind(b.kinds, kind)
+}
+
 func containsKind(ks []Kind, k Kind) bool {
 	for _, x := range ks {
 		if x == k {

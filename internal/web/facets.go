@@ -66,8 +66,10 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 			share := float64(fv.Count) / float64(f.Total)
 			vv := facetValueView{Value: fv.Value, Count: fv.Count, Share: share, Percent: strconv.FormatFloat(100*share, 'f', 0, 64) + " %"}
 			// A key the query language cannot name (a space, an emoji:
-			// ingestion takes any key) gets no link that would only 422.
-			if fv.Value != store.FacetOther && search.ValidKey(f.Key) {
+			// ingestion takes any key), or names as something else (is,
+			// has, events), gets no link that would 422 or find another
+			// thing.
+			if fv.Value != store.FacetOther && search.SearchesAttribute(f.Key, search.Groups) {
 				vv.Search = "/projects/" + g.ProjectID + "/groups?query=" + url.QueryEscape(f.Key+":"+search.Quote(fv.Value))
 			}
 			v.Values = append(v.Values, vv)
