@@ -154,7 +154,7 @@ func (s *Server) routes() {
 			"from 409 channel-unsubscribed: nothing is sent to them, a test neither."), in("channel_id", org.MemberRole), s.testChannel)
 	register(s, describe(withErrs(post("/v1/channels/{channel_id}/confirmation", "resend-channel-confirmation", "Send an email channel's confirmation email again",
 		"Channels", http.StatusOK), 409), "A new link replaces the previous one. At most once per channel per 10 minutes, and 20 confirmation emails per "+
-		"organization an hour and 100 a day (429 rate-limited with Retry-After). A channel that is not waiting for a confirmation, or a server without SMTP (nothing could be sent), is 409 conflict."),
+		"organization an hour and 100 a day (429 rate-limited with Retry-After). A channel that is not waiting for a confirmation is 409 conflict."),
 		in("channel_id", org.Admin), s.resendConfirmation)
 	register(s, get("/v1/channels/{channel_id}/deliveries", "list-deliveries", "List a channel's deliveries with their attempts", "Channels"), in("channel_id", org.Viewer), s.listDeliveries)
 	register(s, withErrs(post("/v1/deliveries/{delivery_id}/redeliver", "redeliver", "Deliver again under the same identifier", "Channels", http.StatusAccepted), 409),

@@ -266,9 +266,11 @@ func (d *Dashboard) channelResend(w http.ResponseWriter, r *http.Request, p *htt
 	if err != nil {
 		return d.channelAlert(w, r, p, channelID, err, nil)
 	}
-	// Without SMTP the page shows no resend button and the service refuses
-	// (409, shown beside the channel): nothing could be sent.
 	notice := "The confirmation email is on its way to " + ch.Email + " with a new link; the previous link no longer works."
+	if d.noEmail {
+		notice = "A new confirmation link was made for " + ch.Email + " and the previous one no longer works, but this server sends no email " +
+			"(ERRATA_SMTP_URL is not set): no email can bring it the link until an operator sets it."
+	}
 	return d.renderChannel(w, r, p, http.StatusOK, channelID, "", channelPageData{Notice: notice})
 }
 
