@@ -100,8 +100,10 @@ func parseRules(fingerprint, stackTrace string, strict bool) (*Rules, error) {
 			if err := part.line(l, k+1); err != nil {
 				return nil, &RuleError{part.field, k + 1, err.Error()}
 			}
-			if msg := r.never(part.field); strict && msg != "" {
-				return nil, &RuleError{part.field, k + 1, msg}
+			if strict {
+				if msg := r.never(part.field); msg != "" {
+					return nil, &RuleError{part.field, k + 1, msg}
+				}
 			}
 			if len(r.fingerprint) > maxRules || len(r.stack) > maxRules {
 				return nil, &RuleError{part.field, k + 1, fmt.Sprintf("more than %d rules", maxRules)}
@@ -167,8 +169,13 @@ func (r *Rules) addFingerprint(line string, _ int) error {
 			if err != nil {
 				return err
 			}
-			if rule.title, err = templateValues(unescape(v)); err != nil {
+			if rule.title, err = templateValues(v); err != nil {
 				return err
+			}
+			for i, t := range rule.title {
+				if !t.variable {
+					rule.title[i].text = titleText(t.text)
+				}
 			}
 			continue
 		}
@@ -263,6 +270,15 @@ func variable(name string) (string, bool) {
 	v, ok := fpVariables[name]
 	return v, ok
 }
+
+// titleReplacer reads a title's escapes: \" a quote, \\ a backslash;
+// any other backslash stays as written (C:\temp).
+var titleReplacer = strings.NewReplacer(`\\`, `\`, `\"`, `"`)
+
+// titleText is a title's literal text with its escapes read; they are read
+// after its {{ variables }} are found, so that no title reads differently
+// for them.
+func titleText(s string) string { return titleReplacer.Replace(s) }
 
 // templateValues splits a title into literals and {{ variables }}.
 func templateValues(s string) ([]fpValue, error) {

@@ -175,9 +175,14 @@ func TestProjectFingerprintRules(t *testing.T) {
 	// blank, and so is an empty one; one that renders with spaces around is
 	// trimmed; a quote escaped in it is a quote.
 	for title, want := range map[string]string{"{{ tags.nope }} {{ transaction }}": fp(in(pyLedger, "")).Title, "": fp(in(pyLedger, "")).Title,
-		"  {{ tags.region }} {{ tags.nope }}": "eu", `say \"hi\" in {{ tags.region }}`: `say "hi" in eu`} {
-		if got := fp(in(pyLedger, "error.type:LedgerError -> ledger title=\""+title+"\"")).Title; got != want || want == "" {
-			t.Errorf("title=%q gave %q, want %q", title, got, want)
+		"  {{ tags.region }} {{ tags.nope }}": "eu", `say \"hi\" in {{ tags.region }}`: `say "hi" in eu`,
+		`C:\temp \\ {{ tags.region }}`: `C:\temp \ eu`, `\{\{ x }} {{ tags.region }}`: `\{\{ x }} eu`} {
+		res := fp(in(pyLedger, "error.type:LedgerError -> ledger title=\""+title+"\""))
+		if res.Title != want || want == "" {
+			t.Errorf("title=%q gave %q, want %q", title, res.Title, want)
+		}
+		if plain := fp(in(pyLedger, "error.type:LedgerError -> ledger")); res.Fingerprint != plain.Fingerprint {
+			t.Errorf("title=%q changed the fingerprint", title)
 		}
 	}
 	// The fingerprint shows what the variables gave (the rule shows them as written).

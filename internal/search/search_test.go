@@ -216,8 +216,9 @@ func TestParseSuggestsTheComparedKey(t *testing.T) {
 // only for keys the language reads as that attribute.
 func TestSearchesAttribute(t *testing.T) {
 	for key, want := range map[string]bool{
-		"region": true, "user.id": true, "environment": true, "Release": true, "trace_id": true, "severity": true, "count": true,
+		"region": true, "user.id": true, "environment": true, "release": true, "severity": true, "count": true,
 		"is": false, "has": false, "events": false, "users": false, "first_seen": false, "assigned": false,
+		"Release": false, "level": false, "trace_id": false, // the built-in fields, not these attributes
 		"spaced key": false, "emoji🙂": false, "": false,
 	} {
 		if got := SearchesAttribute(key, Groups); got != want {

@@ -303,9 +303,11 @@ func ValidKey(k string) bool {
 	return true
 }
 
-// sameAsAttribute are the built-in keys that search what the attribute
-// values of the same name count (the event's own fields).
-var sameAsAttribute = map[string]bool{"level": true, "service": true, "environment": true, "release": true, "trace_id": true}
+// sameAsAttribute are the built-in keys that search what the values counted
+// under the same name are: the event's own environment, release and
+// service. A level or trace_id counted is an attribute of its own (a
+// structured log's level), which level: and trace_id: do not search.
+var sameAsAttribute = map[string]bool{"service": true, "environment": true, "release": true}
 
 // SearchesAttribute reports whether key:value in a query of kind searches
 // the events' values of attribute key (a facet's link): a key the language
@@ -317,7 +319,7 @@ func SearchesAttribute(key string, kind Kind) bool {
 	}
 	k := strings.ToLower(key)
 	b, ok := builtin[k]
-	return !ok || sameAsAttribute[k] || listOwn[k] && !containsKind(b.kinds, kind)
+	return !ok || sameAsAttribute[key] || listOwn[k] && !containsKind(b.kinds, kind)
 }
 
 func containsKind(ks []Kind, k Kind) bool {
