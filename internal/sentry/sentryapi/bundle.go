@@ -3,11 +3,14 @@ package sentryapi
 import (
 	"archive/zip"
 	"context"
+	"crypto/sha1" //nolint:gosec // sentry-cli names bundles by SHA-1
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/id"
@@ -66,6 +69,7 @@ func readBundle(f *os.File) ([]bundleFile, error) {
 		return nil, fail(http.StatusBadRequest, "the bundle's manifest.json is not JSON")
 	}
 	var out []bundleFile
+	var total uint64 // the files' sizes once unpacked (archive/zip holds each to its declared size)
 	for path, info := range m.Files {
 		zf := byName["files/"+path]
 		if zf == nil {
@@ -84,6 +88,11 @@ func readBundle(f *os.File) ([]bundleFile, error) {
 		}
 		if zf.UncompressedSize64 > MaxFileSize {
 			return nil, tooLarge(zf.Name)
+		}
+		if total += zf.UncompressedSize64; total > MaxBundleSize {
+			// A small archive of files that compress well (zeros) would
+			// otherwise store many times the 1 GiB a bundle may hold.
+			return nil, fail(http.StatusRequestEntityTooLarge, "the bundle's files are over "+mib(MaxBundleSize)+" once unpacked")
 		}
 		out = append(out, bundleFile{zf: zf, art: store.Artifact{URL: info.URL, Kind: info.Type,
 			DebugID:   strings.ToLower(header(info.Headers, "debug-id")),
@@ -143,7 +152,7 @@ func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Projec
 		}
 	}()
 	return a.db.Tx(ctx, func(tx *store.Conn) error {
-		fresh, err := tx.SaveBundle(ctx, c.org.ID, req.Checksum, now)
+		fresh, err := tx.SaveBundle(ctx, c.org.ID, bundleKey(req, projects), now)
 		if err != nil || !fresh {
 			return err
 		}
@@ -165,4 +174,18 @@ func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Projec
 		}
 		return nil
 	})
+}
+
+// bundleKey is what marks a bundle assembled (store.SaveBundle): its
+// checksum with the projects, release and dist it was stored for, so that
+// the same archive assembled for another project or release is stored
+// there too, not answered ok with nothing stored.
+func bundleKey(req assembleRequest, projects []store.Project) string {
+	ids := make([]string, len(projects))
+	for i, p := range projects {
+		ids[i] = p.ID
+	}
+	slices.Sort(ids)
+	sum := sha1.Sum([]byte(req.Checksum + "\n" + strings.Join(ids, ",") + "\n" + req.Version + "\n" + req.Dist)) //nolint:gosec // a key, as the checksum it extends
+	return hex.EncodeToString(sum[:])
 }

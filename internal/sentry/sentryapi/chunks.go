@@ -147,7 +147,7 @@ func (a *API) assemble(w http.ResponseWriter, r *http.Request, c *caller) error 
 	if err != nil {
 		return err
 	}
-	if done, err := a.db.Read().HasBundle(ctx, c.org.ID, req.Checksum); err != nil || done {
+	if done, err := a.db.Read().HasBundle(ctx, c.org.ID, bundleKey(req, projects)); err != nil || done {
 		if err == nil {
 			assembled(w, "ok", "", nil)
 		}
