@@ -280,14 +280,22 @@ func (c *Conn) CancelDeliveries(ctx context.Context, channelID string, now time.
 	return res.RowsAffected()
 }
 
+// cancelSystemEmails cancels the pending system emails (no channel) of an
+// event and subject not being sent.
+const cancelSystemEmails = `UPDATE deliveries SET status = ?, next_attempt_at = NULL, lease_until = 0, updated_at = ?, body = ?
+	WHERE id IN (SELECT id FROM deliveries WHERE subject_id = ? AND channel_id IS NULL) AND event = ? AND status = ? AND lease_until < ?`
+
 // CancelSystemEmails cancels the pending system emails of event about
 // subject that nobody is sending at now (an assignment's earlier emails
 // about a group assigned again: only the last assignment's is wanted), and
 // empties their bodies as an ended system email's.
 func (c *Conn) CancelSystemEmails(ctx context.Context, event, subject string, now time.Time) (int64, error) {
-	res, err := c.exec(ctx, `UPDATE deliveries SET status = ?, next_attempt_at = NULL, lease_until = 0, updated_at = ?, body = ?
-		WHERE channel_id IS NULL AND event = ? AND subject_id = ? AND status = ? AND lease_until < ?`,
-		DeliveryCancelled, ms(now), []byte("{}"), event, subject, DeliveryPending, ms(now))
+	// The subject's system emails are found through deliveries_system
+	// (subject_id, channel_id IS NULL): given the whole condition at once,
+	// SQLite took deliveries_channel_lease (every pending email of no
+	// channel), so that a bulk assignment of 10,000 groups read the 10,000
+	// emails it had queued once per group.
+	res, err := c.exec(ctx, cancelSystemEmails, DeliveryCancelled, ms(now), []byte("{}"), subject, event, DeliveryPending, ms(now))
 	if err != nil {
 		return 0, fmt.Errorf("store: cancel %s emails of %s: %w", event, subject, err)
 	}
