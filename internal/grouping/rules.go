@@ -174,7 +174,7 @@ func (r *Rules) addFingerprint(line string, _ int) error {
 			}
 			for i, t := range rule.title {
 				if !t.variable {
-					rule.title[i].text = titleText(t.text)
+					rule.title[i].text = titleEscapes.Replace(t.text)
 				}
 			}
 			continue
@@ -271,14 +271,11 @@ func variable(name string) (string, bool) {
 	return v, ok
 }
 
-// titleReplacer reads a title's escapes: \" a quote, \\ a backslash;
-// any other backslash stays as written (C:\temp).
-var titleReplacer = strings.NewReplacer(`\\`, `\`, `\"`, `"`)
-
-// titleText is a title's literal text with its escapes read; they are read
+// titleEscapes reads a title's literal text's escapes: \" a quote, \\ a
+// backslash; any other backslash stays as written (C:\temp). They are read
 // after its {{ variables }} are found, so that no title reads differently
 // for them.
-func titleText(s string) string { return titleReplacer.Replace(s) }
+var titleEscapes = strings.NewReplacer(`\\`, `\`, `\"`, `"`)
 
 // templateValues splits a title into literals and {{ variables }}.
 func templateValues(s string) ([]fpValue, error) {

@@ -40,16 +40,21 @@ type page struct {
 
 func (b *browser) do(method, path string, form url.Values, headers map[string]string) *page {
 	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
+	if form == nil {
+		return b.send(method, path, nil, headers)
 	}
+	return b.send(method, path, strings.NewReader(form.Encode()), headers)
+}
+
+// send is do with a body as it is (a form's, url-encoded or not).
+func (b *browser) send(method, path string, body io.Reader, headers map[string]string) *page {
+	b.t.Helper()
 	req, err := http.NewRequest(method, b.s.URL+path, body)
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8") // as browsers do
-	if form != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for k, v := range headers {

@@ -62,14 +62,14 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 			continue
 		}
 		v := facetView{Key: f.Key, Total: f.Total}
+		// A key the query language cannot name (a space, an emoji:
+		// ingestion takes any key), or names as something else (is, has,
+		// events), gets no links that would 422 or find another thing.
+		linked := search.SearchesAttribute(f.Key, search.Groups)
 		for _, fv := range f.Values {
 			share := float64(fv.Count) / float64(f.Total)
 			vv := facetValueView{Value: fv.Value, Count: fv.Count, Share: share, Percent: strconv.FormatFloat(100*share, 'f', 0, 64) + " %"}
-			// A key the query language cannot name (a space, an emoji:
-			// ingestion takes any key), or names as something else (is,
-			// has, events), gets no link that would 422 or find another
-			// thing.
-			if fv.Value != store.FacetOther && search.SearchesAttribute(f.Key, search.Groups) {
+			if linked && fv.Value != store.FacetOther {
 				vv.Search = "/projects/" + g.ProjectID + "/groups?query=" + url.QueryEscape(f.Key+":"+search.Quote(fv.Value))
 			}
 			v.Values = append(v.Values, vv)

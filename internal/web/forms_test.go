@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,30 +18,17 @@ func TestFormsRefusedClearly(t *testing.T) {
 	w := s.NewWorld(t)
 	b := newBrowser(t, s)
 	b.signIn(w.Owner.Email)
-	raw := func(path, body string) (int, string) {
+	raw := func(path, body string) *page {
 		t.Helper()
-		req, err := http.NewRequest("POST", s.URL+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", s.URL)
-		req.Header.Set("Accept", "text/html")
-		res, err := b.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		page, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(page)
+		return b.send("POST", path, strings.NewReader(body), map[string]string{"Origin": s.URL})
 	}
 	big := "x=" + strings.Repeat("a", 1<<20)
 	for _, path := range []string{"/orgs/" + w.OrgID + "/sign-in-rules", "/account/password", "/sign-in", "/sign-up"} {
-		if status, page := raw(path, "require_2fa=%zz"); status != http.StatusBadRequest || !strings.Contains(page, "malformed-body") {
-			t.Errorf("POST %s, not a form: %d, want 400 malformed-body", path, status)
+		if p := raw(path, "require_2fa=%zz"); p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "malformed-body") {
+			t.Errorf("POST %s, not a form: %d, want 400 malformed-body", path, p.Status)
 		}
-		if status, page := raw(path, big); status != http.StatusRequestEntityTooLarge || !strings.Contains(page, "1 MiB") {
-			t.Errorf("POST %s, over 1 MiB: %d, want 413 saying 1 MiB", path, status)
+		if p := raw(path, big); p.Status != http.StatusRequestEntityTooLarge || !strings.Contains(p.Body, "1 MiB") {
+			t.Errorf("POST %s, over 1 MiB: %d, want 413 saying 1 MiB", path, p.Status)
 		}
 	}
 }

@@ -139,8 +139,9 @@ func writeZipFile(ctx context.Context, tx *store.Conn, f bundleFile) error {
 }
 
 // saveBundle stores the files of a bundle for each of its projects, under
-// the release when one is named, streaming each from the archive.
-func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Project, req assembleRequest, f *os.File) error {
+// the release when one is named, streaming each from the archive, marked
+// assembled by key (bundleKey).
+func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Project, req assembleRequest, key string, f *os.File) error {
 	files, err := readBundle(f)
 	if err != nil {
 		return err
@@ -152,7 +153,7 @@ func (a *API) saveBundle(ctx context.Context, c *caller, projects []store.Projec
 		}
 	}()
 	return a.db.Tx(ctx, func(tx *store.Conn) error {
-		fresh, err := tx.SaveBundle(ctx, c.org.ID, bundleKey(req, projects), now)
+		fresh, err := tx.SaveBundle(ctx, c.org.ID, key, now)
 		if err != nil || !fresh {
 			return err
 		}

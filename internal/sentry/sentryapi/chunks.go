@@ -147,7 +147,8 @@ func (a *API) assemble(w http.ResponseWriter, r *http.Request, c *caller) error 
 	if err != nil {
 		return err
 	}
-	if done, err := a.db.Read().HasBundle(ctx, c.org.ID, bundleKey(req, projects)); err != nil || done {
+	key := bundleKey(req, projects)
+	if done, err := a.db.Read().HasBundle(ctx, c.org.ID, key); err != nil || done {
 		if err == nil {
 			assembled(w, "ok", "", nil)
 		}
@@ -180,7 +181,7 @@ func (a *API) assemble(w http.ResponseWriter, r *http.Request, c *caller) error 
 	if err != nil {
 		return err
 	}
-	if err := a.saveBundle(ctx, c, projects, req, f); err != nil {
+	if err := a.saveBundle(ctx, c, projects, req, key, f); err != nil {
 		if errors.As(err, &ae) {
 			assembled(w, "error", ae.detail, nil)
 			return nil
