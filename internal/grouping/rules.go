@@ -2,7 +2,6 @@ package grouping
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -66,21 +65,9 @@ const (
 	maxRules      = 500
 )
 
-// ParseRules parses fingerprint and stack trace rules as processing applies
-// them. An error is a *RuleError naming the field and the line. Both empty
-// give nil.
+// ParseRules parses fingerprint and stack trace rules. An error is a
+// *RuleError naming the field and the line. Both empty give nil.
 func ParseRules(fingerprint, stackTrace string) (*Rules, error) {
-	return parseRules(fingerprint, stackTrace, false)
-}
-
-// CheckRules parses rules as they are saved: as ParseRules, and refusing
-// besides what parses but could never match (checked at saving only, so
-// that rules saved before a check was added still apply as they did).
-func CheckRules(fingerprint, stackTrace string) (*Rules, error) {
-	return parseRules(fingerprint, stackTrace, true)
-}
-
-func parseRules(fingerprint, stackTrace string, strict bool) (*Rules, error) {
 	r := &Rules{}
 	for _, part := range []struct {
 		field, text string
@@ -100,11 +87,6 @@ func parseRules(fingerprint, stackTrace string, strict bool) (*Rules, error) {
 			if err := part.line(l, k+1); err != nil {
 				return nil, &RuleError{part.field, k + 1, err.Error()}
 			}
-			if strict {
-				if msg := r.never(part.field); msg != "" {
-					return nil, &RuleError{part.field, k + 1, msg}
-				}
-			}
 			if len(r.fingerprint) > maxRules || len(r.stack) > maxRules {
 				return nil, &RuleError{part.field, k + 1, fmt.Sprintf("more than %d rules", maxRules)}
 			}
@@ -114,32 +96,6 @@ func parseRules(fingerprint, stackTrace string, strict bool) (*Rules, error) {
 		return nil, nil
 	}
 	return r, nil
-}
-
-// groupedLevels are the levels of the events that are grouped (info and
-// debug are summarised instead).
-var groupedLevels = []string{"warn", "warning", "error", "fatal"}
-
-// never says why the rule last added to field could never match ("" when
-// it could): a level matcher that no grouped level meets (level:info), or
-// a negated one that every grouped level meets (!level:*).
-func (r *Rules) never(field string) string {
-	var ms []matcher
-	if field == "fingerprint" {
-		ms = r.fingerprint[len(r.fingerprint)-1].matchers
-	} else {
-		ms = r.stack[len(r.stack)-1].matchers
-	}
-	for _, m := range ms {
-		if m.key != "level" {
-			continue
-		}
-		meets := func(l string) bool { return m.glob.MatchString(l) != m.neg }
-		if !slices.ContainsFunc(groupedLevels, meets) {
-			return fmt.Sprintf("%s matches no level an error group has (warn, also written warning, error, fatal): info and debug events are summarised, not grouped", m.text)
-		}
-	}
-	return ""
 }
 
 // addFingerprint parses "matchers -> value, value… [title=\"…\"]".

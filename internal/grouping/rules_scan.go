@@ -10,7 +10,6 @@ import (
 type matcher struct {
 	key      string // canonical: error.type, error.value, message, logger, level, tags.<key>, family, app, stack.*
 	neg      bool
-	text     string // as written, for messages
 	glob     *regexp.Regexp
 	families []string // family
 	app      bool     // app: yes
@@ -189,7 +188,6 @@ func (s *scanner) matchers(stop func(string) bool) ([]matcher, error) {
 // matcher consumes "[!]key:argument" with a bare or quoted key and argument.
 func (s *scanner) matcher() (matcher, error) {
 	var m matcher
-	start := s.i
 	m.neg = s.take("!")
 	var name string
 	if strings.HasPrefix(s.s[s.i:], `"`) {
@@ -222,7 +220,6 @@ func (s *scanner) matcher() (matcher, error) {
 	if arg == "" {
 		return m, fmt.Errorf("%s: no value after the colon", name)
 	}
-	m.text = s.s[start:s.i]
 	return m, m.compile(name, arg)
 }
 

@@ -94,7 +94,7 @@ func SaveGroupingRules(ctx context.Context, db *store.DB, projectID, fingerprint
 			return r, err
 		}
 	}
-	if _, err := grouping.CheckRules(r.Fingerprint, r.StackTrace); err != nil {
+	if _, err := grouping.ParseRules(r.Fingerprint, r.StackTrace); err != nil {
 		return r, ruleProblem(err)
 	}
 	err := db.Tx(ctx, func(c *store.Conn) error {

@@ -111,7 +111,7 @@ func ruleErrorOf(detail, fingerprint, stackTrace string) *ruleError {
 // parseError is the rules' parse error, nil when they parse.
 func parseError(fingerprint, stackTrace string) *grouping.RuleError {
 	norm := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
-	_, err := grouping.CheckRules(norm(fingerprint), norm(stackTrace))
+	_, err := grouping.ParseRules(norm(fingerprint), norm(stackTrace))
 	var re *grouping.RuleError
 	if errors.As(err, &re) {
 		return re
