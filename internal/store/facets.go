@@ -114,10 +114,6 @@ func (c *Conn) GroupFacets(ctx context.Context, groupID string, keys []string, t
 	return out, nil
 }
 
-// moveFacets adds a merged group's value counts to the target's, and its
-// trace and event ids, then recounts the target's distinct values and
-// users. Values past the cap are kept as they were: a merge can leave a key
-// with more than MaxFacetValues values, which only stops new ones sooner.
 // FacetKeys lists the keys whose values group groupID counts, in order,
 // at most limit.
 func (c *Conn) FacetKeys(ctx context.Context, groupID string, limit int) ([]string, error) {
@@ -131,6 +127,27 @@ func (c *Conn) FacetKeys(ctx context.Context, groupID string, limit int) ([]stri
 	})
 }
 
+// ProjectFacetKeys lists the keys whose values the project's recent
+// groups count (the recentGroups groups seen last), in order, at most
+// limit: the dashboard's search box suggests them. Reading only recent
+// groups keeps it a bounded read on a project of any size.
+func (c *Conn) ProjectFacetKeys(ctx context.Context, projectID string, recentGroups, limit int) ([]string, error) {
+	rows, err := c.query(ctx, `SELECT DISTINCT k.key FROM group_facet_keys k
+		WHERE k.group_id IN (SELECT id FROM error_groups WHERE project_id = ? ORDER BY last_seen DESC LIMIT ?)
+		ORDER BY k.key LIMIT ?`, projectID, recentGroups, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: facet keys of project %s: %w", projectID, err)
+	}
+	return collect(rows, func(s interface{ Scan(...any) error }) (string, error) {
+		var k string
+		return k, s.Scan(&k)
+	})
+}
+
+// moveFacets adds a merged group's value counts to the target's, and its
+// trace and event ids, then recounts the target's distinct values and
+// users. Values past the cap are kept as they were: a merge can leave a key
+// with more than MaxFacetValues values, which only stops new ones sooner.
 func (c *Conn) moveFacets(ctx context.Context, fromID, toID string) error {
 	if err := c.foldGroups(ctx, fromID, toID); err != nil {
 		return err

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/store/storetest"
 )
@@ -127,6 +131,54 @@ func TestFacetCapCountsNewValuesOnce(t *testing.T) {
 		// 1,001 users: the kept ones and x3, in the sketch.
 		if gr, err := db.Read().GroupByID(ctx, g); err != nil || gr.UserCount < store.MaxFacetValues || math.Abs(float64(gr.UserCount)-1001)/1001 > 0.02 {
 			t.Errorf("user_count = %d, %v; want 1001 within 2 %%", gr.UserCount, err)
+		}
+	})
+}
+
+// TestProjectFacetKeys: the keys of a project's most recently seen groups,
+// in order and without repeats; another project's keys are not among them.
+func TestProjectFacetKeys(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		c := db.Write()
+		p, q := seedProject(t, c), seedProject(t, c)
+		group := func(projectID string, seen time.Duration, keys ...string) {
+			t.Helper()
+			g := store.Group{ID: id.New(id.Group), ProjectID: projectID, Service: "s", Fingerprint: id.New(id.Group), Status: store.GroupUnresolved,
+				FirstSeen: now, LastSeen: now.Add(seen), UpdatedAt: now}
+			if err := c.InsertGroup(ctx, g); err != nil {
+				t.Fatal(err)
+			}
+			var counts []store.FacetCount
+			for _, k := range keys {
+				counts = append(counts, store.FacetCount{GroupID: g.ID, Key: k, Value: "v", N: 1})
+			}
+			if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddFacets(ctx, counts) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		group(p.ID, -time.Hour, "old_key", "region")
+		group(p.ID, 0, "region", "customer.tier")
+		group(p.ID, time.Minute, "service", "customer.tier")
+		group(q.ID, 2*time.Minute, "other_project_key")
+		for _, tc := range []struct {
+			recent, limit int
+			want          string
+		}{
+			{10, 10, "customer.tier region service old_key"},
+			{2, 10, "customer.tier region service"},
+			{10, 2, "customer.tier old_key"},
+		} {
+			keys, err := db.Read().ProjectFacetKeys(ctx, p.ID, tc.recent, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(keys)
+			want := strings.Fields(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(keys, want) {
+				t.Errorf("ProjectFacetKeys(%d groups, %d keys) = %v, want %v", tc.recent, tc.limit, keys, want)
+			}
 		}
 	})
 }

@@ -81,27 +81,34 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 	return out, nil
 }
 
-// queryKeys are the search box's suggestions (a datalist): the language's
-// keys with a typical value, and the attribute keys every group counts.
-func queryKeys() []string {
+// Bounds of the search box's suggestions of a project's own keys: the keys
+// its suggestKeyGroups most recently seen groups count, at most
+// suggestKeyLimit.
+const (
+	suggestKeyGroups = 200
+	suggestKeyLimit  = 50
+)
+
+// queryKeys are the search box's suggestions (a datalist) on a list of
+// kind: the language's keys with a typical value, the attribute keys every
+// group counts, then the project's own keys (those of its recently seen
+// groups) that the language can name as attributes.
+func (d *Dashboard) queryKeys(ctx context.Context, projectID string, kind search.Kind) ([]string, error) {
 	out := []string{"is:unresolved", "is:resolved", "is:ignored", "is:assigned", "is:unassigned", "assigned:me", "assigned:none",
 		"level:error", "level:fatal", "level:>=warn", "service:", "environment:", "release:", "first_seen:-24h", "last_seen:-1h",
 		"events:>100", "users:>10", "has:", "trace_id:"}
-	for _, k := range store.DefaultFacetKeys {
-		if !slices.Contains([]string{"environment", "release", "service"}, k) {
-			out = append(out, k+":")
+	if kind == search.Tickets {
+		out = append([]string{"is:open", "is:resolved", "severity:critical", "severity:high", "severity:medium", "reason:regression", "reason:spike"},
+			slices.DeleteFunc(out, func(k string) bool { return strings.HasPrefix(k, "is:") })...)
+	}
+	own, err := d.db.Read().ProjectFacetKeys(ctx, projectID, suggestKeyGroups, suggestKeyLimit)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range append(slices.Clone(store.DefaultFacetKeys), own...) {
+		if s := k + ":"; search.SearchesAttribute(k, kind) && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
-	return out
-}
-
-// ticketQueryKeys are the ticket list's suggestions: its own keys first.
-func ticketQueryKeys() []string {
-	return append([]string{"is:open", "is:resolved", "severity:critical", "severity:high", "severity:medium", "reason:regression", "reason:spike"},
-		slices.DeleteFunc(queryKeys(), func(k string) bool { return strings.HasPrefix(k, "is:") })...)
-}
-
-func init() {
-	funcs["queryKeys"] = queryKeys
-	funcs["ticketQueryKeys"] = ticketQueryKeys
+	return out, nil
 }

@@ -25,7 +25,7 @@ func TestFindingPages(t *testing.T) {
 		trace := "Traceback (most recent call last):\n  File \"app/pay.py\", line 12, in charge\n    raise ValueError(\"x\")\nValueError: card declined"
 		ev := func(user, region string) map[string]any {
 			return map[string]any{"level": "error", "message": "card declined", "stack_trace": trace, "trace_id": findTrace,
-				"attributes":  map[string]any{"user.id": user, "region": region, "sentry.in_app": "y", "spaced key": "v"},
+				"attributes":  map[string]any{"user.id": user, "region": region, "sentry.in_app": "y", "spaced key": "v", "customer": map[string]any{"tier": "gold"}},
 				"breadcrumbs": []any{map[string]any{"category": "http", "level": "info", "message": "POST /checkout", "data": map[string]any{"k": map[string]any{"nested": []int{1, 2}}}}}}
 		}
 		insightIngest(t, s, w.Owner.Token, w.ProjectID, "billing", ev("u1", "eu"), ev("u2", "eu"), ev("u3", "us west"))
@@ -34,7 +34,18 @@ func TestFindingPages(t *testing.T) {
 
 		// Users on the triage list.
 		b.get("/projects/"+w.ProjectID).expect(t, http.StatusOK, `<td class="num">3</td><td class="num">3</td>`,
-			`action="/projects/`+w.ProjectID+`/groups" role="search"`, `list="query-keys"`, `<option value="user.id:">`)
+			`action="/projects/`+w.ProjectID+`/groups" role="search"`, `list="query-keys"`, `<option value="user.id:">`,
+			`<option value="customer.tier:">`, `<option value="region:">`)
+		// The project's own keys are suggested where the language can name
+		// them as attributes: not a key with a space, nor a grouping key.
+		for _, path := range []string{"/projects/" + w.ProjectID, "/projects/" + w.ProjectID + "/groups", "/projects/" + w.ProjectID + "/tickets",
+			"/projects/" + w.ProjectID + "/groups?query=" + url.QueryEscape("events:>many")} {
+			p := b.get(path)
+			if !strings.Contains(p.Body, `<option value="customer.tier:">`) || strings.Contains(p.Body, `<option value="spaced key:">`) ||
+				strings.Contains(p.Body, `<option value="sentry.in_app:">`) {
+				t.Errorf("%s: the search box does not suggest the project's own keys as the language names them", path)
+			}
+		}
 
 		// Facet bars, each value a search.
 		groups := b.get("/projects/"+w.ProjectID+"/groups").expect(t, http.StatusOK, "card declined")

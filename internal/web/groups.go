@@ -15,6 +15,7 @@ import (
 	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -48,6 +49,8 @@ type groupListData struct {
 	// QueryText is the search box's text as typed; QueryError the 422's
 	// message when it does not parse, shown beside the box.
 	QueryText, QueryError string
+	// Keys are the search box's suggestions (Dashboard.queryKeys).
+	Keys []string
 }
 
 // groupList lists a project's error groups, newest first or in the order
@@ -70,6 +73,9 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 		data := groupListData{Project: prj, Statuses: tickets.GroupStatuses, Sorts: sortOptions(store.OrderNewest, "Newest"),
 			Filter:    store.GroupFilter{Status: q.Get("status"), Service: q.Get("service"), Environment: q.Get("environment")},
 			QueryText: q.Get("query"), QueryError: msg}
+		if data.Keys, err = d.queryKeys(ctx, prj.ID, search.Groups); err != nil {
+			return err
+		}
 		crumbs = append(crumbs, crumb{"Error groups", "/projects/" + prj.ID + "/groups"})
 		d.render(w, r, http.StatusUnprocessableEntity, "groups", p, frame{Title: "Error groups · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "groups", Data: data})
 		return nil
@@ -94,6 +100,9 @@ func (d *Dashboard) groupList(w http.ResponseWriter, r *http.Request, p *httpser
 	links := newListQuery("/projects/"+prj.ID+"/groups", lq.Values())
 	data := groupListData{Project: prj, Filter: lq.Filter, Statuses: tickets.GroupStatuses, Sorts: sortOptions(lq.Order, "Newest"),
 		Sort: newSortLinks(links, lq.Order, "First seen"), Groups: rows, CanMerge: role.AtLeast(org.MemberRole), QueryText: lq.Filter.Query.String()}
+	if data.Keys, err = d.queryKeys(ctx, prj.ID, search.Groups); err != nil {
+		return err
+	}
 	if len(rows) > lq.Limit {
 		last := rows[lq.Limit-1]
 		data.Groups = rows[:lq.Limit]

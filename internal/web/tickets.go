@@ -5,6 +5,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/httpserver"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 	"github.com/errata-dev/errata/internal/view"
@@ -22,6 +23,8 @@ type ticketListData struct {
 	// QueryText is the search box's text as typed; QueryError the 422's
 	// message when it does not parse, shown beside the box.
 	QueryText, QueryError string
+	// Keys are the search box's suggestions (Dashboard.queryKeys).
+	Keys []string
 }
 
 // ticketTable is the ticket table (parts/tickets.html): its rows and, on
@@ -51,6 +54,9 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 		data := ticketListData{Project: prj, Severities: severities, Sorts: sortOptions(store.OrderNewest, "Newest"),
 			Filter:    store.TicketFilter{Status: q.Get("status"), Severity: q.Get("severity"), Service: q.Get("service"), Environment: q.Get("environment")},
 			QueryText: q.Get("query"), QueryError: msg}
+		if data.Keys, err = d.queryKeys(ctx, prj.ID, search.Tickets); err != nil {
+			return err
+		}
 		crumbs = append(crumbs, crumb{"Tickets", "/projects/" + prj.ID + "/tickets"})
 		d.render(w, r, http.StatusUnprocessableEntity, "tickets", p, frame{Title: "Tickets · " + prj.Name, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 		return nil
@@ -74,6 +80,9 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 	links := newListQuery("/projects/"+prj.ID+"/tickets", lq.Values())
 	data := ticketListData{Project: prj, Filter: lq.Filter, Severities: severities, Sorts: sortOptions(lq.Order, "Newest"),
 		Table: ticketTable{Rows: rows, Sort: newSortLinks(links, lq.Order, "Opened")}, QueryText: lq.Filter.Query.String()}
+	if data.Keys, err = d.queryKeys(ctx, prj.ID, search.Tickets); err != nil {
+		return err
+	}
 	if len(rows) > lq.Limit {
 		last := rows[lq.Limit-1]
 		data.Table.Rows = rows[:lq.Limit]

@@ -14,6 +14,7 @@ import (
 	"github.com/errata-dev/errata/internal/id"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/search"
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
 )
@@ -31,6 +32,8 @@ type triageList struct {
 	Rows      []triageRow
 	// CanChange shows the check boxes and the bulk bar (members and up).
 	CanChange bool
+	// Keys are the search box's suggestions (Dashboard.queryKeys).
+	Keys []string
 }
 
 // triageRow is one group of the triage list.
@@ -84,7 +87,11 @@ func newSparkline(hours map[int64]int64, end time.Time) sparkline {
 // the list, whatever the page's length).
 func (d *Dashboard) triage(ctx context.Context, prj store.Project, role org.Role) (triageList, error) {
 	c := d.db.Read()
-	out := triageList{ProjectID: prj.ID, CanChange: role.AtLeast(org.MemberRole)}
+	keys, err := d.queryKeys(ctx, prj.ID, search.Groups)
+	if err != nil {
+		return triageList{}, err
+	}
+	out := triageList{ProjectID: prj.ID, CanChange: role.AtLeast(org.MemberRole), Keys: keys}
 	gs, err := c.ListGroupsBy(ctx, prj.ID, store.GroupFilter{Status: store.GroupUnresolved}, store.OrderLastSeen, store.Keyset{}, triageCount)
 	if err != nil || len(gs) == 0 {
 		return out, err
