@@ -51,6 +51,9 @@ type emailBody struct {
 	// ConfirmHash is a confirmation email's token hash: the email is
 	// cancelled once the channel no longer waits for that token.
 	ConfirmHash []byte `json:"confirm_hash,omitempty"`
+	// Groups are the groups an assignment email about several names: it
+	// is sent while any of them is still assigned to its recipient.
+	Groups []string `json:"groups,omitempty"`
 
 	Subject string            `json:"subject,omitempty"`
 	Text    string            `json:"text,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/mail"
@@ -33,28 +34,38 @@ func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.Invi
 	}
 	msg := email.RenderInvitation(email.Invitation{Inviter: m.Inviter, InviterEmail: m.InviterEmail, Org: m.Org, Role: m.Role,
 		AcceptURL: m.AcceptURL, ExpiresAt: m.ExpiresAt})
-	return s.queueSystem(ctx, c, store.EventInvitation, m.InvitationID, m.To, msg)
+	return s.queueSystem(ctx, c, store.EventInvitation, m.InvitationID, m.To, msg, nil)
 }
 
-// QueueAssignment queues the email telling a member a group was assigned
-// to them, in c's transaction (tickets.Mailer), cancelling the group's
-// earlier assignment emails not yet sent. Without SMTP it queues nothing.
+// QueueAssignment queues the email telling a member a group, or several
+// (a bulk change's), were assigned to them, in c's transaction
+// (tickets.Mailer), cancelling the groups' earlier assignment emails not
+// yet sent. Without SMTP it queues nothing. The email about one group has
+// the group for subject; the email about several has one of its own and
+// lists its groups in its body (emailBody.Groups), so that a later change
+// of one of them cancels none of the others' email.
 func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.AssignmentEmail) error {
-	if s.opts.Mail == nil {
+	if s.opts.Mail == nil || len(m.Groups) == 0 {
 		return nil
 	}
-	url := m.GroupURL
-	if url == "" {
-		url = s.opts.AppURL + "/groups/" + m.GroupID
+	a := email.Assignment{AssignedBy: m.AssignedBy, Project: m.Project,
+		ListURL: s.opts.AppURL + "/projects/" + m.ProjectID + "/groups?query=" + url.QueryEscape("assigned:me")}
+	ids := make([]string, 0, len(m.Groups))
+	for _, g := range m.Groups {
+		a.Groups = append(a.Groups, email.AssignedGroup{Title: g.Title, URL: s.opts.AppURL + "/groups/" + g.ID})
+		ids = append(ids, g.ID)
+		// An assignment not yet told is replaced by this one: a group
+		// assigned to Mary, Alice and Mary again before the mail went
+		// out tells Mary once, not twice.
+		if _, err := c.CancelSystemEmails(ctx, store.EventAssignment, g.ID, s.now()); err != nil {
+			return err
+		}
 	}
-	msg := email.RenderAssignment(email.Assignment{AssignedBy: m.AssignedBy, Project: m.Project, Title: m.Title, GroupURL: url})
-	// An assignment not yet told is replaced by this one: a group assigned
-	// to Mary, Alice and Mary again before the mail went out tells Mary
-	// once, not twice.
-	if _, err := c.CancelSystemEmails(ctx, store.EventAssignment, m.GroupID, s.now()); err != nil {
-		return err
+	msg := email.RenderAssignment(a)
+	if len(ids) == 1 {
+		return s.queueSystem(ctx, c, store.EventAssignment, ids[0], m.To, msg, nil)
 	}
-	return s.queueSystem(ctx, c, store.EventAssignment, m.GroupID, m.To, msg)
+	return s.queueSystem(ctx, c, store.EventAssignment, id.New(id.Delivery), m.To, msg, ids)
 }
 
 // QueueVerification queues an account's verification email in c's
@@ -64,13 +75,14 @@ func (s *Service) QueueVerification(ctx context.Context, c *store.Conn, userID, 
 		return nil
 	}
 	msg := email.RenderVerification(email.Verification{Name: name, VerifyURL: verifyURL})
-	return s.queueSystem(ctx, c, store.EventVerification, userID, to, msg)
+	return s.queueSystem(ctx, c, store.EventVerification, userID, to, msg, nil)
 }
 
 // queueSystem queues msg to the address to as a system email of event about
-// subject, in c's transaction.
-func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message) error {
-	body, err := marshal(event, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
+// subject (or about groups, an assignment email's several), in c's
+// transaction.
+func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message, groups []string) error {
+	body, err := marshal(event, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers, Groups: groups})
 	if err != nil {
 		return err
 	}
@@ -124,13 +136,29 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.
 }
 
 // assignmentLive reports whether an assignment email is still wanted: its
-// group is assigned to a member at the address it goes to.
+// group, or one of its groups, is assigned to a member at the address it
+// goes to.
 func (s *Service) assignmentLive(ctx context.Context, d store.Delivery) (bool, error) {
 	var b emailBody
 	if err := json.Unmarshal(d.Body, &b); err != nil {
 		return false, nil
 	}
-	g, err := s.db.Read().GroupByID(ctx, d.SubjectID)
+	groups := b.Groups
+	if len(groups) == 0 {
+		groups = []string{d.SubjectID}
+	}
+	for _, gid := range groups {
+		if ok, err := s.assignedTo(ctx, gid, b.To); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// assignedTo reports whether group groupID is assigned to a member at
+// address to.
+func (s *Service) assignedTo(ctx context.Context, groupID, to string) (bool, error) {
+	g, err := s.db.Read().GroupByID(ctx, groupID)
 	if errors.Is(err, store.ErrNotFound) || err == nil && g.AssigneeID == "" {
 		return false, nil
 	} else if err != nil {
@@ -142,7 +170,7 @@ func (s *Service) assignmentLive(ctx context.Context, d store.Delivery) (bool, e
 	} else if err != nil {
 		return false, err
 	}
-	return strings.EqualFold(m.Email, b.To), nil
+	return strings.EqualFold(m.Email, to), nil
 }
 
 // SystemEmailStatus returns the status of the email about each of

@@ -101,6 +101,11 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 				}
 				matched = len(chunk)
 			}
+			// The chunk's assignments are told in one email, not one a
+			// group: a bulk of 10,000 groups sent 10,000 emails, and
+			// invitations waited behind them.
+			var later AssignmentEmail
+			ch.mailLater = &later
 			for _, g := range chunk {
 				_, changed, err := s.changeGroupIn(ctx, c, a, g.ID, ch)
 				if errors.Is(err, store.ErrNotFound) || errors.Is(err, errGroupMerged) {
@@ -113,7 +118,10 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 					updated++
 				}
 			}
-			return nil
+			if len(later.Groups) == 0 {
+				return nil
+			}
+			return s.mail.QueueAssignment(ctx, c, later)
 		})
 		if err != nil {
 			return res, err

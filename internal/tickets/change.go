@@ -10,16 +10,21 @@ import (
 	"github.com/errata-dev/errata/internal/store"
 )
 
-// AssignmentEmail is the email telling a member a group was assigned to
-// them.
+// AssignmentEmail is the email telling a member a group, or several (one
+// email for a bulk change's chunk), were assigned to them.
 type AssignmentEmail struct {
-	GroupID    string
-	GroupURL   string // set by the mailer when empty
-	Title      string
+	// Groups are the groups assigned, at least one, in the order assigned.
+	Groups     []AssignedGroup
+	ProjectID  string
 	Project    string
 	To         string
 	Assignee   string
 	AssignedBy string
+}
+
+// AssignedGroup is a group an assignment email names.
+type AssignedGroup struct {
+	ID, Title string
 }
 
 // Mailer queues the email of an assignment in the transaction that makes it
@@ -45,6 +50,9 @@ type GroupChange struct {
 	// newest is the project's newest release when a bulk change read it
 	// once for all its groups (resolved_in next); nil: read it.
 	newest *string
+	// mailLater, when set (a bulk change), collects the assignments to
+	// tell in one email rather than one email a group.
+	mailLater *AssignmentEmail
 }
 
 // ChangeGroup applies a person's change to a group in one transaction,
@@ -98,7 +106,7 @@ func (s *Service) changeGroupIn(ctx context.Context, c *store.Conn, a Actor, gro
 func (s *Service) change(ctx context.Context, c *store.Conn, a Actor, g store.Group, ch GroupChange) (store.Group, error) {
 	now := s.clock()
 	if ch.Assign {
-		if err := s.assign(ctx, c, a, &g, ch.AssigneeID, now); err != nil {
+		if err := s.assign(ctx, c, a, &g, ch, now); err != nil {
 			return g, err
 		}
 	}
@@ -112,7 +120,8 @@ func (s *Service) change(ctx context.Context, c *store.Conn, a Actor, g store.Gr
 }
 
 // assign sets g's assignee and records it.
-func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.Group, memberID string, now time.Time) error {
+func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.Group, ch GroupChange, now time.Time) error {
+	memberID := ch.AssigneeID
 	if memberID == g.AssigneeID {
 		return nil
 	}
@@ -144,7 +153,15 @@ func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.G
 	if s.mail == nil || m.ID == a.MemberID {
 		return nil
 	}
-	return s.mail.QueueAssignment(ctx, c, AssignmentEmail{GroupID: g.ID, Title: g.Title, Project: p.Name, To: m.Email, Assignee: m.Name, AssignedBy: a.Name})
+	e := AssignmentEmail{ProjectID: p.ID, Project: p.Name, To: m.Email, Assignee: m.Name, AssignedBy: a.Name}
+	if later := ch.mailLater; later != nil {
+		groups := append(later.Groups, AssignedGroup{g.ID, g.Title})
+		*later = e
+		later.Groups = groups
+		return nil
+	}
+	e.Groups = []AssignedGroup{{g.ID, g.Title}}
+	return s.mail.QueueAssignment(ctx, c, e)
 }
 
 // setStatus resolves, ignores or unresolves g. Resolving or ignoring it
