@@ -66,8 +66,13 @@ func (s *Service) ChangePassword(ctx context.Context, u store.User, current, cur
 		return err
 	}
 	return s.db.Tx(ctx, func(c *store.Conn) error {
-		if err := c.SetUserPassword(ctx, u.ID, newHash, s.clock()); err != nil {
+		// The password checked must still be the account's: of two
+		// changes at once, the second is refused rather than each
+		// ending the other's session and one password silently lost.
+		if replaced, err := c.ReplaceUserPassword(ctx, u.ID, u.PasswordHash, newHash, s.clock()); err != nil {
 			return err
+		} else if !replaced {
+			return problem.New("validation-failed", "current_password: is not the account's password (it was changed meanwhile)")
 		}
 		ended, err := c.DeleteOtherSessions(ctx, u.ID, current)
 		if err != nil {

@@ -2,8 +2,11 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
@@ -182,6 +185,42 @@ func TestPasswordChangeWithoutAPassword(t *testing.T) {
 			Body: map[string]any{"current_password": "anything at all", "new_password": "a new long password"}}).Expect(t, http.StatusUnprocessableEntity, "validation-failed")
 		if d := r.Str(t, "detail"); !strings.HasPrefix(d, "current_password: this account has no password") {
 			t.Fatalf("detail %q", d)
+		}
+	})
+}
+
+// TestPasswordChangeAtOnce: two changes of one password from two sessions
+// at once: one answers 204 and its password holds, the other is refused
+// (its current password is no longer the account's) rather than both
+// answering 204, one password silently lost and both sessions ended.
+func TestPasswordChangeAtOnce(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		s.SignUp(t, "ada@example.com")
+		password := apitest.Password
+		for round := range 4 {
+			tokens := [2]string{}
+			for i := range tokens {
+				tokens[i] = signInWith(s, "ada@example.com", password, "", fmt.Sprint(i)).Expect(t, http.StatusOK, "").Str(t, "token")
+			}
+			var wg sync.WaitGroup
+			var codes [2]int
+			start := make(chan struct{})
+			for i := range tokens {
+				wg.Go(func() {
+					<-start
+					codes[i] = s.Do(apitest.Request{Method: "POST", Path: "/v1/auth/password", Token: tokens[i],
+						Body: map[string]any{"current_password": password, "new_password": fmt.Sprintf("new password %d-%d", round, i)}}).Status
+				})
+			}
+			close(start)
+			wg.Wait()
+			won := slices.Index(codes[:], http.StatusNoContent)
+			if won < 0 || codes[1-won] == http.StatusNoContent {
+				t.Fatalf("round %d: answers %v, want one 204", round, codes)
+			}
+			password = fmt.Sprintf("new password %d-%d", round, won)
+			s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: tokens[won]}).Expect(t, http.StatusOK, "")
+			signInWith(s, "ada@example.com", password, "", "check").Expect(t, http.StatusOK, "")
 		}
 	})
 }

@@ -89,3 +89,16 @@ func (c *Conn) SetUserPassword(ctx context.Context, id, hash string, now time.Ti
 	}
 	return nil
 }
+
+// ReplaceUserPassword sets a user's password hash to hash if it is still
+// old, and reports whether it was: two changes of one password at once
+// are checked each against the password in effect, and the second finds
+// it changed.
+func (c *Conn) ReplaceUserPassword(ctx context.Context, id, old, hash string, now time.Time) (bool, error) {
+	res, err := c.exec(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ? AND password_hash = ?`, hash, ms(now), id, old)
+	if err != nil {
+		return false, fmt.Errorf("store: set password of %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
