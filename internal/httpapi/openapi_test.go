@@ -355,7 +355,7 @@ func TestOpenAPIUnknownRoutesAndMethods(t *testing.T) {
 		}
 	}
 	// The detail names the path as asked, under a prefix a handler strips too.
-	for _, p := range []string{"/v1/nope", "/docs/nope.md", "/docs/errors/nope"} {
+	for _, p := range []string{"/v1/nope", "/docs/nope.md", "/docs/errors/nope", "/v1/projects//channels"} {
 		if d := s.Do(apitest.Request{Method: http.MethodGet, Path: p, Headers: map[string]string{"Accept": "application/json"}}).Expect(t, http.StatusNotFound, "not-found").Str(t, "detail"); d != "no route GET "+p {
 			t.Errorf("GET %s: detail %q", p, d)
 		}

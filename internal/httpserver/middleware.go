@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -210,6 +211,18 @@ func callerKey(r *http.Request) string {
 // problems: a request no pattern matches is routed to a recorder first.
 func (s *Server) withRouteProblems(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasPrefix(p, "/v1/") && !cleanPath(p) {
+			// The mux would redirect to the cleaned path: an empty id
+			// (/v1/projects//channels) to another resource
+			// (/v1/projects/channels, a project "channels"), and a
+			// POST's 307 to nothing an API client follows. The API has
+			// no such path: 404, as any other path without a route.
+			if w.Header().Get("RateLimit-Limit") == "" {
+				s.TakeCallerToken(w, r) // as below
+			}
+			WriteProblem(w, r, problem.Newf("not-found", "no route %s %s", r.Method, requestPath(r)))
+			return
+		}
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			mux.ServeHTTP(w, r) // the mux, not h: it sets the path values
@@ -261,3 +274,13 @@ type discardRecorder struct {
 func (d *discardRecorder) Header() http.Header         { return d.header }
 func (d *discardRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discardRecorder) WriteHeader(code int)        { d.status = code }
+
+// cleanPath reports whether p is as the mux keeps it: no empty, "." or
+// ".." segment (a trailing slash allowed).
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
+}

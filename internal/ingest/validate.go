@@ -21,6 +21,9 @@ func (bt *batch) check() string {
 	if detail := checkString("service", bt.service, fService, bt.bad, MaxServiceLen); detail != "" {
 		return detail
 	}
+	if blank(bt.service) {
+		return "service: " + blankService
+	}
 	if detail := checkString("environment", bt.environment, fEnvironment, bt.bad, MaxEnvironmentLen); detail != "" {
 		return detail
 	}
@@ -57,6 +60,9 @@ func (bt *batch) checkEvent(i int, ev *Event, st *eventState, attr *attrScan) st
 		if detail := checkString(f.name, f.v, f.bit, st.bad, f.max); detail != "" {
 			return prefix() + detail
 		}
+	}
+	if blank(ev.Service) {
+		return field("service", ": "+blankService)
 	}
 	switch {
 	case st.bad&fMessage != 0:
@@ -238,3 +244,11 @@ func daysFromCivil(y, m, d int) int64 {
 func TooLong(s string, max int) bool {
 	return len(s) > max && utf8.RuneCountInString(s) > max
 }
+
+// blankService is the detail of a service made only of white space: it is
+// required, and such a one would name a group's service with nothing
+// readable.
+const blankService = "must not be empty or only white space"
+
+// blank reports whether s is set but only white space.
+func blank(s string) bool { return s != "" && strings.TrimSpace(s) == "" }
