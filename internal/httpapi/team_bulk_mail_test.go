@@ -12,31 +12,20 @@ import (
 )
 
 // TestBulkAssignmentOneEmail: a bulk change assigning several groups tells
-// the assignee in one email naming each group, not one email a group; it is
-// sent while any of its groups is still theirs, and a later change of one
-// group cancels none of it.
+// the assignee in one email naming each group, not one email a group; a
+// group taken back before it is sent is left out of it, and with every
+// group taken back it is cancelled.
 func TestBulkAssignmentOneEmail(t *testing.T) {
 	t.Parallel()
 	smtp := mailtest.Start(t)
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
-		w := s.NewWorld(t)
-		var gids []string
-		for range 3 {
-			_, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
-			gids = append(gids, gid)
-		}
-		deliverDue(t, s) // the world's invitations
-		bulk := func(ids []string, assignee any) {
-			t.Helper()
-			s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/groups/bulk", Token: w.Owner.Token,
-				Body: map[string]any{"ids": ids, "set": map[string]any{"assignee_id": assignee}}}).Expect(t, http.StatusOK, "")
-		}
+		w, gids, bulk := bulkAssignWorld(t, s, 4)
 		bulk(gids, w.Member.MemberID)
 		// One group taken back before the email goes out: the others
-		// still hold, so it is sent.
+		// still hold, so it is sent, without it.
 		patchJSON(s, w.Owner.Token, groupPath(gids[0]), map[string]any{"assignee_id": nil}).Expect(t, http.StatusOK, "")
 		if n := deliverDue(t, s); n != 1 {
-			t.Fatalf("deliveries attempted after a bulk assignment of 3 groups = %d, want 1 email", n)
+			t.Fatalf("deliveries attempted after a bulk assignment of 4 groups = %d, want 1 email", n)
 		}
 		m := smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
 			return mailtest.To("member@example.com")(m) && strings.Contains(m.Parts["text/plain"], gids[1])
@@ -45,13 +34,13 @@ func TestBulkAssignmentOneEmail(t *testing.T) {
 			t.Errorf("Subject = %q", subj)
 		}
 		text := m.Parts["text/plain"]
-		for _, gid := range gids {
+		for _, gid := range gids[1:] {
 			if !strings.Contains(text, testAppURL+"/groups/"+gid) || !strings.Contains(m.Parts["text/html"], `href="`+testAppURL+"/groups/"+gid+`"`) {
 				t.Errorf("the email does not link group %s:\n%s\n%s", gid, text, m.Parts["text/html"])
 			}
 		}
-		if !strings.Contains(text, "assigned 3 error groups of web to you") {
-			t.Errorf("text:\n%s", text)
+		if !strings.Contains(text, "assigned 3 error groups of web to you") || strings.Contains(text, gids[0]) {
+			t.Errorf("want the three groups still assigned, not the one taken back; text:\n%s", text)
 		}
 
 		// Every group of a bulk email taken back before it is sent: it is
@@ -74,4 +63,74 @@ func TestBulkAssignmentOneEmail(t *testing.T) {
 			}
 		}
 	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
+// TestBulkAssignmentEmailOnce: groups assigned by a bulk and assigned again
+// before its email goes out are told once, by the latest assignment's
+// email: a bulk back and forth sends one email; a group of a bulk moved
+// away and back by itself is left out of the bulk's email, which names the
+// others alone.
+func TestBulkAssignmentEmailOnce(t *testing.T) {
+	t.Parallel()
+	smtp := mailtest.Start(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, gids, bulk := bulkAssignWorld(t, s, 3)
+		bulk(gids[:2], w.Member.MemberID)
+		bulk(gids[:2], w.Admin.MemberID)
+		bulk(gids[:2], w.Member.MemberID)
+		deliverDue(t, s)
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
+			return mailtest.To("member@example.com")(m) && strings.Contains(m.Parts["text/plain"], gids[0])
+		})
+		// A group of a bulk moved away and back by itself: its own email
+		// tells it, the bulk's the other.
+		bulk(gids[1:], w.Admin.MemberID)
+		s.Clock.Advance(time.Second)
+		patchJSON(s, w.Owner.Token, groupPath(gids[1]), map[string]any{"assignee_id": w.Member.MemberID}).Expect(t, http.StatusOK, "")
+		s.Clock.Advance(time.Second)
+		patchJSON(s, w.Owner.Token, groupPath(gids[1]), map[string]any{"assignee_id": w.Admin.MemberID}).Expect(t, http.StatusOK, "")
+		deliverDue(t, s)
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
+			return mailtest.To("admin@example.com")(m) && strings.Contains(m.Parts["text/plain"], gids[2])
+		})
+		if n := deliverDue(t, s); n != 0 {
+			t.Errorf("deliveries left = %d, want none", n)
+		}
+		told := map[string]int{}
+		for _, m := range smtp.Messages() {
+			for _, gid := range gids {
+				if strings.Contains(m.Parts["text/plain"], gid) {
+					told[strings.Trim(m.Header.Get("To"), "<>")+" "+gid]++
+				}
+			}
+		}
+		for _, k := range []string{"member@example.com " + gids[0], "member@example.com " + gids[1], "admin@example.com " + gids[1], "admin@example.com " + gids[2]} {
+			if told[k] != 1 {
+				t.Errorf("emails telling %s = %d, want 1 (all: %v)", k, told[k], told)
+			}
+		}
+		if len(told) != 4 {
+			t.Errorf("emails told %v, want the four above", told)
+		}
+	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
+// bulkAssignWorld makes a world whose project has n groups (its invitation
+// emails sent) and returns them with a bulk assignment as its owner, a
+// second after the previous change.
+func bulkAssignWorld(t *testing.T, s *apitest.Server, n int) (apitest.World, []string, func(ids []string, assignee any)) {
+	t.Helper()
+	w := s.NewWorld(t)
+	var gids []string
+	for range n {
+		_, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
+		gids = append(gids, gid)
+	}
+	deliverDue(t, s) // the world's invitations
+	return w, gids, func(ids []string, assignee any) {
+		t.Helper()
+		s.Clock.Advance(time.Second)
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/groups/bulk", Token: w.Owner.Token,
+			Body: map[string]any{"ids": ids, "set": map[string]any{"assignee_id": assignee}}}).Expect(t, http.StatusOK, "")
+	}
 }

@@ -215,7 +215,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"batch environment too long", body(svc+`,"environment":"`+long(65)+`"`, `{"message":"m"}`), 422, "environment: "},
 		{"batch release too long", body(svc+`,"release":"`+long(65)+`"`, `{"message":"m"}`), 422, "release: "},
 		{"batch service a number", body(`"service":1`, `{"message":"m"}`), 422, "service: must be a string"},
-		{"batch service blank", body(`"service":"   "`, `{"message":"m"}`), 422, "service: must not be empty or only white space"},
+		{"batch service blank", body(`"service":"   "`, `{"message":"m"}`), 422, "service: must not be only white space"},
 		{"batch wins over events", body(`"release":[]`, `{"message":""}`), 422, "release: "},
 		// 422 on an event
 		{"no service anywhere", body("", `{"message":"m","service":"a"}`, `{"message":"m"}`, `{"message":"m"}`), 422,
@@ -224,7 +224,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"missing service beats the same event's level", body("", `{"message":"m","service":"a"}`, `{"level":"x","message":"m"}`), 422, "events[1].service: "},
 		{"earlier event beats missing service", body("", `{"message":"m","service":"a","level":"x"}`, `{"message":"m"}`), 422, "events[0].level: "},
 		{"event service too long", body(svc, `{"message":"m","service":"`+strings.Repeat("é", 129)+`"}`), 422, "events[0].service: is longer than 128 characters"},
-		{"event service blank", body(svc, `{"message":"m"}`, `{"message":"m","service":"\t\n"}`), 422, "events[1].service: must not be empty or only white space"},
+		{"event service blank", body(svc, `{"message":"m"}`, `{"message":"m","service":"\t\n"}`), 422, "events[1].service: must not be only white space"},
+		{"blank service before a long environment", body(svc, `{"message":"m","service":" ","environment":"`+long(65)+`"}`), 422, "events[0].service: must not be only white space"},
 		{"event environment too long", body(svc, `{"message":"m","environment":"`+long(65)+`"}`), 422, "events[0].environment: "},
 		{"event release a bool", body(svc, `{"message":"m","release":true}`), 422, "events[0].release: must be a string"},
 		{"event not an object", body(svc, `{"message":"m"}`, `"m"`), 422, "events[1]: must be an object"},

@@ -60,9 +60,9 @@ func (bt *batch) checkEvent(i int, ev *Event, st *eventState, attr *attrScan) st
 		if detail := checkString(f.name, f.v, f.bit, st.bad, f.max); detail != "" {
 			return prefix() + detail
 		}
-	}
-	if blank(ev.Service) {
-		return field("service", ": "+blankService)
+		if f.bit == fService && blank(f.v) {
+			return field("service", ": "+blankService)
+		}
 	}
 	switch {
 	case st.bad&fMessage != 0:
@@ -248,7 +248,7 @@ func TooLong(s string, max int) bool {
 // blankService is the detail of a service made only of white space: it is
 // required, and such a one would name a group's service with nothing
 // readable.
-const blankService = "must not be empty or only white space"
+const blankService = "must not be only white space"
 
 // blank reports whether s is set but only white space.
 func blank(s string) bool { return s != "" && strings.TrimSpace(s) == "" }

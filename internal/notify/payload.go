@@ -3,6 +3,8 @@ package notify
 import (
 	"encoding/json"
 
+	"github.com/errata-dev/errata/internal/notify/email"
+
 	"github.com/errata-dev/errata/internal/view"
 )
 
@@ -51,9 +53,13 @@ type emailBody struct {
 	// ConfirmHash is a confirmation email's token hash: the email is
 	// cancelled once the channel no longer waits for that token.
 	ConfirmHash []byte `json:"confirm_hash,omitempty"`
-	// Groups are the groups an assignment email about several names: it
-	// is sent while any of them is still assigned to its recipient.
-	Groups []string `json:"groups,omitempty"`
+	// Assignment is an assignment email about several groups as it was
+	// rendered, GroupIDs its groups' ids in the same order: when it is
+	// sent, the groups no longer its recipient's, or assigned again since
+	// (whose own email tells it), are left out and the rest rendered
+	// anew; none left, it is cancelled.
+	Assignment *email.Assignment `json:"assignment,omitempty"`
+	GroupIDs   []string          `json:"groups,omitempty"`
 
 	Subject string            `json:"subject,omitempty"`
 	Text    string            `json:"text,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/errata-dev/errata/internal/mail"
 
@@ -65,7 +66,7 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 	if len(ids) == 1 {
 		return s.queueSystem(ctx, c, store.EventAssignment, ids[0], m.To, msg, nil)
 	}
-	return s.queueSystem(ctx, c, store.EventAssignment, id.New(id.Delivery), m.To, msg, ids)
+	return s.queueSystem(ctx, c, store.EventAssignment, id.New(id.Delivery), m.To, msg, &emailBody{Assignment: &a, GroupIDs: ids})
 }
 
 // QueueVerification queues an account's verification email in c's
@@ -79,10 +80,15 @@ func (s *Service) QueueVerification(ctx context.Context, c *store.Conn, userID, 
 }
 
 // queueSystem queues msg to the address to as a system email of event about
-// subject (or about groups, an assignment email's several), in c's
-// transaction.
-func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message, groups []string) error {
-	body, err := marshal(event, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers, Groups: groups})
+// subject, in c's transaction; extra, when set, carries what the email is
+// checked and rendered from again when it is sent (an assignment email's
+// several groups).
+func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message, extra *emailBody) error {
+	b := emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers}
+	if extra != nil {
+		b.Assignment, b.GroupIDs = extra.Assignment, extra.GroupIDs
+	}
+	body, err := marshal(event, b)
 	if err != nil {
 		return err
 	}
@@ -110,7 +116,7 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.
 	case store.EventConfirmation:
 		live = s.confirmationLive
 	case store.EventAssignment:
-		live = s.assignmentLive
+		return s.attemptAssignment(ctx, d)
 	}
 	if live != nil {
 		ok, err := live(ctx, d)
@@ -135,24 +141,56 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.
 	return s.sendEmail(ctx, d.Body, "")
 }
 
-// assignmentLive reports whether an assignment email is still wanted: its
-// group, or one of its groups, is assigned to a member at the address it
-// goes to.
-func (s *Service) assignmentLive(ctx context.Context, d store.Delivery) (bool, error) {
+// attemptAssignment attempts an assignment email. The email about one
+// group is sent while the group is assigned to its recipient. The email
+// about several (a bulk change's) is sent with the groups that are still
+// the recipient's and were not assigned again since it was queued (a later
+// assignment has its own email, and the one-group emails it replaced are
+// cancelled when it is queued), rendered anew when some are left out;
+// cancelled when none is left.
+func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) delivery.Result {
 	var b emailBody
 	if err := json.Unmarshal(d.Body, &b); err != nil {
-		return false, nil
+		return delivery.Result{Outcome: delivery.Cancel}
 	}
-	groups := b.Groups
-	if len(groups) == 0 {
-		groups = []string{d.SubjectID}
+	if b.Assignment == nil || len(b.GroupIDs) != len(b.Assignment.Groups) {
+		ok, err := s.assignedTo(ctx, d.SubjectID, b.To)
+		if err != nil {
+			return delivery.Failed(delivery.Retry, "internal", "reading the email's subject failed")
+		}
+		if !ok {
+			return delivery.Result{Outcome: delivery.Cancel}
+		}
+		return s.sendEmail(ctx, d.Body, "")
 	}
-	for _, gid := range groups {
-		if ok, err := s.assignedTo(ctx, gid, b.To); ok || err != nil {
-			return ok, err
+	a := *b.Assignment
+	a.Groups = nil
+	for i, gid := range b.GroupIDs {
+		ok, err := s.assignedTo(ctx, gid, b.To)
+		if err == nil && ok {
+			var last time.Time
+			last, err = s.db.Read().LastActivityAt(ctx, gid, store.ActivityAssigned)
+			ok = !last.After(d.CreatedAt)
+		}
+		if err != nil {
+			return delivery.Failed(delivery.Retry, "internal", "reading the email's groups failed")
+		}
+		if ok {
+			a.Groups = append(a.Groups, b.Assignment.Groups[i])
 		}
 	}
-	return false, nil
+	switch len(a.Groups) {
+	case 0:
+		return delivery.Result{Outcome: delivery.Cancel}
+	case len(b.GroupIDs):
+		return s.sendEmail(ctx, d.Body, "")
+	}
+	msg := email.RenderAssignment(a)
+	body, err := marshal(d.Event, emailBody{To: b.To, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
+	if err != nil {
+		return delivery.Failed(delivery.GiveUp, "internal", err.Error())
+	}
+	return s.sendEmail(ctx, body, "")
 }
 
 // assignedTo reports whether group groupID is assigned to a member at

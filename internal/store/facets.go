@@ -127,13 +127,15 @@ func (c *Conn) FacetKeys(ctx context.Context, groupID string, limit int) ([]stri
 	})
 }
 
-// ProjectFacetKeys lists the keys whose values the project's recent
-// groups count (the recentGroups groups seen last), in order, at most
-// limit: the dashboard's search box suggests them. Reading only recent
-// groups keeps it a bounded read on a project of any size.
+// ProjectFacetKeys lists the keys whose values the project's newest
+// groups count (the recentGroups made last), in order, at most limit: the
+// dashboard's search box suggests them. The newest by id, not by last
+// seen: the groups are read through the (project_id, id) index, a bounded
+// read on a project of any size (an index on last_seen would be written
+// by every processed batch).
 func (c *Conn) ProjectFacetKeys(ctx context.Context, projectID string, recentGroups, limit int) ([]string, error) {
 	rows, err := c.query(ctx, `SELECT DISTINCT k.key FROM group_facet_keys k
-		WHERE k.group_id IN (SELECT id FROM error_groups WHERE project_id = ? ORDER BY last_seen DESC LIMIT ?)
+		WHERE k.group_id IN (SELECT id FROM error_groups WHERE project_id = ? ORDER BY id DESC LIMIT ?)
 		ORDER BY k.key LIMIT ?`, projectID, recentGroups, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: facet keys of project %s: %w", projectID, err)

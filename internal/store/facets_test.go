@@ -135,8 +135,8 @@ func TestFacetCapCountsNewValuesOnce(t *testing.T) {
 	})
 }
 
-// TestProjectFacetKeys: the keys of a project's most recently seen groups,
-// in order and without repeats; another project's keys are not among them.
+// TestProjectFacetKeys: the keys of a project's newest groups, in order and
+// without repeats; another project's keys are not among them.
 func TestProjectFacetKeys(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()

@@ -70,6 +70,20 @@ func (c *Conn) ListActivity(ctx context.Context, groupID, before string, limit i
 	})
 }
 
+// LastActivityAt returns when a group's latest entry of a kind was
+// recorded, the zero time when it has none.
+func (c *Conn) LastActivityAt(ctx context.Context, groupID, kind string) (time.Time, error) {
+	var at sql.NullInt64
+	err := c.queryRow(ctx, `SELECT MAX(created_at) FROM group_activity WHERE group_id = ? AND kind = ?`, groupID, kind).Scan(&at)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: last %s of %s: %w", kind, groupID, translate(err))
+	}
+	if !at.Valid {
+		return time.Time{}, nil
+	}
+	return fromMS(at.Int64), nil
+}
+
 // CountActivity counts a group's entries of a kind (for tests and checks).
 func (c *Conn) CountActivity(ctx context.Context, groupID, kind string) (int64, error) {
 	var n int64
