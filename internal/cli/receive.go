@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -30,7 +31,25 @@ type receiveCmd struct {
 	Count  int    `help:"Exit after this many deliveries (0: run until interrupted)."`
 }
 
+// checkAddr refuses an --addr that is not host:port, or whose port no
+// webhook URL can name (the server's channels take 443 or 1024-65535; 0
+// picks a free one, printed).
+func (c *receiveCmd) checkAddr() error {
+	_, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return usageError{fmt.Errorf("--addr: %q is not host:port (such as 127.0.0.1:9443)", c.Addr)}
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 || n != 0 && n != 443 && n < 1024 {
+		return usageError{fmt.Errorf("--addr: port %s cannot be in a webhook URL: use 443 or 1024-65535", port)}
+	}
+	return nil
+}
+
 func (c *receiveCmd) Run(e *env) error {
+	if err := c.checkAddr(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("receive: listen on %s: %w (choose another with --addr)", c.Addr, err)

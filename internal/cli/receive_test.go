@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/x509"
 	"net"
 	"os"
@@ -55,6 +56,19 @@ func TestReceiveKeepsItsAuthority(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(c.CAFile); !bytes.Equal(now, pem) {
 		t.Fatal("a run that could not listen replaced the authority")
+	}
+
+	// An address that is not host:port, or a port no webhook URL can
+	// name, is a usage error (exit 2) before anything is touched.
+	for _, addr := range []string{"nope", "127.0.0.1:80", "127.0.0.1:1023", "127.0.0.1:65536", "127.0.0.1:x"} {
+		bad := &receiveCmd{CAFile: c.CAFile, Addr: addr}
+		var ue usageError
+		if err := bad.Run(&env{ctx: context.Background(), stdout: &bytes.Buffer{}}); !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--addr: ") {
+			t.Errorf("receive --addr %s: %v, want a usage error naming --addr", addr, err)
+		}
+	}
+	if now, _ := os.ReadFile(c.CAFile); !bytes.Equal(now, pem) {
+		t.Fatal("a run refused for its address replaced the authority")
 	}
 
 	// An authority with less than a day left (a leaf's life) is replaced.

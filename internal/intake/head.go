@@ -17,6 +17,10 @@ import (
 // (CONTRACT 8). A first line longer than this cannot authenticate.
 const MaxHeadBytes = 64 << 10
 
+// maxHeadBuf is what is read at most looking for the first line: the line
+// and its newline.
+const maxHeadBuf = MaxHeadBytes + 1
+
 // errHeadTooLong is a first line over MaxHeadBytes: no key can be read
 // from it (refused as unauthorized, read no further).
 var errHeadTooLong = errors.New("intake: the first line is over 64 KiB")
@@ -136,10 +140,10 @@ func (k *Keyless) readHead(ctx context.Context, src io.Reader) error {
 		if n < len(*buf) {
 			continue
 		}
-		if n >= MaxHeadBytes {
+		if n >= maxHeadBuf {
 			return errHeadTooLong
 		}
-		size := int64(min(2*n, MaxHeadBytes))
+		size := int64(min(2*n, maxHeadBuf))
 		bigger, err := k.body.alloc(ctx, size, size)
 		if err != nil {
 			return err

@@ -101,7 +101,7 @@ func TestReadHeadBomb(t *testing.T) {
 	if pr != nil {
 		t.Fatal(pr)
 	}
-	if !bytes.HasPrefix(k.Head(), []byte("{\"dsn\":\"x\"}\n")) || len(k.Head()) > MaxHeadBytes {
+	if !bytes.HasPrefix(k.Head(), []byte("{\"dsn\":\"x\"}\n")) || len(k.Head()) > MaxHeadBytes+1 {
 		t.Fatalf("head %q…", k.Head()[:20])
 	}
 	whole, _, pr := k.Finish(context.Background(), "org_a")
@@ -141,4 +141,38 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// TestReadHeadAtTheLimit: a first line of exactly 64 KiB (its newline
+// beside) is read whole, as sent and gzipped; one byte more cannot
+// authenticate.
+func TestReadHeadAtTheLimit(t *testing.T) {
+	in := &Intake{Memory: NewBudget(64<<20, 100*time.Millisecond)}
+	lim := Limits{Wire: 20 << 20, Decoded: 100 << 20}
+	gz := &Decoding{Memory: 64 << 10, Open: func(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }}
+	for _, n := range []int{MaxHeadBytes - 1, MaxHeadBytes, MaxHeadBytes + 1} {
+		line := append(bytes.Repeat([]byte("x"), n), '\n')
+		body := append(line, "{\"type\":\"event\"}\n{}\n"...)
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		for _, c := range []struct {
+			name string
+			body []byte
+			dec  *Decoding
+		}{{"as sent", body, nil}, {"gzipped", z.Bytes(), gz}} {
+			k, _, pr := in.ReadHead(context.Background(), httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(c.body)), lim, c.dec)
+			if n <= MaxHeadBytes {
+				if pr != nil || !bytes.HasPrefix(k.Head(), line) {
+					t.Errorf("%s, a first line of %d bytes: %v, want it read whole", c.name, n, pr)
+				}
+			} else if pr == nil || !strings.Contains(pr.Detail, "first line is over 64 KiB") {
+				t.Errorf("%s, a first line of %d bytes: %v, want it refused", c.name, n, pr)
+			}
+			if k != nil {
+				k.Release()
+			}
+		}
+	}
 }
