@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"crypto/x509"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
