@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,6 +25,10 @@ func TestBulkAssignmentOneEmail(t *testing.T) {
 		// One group taken back before the email goes out: the others
 		// still hold, so it is sent, without it.
 		patchJSON(s, w.Owner.Token, groupPath(gids[0]), map[string]any{"assignee_id": nil}).Expect(t, http.StatusOK, "")
+		if n := deliverDue(t, s); n != 0 {
+			t.Fatalf("deliveries attempted at once after a bulk assignment = %d, want none while its email gathers the bulk's groups", n)
+		}
+		s.Clock.Advance(gathered)
 		if n := deliverDue(t, s); n != 1 {
 			t.Fatalf("deliveries attempted after a bulk assignment of 4 groups = %d, want 1 email", n)
 		}
@@ -48,6 +53,7 @@ func TestBulkAssignmentOneEmail(t *testing.T) {
 		bulk(gids[1:], w.Admin.MemberID)
 		bulk(gids[1:], nil)
 		bulk(gids[:1], w.Admin.MemberID)
+		s.Clock.Advance(gathered)
 		if n := deliverDue(t, s); n != 2 {
 			t.Fatalf("deliveries attempted = %d, want the cancelled bulk email and the one-group email", n)
 		}
@@ -78,6 +84,7 @@ func TestBulkAssignmentEmailOnce(t *testing.T) {
 		bulk(gids[:2], w.Member.MemberID)
 		bulk(gids[:2], w.Admin.MemberID)
 		bulk(gids[:2], w.Member.MemberID)
+		s.Clock.Advance(gathered)
 		deliverDue(t, s)
 		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
 			return mailtest.To("member@example.com")(m) && strings.Contains(m.Parts["text/plain"], gids[0])
@@ -89,6 +96,7 @@ func TestBulkAssignmentEmailOnce(t *testing.T) {
 		patchJSON(s, w.Owner.Token, groupPath(gids[1]), map[string]any{"assignee_id": w.Member.MemberID}).Expect(t, http.StatusOK, "")
 		s.Clock.Advance(time.Second)
 		patchJSON(s, w.Owner.Token, groupPath(gids[1]), map[string]any{"assignee_id": w.Admin.MemberID}).Expect(t, http.StatusOK, "")
+		s.Clock.Advance(gathered)
 		deliverDue(t, s)
 		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
 			return mailtest.To("admin@example.com")(m) && strings.Contains(m.Parts["text/plain"], gids[2])
@@ -115,16 +123,82 @@ func TestBulkAssignmentEmailOnce(t *testing.T) {
 	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
 }
 
+// TestBulkAssignmentOfManyGroups: a bulk of more groups than one of its
+// transactions takes tells the assignee in one email: each transaction
+// adds its groups to the bulk's email while it waits.
+func TestBulkAssignmentOfManyGroups(t *testing.T) {
+	t.Parallel()
+	smtp := mailtest.Start(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, _, _ := bulkAssignWorld(t, s, 150)
+		s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/groups/bulk", Token: w.Owner.Token,
+			Body: map[string]any{"query": "is:unassigned", "set": map[string]any{"assignee_id": w.Member.MemberID}}}).Expect(t, http.StatusOK, "")
+		s.Clock.Advance(gathered)
+		if n := deliverDue(t, s); n != 1 {
+			t.Fatalf("deliveries attempted after a bulk assignment of 150 groups = %d, want 1 email", n)
+		}
+		m := smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
+			return mailtest.To("member@example.com")(m) && strings.Contains(m.Parts["text/plain"], w.ProjectID)
+		})
+		if m.Header.Get("Subject") != "[web] 150 error groups assigned to you" {
+			t.Errorf("Subject = %q", m.Header.Get("Subject"))
+		}
+		if text := m.Parts["text/plain"]; !strings.Contains(text, "and 130 more:") || !strings.Contains(text, testAppURL+"/projects/"+w.ProjectID+"/groups?query=assigned%3Ame") {
+			t.Errorf("text:\n%s", text)
+		}
+	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
+// TestAssignmentEmailOfMergedGroup: a group merged into another before its
+// assignment email goes out is no longer anyone's: its email is cancelled,
+// the target's is sent.
+func TestAssignmentEmailOfMergedGroup(t *testing.T) {
+	t.Parallel()
+	smtp := mailtest.Start(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, gids, _ := bulkAssignWorld(t, s, 2)
+		for _, gid := range gids {
+			patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": w.Member.MemberID}).Expect(t, http.StatusOK, "")
+		}
+		r := s.Do(apitest.Request{Method: "POST", Path: "/v1/projects/" + w.ProjectID + "/groups/bulk", Token: w.Owner.Token,
+			Body: map[string]any{"ids": gids, "merge": true}}).Expect(t, http.StatusOK, "").JSON(t)
+		if r["updated"] != float64(2) {
+			t.Fatalf("merge = %v", r)
+		}
+		target, merged := gids[0], gids[1]
+		if g := getJSON(t, s, w.Owner.Token, groupPath(target)); g["merged_into"] != nil {
+			target, merged = merged, target
+		}
+		if n := deliverDue(t, s); n != 2 {
+			t.Fatalf("deliveries attempted = %d, want both emails (one cancelled)", n)
+		}
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool { return strings.Contains(m.Parts["text/plain"], target) })
+		for _, m := range smtp.Messages() {
+			if strings.Contains(m.Parts["text/plain"], merged) {
+				t.Errorf("told the assignment of %s, merged into %s before its email went out", merged, target)
+			}
+		}
+	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
+// gathered is longer than a bulk's assignment email waits for the bulk's
+// groups (notify's bulkGather).
+const gathered = 11 * time.Second
+
 // bulkAssignWorld makes a world whose project has n groups (its invitation
-// emails sent) and returns them with a bulk assignment as its owner, a
-// second after the previous change.
+// emails sent) and returns them (the first 100) with a bulk assignment as
+// its owner, a second after the previous change.
 func bulkAssignWorld(t *testing.T, s *apitest.Server, n int) (apitest.World, []string, func(ids []string, assignee any)) {
 	t.Helper()
 	w := s.NewWorld(t)
-	var gids []string
-	for range n {
-		_, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
-		gids = append(gids, gid)
+	var evs []map[string]any
+	for i := range n {
+		evs = append(evs, fpEv(fmt.Sprintf("bulk-%d-%d", emailSeq.Add(1), i), "error"))
+	}
+	feed(t, s, projectKey(t, s, w.Owner.Token, w.ProjectID), batchOf("api", evs...))
+	gids := ids(items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/groups?limit=100"))
+	if len(gids) != min(n, 100) {
+		t.Fatalf("groups = %d, want %d", len(gids), n)
 	}
 	deliverDue(t, s) // the world's invitations
 	return w, gids, func(ids []string, assignee any) {

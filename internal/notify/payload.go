@@ -2,6 +2,7 @@ package notify
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/errata-dev/errata/internal/notify/email"
 
@@ -60,6 +61,9 @@ type emailBody struct {
 	// anew; none left, it is cancelled.
 	Assignment *email.Assignment `json:"assignment,omitempty"`
 	GroupIDs   []string          `json:"groups,omitempty"`
+	// AssignedAt is when the last of its groups was added: a group's
+	// assignment after it is a later one, which its own email tells.
+	AssignedAt time.Time `json:"assigned_at,omitzero"`
 
 	Subject string            `json:"subject,omitempty"`
 	Text    string            `json:"text,omitempty"`

@@ -35,20 +35,28 @@ func (s *Service) QueueInvitation(ctx context.Context, c *store.Conn, m org.Invi
 	}
 	msg := email.RenderInvitation(email.Invitation{Inviter: m.Inviter, InviterEmail: m.InviterEmail, Org: m.Org, Role: m.Role,
 		AcceptURL: m.AcceptURL, ExpiresAt: m.ExpiresAt})
-	return s.queueSystem(ctx, c, store.EventInvitation, m.InvitationID, m.To, msg, nil)
+	return s.queueSystem(ctx, c, store.EventInvitation, m.InvitationID, m.To, msg, nil, s.now())
 }
 
-// QueueAssignment queues the email telling a member a group, or several
-// (a bulk change's), were assigned to them, in c's transaction
+// bulkGather is how long a bulk change's assignment email waits after its
+// last transaction added groups to it before it is sent: a bulk of 10,000
+// groups commits 100 transactions over several seconds, and they make one
+// email.
+const bulkGather = 10 * time.Second
+
+// QueueAssignment queues the email telling a member a group, or several (a
+// bulk change's), were assigned to them, in c's transaction
 // (tickets.Mailer), cancelling the groups' earlier assignment emails not
 // yet sent. Without SMTP it queues nothing. The email about one group has
-// the group for subject; the email about several has one of its own and
-// lists its groups in its body (emailBody.Groups), so that a later change
-// of one of them cancels none of the others' email.
+// the group for subject. A bulk's has the bulk for subject and its groups in
+// its body: each of the bulk's transactions adds its groups to it while it
+// waits (bulkGather), so that the bulk makes one email; a later change of
+// one of its groups cancels none of the others' (attemptAssignment).
 func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.AssignmentEmail) error {
 	if s.opts.Mail == nil || len(m.Groups) == 0 {
 		return nil
 	}
+	now := s.now()
 	a := email.Assignment{AssignedBy: m.AssignedBy, Project: m.Project,
 		ListURL: s.opts.AppURL + "/projects/" + m.ProjectID + "/groups?query=" + url.QueryEscape("assigned:me")}
 	ids := make([]string, 0, len(m.Groups))
@@ -58,15 +66,40 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 		// An assignment not yet told is replaced by this one: a group
 		// assigned to Mary, Alice and Mary again before the mail went
 		// out tells Mary once, not twice.
-		if _, err := c.CancelSystemEmails(ctx, store.EventAssignment, g.ID, s.now()); err != nil {
+		if _, err := c.CancelSystemEmails(ctx, store.EventAssignment, g.ID, now); err != nil {
 			return err
 		}
 	}
-	msg := email.RenderAssignment(a)
-	if len(ids) == 1 {
-		return s.queueSystem(ctx, c, store.EventAssignment, ids[0], m.To, msg, nil)
+	if m.Bulk == "" {
+		return s.queueSystem(ctx, c, store.EventAssignment, ids[0], m.To, email.RenderAssignment(a), nil, now)
 	}
-	return s.queueSystem(ctx, c, store.EventAssignment, id.New(id.Delivery), m.To, msg, &emailBody{Assignment: &a, GroupIDs: ids})
+	d, err := c.PendingSystemEmail(ctx, store.EventAssignment, m.Bulk, now)
+	if err == nil {
+		var b emailBody
+		if json.Unmarshal(d.Body, &b) == nil && b.Assignment != nil && b.To == m.To {
+			a.Groups = append(b.Assignment.Groups, a.Groups...)
+			ids = append(b.GroupIDs, ids...)
+			body, err := assignmentBody(m.To, a, ids, now)
+			if err != nil {
+				return err
+			}
+			if ok, err := c.RewritePendingEmail(ctx, d.ID, body, now.Add(bulkGather), now); ok || err != nil {
+				return err
+			}
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return s.queueSystem(ctx, c, store.EventAssignment, m.Bulk, m.To, email.RenderAssignment(a),
+		&emailBody{Assignment: &a, GroupIDs: ids, AssignedAt: now}, now.Add(bulkGather))
+}
+
+// assignmentBody is the stored body of a bulk's assignment email to to, its
+// last groups added at now.
+func assignmentBody(to string, a email.Assignment, ids []string, now time.Time) ([]byte, error) {
+	msg := email.RenderAssignment(a)
+	return marshal(store.EventAssignment, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers,
+		Assignment: &a, GroupIDs: ids, AssignedAt: now})
 }
 
 // QueueVerification queues an account's verification email in c's
@@ -76,17 +109,17 @@ func (s *Service) QueueVerification(ctx context.Context, c *store.Conn, userID, 
 		return nil
 	}
 	msg := email.RenderVerification(email.Verification{Name: name, VerifyURL: verifyURL})
-	return s.queueSystem(ctx, c, store.EventVerification, userID, to, msg, nil)
+	return s.queueSystem(ctx, c, store.EventVerification, userID, to, msg, nil, s.now())
 }
 
 // queueSystem queues msg to the address to as a system email of event about
-// subject, in c's transaction; extra, when set, carries what the email is
-// checked and rendered from again when it is sent (an assignment email's
-// several groups).
-func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message, extra *emailBody) error {
+// subject, due at due, in c's transaction; extra, when set, carries what the
+// email is checked and rendered from again when it is sent (an assignment
+// email's several groups).
+func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message, extra *emailBody, due time.Time) error {
 	b := emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers}
 	if extra != nil {
-		b.Assignment, b.GroupIDs = extra.Assignment, extra.GroupIDs
+		b.Assignment, b.GroupIDs, b.AssignedAt = extra.Assignment, extra.GroupIDs, extra.AssignedAt
 	}
 	body, err := marshal(event, b)
 	if err != nil {
@@ -94,7 +127,7 @@ func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject
 	}
 	now := s.now()
 	d := store.Delivery{ID: id.New(id.Delivery), Event: event, SubjectID: subject, Format: store.FormatEmail, Body: body,
-		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+		Status: store.DeliveryPending, Series: 1, NextAttemptAt: &due, CreatedAt: now, UpdatedAt: now}
 	return c.InsertDelivery(ctx, d)
 }
 
@@ -142,12 +175,12 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.
 }
 
 // attemptAssignment attempts an assignment email. The email about one
-// group is sent while the group is assigned to its recipient. The email
-// about several (a bulk change's) is sent with the groups that are still
-// the recipient's and were not assigned again since it was queued (a later
-// assignment has its own email, and the one-group emails it replaced are
-// cancelled when it is queued), rendered anew when some are left out;
-// cancelled when none is left.
+// group is sent while the group is assigned to its recipient. A bulk's
+// email is sent with the groups that are still the recipient's and were
+// not assigned again since they were added to it (a later assignment has
+// its own email, and the one-group emails it replaced are cancelled when
+// it is queued), rendered anew when some are left out; cancelled when none
+// is left.
 func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) delivery.Result {
 	var b emailBody
 	if err := json.Unmarshal(d.Body, &b); err != nil {
@@ -165,12 +198,16 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 	}
 	a := *b.Assignment
 	a.Groups = nil
+	asOf := b.AssignedAt
+	if asOf.IsZero() {
+		asOf = d.CreatedAt
+	}
 	for i, gid := range b.GroupIDs {
 		ok, err := s.assignedTo(ctx, gid, b.To)
 		if err == nil && ok {
 			var last time.Time
 			last, err = s.db.Read().LastActivityAt(ctx, gid, store.ActivityAssigned)
-			ok = !last.After(d.CreatedAt)
+			ok = !last.After(asOf)
 		}
 		if err != nil {
 			return delivery.Failed(delivery.Retry, "internal", "reading the email's groups failed")
@@ -194,10 +231,11 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 }
 
 // assignedTo reports whether group groupID is assigned to a member at
-// address to.
+// address to (a group merged into another is no longer anyone's: its
+// events and ticket went to the target).
 func (s *Service) assignedTo(ctx context.Context, groupID, to string) (bool, error) {
 	g, err := s.db.Read().GroupByID(ctx, groupID)
-	if errors.Is(err, store.ErrNotFound) || err == nil && g.AssigneeID == "" {
+	if errors.Is(err, store.ErrNotFound) || err == nil && (g.AssigneeID == "" || g.MergedInto != "") {
 		return false, nil
 	} else if err != nil {
 		return false, err

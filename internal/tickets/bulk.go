@@ -74,6 +74,9 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 	}
 	slices.SortFunc(gs, func(x, y store.Group) int { return strings.Compare(x.ID, y.ID) })
 	var res BulkResult
+	// The bulk's assignments are told in one email, which each chunk's
+	// transaction adds its groups to (notify.Service.QueueAssignment).
+	bulkID := id.New(id.Delivery)
 	for chunk := range slices.Chunk(gs, bulkChunk) {
 		updated, matched := 0, len(chunk)
 		err := s.db.TxAgain(ctx, func(c *store.Conn) error {
@@ -101,10 +104,10 @@ func (s *Service) BulkChange(ctx context.Context, a Actor, projectID string, ids
 				}
 				matched = len(chunk)
 			}
-			// The chunk's assignments are told in one email, not one a
-			// group: a bulk of 10,000 groups sent 10,000 emails, and
-			// invitations waited behind them.
-			var later AssignmentEmail
+			// The chunk's assignments are told in the bulk's one email,
+			// not one a group: a bulk of 10,000 groups sent 10,000
+			// emails, and invitations waited behind them.
+			later := AssignmentEmail{Bulk: bulkID}
 			ch.mailLater = &later
 			for _, g := range chunk {
 				_, changed, err := s.changeGroupIn(ctx, c, a, g.ID, ch)

@@ -14,7 +14,10 @@ import (
 // email for a bulk change's chunk), were assigned to them.
 type AssignmentEmail struct {
 	// Groups are the groups assigned, at least one, in the order assigned.
-	Groups     []AssignedGroup
+	Groups []AssignedGroup
+	// Bulk names the bulk change that assigned them ("" for one group's
+	// change): its transactions add their groups to one email.
+	Bulk       string
 	ProjectID  string
 	Project    string
 	To         string
@@ -156,6 +159,7 @@ func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.G
 	e := AssignmentEmail{ProjectID: p.ID, Project: p.Name, To: m.Email, Assignee: m.Name, AssignedBy: a.Name}
 	if later := ch.mailLater; later != nil {
 		groups := append(later.Groups, AssignedGroup{g.ID, g.Title})
+		e.Bulk = later.Bulk
 		*later = e
 		later.Groups = groups
 		return nil
