@@ -54,11 +54,10 @@ type emailBody struct {
 	// ConfirmHash is a confirmation email's token hash: the email is
 	// cancelled once the channel no longer waits for that token.
 	ConfirmHash []byte `json:"confirm_hash,omitempty"`
-	// Assignment is an assignment email about several groups as it was
-	// rendered, GroupIDs its groups' ids in the same order: when it is
-	// sent, the groups no longer its recipient's, or assigned again since
-	// (whose own email tells it), are left out and the rest rendered
-	// anew; none left, it is cancelled.
+	// Assignment is a bulk's assignment email without its groups, and
+	// GroupIDs its groups' ids: it is rendered when it is sent, from the
+	// groups still its recipient's and not assigned again since
+	// (attemptAssignment).
 	Assignment *email.Assignment `json:"assignment,omitempty"`
 	GroupIDs   []string          `json:"groups,omitempty"`
 	// AssignedAt is when the last of its groups was added: a group's

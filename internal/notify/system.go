@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,13 +74,15 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 	if m.Bulk == "" {
 		return s.queueSystem(ctx, c, store.EventAssignment, ids[0], m.To, email.RenderAssignment(a), nil, now)
 	}
+	// The bulk's email keeps its groups' ids only: it is rendered when it
+	// is sent, from the groups as they are then, so that the body each of
+	// the bulk's transactions rewrites stays small.
+	a.Groups = nil
 	d, err := c.PendingSystemEmail(ctx, store.EventAssignment, m.Bulk, now)
 	if err == nil {
 		var b emailBody
 		if json.Unmarshal(d.Body, &b) == nil && b.Assignment != nil && b.To == m.To {
-			a.Groups = append(b.Assignment.Groups, a.Groups...)
-			ids = append(b.GroupIDs, ids...)
-			body, err := assignmentBody(m.To, a, ids, now)
+			body, err := marshal(d.Event, emailBody{To: m.To, Assignment: &a, GroupIDs: append(b.GroupIDs, ids...), AssignedAt: now})
 			if err != nil {
 				return err
 			}
@@ -90,16 +93,8 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return s.queueSystem(ctx, c, store.EventAssignment, m.Bulk, m.To, email.RenderAssignment(a),
+	return s.queueSystem(ctx, c, store.EventAssignment, m.Bulk, m.To, mail.Message{},
 		&emailBody{Assignment: &a, GroupIDs: ids, AssignedAt: now}, now.Add(bulkGather))
-}
-
-// assignmentBody is the stored body of a bulk's assignment email to to, its
-// last groups added at now.
-func assignmentBody(to string, a email.Assignment, ids []string, now time.Time) ([]byte, error) {
-	msg := email.RenderAssignment(a)
-	return marshal(store.EventAssignment, emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers,
-		Assignment: &a, GroupIDs: ids, AssignedAt: now})
 }
 
 // QueueVerification queues an account's verification email in c's
@@ -176,17 +171,16 @@ func (s *Service) attemptSystem(ctx context.Context, d store.Delivery) delivery.
 
 // attemptAssignment attempts an assignment email. The email about one
 // group is sent while the group is assigned to its recipient. A bulk's
-// email is sent with the groups that are still the recipient's and were
-// not assigned again since they were added to it (a later assignment has
-// its own email, and the one-group emails it replaced are cancelled when
-// it is queued), rendered anew when some are left out; cancelled when none
-// is left.
+// email is rendered now, with its groups that are still the recipient's
+// and were not assigned again since they were added to it (a later
+// assignment has its own email, and the one-group emails it replaced are
+// cancelled when it is queued); with none left it is cancelled.
 func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) delivery.Result {
 	var b emailBody
 	if err := json.Unmarshal(d.Body, &b); err != nil {
 		return delivery.Result{Outcome: delivery.Cancel}
 	}
-	if b.Assignment == nil || len(b.GroupIDs) != len(b.Assignment.Groups) {
+	if b.Assignment == nil || len(b.GroupIDs) == 0 {
 		ok, err := s.assignedTo(ctx, d.SubjectID, b.To)
 		if err != nil {
 			return delivery.Failed(delivery.Retry, "internal", "reading the email's subject failed")
@@ -196,38 +190,63 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 		}
 		return s.sendEmail(ctx, d.Body, "")
 	}
+	if b.AssignedAt.IsZero() {
+		b.AssignedAt = d.CreatedAt
+	}
 	a := *b.Assignment
-	a.Groups = nil
-	asOf := b.AssignedAt
-	if asOf.IsZero() {
-		asOf = d.CreatedAt
+	groups, err := s.stillAssigned(ctx, b)
+	if err != nil {
+		return delivery.Failed(delivery.Retry, "internal", "reading the email's groups failed")
 	}
-	for i, gid := range b.GroupIDs {
-		ok, err := s.assignedTo(ctx, gid, b.To)
-		if err == nil && ok {
-			var last time.Time
-			last, err = s.db.Read().LastActivityAt(ctx, gid, store.ActivityAssigned)
-			ok = !last.After(asOf)
-		}
-		if err != nil {
-			return delivery.Failed(delivery.Retry, "internal", "reading the email's groups failed")
-		}
-		if ok {
-			a.Groups = append(a.Groups, b.Assignment.Groups[i])
-		}
-	}
-	switch len(a.Groups) {
-	case 0:
+	if len(groups) == 0 {
 		return delivery.Result{Outcome: delivery.Cancel}
-	case len(b.GroupIDs):
-		return s.sendEmail(ctx, d.Body, "")
 	}
+	a.Groups = groups
 	msg := email.RenderAssignment(a)
 	body, err := marshal(d.Event, emailBody{To: b.To, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers})
 	if err != nil {
 		return delivery.Failed(delivery.GiveUp, "internal", err.Error())
 	}
 	return s.sendEmail(ctx, body, "")
+}
+
+// stillAssigned returns the groups of a bulk's assignment email b that
+// are still assigned to its recipient (not merged away) and were not
+// assigned again after b.AssignedAt, with their titles as they are now.
+func (s *Service) stillAssigned(ctx context.Context, b emailBody) ([]email.AssignedGroup, error) {
+	r := s.db.Read()
+	recipient := map[string]bool{} // member id: is it the recipient
+	var out []email.AssignedGroup
+	for _, gid := range slices.Compact(b.GroupIDs) {
+		g, err := r.GroupByID(ctx, gid)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if g.AssigneeID == "" || g.MergedInto != "" {
+			continue
+		}
+		is, seen := recipient[g.AssigneeID]
+		if !seen {
+			m, err := r.MemberByID(ctx, g.AssigneeID)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+			is = err == nil && strings.EqualFold(m.Email, b.To)
+			recipient[g.AssigneeID] = is
+		}
+		if !is {
+			continue
+		}
+		if last, err := r.LastActivityAt(ctx, gid, store.ActivityAssigned); err != nil {
+			return nil, err
+		} else if last.After(b.AssignedAt) {
+			continue
+		}
+		out = append(out, email.AssignedGroup{Title: g.Title, URL: s.opts.AppURL + "/groups/" + gid})
+	}
+	return out, nil
 }
 
 // assignedTo reports whether group groupID is assigned to a member at
