@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/mail/mailtest"
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // TestBulkAssignmentOneEmail: a bulk change assigning several groups tells
@@ -177,6 +180,61 @@ func TestAssignmentEmailOfMergedGroup(t *testing.T) {
 			if strings.Contains(m.Parts["text/plain"], merged) {
 				t.Errorf("told the assignment of %s, merged into %s before its email went out", merged, target)
 			}
+		}
+	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
+}
+
+// TestBulkAssignmentEmailPartsKeepTheirTime: a group of a bulk's first
+// transaction assigned away and back before the bulk's last transaction is
+// told by its own email only: each transaction's groups are checked against
+// when that transaction added them, not when the last one did.
+func TestBulkAssignmentEmailPartsKeepTheirTime(t *testing.T) {
+	t.Parallel()
+	smtp := mailtest.Start(t)
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w, gids, _ := bulkAssignWorld(t, s, 3)
+		assign := func(gid, member string) {
+			t.Helper()
+			s.Clock.Advance(time.Second)
+			patchJSON(s, w.Owner.Token, groupPath(gid), map[string]any{"assignee_id": member}).Expect(t, http.StatusOK, "")
+		}
+		for _, gid := range gids {
+			assign(gid, w.Member.MemberID)
+		}
+		// The bulk's transactions, as tickets.BulkChange runs them: the
+		// first two groups, then (after the first was moved away and back
+		// by itself) the third.
+		part := func(ids ...string) {
+			t.Helper()
+			s.Clock.Advance(time.Second)
+			m := tickets.AssignmentEmail{Bulk: "dlv_bulk" + w.ProjectID, ProjectID: w.ProjectID, Project: "web", To: "member@example.com", AssignedBy: "Owner"}
+			for _, gid := range ids {
+				m.Groups = append(m.Groups, tickets.AssignedGroup{ID: gid, Title: "failure"})
+			}
+			if err := s.App.DB.Tx(context.Background(), func(c *store.Conn) error { return s.App.Notify.QueueAssignment(context.Background(), c, m) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		part(gids[0], gids[1])
+		assign(gids[0], w.Admin.MemberID)
+		assign(gids[0], w.Member.MemberID)
+		part(gids[2])
+		s.Clock.Advance(gathered)
+		if n := deliverDue(t, s); n != 2 {
+			t.Fatalf("deliveries attempted = %d, want the bulk's email and the first group's own", n)
+		}
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool { return strings.Contains(m.Parts["text/plain"], gids[2]) })
+		smtp.Wait(t, 30*time.Second, func(m mailtest.Message) bool {
+			return strings.Contains(m.Parts["text/plain"], gids[0]) && !strings.Contains(m.Parts["text/plain"], gids[2])
+		})
+		told := 0
+		for _, m := range smtp.Messages() {
+			if strings.Contains(m.Parts["text/plain"], gids[0]) && mailtest.To("member@example.com")(m) {
+				told++
+			}
+		}
+		if told != 1 {
+			t.Errorf("emails telling the member of %s = %d, want 1", gids[0], told)
 		}
 	}, withAppURL, func(c *config.Serve) { c.SMTPURL = smtp.URL() })
 }

@@ -55,17 +55,21 @@ type emailBody struct {
 	// cancelled once the channel no longer waits for that token.
 	ConfirmHash []byte `json:"confirm_hash,omitempty"`
 	// Assignment is a bulk's assignment email without its groups, and
-	// GroupIDs its groups' ids: it is rendered when it is sent, from the
-	// groups still its recipient's and not assigned again since
+	// Parts the groups each of the bulk's transactions added, with when:
+	// it is rendered when it is sent, from the groups still its
+	// recipient's and not assigned again since they were added
 	// (attemptAssignment).
 	Assignment *email.Assignment `json:"assignment,omitempty"`
-	GroupIDs   []string          `json:"groups,omitempty"`
-	// AssignedAt is when the last of its groups was added: a group's
-	// assignment after it is a later one, which its own email tells.
-	AssignedAt time.Time `json:"assigned_at,omitzero"`
+	Parts      []assignedPart    `json:"parts,omitempty"`
 
 	Subject string            `json:"subject,omitempty"`
 	Text    string            `json:"text,omitempty"`
 	HTML    string            `json:"html,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// assignedPart is the groups one of a bulk's transactions assigned, at At.
+type assignedPart struct {
+	At     time.Time `json:"at"`
+	Groups []string  `json:"groups"`
 }

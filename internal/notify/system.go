@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,7 +81,7 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 	if err == nil {
 		var b emailBody
 		if json.Unmarshal(d.Body, &b) == nil && b.Assignment != nil && b.To == m.To {
-			body, err := marshal(d.Event, emailBody{To: m.To, Assignment: &a, GroupIDs: append(b.GroupIDs, ids...), AssignedAt: now})
+			body, err := marshal(d.Event, emailBody{To: m.To, Assignment: &a, Parts: append(b.Parts, assignedPart{now, ids})})
 			if err != nil {
 				return err
 			}
@@ -94,7 +93,7 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 		return err
 	}
 	return s.queueSystem(ctx, c, store.EventAssignment, m.Bulk, m.To, mail.Message{},
-		&emailBody{Assignment: &a, GroupIDs: ids, AssignedAt: now}, now.Add(bulkGather))
+		&emailBody{Assignment: &a, Parts: []assignedPart{{now, ids}}}, now.Add(bulkGather))
 }
 
 // QueueVerification queues an account's verification email in c's
@@ -114,7 +113,7 @@ func (s *Service) QueueVerification(ctx context.Context, c *store.Conn, userID, 
 func (s *Service) queueSystem(ctx context.Context, c *store.Conn, event, subject, to string, msg mail.Message, extra *emailBody, due time.Time) error {
 	b := emailBody{To: to, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML, Headers: msg.Headers}
 	if extra != nil {
-		b.Assignment, b.GroupIDs, b.AssignedAt = extra.Assignment, extra.GroupIDs, extra.AssignedAt
+		b.Assignment, b.Parts = extra.Assignment, extra.Parts
 	}
 	body, err := marshal(event, b)
 	if err != nil {
@@ -180,7 +179,7 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 	if err := json.Unmarshal(d.Body, &b); err != nil {
 		return delivery.Result{Outcome: delivery.Cancel}
 	}
-	if b.Assignment == nil || len(b.GroupIDs) == 0 {
+	if b.Assignment == nil || len(b.Parts) == 0 {
 		ok, err := s.assignedTo(ctx, d.SubjectID, b.To)
 		if err != nil {
 			return delivery.Failed(delivery.Retry, "internal", "reading the email's subject failed")
@@ -189,9 +188,6 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 			return delivery.Result{Outcome: delivery.Cancel}
 		}
 		return s.sendEmail(ctx, d.Body, "")
-	}
-	if b.AssignedAt.IsZero() {
-		b.AssignedAt = d.CreatedAt
 	}
 	a := *b.Assignment
 	groups, err := s.stillAssigned(ctx, b)
@@ -212,39 +208,42 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 
 // stillAssigned returns the groups of a bulk's assignment email b that
 // are still assigned to its recipient (not merged away) and were not
-// assigned again after b.AssignedAt, with their titles as they are now.
+// assigned again after their part of it was added, with their titles as
+// they are now.
 func (s *Service) stillAssigned(ctx context.Context, b emailBody) ([]email.AssignedGroup, error) {
 	r := s.db.Read()
 	recipient := map[string]bool{} // member id: is it the recipient
 	var out []email.AssignedGroup
-	for _, gid := range slices.Compact(b.GroupIDs) {
-		g, err := r.GroupByID(ctx, gid)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		if g.AssigneeID == "" || g.MergedInto != "" {
-			continue
-		}
-		is, seen := recipient[g.AssigneeID]
-		if !seen {
-			m, err := r.MemberByID(ctx, g.AssigneeID)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
+	for _, part := range b.Parts {
+		for _, gid := range part.Groups {
+			g, err := r.GroupByID(ctx, gid)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			} else if err != nil {
 				return nil, err
 			}
-			is = err == nil && strings.EqualFold(m.Email, b.To)
-			recipient[g.AssigneeID] = is
+			if g.AssigneeID == "" || g.MergedInto != "" {
+				continue
+			}
+			is, seen := recipient[g.AssigneeID]
+			if !seen {
+				m, err := r.MemberByID(ctx, g.AssigneeID)
+				if err != nil && !errors.Is(err, store.ErrNotFound) {
+					return nil, err
+				}
+				is = err == nil && strings.EqualFold(m.Email, b.To)
+				recipient[g.AssigneeID] = is
+			}
+			if !is {
+				continue
+			}
+			if last, err := r.LastActivityAt(ctx, gid, store.ActivityAssigned); err != nil {
+				return nil, err
+			} else if last.After(part.At) {
+				continue
+			}
+			out = append(out, email.AssignedGroup{Title: g.Title, URL: s.opts.AppURL + "/groups/" + gid})
 		}
-		if !is {
-			continue
-		}
-		if last, err := r.LastActivityAt(ctx, gid, store.ActivityAssigned); err != nil {
-			return nil, err
-		} else if last.After(b.AssignedAt) {
-			continue
-		}
-		out = append(out, email.AssignedGroup{Title: g.Title, URL: s.opts.AppURL + "/groups/" + gid})
 	}
 	return out, nil
 }
