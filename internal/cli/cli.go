@@ -84,8 +84,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "errata:", msg)
 		return ExitUsage
 	}
+	cmd := parser.Model.Node
+	if sel := kctx.Selected(); sel != nil {
+		cmd = sel // a message names the command's flags, not another's of the same name
+	}
 	if err := r.Store.Validate(); err != nil {
-		fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
+		fmt.Fprintln(stderr, "errata:", withEnv(cmd, err.Error()))
 		return ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -94,7 +98,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) || errors.Is(err, store.ErrLocation) || errors.Is(err, app.ErrBadAddress) {
-			fmt.Fprintln(stderr, "errata:", withEnv(parser.Model.Node, err.Error()))
+			fmt.Fprintln(stderr, "errata:", withEnv(cmd, err.Error()))
 			return ExitUsage
 		}
 		var p *problem.Problem
@@ -131,15 +135,33 @@ func withEnv(n *kong.Node, msg string) string {
 	return msg
 }
 
-// flagEnvs returns the environment variables of the flag name anywhere under n.
+// flagEnvs returns the environment variables of the flag name: of
+// command n or the commands above it, or, when n is the root (the command
+// line did not parse), of the first flag so named anywhere under it.
 func flagEnvs(n *kong.Node, name string) []string {
+	if n.Type == kong.ApplicationNode {
+		return flagEnvsUnder(n, name)
+	}
+	for p := n; p != nil; p = p.Parent {
+		for _, f := range p.Flags {
+			if f.Name == name {
+				return f.Envs
+			}
+		}
+	}
+	return nil
+}
+
+// flagEnvsUnder returns the environment variables of the first flag name
+// anywhere under n.
+func flagEnvsUnder(n *kong.Node, name string) []string {
 	for _, f := range n.Flags {
 		if f.Name == name {
 			return f.Envs
 		}
 	}
 	for _, c := range n.Children {
-		if envs := flagEnvs(c, name); envs != nil {
+		if envs := flagEnvsUnder(c, name); envs != nil {
 			return envs
 		}
 	}

@@ -118,6 +118,9 @@ func TestBadSettings(t *testing.T) {
 		{"set-plan plan", nil, []string{"org", "set-plan", "org_x", "gold"}, "plan"},
 		{"user create without password", nil, []string{"user", "create", "--email", "a@example.com"}, "--password=STRING (ERRATA_USER_PASSWORD)"},
 		{"healthcheck timeout", nil, []string{"healthcheck", "--timeout", "0s"}, "--timeout"},
+		// receive's --addr is its own, not the server's ERRATA_ADDR.
+		{"receive port", []string{"ERRATA_ADDR=127.0.0.1:8080"}, []string{"receive", "--addr", "127.0.0.1:80"}, "errata: --addr: port 80"},
+		{"receive address", nil, []string{"receive", "--addr", "nope"}, "errata: --addr: \"nope\" is not host:port"},
 		{"unknown attack", nil, []string{"loadgen", "--attack", "nuke"}, "--attack"},
 		{"attack off loopback", nil, []string{"loadgen", "--attack", "slow-body", "--url", "http://192.0.2.1:8080"}, "loopback"},
 		{"gzip bomb without key", nil, []string{"loadgen", "--attack", "gzip-bomb"}, "--key"},
@@ -223,7 +226,7 @@ func TestUserCreate(t *testing.T) {
 				t.Fatalf("duplicate: code %d, stderr %q; want non-zero and one line saying it already exists", dup.code, dup.stderr)
 			}
 			short := errata(t, dir, env, "user", "create", "--email", "b@example.com", "--password", "short")
-			if l := lines(short.stderr); short.code != 2 || len(l) != 1 || !strings.Contains(l[0], "password") {
+			if l := lines(short.stderr); short.code != 2 || len(l) != 1 || !strings.Contains(l[0], "--password (ERRATA_USER_PASSWORD): must be 8") {
 				t.Fatalf("short password: code %d, stderr %q; want 2 and one line naming the password", short.code, short.stderr)
 			}
 			for _, addr := range []string{"not-an-address", "a\u200b@example.com", "\u0430lice@example.com", "\uff41@example.com"} {

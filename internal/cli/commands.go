@@ -1,16 +1,19 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/errata-dev/errata/internal/app"
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/org"
+	"github.com/errata-dev/errata/internal/problem"
 )
 
 type serveCmd struct {
@@ -122,6 +125,16 @@ func (c *userCreateCmd) Run(e *env) error {
 	defer db.Close()
 	orgs := org.New(db, org.Options{})
 	u, err := auth.New(db, orgs, auth.Options{Logger: e.log}).CreateUser(e.ctx, c.Email, c.Password, c.Name)
+	var p *problem.Problem
+	if errors.As(err, &p) && p.Code() == "validation-failed" {
+		// The API's field names are the command's flags: "password: …" is
+		// "--password (ERRATA_USER_PASSWORD): …", as every bad setting.
+		for _, f := range []string{"email", "password", "name"} {
+			if rest, ok := strings.CutPrefix(p.Detail, f+": "); ok {
+				return usageError{fmt.Errorf("--%s: %s", f, rest)}
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -297,7 +297,10 @@ func notifyFlow(t *testing.T, c *contract, owner, viewer, prj, memberID string) 
 	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"enabled": true, "email": "alerts@example.com"}, http.StatusOK, "")
 	// Not a member's address: pending, so no test; a new confirmation
 	// email can be asked for (none goes out here: no SMTP server).
-	do("POST", "/v1/channels/"+mail+"/test", owner, nil, http.StatusConflict, "channel-pending-confirmation")
+	// Without SMTP the answer says that email cannot be sent.
+	if d := do("POST", "/v1/channels/"+mail+"/test", owner, nil, http.StatusConflict, "channel-pending-confirmation").Str(t, "detail"); !strings.Contains(d, "ERRATA_SMTP_URL is empty") {
+		t.Errorf("pending channel's test without SMTP: %q, want it to say the confirmation cannot be sent", d)
+	}
 	do("POST", "/v1/channels/"+mail+"/confirmation", owner, nil, http.StatusOK, "")
 	do("POST", "/v1/channels/"+hookID+"/confirmation", owner, nil, http.StatusConflict, "conflict")
 	do("PATCH", "/v1/channels/"+mail, owner, map[string]any{"email": "owner@example.com"}, http.StatusOK, "") // a member's: confirmed

@@ -447,7 +447,7 @@ func (s *Service) checkRedeliverable(ctx context.Context, c *store.Conn, channel
 	if !ch.Enabled {
 		return problem.Newf("conflict", "channel %s is disabled: enable it to redeliver its deliveries", ch.ID)
 	}
-	_, _, err = checkSendable(ctx, c, ch)
+	_, _, err = checkSendable(ctx, c, ch, s.opts.Mail != nil)
 	return err
 }
 

@@ -33,7 +33,7 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 	if err != nil {
 		return TestResult{}, err
 	}
-	p, o, err := checkSendable(ctx, r, ch)
+	p, o, err := checkSendable(ctx, r, ch, s.opts.Mail != nil)
 	if err != nil {
 		return TestResult{}, err
 	}
@@ -75,12 +75,14 @@ func (s *Service) TestChannel(ctx context.Context, channelID string) (TestResult
 
 // checkSends refuses a test of a channel that its recipient has not
 // confirmed (CONTRACT 8) or has unsubscribed from: a test is an email too.
-// A disabled channel may be tested: its owner is trying it out.
+// A disabled channel may be tested: its owner is trying it out. Without
+// SMTP (mail false) a pending channel's answer says its confirmation
+// cannot be sent, rather than pointing at an email that never comes.
 // checkSendable refuses a channel its organization's plan does not
 // include (403), then one that sends nothing to its address (checkSends):
 // a test or a redelivery to it would send nothing. It returns the
 // channel's project and organization.
-func checkSendable(ctx context.Context, c *store.Conn, ch store.Channel) (store.Project, store.Org, error) {
+func checkSendable(ctx context.Context, c *store.Conn, ch store.Channel, mail bool) (store.Project, store.Org, error) {
 	p, err := c.ProjectByID(ctx, ch.ProjectID)
 	if err != nil {
 		return p, store.Org{}, err
@@ -92,11 +94,14 @@ func checkSendable(ctx context.Context, c *store.Conn, ch store.Channel) (store.
 	if !AllowedByPlan(o.Plan, ch.Type) {
 		return p, o, problem.Newf("channel-type-not-allowed", "the %s plan does not include %s channels", o.Plan, ch.Type)
 	}
-	return p, o, checkSends(ch)
+	return p, o, checkSends(ch, mail)
 }
 
-func checkSends(ch store.Channel) error {
+func checkSends(ch store.Channel, mail bool) error {
 	switch {
+	case ch.Confirmation == store.ConfirmationPending && !mail:
+		return problem.Newf("channel-pending-confirmation", "%s has not confirmed that it wants this channel's emails: nothing is sent to it, "+
+			"a test neither, until the link of the confirmation email is opened; this server cannot send that email (ERRATA_SMTP_URL is empty)", ch.Email)
 	case ch.Confirmation == store.ConfirmationPending:
 		return problem.Newf("channel-pending-confirmation", "%s has not confirmed that it wants this channel's emails: nothing is sent to it, "+
 			"a test neither, until the link of the confirmation email is opened (an admin can send that email again)", ch.Email)
