@@ -99,12 +99,13 @@ func checkSendable(ctx context.Context, c *store.Conn, ch store.Channel, mail bo
 
 func checkSends(ch store.Channel, mail bool) error {
 	switch {
-	case ch.Confirmation == store.ConfirmationPending && !mail:
-		return problem.Newf("channel-pending-confirmation", "%s has not confirmed that it wants this channel's emails: nothing is sent to it, "+
-			"a test neither, until the link of the confirmation email is opened; this server cannot send that email (ERRATA_SMTP_URL is empty)", ch.Email)
 	case ch.Confirmation == store.ConfirmationPending:
+		again := " (an admin can send that email again)"
+		if !mail {
+			again = "; this server cannot send that email (ERRATA_SMTP_URL is empty)"
+		}
 		return problem.Newf("channel-pending-confirmation", "%s has not confirmed that it wants this channel's emails: nothing is sent to it, "+
-			"a test neither, until the link of the confirmation email is opened (an admin can send that email again)", ch.Email)
+			"a test neither, until the link of the confirmation email is opened%s", ch.Email, again)
 	case ch.UnsubscribedAt != nil:
 		return problem.Newf("channel-unsubscribed", "%s unsubscribed from this channel on %s: nothing is sent to it until an admin enables "+
 			"the channel again, which asks the address to confirm again unless it is a member's", ch.Email, ch.UnsubscribedAt.UTC().Format(time.RFC3339))

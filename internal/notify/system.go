@@ -61,7 +61,6 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 		ListURL: s.opts.AppURL + "/projects/" + m.ProjectID + "/groups?query=" + url.QueryEscape("assigned:me")}
 	ids := make([]string, 0, len(m.Groups))
 	for _, g := range m.Groups {
-		a.Groups = append(a.Groups, email.AssignedGroup{Title: g.Title, URL: s.opts.AppURL + "/groups/" + g.ID})
 		ids = append(ids, g.ID)
 		// An assignment not yet told is replaced by this one: a group
 		// assigned to Mary, Alice and Mary again before the mail went
@@ -71,12 +70,13 @@ func (s *Service) QueueAssignment(ctx context.Context, c *store.Conn, m tickets.
 		}
 	}
 	if m.Bulk == "" {
-		return s.queueSystem(ctx, c, store.EventAssignment, ids[0], m.To, email.RenderAssignment(a), nil, now)
+		g := m.Groups[0]
+		a.Groups = []email.AssignedGroup{{Title: g.Title, URL: s.groupURL(g.ID)}}
+		return s.queueSystem(ctx, c, store.EventAssignment, g.ID, m.To, email.RenderAssignment(a), nil, now)
 	}
 	// The bulk's email keeps its groups' ids only: it is rendered when it
 	// is sent, from the groups as they are then, so that the body each of
 	// the bulk's transactions rewrites stays small.
-	a.Groups = nil
 	d, err := c.PendingSystemEmail(ctx, store.EventAssignment, m.Bulk, now)
 	if err == nil {
 		var b emailBody
@@ -180,7 +180,7 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 		return delivery.Result{Outcome: delivery.Cancel}
 	}
 	if b.Assignment == nil || len(b.Parts) == 0 {
-		ok, err := s.assignedTo(ctx, d.SubjectID, b.To)
+		_, ok, err := s.assignedTo(ctx, d.SubjectID, b.To, nil)
 		if err != nil {
 			return delivery.Failed(delivery.Retry, "internal", "reading the email's subject failed")
 		}
@@ -207,65 +207,60 @@ func (s *Service) attemptAssignment(ctx context.Context, d store.Delivery) deliv
 }
 
 // stillAssigned returns the groups of a bulk's assignment email b that
-// are still assigned to its recipient (not merged away) and were not
-// assigned again after their part of it was added, with their titles as
-// they are now.
+// are still assigned to its recipient (assignedTo) and were not assigned
+// again after their part of it was added, with their titles as they are
+// now.
 func (s *Service) stillAssigned(ctx context.Context, b emailBody) ([]email.AssignedGroup, error) {
-	r := s.db.Read()
 	recipient := map[string]bool{} // member id: is it the recipient
 	var out []email.AssignedGroup
 	for _, part := range b.Parts {
 		for _, gid := range part.Groups {
-			g, err := r.GroupByID(ctx, gid)
-			if errors.Is(err, store.ErrNotFound) {
-				continue
-			} else if err != nil {
+			g, ok, err := s.assignedTo(ctx, gid, b.To, recipient)
+			if err != nil {
 				return nil, err
 			}
-			if g.AssigneeID == "" || g.MergedInto != "" {
+			if !ok {
 				continue
 			}
-			is, seen := recipient[g.AssigneeID]
-			if !seen {
-				m, err := r.MemberByID(ctx, g.AssigneeID)
-				if err != nil && !errors.Is(err, store.ErrNotFound) {
-					return nil, err
-				}
-				is = err == nil && strings.EqualFold(m.Email, b.To)
-				recipient[g.AssigneeID] = is
-			}
-			if !is {
-				continue
-			}
-			if last, err := r.LastActivityAt(ctx, gid, store.ActivityAssigned); err != nil {
+			if last, err := s.db.Read().LastActivityAt(ctx, gid, store.ActivityAssigned); err != nil {
 				return nil, err
 			} else if last.After(part.At) {
 				continue
 			}
-			out = append(out, email.AssignedGroup{Title: g.Title, URL: s.opts.AppURL + "/groups/" + gid})
+			out = append(out, email.AssignedGroup{Title: g.Title, URL: s.groupURL(gid)})
 		}
 	}
 	return out, nil
 }
 
-// assignedTo reports whether group groupID is assigned to a member at
-// address to (a group merged into another is no longer anyone's: its
-// events and ticket went to the target).
-func (s *Service) assignedTo(ctx context.Context, groupID, to string) (bool, error) {
-	g, err := s.db.Read().GroupByID(ctx, groupID)
+// assignedTo returns group groupID and whether it is assigned to a member
+// at address to (a group merged into another is no longer anyone's: its
+// events and ticket went to the target). recipient, when not nil,
+// remembers each member's answer across calls.
+func (s *Service) assignedTo(ctx context.Context, groupID, to string, recipient map[string]bool) (store.Group, bool, error) {
+	r := s.db.Read()
+	g, err := r.GroupByID(ctx, groupID)
 	if errors.Is(err, store.ErrNotFound) || err == nil && (g.AssigneeID == "" || g.MergedInto != "") {
-		return false, nil
+		return g, false, nil
 	} else if err != nil {
-		return false, err
+		return g, false, err
 	}
-	m, err := s.db.Read().MemberByID(ctx, g.AssigneeID)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
+	if is, seen := recipient[g.AssigneeID]; seen {
+		return g, is, nil
 	}
-	return strings.EqualFold(m.Email, to), nil
+	m, err := r.MemberByID(ctx, g.AssigneeID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return g, false, err
+	}
+	is := err == nil && strings.EqualFold(m.Email, to)
+	if recipient != nil {
+		recipient[g.AssigneeID] = is
+	}
+	return g, is, nil
 }
+
+// groupURL is the dashboard's page of group id.
+func (s *Service) groupURL(id string) string { return s.opts.AppURL + "/groups/" + id }
 
 // SystemEmailStatus returns the status of the email about each of
 // subjectIDs (an invitation's by its id: pending, delivered, failed or

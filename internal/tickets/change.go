@@ -10,8 +10,8 @@ import (
 	"github.com/errata-dev/errata/internal/store"
 )
 
-// AssignmentEmail is the email telling a member a group, or several (one
-// email for a bulk change's chunk), were assigned to them.
+// AssignmentEmail is the email telling a member a group, or several (a
+// bulk change's, one email for the whole bulk), were assigned to them.
 type AssignmentEmail struct {
 	// Groups are the groups assigned, at least one, in the order assigned.
 	Groups []AssignedGroup
@@ -158,10 +158,8 @@ func (s *Service) assign(ctx context.Context, c *store.Conn, a Actor, g *store.G
 	}
 	e := AssignmentEmail{ProjectID: p.ID, Project: p.Name, To: m.Email, Assignee: m.Name, AssignedBy: a.Name}
 	if later := ch.mailLater; later != nil {
-		groups := append(later.Groups, AssignedGroup{g.ID, g.Title})
-		e.Bulk = later.Bulk
+		e.Bulk, e.Groups = later.Bulk, append(later.Groups, AssignedGroup{g.ID, g.Title})
 		*later = e
-		later.Groups = groups
 		return nil
 	}
 	e.Groups = []AssignedGroup{{g.ID, g.Title}}

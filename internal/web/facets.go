@@ -82,8 +82,7 @@ func (d *Dashboard) groupFacets(ctx context.Context, g store.Group) ([]facetView
 }
 
 // Bounds of the search box's suggestions of a project's own keys: the keys
-// its suggestKeyGroups most recently seen groups count, at most
-// suggestKeyLimit.
+// its suggestKeyGroups newest groups count, at most suggestKeyLimit.
 const (
 	suggestKeyGroups = 200
 	suggestKeyLimit  = 50
@@ -91,8 +90,8 @@ const (
 
 // queryKeys are the search box's suggestions (a datalist) on a list of
 // kind: the language's keys with a typical value, the attribute keys every
-// group counts, then the project's own keys (those of its recently seen
-// groups) that the language can name as attributes.
+// group counts, then the project's own keys (those of its newest groups,
+// store.ProjectFacetKeys) that the language can name as attributes.
 func (d *Dashboard) queryKeys(ctx context.Context, projectID string, kind search.Kind) ([]string, error) {
 	out := []string{"is:unresolved", "is:resolved", "is:ignored", "is:assigned", "is:unassigned", "assigned:me", "assigned:none",
 		"level:error", "level:fatal", "level:>=warn", "service:", "environment:", "release:", "first_seen:-24h", "last_seen:-1h",
