@@ -23,10 +23,8 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	if err := c.LockProjects(ctx, projects); err != nil {
 		return nil, err
 	}
-	for _, b := range pr.batches {
-		if err := c.FinishBatch(ctx, b); err != nil {
-			return nil, err
-		}
+	if err := c.FinishBatches(ctx, pr.batches); err != nil {
+		return nil, err
 	}
 	var out []tickets.Event
 	var counts []store.GroupCount

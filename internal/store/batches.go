@@ -316,11 +316,55 @@ func (c *Conn) ClaimBatch(ctx context.Context, now, leaseUntil time.Time) (Batch
 // its results, provided the caller still holds its lease; otherwise it
 // returns ErrLeaseLost and the transaction must be rolled back.
 func (c *Conn) FinishBatch(ctx context.Context, b Batch) error {
-	err := c.execOne(ctx, `DELETE FROM ingest_batches WHERE id = ? AND lease_until = ?`, b.ID, ms(b.LeaseUntil))
-	if errors.Is(err, ErrNotFound) {
-		return ErrLeaseLost
+	return c.FinishBatches(ctx, []Batch{b})
+}
+
+// finishRows is how many batches one statement of FinishBatches deletes: a
+// shorter list repeats its last id, so that every statement has the same
+// text (one prepared statement) whatever the part's size.
+const finishRows = 32
+
+// FinishBatches is FinishBatch for several batches, with one statement for
+// up to finishRows of them rather than one each: a part of one-event
+// batches (Sentry envelopes) finishes hundreds at a time. ErrLeaseLost
+// when any lease is no longer held.
+func (c *Conn) FinishBatches(ctx context.Context, batches []Batch) error {
+	q := `DELETE FROM ingest_batches WHERE id IN (` + tuples(finishRows, "?") + `) AND lease_until = ?`
+	args := make([]any, finishRows+1)
+	for len(batches) > 0 {
+		// One statement's batches share a lease: those of one claim do.
+		n := 1
+		for n < len(batches) && n < finishRows && batches[n].LeaseUntil.Equal(batches[0].LeaseUntil) {
+			n++
+		}
+		for i := range finishRows {
+			args[i] = batches[min(i, n-1)].ID
+		}
+		args[finishRows] = ms(batches[0].LeaseUntil)
+		res, err := c.exec(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("store: finish batches: %w", err)
+		}
+		done, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("store: finish batches: %w", err)
+		}
+		if done != int64(distinctIDs(batches[:n])) {
+			return ErrLeaseLost
+		}
+		batches = batches[n:]
 	}
-	return err
+	return nil
+}
+
+// distinctIDs counts the distinct ids of batches (a caller may name a
+// batch twice; the statement deletes it once).
+func distinctIDs(batches []Batch) int {
+	seen := make(map[int64]struct{}, len(batches))
+	for _, b := range batches {
+		seen[b.ID] = struct{}{}
+	}
+	return len(seen)
 }
 
 // ExtendLease moves a held lease forward.
