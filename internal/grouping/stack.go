@@ -284,6 +284,9 @@ func fileModule(p string, a *algorithm) string {
 	if k := strings.LastIndexByte(p, '/'); k >= 0 {
 		base, dir = p[k+1:], p[:k]
 	}
+	if a.bundleHashes {
+		base = stripBundleHash(base)
+	}
 	base = stripBuildHash(base)
 	if a.hashNames {
 		base = hashName(base)

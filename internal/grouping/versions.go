@@ -5,7 +5,7 @@ package grouping
 // into a different group, and keep the older versions computable: a group
 // made by an older version keeps receiving the events whose fingerprint under
 // that version matches it (see FingerprintVersion).
-const Version = 6
+const Version = 7
 
 // OldestVersion is the oldest version FingerprintVersion still computes.
 const OldestVersion = 1
@@ -107,6 +107,12 @@ type algorithm struct {
 	// original path; before, as the SDK's 'y', so that a known error keeps
 	// its group.
 	dependencies bool
+	// bundleHashes reads the content hash esbuild and Vite (Rollup) put in
+	// a bundle's name, "app.D3QQW6G5.js", "index-BfQ2x3Ad.js" (base32 or
+	// base64url, not only hex), as no part of the name (bundleHash), so
+	// that a minified bundle without its source map keeps its group
+	// across deploys.
+	bundleHashes bool
 }
 
 // paramRules are the parameterisation rules that differ between versions.
@@ -246,6 +252,30 @@ var algorithms = [...]*algorithm{
 		androidFiles:     true,
 		suppressedCauses: true,
 		dependencies:     true,
+	},
+	7: {
+		version: 7,
+		params: paramRules{bracketIPv6: true, ids: true, codeLines: true, logFields: true,
+			queries: true, threads: true, spaces: true, ipv6Port: true, dialPorts: true, identityHashes: true, braceHashes: true},
+		value:            true,
+		wrappers:         true,
+		stackTitle:       true,
+		goLoose:          true,
+		linePrefix:       true,
+		hashNames:        true,
+		mono:             true,
+		templates:        true,
+		rootValue:        true,
+		nodeCore:         true,
+		ownVariables:     true,
+		r8Lambdas:        true,
+		numberedChunks:   true,
+		rust:             true,
+		rubyLabels:       true,
+		androidFiles:     true,
+		suppressedCauses: true,
+		dependencies:     true,
+		bundleHashes:     true,
 	},
 }
 
