@@ -38,7 +38,21 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 		}
 	}
 	var out Signed
-	err = s.db.Tx(ctx, func(c *store.Conn) error {
+	// Two callbacks of one new address at once (two tabs, a double
+	// click) race to create its account: on PostgreSQL the loser's
+	// transaction conflicts, and runs again to find the account made.
+	for attempt := 0; ; attempt++ {
+		out, err = s.signInOIDC(ctx, email, name, join)
+		if !errors.Is(err, store.ErrConflict) || attempt == 2 {
+			return out, err
+		}
+	}
+}
+
+// signInOIDC is SignInOIDC's transaction.
+func (s *Service) signInOIDC(ctx context.Context, email, name string, join *AutoJoin) (Signed, error) {
+	var out Signed
+	err := s.db.Tx(ctx, func(c *store.Conn) error {
 		now := s.clock()
 		if join != nil { // a rule naming no organization joins nobody, and so creates no account
 			if _, err := c.OrgByID(ctx, join.OrgID); errors.Is(err, store.ErrNotFound) {
@@ -75,8 +89,15 @@ func (s *Service) SignInOIDC(ctx context.Context, verifiedEmail, name string, jo
 			if _, err := c.ConfirmMemberChannels(ctx, u.ID, u.Email, now); err != nil {
 				return err
 			}
-			if err := s.recordUser(ctx, c, u.ID, "user.email_verified", u.ID, map[string]any{"email": u.Email, "method": "oidc"}); err != nil {
-				return err
+			// Recorded with the reset once the account joined: an account
+			// that joins its first organization here has none to record in
+			// before.
+			reset, verified := record, u
+			record = func() error {
+				if err := s.recordUser(ctx, c, verified.ID, "user.email_verified", verified.ID, map[string]any{"email": verified.Email, "method": "oidc"}); err != nil {
+					return err
+				}
+				return reset()
 			}
 		}
 		if join != nil {

@@ -311,6 +311,9 @@ func ParseAutoJoin(entry string) (AutoJoin, error) {
 	if !ok || !ok2 || j.Domain == "" || !strings.HasPrefix(j.OrgID, "org_") {
 		return AutoJoin{}, fmt.Errorf("--oidc-auto-join: %q: want domain=org_…:role", entry)
 	}
+	if strings.ContainsAny(j.Domain, "@ /") || strings.HasPrefix(j.Domain, ".") || strings.HasSuffix(j.Domain, ".") {
+		return AutoJoin{}, fmt.Errorf("--oidc-auto-join: %q: %q is not an email domain (example.com, without @)", entry, j.Domain)
+	}
 	switch j.Role {
 	case "viewer", "member", "admin":
 	default:
@@ -335,10 +338,16 @@ func (s *Serve) checkOIDC() error {
 	if s.OIDCClientID == "" {
 		return errors.New("--oidc-issuer needs --oidc-client-id")
 	}
+	seen := map[string]string{}
 	for _, e := range s.OIDCAutoJoin {
-		if _, err := ParseAutoJoin(e); err != nil {
+		j, err := ParseAutoJoin(e)
+		if err != nil {
 			return err
 		}
+		if first, ok := seen[j.Domain]; ok {
+			return fmt.Errorf("--oidc-auto-join: %q and %q both name %s: one rule a domain", first, e, j.Domain)
+		}
+		seen[j.Domain] = e
 	}
 	return nil
 }

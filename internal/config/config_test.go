@@ -86,6 +86,12 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"auto join owner", func(s *Serve) {
 			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com=org_1:owner"}
 		}, "--oidc-auto-join"},
+		{"auto join at", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"@example.com=org_1:member"}
+		}, "is not an email domain"},
+		{"auto join twice", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"a.example=org_1:member", "A.example=org_2:admin"}
+		}, "one rule a domain"},
 	} {
 		s := valid()
 		for i := range s.WebhookRetryWaits {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/errata-dev/errata/internal/apitest"
+	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/mail/mailtest"
 	"github.com/errata-dev/errata/internal/problem"
 )
@@ -59,4 +61,40 @@ func TestOIDCVerifiesLikeTheLink(t *testing.T) {
 		// (docs/security.md, "Single sign-on").
 		s.Do(apitest.Request{Method: "GET", Path: "/v1/auth/session", Token: wes.Token}).Expect(t, http.StatusUnauthorized, "unauthorized")
 	}, openSignUp)
+}
+
+// TestOIDCSignInsAtOnce: the callbacks of two tabs (or a double click) of
+// one new address finish together; each signs in, to one account that
+// joined once (on PostgreSQL the losers' account creation conflicted, and
+// they were answered 409).
+func TestOIDCSignInsAtOnce(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		owner := s.SignUp(t, "owner@example.com")
+		orgID := s.CreateOrg(t, owner.Token, "Acme")
+		joins := []auth.AutoJoin{{Domain: "corp.example", OrgID: orgID, Role: "member"}}
+		const n = 4
+		users, errs := make([]string, n), make([]error, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				sg, err := s.App.Auth.SignInOIDC(context.Background(), "race@corp.example", "Race", joins)
+				users[i], errs[i] = sg.User.ID, err
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || users[i] != users[0] {
+				t.Fatalf("sign-in %d of %d at once: user %q, %v; want every one signed in as %q", i+1, n, users[i], errs[i], users[0])
+			}
+		}
+		members := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID + "/members", Token: owner.Token}).Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		if len(members) != 2 {
+			t.Fatalf("members = %v, want the owner and the one account", members)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
@@ -27,9 +28,27 @@ type Options struct {
 	// AppURL is the dashboard's public URL; the redirect URI is
 	// AppURL + CallbackPath.
 	AppURL string
-	// HTTPClient talks to the provider (nil: http.DefaultClient).
+	// HTTPClient talks to the provider (nil: a client whose requests end
+	// after Timeout).
 	HTTPClient *http.Client
+	// Timeout bounds each request to the provider when HTTPClient is nil
+	// (default DefaultTimeout): a provider that accepts connections and
+	// never answers must not hold sign-ins, each waiting behind the
+	// discovery before it, for ever.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is Options.Timeout's default.
+const DefaultTimeout = 10 * time.Second
+
+// retryDiscovery is how long a failed discovery is the answer without
+// asking the provider again: sign-ins that waited behind it are told at
+// once rather than each after its own timeout.
+const retryDiscovery = 5 * time.Second
+
+// FlowTTL is how long a sign-in may take from the redirect to the
+// provider to the callback.
+const FlowTTL = 10 * time.Minute
 
 // Client is Errata as an OpenID Connect relying party. The provider's
 // discovery document is fetched on first use and kept once it answered,
@@ -38,10 +57,21 @@ type Client struct {
 	opts     Options
 	mu       sync.Mutex
 	provider *oidc.Provider
+	// failed is the last discovery's error, at failedAt.
+	failed   error
+	failedAt time.Time
 }
 
 // New returns a Client.
-func New(opts Options) *Client { return &Client{opts: opts} }
+func New(opts Options) *Client {
+	if opts.HTTPClient == nil {
+		if opts.Timeout <= 0 {
+			opts.Timeout = DefaultTimeout
+		}
+		opts.HTTPClient = &http.Client{Timeout: opts.Timeout}
+	}
+	return &Client{opts: opts}
+}
 
 // ErrUnverified is the answer for an identity whose email the provider
 // does not mark verified: it is not trusted.
@@ -53,24 +83,31 @@ var ErrUnverified = errors.New("sso: the provider did not verify the email addre
 // the provider did not fail.
 var ErrRefused = errors.New("sso: the sign-in's answer does not hold")
 
+// ctx carries the client to go-oidc and oauth2, which read it there.
 func (c *Client) ctx(ctx context.Context) context.Context {
-	if c.opts.HTTPClient != nil {
-		return oidc.ClientContext(ctx, c.opts.HTTPClient)
-	}
-	return ctx
+	return oidc.ClientContext(ctx, c.opts.HTTPClient)
 }
 
+// discover reads the provider's discovery document once it answers; a
+// failure is the answer for retryDiscovery.
 func (c *Client) discover(ctx context.Context) (*oidc.Provider, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.provider != nil {
 		return c.provider, nil
 	}
-	p, err := oidc.NewProvider(c.ctx(ctx), c.opts.Issuer)
-	if err != nil {
-		return nil, fmt.Errorf("sso: discover %s: %w", c.opts.Issuer, err)
+	if c.failed != nil && time.Since(c.failedAt) < retryDiscovery {
+		return nil, c.failed
 	}
-	c.provider = p
+	// Not cut short by the request that asked (its browser gone): the
+	// failure would be every sign-in's answer for retryDiscovery. The
+	// client's timeout bounds it.
+	p, err := oidc.NewProvider(c.ctx(context.WithoutCancel(ctx)), c.opts.Issuer)
+	if err != nil {
+		c.failed, c.failedAt = fmt.Errorf("sso: discover %s: %w", c.opts.Issuer, err), time.Now()
+		return nil, c.failed
+	}
+	c.provider, c.failed = p, nil
 	return p, nil
 }
 
@@ -85,11 +122,19 @@ type Flow struct {
 	State, Nonce, Verifier string
 	// Next is the dashboard page to return to.
 	Next string
+	// Began is when the flow began (Unix seconds): the callback refuses a
+	// flow older than FlowTTL, whatever the cookie's own lifetime.
+	Began int64
 }
 
-// NewFlow makes a flow with fresh random secrets.
-func NewFlow(next string) Flow {
-	return Flow{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), Next: next}
+// NewFlow makes a flow with fresh random secrets, begun at now.
+func NewFlow(next string, now time.Time) Flow {
+	return Flow{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), Next: next, Began: now.Unix()}
+}
+
+// Expired reports whether f began more than FlowTTL before now.
+func (f Flow) Expired(now time.Time) bool {
+	return now.Sub(time.Unix(f.Began, 0)) > FlowTTL
 }
 
 func random() string {

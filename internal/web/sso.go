@@ -12,7 +12,8 @@ import (
 
 // ssoCookie carries a sign-in's flow (state, nonce, PKCE verifier, next
 // page) from the redirect to the provider to the callback, signed with the
-// server's cursor key and HttpOnly; it lives ten minutes.
+// server's cursor key and HttpOnly; it lives sso.FlowTTL, and the callback
+// refuses a flow begun longer ago (the signed value carries its time).
 const ssoCookie = "errata_oidc"
 
 const ssoScope = "oidc-flow"
@@ -33,7 +34,7 @@ func (d *Dashboard) flowCookie(r *http.Request, value string, maxAge int) *http.
 
 // ssoStart sends the browser to the provider with a new flow.
 func (d *Dashboard) ssoStart(w http.ResponseWriter, r *http.Request) {
-	f := sso.NewFlow(safeNext(r.URL.Query().Get("next")))
+	f := sso.NewFlow(safeNext(r.URL.Query().Get("next")), d.now())
 	to, err := d.sso.AuthURL(r.Context(), f)
 	if err != nil {
 		d.log.Warn("OpenID Connect provider unavailable", "err", err)
@@ -41,7 +42,7 @@ func (d *Dashboard) ssoStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, _ := json.Marshal(f)
-	http.SetCookie(w, d.flowCookie(r, d.api.EncodeCursor(ssoScope, string(b)), 600))
+	http.SetCookie(w, d.flowCookie(r, d.api.EncodeCursor(ssoScope, string(b)), int(sso.FlowTTL.Seconds())))
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
@@ -60,7 +61,7 @@ func (d *Dashboard) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	q := r.URL.Query()
-	if err != nil || f.State == "" || subtle.ConstantTimeCompare([]byte(f.State), []byte(q.Get("state"))) != 1 {
+	if err != nil || f.State == "" || subtle.ConstantTimeCompare([]byte(f.State), []byte(q.Get("state"))) != 1 || f.Expired(d.now()) {
 		d.ssoFailed(w, r, http.StatusBadRequest, "This sign-in was not started here, or it took too long; start again.")
 		return
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/mail/mailtest"
+	"github.com/errata-dev/errata/internal/sso"
 	"github.com/errata-dev/errata/internal/testtool"
 )
 
@@ -298,6 +299,12 @@ func TestSSOSignIn(t *testing.T) {
 		if st, _, body := ssoSignIn(t, joins, newJar(), "autobob", replay); st != http.StatusBadRequest || !strings.Contains(body, "does not hold") {
 			t.Fatalf("a replayed code: %d %s", st, body)
 		}
+		// A flow that took longer than its ten minutes is refused, its
+		// cookie's own lifetime aside (a browser keeps what it is sent).
+		late := func(*url.URL) { joins.Clock.Advance(sso.FlowTTL + time.Minute) }
+		if st, _, body := ssoSignIn(t, joins, newJar(), "autobob", late); st != http.StatusBadRequest || !strings.Contains(body, "took too long") {
+			t.Fatalf("a sign-in that took 11 minutes: %d %s", st, body)
+		}
 	})
 }
 
@@ -351,6 +358,13 @@ func TestSSOClaimsAnUnprovenAccount(t *testing.T) {
 			Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
 		if len(reset) != 1 {
 			t.Errorf("user.credentials_reset entries = %v, want one", reset)
+		}
+		// Recorded once the account joined the organization, not before
+		// (it had none to record in).
+		verified := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs/" + orgID + "/audit-log?action=user.email_verified", Token: owner.Token}).
+			Expect(t, http.StatusOK, "").JSON(t)["data"].([]any)
+		if len(verified) != 1 || verified[0].(map[string]any)["data"].(map[string]any)["method"] != "oidc" {
+			t.Errorf("user.email_verified entries = %v, want one of method oidc", verified)
 		}
 	})
 }
