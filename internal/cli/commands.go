@@ -74,7 +74,7 @@ type liftRulesCmd struct {
 }
 
 func (c *liftRulesCmd) Run(e *env) error {
-	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	db, err := openExisting(e)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ type setPlanCmd struct {
 }
 
 func (c *setPlanCmd) Run(e *env) error {
-	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	db, err := openExisting(e)
 	if err != nil {
 		return err
 	}

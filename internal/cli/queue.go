@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/errata-dev/errata/internal/app"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 type queueCmd struct {
@@ -18,7 +21,7 @@ type queueCmd struct {
 type queueFailedCmd struct{}
 
 func (queueFailedCmd) Run(e *env) error {
-	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	db, err := openExisting(e)
 	if err != nil {
 		return err
 	}
@@ -64,7 +67,7 @@ func (c *queueRetryCmd) Run(e *env) error {
 		}
 		ids = append(ids, n)
 	}
-	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	db, err := openExisting(e)
 	if err != nil {
 		return err
 	}
@@ -85,4 +88,23 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// openExisting opens the configured database for a command that works on
+// what a server made (an organization, the queue). Where there is none it
+// says so, exit 1, rather than app.OpenStore making an empty one to answer
+// "not found" or "no batches" from.
+func openExisting(e *env) (*store.DB, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	s, err := store.ReadSchema(ctx, storeOptions(e.root))
+	cancel()
+	switch {
+	case err != nil && store.IsUnavailable(err):
+		// Unreachable, not absent: OpenStore says why.
+	case err != nil:
+		return nil, fmt.Errorf("%s: `errata serve` or `errata migrate` makes it", firstLine(strings.TrimPrefix(err.Error(), "store: ")))
+	case s.Version == 0:
+		return nil, errors.New("the database holds no Errata schema yet: `errata serve` or `errata migrate` makes it")
+	}
+	return app.OpenStore(e.ctx, e.root.Store, e.log)
 }

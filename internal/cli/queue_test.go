@@ -23,6 +23,18 @@ func TestQueueFailedAndRetry(t *testing.T) {
 			dir := t.TempDir()
 			dbURL := storetest.URL(t, d)
 			env := []string{"ERRATA_DATABASE_URL=" + dbURL}
+			if d == store.SQLite { // PostgreSQL's test databases are made from a migrated template
+				// A database no server made is said, not made empty to
+				// answer from (the command pointed at the wrong place).
+				for _, args := range [][]string{{"queue", "failed"}, {"org", "set-plan", id.New(id.Org), "team"}} {
+					if res := errata(t, dir, env, args...); res.code != 1 || !strings.Contains(res.stderr, "`errata serve` or `errata migrate` makes it") {
+						t.Fatalf("%s where there is no database: code %d, stdout %q, stderr %q", args, res.code, res.stdout, res.stderr)
+					}
+				}
+				if res := errata(t, dir, env, "migrate"); res.code != 0 {
+					t.Fatalf("migrate: code %d, stderr %q", res.code, res.stderr)
+				}
+			}
 			if res := errata(t, dir, env, "queue", "failed"); res.code != 0 || !strings.Contains(res.stdout, "no batches are set aside") {
 				t.Fatalf("queue failed on an empty queue: code %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 			}
