@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -145,7 +146,9 @@ func decodeRequest(b []byte, isJSON bool) (plogotlp.ExportRequest, error) {
 
 // writeStatus answers f with a google.rpc.Status body.
 func writeStatus(w http.ResponseWriter, isJSON bool, f failure) {
-	st := &spb.Status{Code: int32(f.code), Message: f.message}
+	// A decoder's message may quote the body's bytes: a Status's message
+	// must be valid UTF-8, or it is not encoded at all (an empty body).
+	st := &spb.Status{Code: int32(f.code), Message: strings.ToValidUTF8(f.message, "\uFFFD")}
 	var out []byte
 	if isJSON {
 		out, _ = protojson.Marshal(st)

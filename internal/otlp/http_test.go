@@ -209,6 +209,8 @@ func TestHTTPRefusals(t *testing.T) {
 			{"brotli", w.key, pb, with(protoCT, "Content-Encoding", "br"), 415, codes.InvalidArgument, "application/x-protobuf"},
 			{"bad protobuf", w.key, []byte("\xff\xff\xff"), protoCT, 400, codes.InvalidArgument, "application/x-protobuf"},
 			{"bad JSON", w.key, []byte(`{"resourceLogs":[`), nil, 400, codes.InvalidArgument, "application/json"},
+			{"bad JSON quoting invalid UTF-8", w.key, []byte("{\"resourceLogs\":[\xff]}"), nil, 400, codes.InvalidArgument, "application/json"},
+			{"protobuf sent as JSON", w.key, pb, nil, 400, codes.InvalidArgument, "application/json"},
 			{"not gzip", w.key, pb, with(protoCT, "Content-Encoding", "gzip"), 400, codes.InvalidArgument, "application/x-protobuf"},
 			{"over 5 MiB", w.key, bytes.Repeat([]byte{0}, 5<<20+1), protoCT, 413, codes.InvalidArgument, "application/x-protobuf"},
 			{"gzip bomb", w.key, gz(t, bytes.Repeat([]byte{0}, 21<<20)), with(protoCT, "Content-Encoding", "gzip"), 413, codes.InvalidArgument, "application/x-protobuf"},

@@ -124,6 +124,10 @@ func resourceEvent(attrs pcommon.Map) (ingest.Event, string) {
 				return ev, "attribute " + k + " " + err.Error()
 			case utf8.RuneCountInString(s) > f.max:
 				return ev, "attribute " + k + " is longer than " + strconv.Itoa(f.max) + " characters"
+			case f.dst == &ev.Service && strings.TrimSpace(s) == "":
+				// Blank names no service, as when absent (/v1/ingest
+				// refuses a blank service: it has no default to fall to).
+				s = ""
 			case s != "":
 				*f.dst = s
 			}

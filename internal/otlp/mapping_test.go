@@ -38,6 +38,7 @@ func TestMapResource(t *testing.T) {
 		{"all three", map[string]any{"service.name": "api", "deployment.environment.name": "prod", "service.version": "1.2.3"}, "api", "prod", "1.2.3"},
 		{"no service.name", map[string]any{}, "unknown_service", "", ""},
 		{"empty service.name", map[string]any{"service.name": ""}, "unknown_service", "", ""},
+		{"blank service.name", map[string]any{"service.name": " \t "}, "unknown_service", "", ""},
 		{"legacy environment", map[string]any{"service.name": "api", "deployment.environment": "staging"}, "api", "staging", ""},
 		{"new environment wins", map[string]any{"deployment.environment": "old", "deployment.environment.name": "new"}, "unknown_service", "new", ""},
 		{"non-string version", map[string]any{"service.version": int64(7)}, "unknown_service", "", "7"},

@@ -153,7 +153,12 @@ func nextItem(b []byte) (Item, []byte, string) {
 		it.Payload, rest = rest[:length], rest[length:]
 		if len(rest) > 0 {
 			if rest[0] != '\n' {
-				_, rest = cutLine(rest)
+				// The rest of the line goes with the payload (its length
+				// was wrong), unless it reads as an item header: then the
+				// newline was forgotten, and the next item is kept.
+				if line, after := cutLine(rest); !isItemHeader(line) {
+					rest = after
+				}
 				return it, rest, "the payload of length " + strconv.FormatUint(length, 10) + " is not followed by a newline"
 			}
 			rest = rest[1:]

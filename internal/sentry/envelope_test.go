@@ -38,6 +38,8 @@ func TestParseEnvelope(t *testing.T) {
 		{"length past the end", "{}\n{\"type\":\"event\"}\n" + ev + "\n{\"type\":\"attachment\",\"length\":99}\nshort", ErrMalformed, "", ""},
 		{"length not followed by a newline", "{}\n{\"type\":\"attachment\",\"length\":2}\nabc\n{\"type\":\"event\"}\n" + ev, nil,
 			"event=" + ev, "0:attachment"},
+		{"no newline after a payload, then an item", "{}\n{\"type\":\"attachment\",\"length\":0}\n{\"type\":\"event\"}\n" + ev, nil,
+			"event=" + ev, "0:attachment"},
 		{"negative length", "{}\n{\"type\":\"attachment\",\"length\":-1}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"length as a string", "{}\n{\"type\":\"attachment\",\"length\":\"3\"}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"no type", "{}\n{\"length\":2}\nab\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:"},
