@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/emailaddr"
 	"github.com/errata-dev/errata/internal/summary"
 )
 
@@ -311,9 +312,13 @@ func ParseAutoJoin(entry string) (AutoJoin, error) {
 	if !ok || !ok2 || j.Domain == "" || !strings.HasPrefix(j.OrgID, "org_") {
 		return AutoJoin{}, fmt.Errorf("--oidc-auto-join: %q: want domain=org_…:role", entry)
 	}
-	if strings.ContainsAny(j.Domain, "@ /") || strings.HasPrefix(j.Domain, ".") || strings.HasSuffix(j.Domain, ".") {
+	// As sign-in compares it with a normalised address's domain:
+	// bücher.de is xn--bcher-kva.de.
+	ascii, valid := emailaddr.Domain(j.Domain)
+	if !valid {
 		return AutoJoin{}, fmt.Errorf("--oidc-auto-join: %q: %q is not an email domain (example.com, without @)", entry, j.Domain)
 	}
+	j.Domain = ascii
 	switch j.Role {
 	case "viewer", "member", "admin":
 	default:

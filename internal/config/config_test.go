@@ -89,6 +89,15 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"auto join at", func(s *Serve) {
 			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"@example.com=org_1:member"}
 		}, "is not an email domain"},
+		{"auto join wildcard", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"*.example.com=org_1:member"}
+		}, "is not an email domain"},
+		{"auto join port", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com:8080=org_1:member"}
+		}, "is not an email domain"},
+		{"auto join IDN twice", func(s *Serve) {
+			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"bücher.de=org_1:member", "xn--bcher-kva.de=org_2:admin"}
+		}, "one rule a domain"},
 		{"auto join twice", func(s *Serve) {
 			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"a.example=org_1:member", "A.example=org_2:admin"}
 		}, "one rule a domain"},
@@ -120,5 +129,17 @@ func TestTrustedProxiesParse(t *testing.T) {
 	}
 	if want := "10.0.0.0/8 192.168.1.7/32 fd00::/8"; strings.Join(got, " ") != want {
 		t.Fatalf("TrustedPrefixes = %v, want %s", got, want)
+	}
+}
+
+// TestParseAutoJoinDomain: a rule's domain takes the form sign-in gives an
+// address's (lower case, an IDN in punycode), or a rule for bücher.de
+// would never match.
+func TestParseAutoJoinDomain(t *testing.T) {
+	for in, want := range map[string]string{"bücher.de": "xn--bcher-kva.de", "ACME.com": "acme.com", "localhost": "localhost"} {
+		j, err := ParseAutoJoin(in + "=org_1:member")
+		if err != nil || j.Domain != want {
+			t.Errorf("ParseAutoJoin(%s=…) = %+v, %v; want the domain %s", in, j, err, want)
+		}
 	}
 }

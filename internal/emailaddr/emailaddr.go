@@ -133,3 +133,13 @@ func Invisible(r rune) bool {
 func refuse(format string, args ...any) error {
 	return problem.New("validation-failed", fmt.Sprintf(format, args...))
 }
+
+// Domain returns the form Normalize gives an address's domain (IDNA
+// UTS-46 lookup: lower case, punycode), so that a configured domain
+// compares with the domains of normalised addresses; ok is false when s is
+// not a domain name.
+func Domain(s string) (ascii string, ok bool) {
+	ascii, err := idna.Lookup.ToASCII(norm.NFC.String(strings.TrimSpace(s)))
+	return ascii, err == nil && ascii != "" && !strings.ContainsAny(ascii, "@*:/ ") &&
+		!strings.HasPrefix(ascii, ".") && !strings.HasSuffix(ascii, ".") && !strings.Contains(ascii, "..")
+}

@@ -3,12 +3,12 @@ package grouping
 import "strings"
 
 // stripBundleHash drops the content hash esbuild and Vite (Rollup) write
-// into a bundle's name, which hex-only stripBuildHash leaves: a segment of
-// its own ("app.D3QQW6G5.js", SvelteKit's "index.BfQ2x3Ad.js") or the
-// last eight characters of the name after a dash ("index-BfQ2x3Ad.js",
-// esbuild's "app-D3QQW6G5.js"). Rollup's base64url hash may itself hold a
-// dash or an underscore ("index-B-x_3Ad1.js"), so the hash is found by its
-// length, not by the last dash.
+// into a JavaScript bundle's name, which hex-only stripBuildHash leaves: a
+// segment of its own ("app.D3QQW6G5.js", SvelteKit's "index.BfQ2x3Ad.js")
+// or the last eight characters of the name after a dash
+// ("index-BfQ2x3Ad.js", esbuild's "app-D3QQW6G5.js"). Rollup's base64url
+// hash may itself hold a dash or an underscore ("index-B-x_3Ad1.js"), so
+// the hash is found by its length, not by the last dash.
 func stripBundleHash(name string) string {
 	segs := strings.Split(name, ".")
 	out := segs[:0]
@@ -25,49 +25,52 @@ func stripBundleHash(name string) string {
 }
 
 // bundleHash reports whether s looks like a bundler's eight-character
-// content hash: base64url (Rollup, Vite) or upper-case base32 (esbuild),
-// not a word. A digit, a dash or an underscore among letters, or letters
-// of both cases out of a word's order ("BfQ2x3Ad", "BfQxAdzZ"), make it a
-// hash; all lower case ("download"), a capitalised or camel-case word
-// ("Checkout", "MyWidget", "userList") do not. Eight upper-case letters
-// are esbuild's hash without a digit (about one build in five).
+// content hash rather than part of a name. esbuild's is upper-case base32
+// (A–Z, 2–7): eight such characters are its hash. Rollup's and Vite's is
+// base64url: taken for a hash when it mixes capitals, small letters and
+// digits ("BfQ2x3Ad"), or, without a digit (a hash in four), capitals and
+// small letters that change class at least four times ("BfQxAdzZ"), as a
+// word's seldom do: kebab and snake names ("you-mean", "c_double"), words
+// ("download"), camel case ("MyWidget", "ReactDOM", "tableDnD") and
+// locales ("yue-Hant") stay. A Vite hash without a capital or a small
+// letter (about one build in thirty), or of few changes, is missed: that
+// build's frames group apart, as before version 7.
 func bundleHash(s string) bool {
 	if len(s) != 8 {
 		return false
 	}
-	var lower, upper, other int
+	var lower, upper, digit int
+	base32 := true
+	changes, prev := 0, -1
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+		c := s[i]
+		class := 3 // '-' or '_'
+		switch {
 		case c >= 'a' && c <= 'z':
+			class = 0
 			lower++
 		case c >= 'A' && c <= 'Z':
+			class = 1
 			upper++
-		case isDigit(c) || c == '-' || c == '_':
-			other++
-		default:
+		case isDigit(c):
+			class = 2
+			digit++
+		case c != '-' && c != '_':
 			return false
 		}
+		base32 = base32 && (class == 1 || c >= '2' && c <= '7')
+		if prev >= 0 && class != prev {
+			changes++
+		}
+		prev = class
 	}
 	switch {
-	case other == len(s):
-		return false // a number or a date: isVariable's
-	case other > 0:
-		return lower+upper > 0
-	case upper == 0:
+	case base32:
+		return true
+	case upper == 0 || lower == 0:
 		return false
-	case lower == 0:
+	case digit > 0:
 		return true
 	}
-	return !camelWord(s)
-}
-
-// camelWord reports whether s (letters only) reads as a word or words in
-// camel case: each capital followed by at least one small letter.
-func camelWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 'A' && s[i] <= 'Z' && (i+1 == len(s) || s[i+1] < 'a' || s[i+1] > 'z') {
-			return false
-		}
-	}
-	return true
+	return changes >= 4
 }

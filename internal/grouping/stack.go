@@ -273,7 +273,13 @@ func stripURL(p string) string {
 // fileModule names a file-based frame's module as "dir/file": the base name
 // and the nearest directory that does not look generated, so that a frame
 // keeps its identity across checkouts, release directories and machines.
-func fileModule(p string, a *algorithm) string {
+func fileModule(p string, a *algorithm) string { return moduleOf(p, a, false) }
+
+// jsModule is fileModule for a JavaScript frame, whose file a bundler may
+// have named by a content hash (stripBundleHash, from version 7).
+func jsModule(p string, a *algorithm) string { return moduleOf(p, a, a.bundleHashes) }
+
+func moduleOf(p string, a *algorithm, bundled bool) string {
 	p = stripURL(p)
 	if k := strings.IndexAny(p, "?#"); k >= 0 {
 		p = p[:k]
@@ -284,7 +290,7 @@ func fileModule(p string, a *algorithm) string {
 	if k := strings.LastIndexByte(p, '/'); k >= 0 {
 		base, dir = p[k+1:], p[:k]
 	}
-	if a.bundleHashes {
+	if bundled {
 		base = stripBundleHash(base)
 	}
 	base = stripBuildHash(base)

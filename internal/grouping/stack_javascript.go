@@ -102,7 +102,7 @@ func v8Frame(rest string, a *algorithm) Frame {
 	case path == "native" || path == "<anonymous>" || strings.HasPrefix(path, "index "):
 		f.File = path
 	default:
-		f.Module = fileModule(path, a)
+		f.Module = jsModule(path, a)
 		f.File = baseName(path)
 		f.InApp = !core && jsInApp(path)
 	}
@@ -152,7 +152,7 @@ func parseFirefoxFrame(t string, a *algorithm) (Frame, bool) {
 		fn = trimmed
 	}
 	return Frame{
-		Module:   fileModule(path, a),
+		Module:   jsModule(path, a),
 		Function: fn,
 		File:     baseName(path),
 		Path:     path,

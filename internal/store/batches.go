@@ -357,8 +357,9 @@ func (c *Conn) FinishBatches(ctx context.Context, batches []Batch) error {
 	return nil
 }
 
-// distinctIDs counts the distinct ids of batches (a caller may name a
-// batch twice; the statement deletes it once).
+// distinctIDs counts the distinct ids of one statement's batches (the
+// statement deletes a repeated id once). The batches of a part are
+// distinct: a repeat in a later statement would read as a lost lease.
 func distinctIDs(batches []Batch) int {
 	seen := make(map[int64]struct{}, len(batches))
 	for _, b := range batches {
