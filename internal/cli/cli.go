@@ -72,6 +72,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "help" { // "errata help [command]" is --help
 		args = append(append([]string{}, args[1:]...), "--help")
 	}
+	flagsWinOverEnv(parser.Model.Node, args)
 	kctx, err := parser.Parse(args)
 	if exited >= 0 {
 		return exited // --help
@@ -113,6 +114,33 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// flagsWinOverEnv drops the variables of the flags args set: a flag wins
+// over its variable (docs/configuration.md), and kong would otherwise
+// parse the variable too, and refuse a bad one the flag replaces.
+func flagsWinOverEnv(n *kong.Node, args []string) {
+	for _, f := range n.Flags {
+		if len(f.Envs) > 0 && setIn(args, f) {
+			f.Envs, f.Tag.Envs = nil, nil // the model's copy, and the one Reset reads
+		}
+	}
+	for _, c := range n.Children {
+		flagsWinOverEnv(c, args)
+	}
+}
+
+// setIn reports whether args give flag f (--name, --name=…, -s).
+func setIn(args []string, f *kong.Flag) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--"+f.Name || strings.HasPrefix(a, "--"+f.Name+"=") || f.Short != 0 && a == "-"+string(f.Short) {
+			return true
+		}
+	}
+	return false
 }
 
 var flagRef = regexp.MustCompile(`--([a-z0-9][a-z0-9-]*)`)

@@ -121,6 +121,9 @@ func TestBadSettings(t *testing.T) {
 		// receive's --addr is its own, not the server's ERRATA_ADDR.
 		{"receive port", []string{"ERRATA_ADDR=127.0.0.1:8080"}, []string{"receive", "--addr", "127.0.0.1:80"}, "errata: --addr: port 80"},
 		{"receive address", nil, []string{"receive", "--addr", "nope"}, "errata: --addr: \"nope\" is not host:port"},
+		{"retention that overflows", nil, []string{"serve", "--retention-days", "1000000"}, "--retention-days"},
+		{"receive secret", nil, []string{"receive", "--secret", "notasecret"}, "--secret"},
+		{"loadgen key", nil, []string{"loadgen", "--key", "garbage", "--batches", "1"}, "--key"},
 		{"unknown attack", nil, []string{"loadgen", "--attack", "nuke"}, "--attack"},
 		{"attack off loopback", nil, []string{"loadgen", "--attack", "slow-body", "--url", "http://192.0.2.1:8080"}, "loopback"},
 		{"gzip bomb without key", nil, []string{"loadgen", "--attack", "gzip-bomb"}, "--key"},
@@ -143,6 +146,26 @@ func TestBadSettings(t *testing.T) {
 				t.Errorf("the failed command created %v", e)
 			}
 		})
+	}
+}
+
+// TestFlagWinsOverABadVariable: a flag wins over its variable
+// (docs/configuration.md), so a bad value in the variable it replaces is
+// not refused; without the flag it is. (The runs stop at a bad
+// --info-window, after parsing, so that no server starts.)
+func TestFlagWinsOverABadVariable(t *testing.T) {
+	t.Parallel()
+	env := []string{"ERRATA_RETENTION_DAYS=abc", "ERRATA_WEBHOOK_ALLOW_PRIVATE=maybe"}
+	for _, args := range [][]string{
+		{"serve", "--retention-days", "5", "--webhook-allow-private", "--info-window", "7m"},
+		{"serve", "--retention-days=5", "--webhook-allow-private=false", "--info-window=7m"},
+	} {
+		if res := errata(t, t.TempDir(), env, args...); res.code != 2 || !strings.Contains(res.stderr, "--info-window") {
+			t.Errorf("%v with bad ERRATA_RETENTION_DAYS and ERRATA_WEBHOOK_ALLOW_PRIVATE: code %d, stderr %q; want 2 naming only --info-window (the flags win)", args, res.code, res.stderr)
+		}
+	}
+	if res := errata(t, t.TempDir(), env[:1], "serve", "--info-window", "7m"); res.code != 2 || !strings.Contains(res.stderr, "ERRATA_RETENTION_DAYS") {
+		t.Errorf("serve with bad ERRATA_RETENTION_DAYS and no flag: code %d, stderr %q; want 2 naming it", res.code, res.stderr)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/loadgen"
 	"github.com/errata-dev/errata/internal/sentry"
 )
@@ -82,6 +83,10 @@ rather than its limit.`
 func (c *loadgenCmd) Run(e *env) error {
 	if c.Attack != "" {
 		return c.attack(e)
+	}
+	if c.Key != "" && !strings.HasPrefix(c.Key, auth.KeyPrefix) {
+		// Not a project key: every request would be refused (401).
+		return usageError{fmt.Errorf("--key: not a project API key (%s…)", auth.KeyPrefix)}
 	}
 	if c.Preset == "busy-senders" {
 		c.Concurrency = cmp.Or(c.Concurrency, 4)

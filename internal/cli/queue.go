@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/errata-dev/errata/internal/app"
 	"github.com/errata-dev/errata/internal/store"
 )
 
@@ -93,7 +92,9 @@ func firstLine(s string) string {
 // openExisting opens the configured database for a command that works on
 // what a server made (an organization, the queue). Where there is none it
 // says so, exit 1, rather than app.OpenStore making an empty one to answer
-// "not found" or "no batches" from.
+// "not found" or "no batches" from; and it migrates nothing: a schema older
+// than this build's is said (`errata migrate` upgrades it, deliberately,
+// under servers of the older release), a newer one is used as it is.
 func openExisting(e *env) (*store.DB, error) {
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	s, err := store.ReadSchema(ctx, storeOptions(e.root))
@@ -105,6 +106,8 @@ func openExisting(e *env) (*store.DB, error) {
 		return nil, fmt.Errorf("%s: `errata serve` or `errata migrate` makes it", firstLine(strings.TrimPrefix(err.Error(), "store: ")))
 	case s.Version == 0:
 		return nil, errors.New("the database holds no Errata schema yet: `errata serve` or `errata migrate` makes it")
+	case s.Version < s.Latest:
+		return nil, fmt.Errorf("the database's schema version %d is older than this build's %d: run `errata migrate` first", s.Version, s.Latest)
 	}
-	return app.OpenStore(e.ctx, e.root.Store, e.log)
+	return store.Open(e.ctx, storeOptions(e.root))
 }

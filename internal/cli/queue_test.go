@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,5 +91,28 @@ func TestQueueFailedAndRetry(t *testing.T) {
 				t.Fatalf("queue retry --all with none set aside: code %d, stdout %q", res.code, res.stdout)
 			}
 		})
+	}
+}
+
+// TestAdminCommandsMigrateNothing: a command that works on a server's data
+// does not migrate an older schema under the servers of its release (as
+// `errata migrate` does, deliberately): it says so, exit 1, and the schema
+// stays as it was.
+func TestAdminCommandsMigrateNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "errata.db")
+	env := []string{"ERRATA_DATABASE_URL=sqlite:" + path}
+	if res := errata(t, dir, env, "migrate"); res.code != 0 {
+		t.Fatalf("migrate: code %d, stderr %q", res.code, res.stderr)
+	}
+	latest := latestMigration(t)
+	execSQLite(t, path, fmt.Sprintf(`DELETE FROM goose_db_version WHERE version_id = %d`, latest)) // as the release before left it
+	res := errata(t, dir, env, "queue", "failed")
+	if want := fmt.Sprintf("schema version %d is older than this build's %d: run `errata migrate` first", latest-1, latest); res.code != 1 || !strings.Contains(res.stderr, want) {
+		t.Fatalf("queue failed on an older schema: code %d, stdout %q, stderr %q; want 1 saying %q", res.code, res.stdout, res.stderr, want)
+	}
+	if v := errata(t, dir, env, "version"); !strings.Contains(v.stdout, fmt.Sprintf("schema version %d ", latest-1)) {
+		t.Fatalf("version after it: %q, want the schema left at %d", v.stdout, latest-1)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -46,9 +47,17 @@ func (c *receiveCmd) checkAddr() error {
 	return nil
 }
 
+// secretPrefix begins a channel's signing secret (notify.SecretPrefix).
+const secretPrefix = "whsec_"
+
 func (c *receiveCmd) Run(e *env) error {
 	if err := c.checkAddr(); err != nil {
 		return err
+	}
+	if c.Secret != "" && !strings.HasPrefix(c.Secret, secretPrefix) {
+		// Every delivery would be refused (401) for a signature that
+		// cannot verify.
+		return usageError{fmt.Errorf("--secret: not a channel's signing secret (%s…)", secretPrefix)}
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {

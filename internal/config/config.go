@@ -202,6 +202,9 @@ func (s *Serve) checkLimits() error {
 			return errors.New(c.flag + " must be a positive number")
 		}
 	}
+	if s.RetentionDays > MaxRetentionDays {
+		return fmt.Errorf("--retention-days: %d is more than %d (100 years)", s.RetentionDays, MaxRetentionDays)
+	}
 	if s.SlowTxWarn < 0 {
 		return errors.New("--slow-tx-warn must not be negative (0 turns the warning off)")
 	}
@@ -303,6 +306,11 @@ func checkHTTPURL(flag, v string) error {
 // AutoJoin is one ERRATA_OIDC_AUTO_JOIN entry: OIDC users whose email is at
 // Domain join OrgID with Role.
 type AutoJoin struct{ Domain, OrgID, Role string }
+
+// MaxRetentionDays bounds --retention-days: a day count whose duration
+// overflowed would put the cut-off in the future, and the first pass would
+// delete everything it prunes.
+const MaxRetentionDays = 36500
 
 // ParseAutoJoin parses domain=org_…:role.
 func ParseAutoJoin(entry string) (AutoJoin, error) {

@@ -86,6 +86,7 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"auto join owner", func(s *Serve) {
 			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"example.com=org_1:owner"}
 		}, "--oidc-auto-join"},
+		{"retention overflowing", func(s *Serve) { s.RetentionDays = 1_000_000 }, "--retention-days"},
 		{"auto join at", func(s *Serve) {
 			s.OIDCIssuer, s.OIDCClientID, s.OIDCAutoJoin = "https://accounts.example.com", "x", []string{"@example.com=org_1:member"}
 		}, "is not an email domain"},
