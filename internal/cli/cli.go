@@ -121,8 +121,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // parse the variable too, and refuse a bad one the flag replaces.
 func flagsWinOverEnv(n *kong.Node, args []string) {
 	for _, f := range n.Flags {
-		if len(f.Envs) > 0 && setIn(args, f) {
-			f.Envs, f.Tag.Envs = nil, nil // the model's copy, and the one Reset reads
+		if len(f.Tag.Envs) > 0 && setIn(args, f) {
+			// The tag's are those parsing reads; f.Envs, which messages
+			// name (withEnv), stay.
+			f.Tag.Envs = nil
 		}
 	}
 	for _, c := range n.Children {
