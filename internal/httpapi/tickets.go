@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"time"
 
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
@@ -22,8 +21,8 @@ type TicketListItem = view.TicketListItem
 // TicketURL is a ticket's dashboard address.
 func TicketURL(appURL, id string) string { return view.TicketURL(appURL, id) }
 
-func ticketView(appURL string, tg store.TicketWithGroup, now time.Time) TicketView {
-	return view.NewTicket(appURL, tg, now)
+func ticketView(appURL string, tg store.TicketWithGroup) TicketView {
+	return view.NewTicket(appURL, tg)
 }
 
 // TicketPath names a ticket.
@@ -82,7 +81,7 @@ func (s *Server) getTicket(ctx context.Context, in *TicketPath) (*TicketOutput, 
 	if err != nil {
 		return nil, err
 	}
-	v := ticketView(s.appURL, tg, s.now())
+	v := ticketView(s.appURL, tg)
 	v.Assignee = view.AssigneeOf(members[tg.Group.AssigneeID])
 	return &TicketOutput{v}, nil
 }

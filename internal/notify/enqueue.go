@@ -56,7 +56,7 @@ func (s *Service) OnTickets(ctx context.Context, c *store.Conn, events []tickets
 				continue
 			}
 			if tv == nil {
-				v := view.NewTicket(s.opts.AppURL, store.TicketWithGroup{Ticket: ev.Ticket, Group: ev.Group}, now)
+				v := view.NewTicket(s.opts.AppURL, store.TicketWithGroup{Ticket: ev.Ticket, Group: ev.Group})
 				if ev.Group.AssigneeID != "" {
 					m, err := c.MemberByID(ctx, ev.Group.AssigneeID)
 					if err == nil {

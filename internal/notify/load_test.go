@@ -109,7 +109,7 @@ func (r *benchRig) queue(tb testing.TB, chs []store.Channel, n int, attempts int
 					Reason: store.ReasonNew, Title: g.Title, FirstSeen: now, CreatedAt: now, UpdatedAt: now}
 				d := store.Delivery{ID: id.New(id.Delivery), ChannelID: chs[i%len(chs)].ID, ProjectID: r.proj.ID, Event: store.EventTicket,
 					SubjectID: tk.ID, Status: store.DeliveryPending, Series: 1, Attempts: attempts, CreatedAt: now, UpdatedAt: now}
-				tv := view.NewTicket("https://errata.example", store.TicketWithGroup{Ticket: tk, Group: g}, now)
+				tv := view.NewTicket("https://errata.example", store.TicketWithGroup{Ticket: tk, Group: g})
 				body, err := json.Marshal(notify.TicketBody{Type: store.EventTicket, DeliveryID: d.ID, OrganizationID: r.org.ID,
 					Project: notify.ProjectRef{ID: r.proj.ID, Name: r.proj.Name}, Ticket: tv, TicketURL: tv.URL})
 				if err != nil {

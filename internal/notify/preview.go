@@ -45,7 +45,7 @@ func (s *Service) TicketPreviews(ctx context.Context, ch store.Channel) (preview
 		return nil, view.Ticket{}, false, err
 	}
 	if len(recent) == 1 {
-		ticket = view.NewTicket(s.opts.AppURL, recent[0], now)
+		ticket = view.NewTicket(s.opts.AppURL, recent[0])
 	} else {
 		ticket, sample = sampleTicket(s.opts.AppURL, p, now), true
 	}
@@ -93,7 +93,7 @@ func sampleTicket(appURL string, p store.Project, now time.Time) view.Ticket {
 		SampleMessage: "TypeError: cannot read properties of undefined (reading 'id')"}
 	t := store.Ticket{ID: "tkt_sample", ProjectID: p.ID, GroupID: g.ID, Severity: "high", Status: store.TicketOpen, Reason: store.ReasonNew,
 		Title: g.Title, FirstSeen: first, CreatedAt: first, UpdatedAt: first}
-	return view.NewTicket(appURL, store.TicketWithGroup{Ticket: t, Group: g}, now)
+	return view.NewTicket(appURL, store.TicketWithGroup{Ticket: t, Group: g})
 }
 
 // indented is a JSON body indented for reading; another body as it is.

@@ -39,7 +39,7 @@ func (r SpikeRule) Spiking(recent, baseline int64) bool {
 // Summary is one or two sentences a person can act on: what, where, how
 // often, since when and in which release. A resolved ticket's are those of
 // its group when it was resolved (store.Ticket.AsClosed).
-func Summary(t store.Ticket, g store.Group, now time.Time) string {
+func Summary(t store.Ticket, g store.Group) string {
 	g = t.AsClosed(g)
 	var b strings.Builder
 	what := g.Title
@@ -66,7 +66,10 @@ func Summary(t store.Ticket, g store.Group, now time.Time) string {
 	}
 	// The count is the group's, so is the date it counts from (the
 	// ticket's episode may have begun later, and events may come back-dated).
-	fmt.Fprintf(&b, ": %s since %s, last %s.", times(g.EventCount), g.FirstSeen.UTC().Format("2006-01-02 15:04 UTC"), ago(now.Sub(g.LastSeen)))
+	// Times, not "3 min ago": the summary is delivered (a webhook retried
+	// hours later) and read long after it is made, and is the same object
+	// as GET's (interface 6.1) until the group changes.
+	fmt.Fprintf(&b, ": %s since %s, last %s.", times(g.EventCount), g.FirstSeen.UTC().Format(summaryTime), g.LastSeen.UTC().Format(summaryTime))
 	switch {
 	case g.LastRelease != "" && g.FirstRelease != "" && g.FirstRelease != g.LastRelease:
 		fmt.Fprintf(&b, " First seen in release %s, still in %s.", g.FirstRelease, g.LastRelease)
@@ -91,18 +94,8 @@ func thousands(n int64) string {
 	return s
 }
 
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%d days ago", int(d.Hours()/24))
-	}
-}
+// summaryTime is how a summary writes a time.
+const summaryTime = "2006-01-02 15:04 UTC"
 
 // Facts are the ticket's structured facts (CONTRACT 4): its group's, as
 // they were when the ticket was resolved for a resolved ticket

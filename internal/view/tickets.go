@@ -5,7 +5,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"time"
 
 	"github.com/errata-dev/errata/internal/store"
 	"github.com/errata-dev/errata/internal/tickets"
@@ -59,18 +58,18 @@ type TicketItem struct {
 // TicketURL is a ticket's dashboard address (CONTRACT 6).
 func TicketURL(appURL, id string) string { return appURL + "/tickets/" + id }
 
-// NewTicket builds the ticket object as of now. An open ticket's facts are
+// NewTicket builds the ticket object. An open ticket's facts are
 // its group's, so the events that update them update it (CONTRACT 4):
 // updated_at is the later of the ticket's own change and its group's last
 // processing.
-func NewTicket(appURL string, tg store.TicketWithGroup, now time.Time) Ticket {
+func NewTicket(appURL string, tg store.TicketWithGroup) Ticket {
 	t := tg.Ticket
 	updated := t.UpdatedAt
 	if g := tg.Group; t.Status == store.TicketOpen && g.TicketID == t.ID && g.UpdatedAt.After(updated) {
 		updated = g.UpdatedAt
 	}
 	return Ticket{ID: t.ID, ProjectID: t.ProjectID, GroupID: t.GroupID, Severity: t.Severity, Status: t.Status, Title: t.Title,
-		Summary: tickets.Summary(t, tg.Group, now), Facts: tickets.Facts(t, tg.Group, TimeFormat), URL: TicketURL(appURL, t.ID),
+		Summary: tickets.Summary(t, tg.Group), Facts: tickets.Facts(t, tg.Group, TimeFormat), URL: TicketURL(appURL, t.ID),
 		UserCount: tg.Group.UserCount, CreatedAt: TS(t.CreatedAt), UpdatedAt: TS(updated), ResolvedAt: TSPtr(t.ResolvedAt)}
 }
 

@@ -128,7 +128,7 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpserver
 		return err
 	}
 	role, _ := org.ParseRole(p.Member.Role)
-	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group, d.now()),
+	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group),
 		Facts: readableFacts(tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat)), Shown: titleOf(tg.Title, tg.Group.SampleMessage), CanChange: role.AtLeast(org.MemberRole), Events: events}
 	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
