@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -72,7 +73,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "help" { // "errata help [command]" is --help
 		args = append(append([]string{}, args[1:]...), "--help")
 	}
-	flagsWinOverEnv(parser.Model.Node, args)
+	if !slices.Contains(args, "--help") && !slices.Contains(args, "-h") { // help names every variable
+		flagsWinOverEnv(parser.Model.Node, args)
+	}
 	kctx, err := parser.Parse(args)
 	if exited >= 0 {
 		return exited // --help

@@ -14,6 +14,7 @@ import (
 	"github.com/errata-dev/errata/internal/config"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 type serveCmd struct {
@@ -118,6 +119,15 @@ type userCreateCmd struct {
 }
 
 func (c *userCreateCmd) Run(e *env) error {
+	// A bootstrap command: it makes and migrates a database that is not
+	// there yet, but does not migrate a server's older schema.
+	if db, err := store.Open(e.ctx, storeOptions(e.root)); err == nil {
+		err = checkSchema(e.ctx, db, true)
+		db.Close()
+		if err != nil {
+			return err
+		}
+	}
 	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
 	if err != nil {
 		return err

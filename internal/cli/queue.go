@@ -92,22 +92,40 @@ func firstLine(s string) string {
 // openExisting opens the configured database for a command that works on
 // what a server made (an organization, the queue). Where there is none it
 // says so, exit 1, rather than app.OpenStore making an empty one to answer
-// "not found" or "no batches" from; and it migrates nothing: a schema older
-// than this build's is said (`errata migrate` upgrades it, deliberately,
-// under servers of the older release), a newer one is used as it is.
+// "not found" or "no batches" from; and it migrates nothing (checkSchema).
 func openExisting(e *env) (*store.DB, error) {
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
-	s, err := store.ReadSchema(ctx, storeOptions(e.root))
+	_, err := store.ReadSchema(ctx, storeOptions(e.root))
 	cancel()
-	switch {
-	case err != nil && store.IsUnavailable(err):
-		// Unreachable, not absent: OpenStore says why.
-	case err != nil:
+	if errors.Is(err, store.ErrNotFound) { // no SQLite file: opening would make one
 		return nil, fmt.Errorf("%s: `errata serve` or `errata migrate` makes it", firstLine(strings.TrimPrefix(err.Error(), "store: ")))
-	case s.Version == 0:
-		return nil, errors.New("the database holds no Errata schema yet: `errata serve` or `errata migrate` makes it")
-	case s.Version < s.Latest:
-		return nil, fmt.Errorf("the database's schema version %d is older than this build's %d: run `errata migrate` first", s.Version, s.Latest)
 	}
-	return store.Open(e.ctx, storeOptions(e.root))
+	db, err := store.Open(e.ctx, storeOptions(e.root))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchema(e.ctx, db, false); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// checkSchema refuses a schema older than this build's: the commands that
+// work on a server's data migrate nothing, since `errata migrate` upgrades
+// it deliberately, under the servers of the older release
+// (docs/operations.md). A newer schema is used as it is, as older servers
+// use it; an empty database is refused unless empty is allowed (a
+// bootstrap command migrates it).
+func checkSchema(ctx context.Context, db *store.DB, empty bool) error {
+	s, err := db.Schema(ctx)
+	switch {
+	case err != nil:
+		return err
+	case s.Version == 0 && !empty:
+		return errors.New("the database holds no Errata schema yet: `errata serve` or `errata migrate` makes it")
+	case s.Version > 0 && s.Version < s.Latest:
+		return fmt.Errorf("the database's schema version %d is older than this build's %d: run `errata migrate` first", s.Version, s.Latest)
+	}
+	return nil
 }

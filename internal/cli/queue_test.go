@@ -108,9 +108,11 @@ func TestAdminCommandsMigrateNothing(t *testing.T) {
 	}
 	latest := latestMigration(t)
 	execSQLite(t, path, fmt.Sprintf(`DELETE FROM goose_db_version WHERE version_id = %d`, latest)) // as the release before left it
-	res := errata(t, dir, env, "queue", "failed")
-	if want := fmt.Sprintf("schema version %d is older than this build's %d: run `errata migrate` first", latest-1, latest); res.code != 1 || !strings.Contains(res.stderr, want) {
-		t.Fatalf("queue failed on an older schema: code %d, stdout %q, stderr %q; want 1 saying %q", res.code, res.stdout, res.stderr, want)
+	want := fmt.Sprintf("schema version %d is older than this build's %d: run `errata migrate` first", latest-1, latest)
+	for _, args := range [][]string{{"queue", "failed"}, {"user", "create", "--email", "a@example.com", "--password", "long enough"}} {
+		if res := errata(t, dir, env, args...); res.code != 1 || !strings.Contains(res.stderr, want) {
+			t.Fatalf("%s on an older schema: code %d, stdout %q, stderr %q; want 1 saying %q", args, res.code, res.stdout, res.stderr, want)
+		}
 	}
 	if v := errata(t, dir, env, "version"); !strings.Contains(v.stdout, fmt.Sprintf("schema version %d ", latest-1)) {
 		t.Fatalf("version after it: %q, want the schema left at %d", v.stdout, latest-1)

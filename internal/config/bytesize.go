@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -31,6 +32,9 @@ func (b *ByteSize) UnmarshalText(text []byte) error {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
 		return fmt.Errorf("%q is not a size (e.g. 4GiB, 512MB, 1048576)", string(text))
+	}
+	if n > math.MaxInt64/mult { // it would wrap, to a small or negative size
+		return fmt.Errorf("%q is larger than a size can be (8 EiB)", string(text))
 	}
 	*b = ByteSize(n * mult)
 	return nil

@@ -14,7 +14,7 @@ func TestByteSize(t *testing.T) {
 			t.Errorf("ByteSize(%q) = %d, %v; want %d", in, b, err, want)
 		}
 	}
-	for _, in := range []string{"", "lots", "-1", "4XB", "1.5GiB"} {
+	for _, in := range []string{"", "lots", "-1", "4XB", "1.5GiB", "16777216TiB", "8388608TiB", "18446744073709552KB"} { // the last three wrapped
 		var b ByteSize
 		if err := b.UnmarshalText([]byte(in)); err == nil {
 			t.Errorf("ByteSize(%q) = %d, want an error", in, b)

@@ -28,7 +28,8 @@ func stripBundleHash(name string) string {
 // content hash rather than part of a name. esbuild's is upper-case base32
 // (A–Z, 2–7): eight such characters are its hash. Rollup's and Vite's is
 // base64url: taken for a hash when it mixes capitals, small letters and
-// digits ("BfQ2x3Ad"), or, without a digit (a hash in four), capitals and
+// digits ("BfQ2x3Ad") other than as camel-case words and numbers do
+// ("Web3Auth", camelDigits), or, without a digit (a hash in four), capitals and
 // small letters that change class at least four times ("BfQxAdzZ"), as a
 // word's seldom do: kebab and snake names ("you-mean", "c_double"), words
 // ("download"), camel case ("MyWidget", "ReactDOM", "tableDnD") and
@@ -70,7 +71,45 @@ func bundleHash(s string) bool {
 	case upper == 0 || lower == 0:
 		return false
 	case digit > 0:
-		return true
+		return !camelDigits(s)
 	}
 	return changes >= 4
+}
+
+// camelDigits reports whether s (letters and digits) reads as camel-case
+// words and numbers ("Web3Auth", "toBase64", "iPhone12", "mp4Video",
+// "Vector3D"): words of a capital or not then two small letters or more,
+// runs of digits, a single small letter first or after digits, a single
+// capital last. A base64url hash reads so about one time in twenty.
+func camelDigits(s string) bool {
+	lower := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			for i < len(s) && isDigit(s[i]) {
+				i++
+			}
+			continue
+		case c == '-' || c == '_':
+			return false
+		}
+		j := i + 1
+		for j < len(s) && lower(s[j]) {
+			j++
+		}
+		small := j - i
+		if !lower(c) {
+			small-- // the capital begins the word
+		}
+		switch {
+		case small >= 2:
+		case small == 1 && lower(c) && (i == 0 || isDigit(s[i-1])): // "iPhone", "4k"
+		case small == 0 && j == len(s): // "Vector3D"
+		default:
+			return false
+		}
+		i = j
+	}
+	return true
 }

@@ -33,6 +33,13 @@ func TestStripBundleHash(t *testing.T) {
 		{"error-page-404.js", "error-page-404.js"},
 		{"migration-v2024-01.js", "migration-v2024-01.js"},
 		{"hello-world-v2.js", "hello-world-v2.js"},
+		{"provider-Web3Auth.js", "provider-Web3Auth.js"},
+		{"utils-toBase64.js", "utils-toBase64.js"},
+		{"app.toBase64.js", "app.toBase64.js"},
+		{"three-Vector3D.js", "three-Vector3D.js"},
+		{"codec-fromUtf8.js", "codec-fromUtf8.js"},
+		{"device-iPhone12.js", "device-iPhone12.js"},
+		{"player-mp4Video.js", "player-mp4Video.js"},
 		{"log-20261201.js", "log-20261201.js"},               // a date: stripBuildHash's
 		{"main.8f3a2b1c.chunk.js", "main.8f3a2b1c.chunk.js"}, // hex: stripBuildHash's
 		{"app.js", "app.js"},

@@ -179,15 +179,33 @@ func nextItem(b []byte) (Item, []byte, string) {
 // end of the body: the envelope was cut short, and is malformed (400).
 const errTruncated = "the payload is shorter than its length "
 
-// isItemHeader reports whether line is a JSON object with a string type:
-// an item header as SDKs write them.
+// isItemHeader reports whether line reads as an item header as SDKs write
+// them: a JSON object with a string type and no member an item header does
+// not have. It decides where framing resumes after a fault, so a payload
+// line with a type of its own (a transaction, a line of a JSONL
+// attachment), which carries other members, is not taken for one.
 func isItemHeader(line []byte) bool {
 	var ih itemHeaderJSON
 	if decodeObject(line, &ih) != nil {
 		return false
 	}
-	typ, ok := jsonString(ih.Type)
-	return ok && typ != ""
+	if typ, ok := jsonString(ih.Type); !ok || typ == "" {
+		return false
+	}
+	for _, f := range objectFields(line) {
+		if !itemHeaderKeys[f.key] {
+			return false
+		}
+	}
+	return true
+}
+
+// itemHeaderKeys are the members of item headers SDKs and Relay write.
+var itemHeaderKeys = map[string]bool{
+	"type": true, "length": true, "content_type": true, "filename": true, "attachment_type": true,
+	"item_count": true, "platform": true, "event_id": true, "sdk": true, "sampled": true,
+	"rate_limited": true, "source_quantities": true, "sample_rates": true, "metrics_extracted": true,
+	"spans_extracted": true, "fully_normalized": true, "routing_hint": true,
 }
 
 // cutLine splits b after its first "\n", which belongs to neither part.

@@ -40,6 +40,12 @@ func TestParseEnvelope(t *testing.T) {
 			"event=" + ev, "0:attachment"},
 		{"no newline after a payload, then an item", "{}\n{\"type\":\"attachment\",\"length\":0}\n{\"type\":\"event\"}\n" + ev, nil,
 			"event=" + ev, "0:attachment"},
+		// A wrong length that takes the next item's header and ends where
+		// that item's payload, a transaction with a type of its own,
+		// begins: the payload line is no item header, and the event after
+		// it is kept.
+		{"long length ending at a typed payload", "{}\n{\"type\":\"attachment\",\"length\":27}\nabc\n{\"type\":\"transaction\"}\n" +
+			"{\"type\":\"transaction\",\"spans\":[]}\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"negative length", "{}\n{\"type\":\"attachment\",\"length\":-1}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"length as a string", "{}\n{\"type\":\"attachment\",\"length\":\"3\"}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"no type", "{}\n{\"length\":2}\nab\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:"},

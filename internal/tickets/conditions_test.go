@@ -40,7 +40,7 @@ func TestWindows(t *testing.T) {
 			t.Errorf("FormatWindow(%v) = %q, want %q", got, back, in)
 		}
 	}
-	for _, bad := range []string{"", "h", "0h", "-1h", "1 hour", "8d", "169h", "1w", "1.5h"} {
+	for _, bad := range []string{"", "h", "0h", "-1h", "1 hour", "8d", "169h", "1w", "1.5h", "200000d", "9223372036854775807m"} {
 		if _, err := ParseWindow(bad); err == nil {
 			t.Errorf("ParseWindow(%q) accepted", bad)
 		}

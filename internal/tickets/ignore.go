@@ -154,6 +154,9 @@ func ParseWindow(s string) (time.Duration, error) {
 	if err != nil || unit == 0 || n <= 0 {
 		return 0, fmt.Errorf("%q is not a window such as 30m, 1h or 7d", s)
 	}
+	if time.Duration(n) > MaxIgnoreWindow/unit { // checked before multiplying, which could wrap
+		return 0, fmt.Errorf("%q is longer than 7 days", s)
+	}
 	w := time.Duration(n) * unit
 	if w > MaxIgnoreWindow {
 		return 0, fmt.Errorf("%q is longer than 7 days", s)

@@ -184,6 +184,7 @@ func groupChangeOf(r *http.Request, now time.Time) (tickets.GroupChange, error) 
 		in.Users = n
 	case "until":
 		h, _ := strconv.Atoi(f.Get("ignore_hours"))
+		h = min(h, 100*365*24) // a century: more would wrap the duration
 		u := now.Add(time.Duration(h) * time.Hour)
 		in.Until = &u
 	default:

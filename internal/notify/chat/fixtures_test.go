@@ -19,7 +19,7 @@ var (
 func sampleTicket() notice.Notification {
 	return notice.Notification{Project: project, Ticket: &notice.Ticket{
 		ID: "tkt_01", Severity: "critical", Title: "TypeError: cannot read properties of undefined (reading 'id')",
-		Summary: "TypeError: cannot read properties of undefined (reading 'id') in checkout (production) at cart.js:42: 1,234 events since 2026-11-22 07:12 UTC, last 3 min ago. Seen in release 4.2.0.",
+		Summary: "TypeError: cannot read properties of undefined (reading 'id') in checkout (production) at cart.js:42: 1,234 events since 2026-11-22 07:12 UTC, last 2026-11-22 07:57 UTC. Seen in release 4.2.0.",
 		Reason:  "new", Service: "checkout", Environment: "production", Release: "4.2.0", EventCount: 1234,
 		FirstSeen: t0.Add(-48 * time.Minute), LastSeen: t0.Add(-3 * time.Minute), URL: appURL + "/tickets/tkt_01",
 		Facts: []notice.Fact{{Name: "Exception", Value: "TypeError"}, {Name: "Culprit", Value: "cart.js:42"}, {Name: "Trace ID", Value: "4bf92f3577b34da6a3ce929d0e0e4736"}},
