@@ -121,18 +121,19 @@ type userCreateCmd struct {
 func (c *userCreateCmd) Run(e *env) error {
 	// A bootstrap command: it makes and migrates a database that is not
 	// there yet, but does not migrate a server's older schema.
-	if db, err := store.Open(e.ctx, storeOptions(e.root)); err == nil {
-		err = checkSchema(e.ctx, db, true)
-		db.Close()
-		if err != nil {
-			return err
-		}
-	}
-	db, err := app.OpenStore(e.ctx, e.root.Store, e.log)
+	db, err := store.Open(e.ctx, storeOptions(e.root))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := checkSchema(e.ctx, db, true); err != nil {
+		return err
+	}
+	if n, err := db.Migrate(e.ctx); err != nil {
+		return err
+	} else if n > 0 {
+		e.log.Info("database migrated", "dialect", db.Dialect(), "migrations", n)
+	}
 	orgs := org.New(db, org.Options{})
 	u, err := auth.New(db, orgs, auth.Options{Logger: e.log}).CreateUser(e.ctx, c.Email, c.Password, c.Name)
 	var p *problem.Problem

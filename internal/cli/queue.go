@@ -92,13 +92,20 @@ func firstLine(s string) string {
 // openExisting opens the configured database for a command that works on
 // what a server made (an organization, the queue). Where there is none it
 // says so, exit 1, rather than app.OpenStore making an empty one to answer
-// "not found" or "no batches" from; and it migrates nothing (checkSchema).
+// "not found" or "no batches" from; and it migrates nothing
+// (schemaProblem). The schema is read before opening, which would write to
+// an empty or foreign file (WAL mode), and again on the database opened.
 func openExisting(e *env) (*store.DB, error) {
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
-	_, err := store.ReadSchema(ctx, storeOptions(e.root))
+	s, err := store.ReadSchema(ctx, storeOptions(e.root))
 	cancel()
-	if errors.Is(err, store.ErrNotFound) { // no SQLite file: opening would make one
+	switch {
+	case errors.Is(err, store.ErrNotFound): // no SQLite file: opening would make one
 		return nil, fmt.Errorf("%s: `errata serve` or `errata migrate` makes it", firstLine(strings.TrimPrefix(err.Error(), "store: ")))
+	case err == nil:
+		if err := schemaProblem(s, false); err != nil {
+			return nil, err
+		}
 	}
 	db, err := store.Open(e.ctx, storeOptions(e.root))
 	if err != nil {
@@ -111,17 +118,23 @@ func openExisting(e *env) (*store.DB, error) {
 	return db, nil
 }
 
-// checkSchema refuses a schema older than this build's: the commands that
-// work on a server's data migrate nothing, since `errata migrate` upgrades
-// it deliberately, under the servers of the older release
+// checkSchema is schemaProblem of db's schema.
+func checkSchema(ctx context.Context, db *store.DB, empty bool) error {
+	s, err := db.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	return schemaProblem(s, empty)
+}
+
+// schemaProblem refuses a schema older than this build's: the commands
+// that work on a server's data migrate nothing, since `errata migrate`
+// upgrades it deliberately, under the servers of the older release
 // (docs/operations.md). A newer schema is used as it is, as older servers
 // use it; an empty database is refused unless empty is allowed (a
 // bootstrap command migrates it).
-func checkSchema(ctx context.Context, db *store.DB, empty bool) error {
-	s, err := db.Schema(ctx)
+func schemaProblem(s store.Schema, empty bool) error {
 	switch {
-	case err != nil:
-		return err
 	case s.Version == 0 && !empty:
 		return errors.New("the database holds no Errata schema yet: `errata serve` or `errata migrate` makes it")
 	case s.Version > 0 && s.Version < s.Latest:

@@ -34,7 +34,7 @@ func stripBundleHash(name string) string {
 // word's seldom do: kebab and snake names ("you-mean", "c_double"), words
 // ("download"), camel case ("MyWidget", "ReactDOM", "tableDnD") and
 // locales ("yue-Hant") stay. A Vite hash without a capital or a small
-// letter (about one build in thirty), or of few changes, is missed: that
+// letter (about one build in thirty), of few changes or reading as camel case (in all about one in six), is missed: that
 // build's frames group apart, as before version 7.
 func bundleHash(s string) bool {
 	if len(s) != 8 {

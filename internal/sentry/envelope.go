@@ -132,7 +132,7 @@ func nextItem(b []byte) (Item, []byte, string) {
 		// Its presumed payload goes with it, unless that line reads as an
 		// item header itself: a stray line before an item must not take
 		// the item's header along.
-		if next, after := cutLine(rest); !isItemHeader(next) {
+		if next, after := cutLine(rest); !isItemHeader(next, after) {
 			rest = after
 		}
 		return Item{}, rest, "the item header " + err.Error()
@@ -156,7 +156,7 @@ func nextItem(b []byte) (Item, []byte, string) {
 				// The rest of the line goes with the payload (its length
 				// was wrong), unless it reads as an item header: then the
 				// newline was forgotten, and the next item is kept.
-				if line, after := cutLine(rest); !isItemHeader(line) {
+				if line, after := cutLine(rest); !isItemHeader(line, after) {
 					rest = after
 				}
 				return it, rest, "the payload of length " + strconv.FormatUint(length, 10) + " is not followed by a newline"
@@ -179,12 +179,15 @@ func nextItem(b []byte) (Item, []byte, string) {
 // end of the body: the envelope was cut short, and is malformed (400).
 const errTruncated = "the payload is shorter than its length "
 
-// isItemHeader reports whether line reads as an item header as SDKs write
-// them: a JSON object with a string type and no member an item header does
-// not have. It decides where framing resumes after a fault, so a payload
+// isItemHeader reports whether line, followed by rest, reads as an item
+// header as SDKs write them: a JSON object with a string type whose members
+// are all item-header members, or, with others (a newer SDK's), whose
+// numeric length frames a payload that a newline or the body's end
+// follows. It decides where framing resumes after a fault, so a payload
 // line with a type of its own (a transaction, a line of a JSONL
-// attachment), which carries other members, is not taken for one.
-func isItemHeader(line []byte) bool {
+// attachment), which carries other members and no such length, is not
+// taken for one.
+func isItemHeader(line, rest []byte) bool {
 	var ih itemHeaderJSON
 	if decodeObject(line, &ih) != nil {
 		return false
@@ -192,18 +195,22 @@ func isItemHeader(line []byte) bool {
 	if typ, ok := jsonString(ih.Type); !ok || typ == "" {
 		return false
 	}
+	known := true
 	for _, f := range objectFields(line) {
-		if !itemHeaderKeys[f.key] {
-			return false
-		}
+		known = known && itemHeaderKeys[f.key]
 	}
-	return true
+	if known {
+		return true
+	}
+	n, has, ok := jsonLength(ih.Length)
+	return ok && has && uint64(len(rest)) >= n && (uint64(len(rest)) == n || rest[n] == '\n')
 }
 
 // itemHeaderKeys are the members of item headers SDKs and Relay write.
 var itemHeaderKeys = map[string]bool{
 	"type": true, "length": true, "content_type": true, "filename": true, "attachment_type": true,
 	"item_count": true, "platform": true, "event_id": true, "sdk": true, "sampled": true,
+	"meta_length": true, "span_id": true, "sentry_release": true, "sentry_environment": true, "profile_type": true,
 	"rate_limited": true, "source_quantities": true, "sample_rates": true, "metrics_extracted": true,
 	"spans_extracted": true, "fully_normalized": true, "routing_hint": true,
 }

@@ -46,6 +46,9 @@ func TestParseEnvelope(t *testing.T) {
 		// it is kept.
 		{"long length ending at a typed payload", "{}\n{\"type\":\"attachment\",\"length\":27}\nabc\n{\"type\":\"transaction\"}\n" +
 			"{\"type\":\"transaction\",\"spans\":[]}\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
+		// After a stray line, a header with a member unknown here (a newer
+		// SDK's) is still one when its length frames its payload.
+		{"garbage line before a header of a newer SDK", "{}\ngarbage\n{\"type\":\"event\",\"length\":16,\"x_new\":1}\n" + ev, nil, "event=" + ev, "0:"},
 		{"negative length", "{}\n{\"type\":\"attachment\",\"length\":-1}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"length as a string", "{}\n{\"type\":\"attachment\",\"length\":\"3\"}\nabc\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:attachment"},
 		{"no type", "{}\n{\"length\":2}\nab\n{\"type\":\"event\"}\n" + ev, nil, "event=" + ev, "0:"},

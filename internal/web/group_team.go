@@ -184,7 +184,7 @@ func groupChangeOf(r *http.Request, now time.Time) (tickets.GroupChange, error) 
 		in.Users = n
 	case "until":
 		h, _ := strconv.Atoi(f.Get("ignore_hours"))
-		h = min(h, 100*365*24) // a century: more would wrap the duration
+		h = max(0, min(h, 100*365*24)) // within a century either way: more would wrap the duration
 		u := now.Add(time.Duration(h) * time.Hour)
 		in.Until = &u
 	default:

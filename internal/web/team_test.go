@@ -107,6 +107,9 @@ func TestGroupPageTeam(t *testing.T) {
 			t.Errorf("ignore = %v", g["ignore"])
 		}
 		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"events"}, "ignore_count": {"0"}}).expect(t, http.StatusUnprocessableEntity)
+		// Hours that would wrap the duration (into the far future) are no
+		// time from now either.
+		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"until"}, "ignore_hours": {"-2562048"}}).expect(t, http.StatusUnprocessableEntity)
 		// An ignore until a time reads as a time, not an ISO string.
 		b.post(path+"/status", url.Values{"status": {"ignored"}, "ignore": {"until"}, "ignore_hours": {"5"}}).expect(t, http.StatusSeeOther)
 		if p := b.get(path); !regexp.MustCompile(`ignored until \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2} UTC`).MatchString(p.Body) || regexp.MustCompile(`until \d{4}-\d{2}-\d{2}T`).MatchString(p.Body) {
