@@ -29,12 +29,13 @@ func stripBundleHash(name string) string {
 // (A–Z, 2–7): eight such characters are its hash. Rollup's and Vite's is
 // base64url: taken for a hash when it mixes capitals, small letters and
 // digits ("BfQ2x3Ad") other than as camel-case words and numbers do
-// ("Web3Auth", camelDigits), or, without a digit (a hash in four), capitals and
-// small letters that change class at least four times ("BfQxAdzZ"), as a
-// word's seldom do: kebab and snake names ("you-mean", "c_double"), words
-// ("download"), camel case ("MyWidget", "ReactDOM", "tableDnD") and
-// locales ("yue-Hant") stay. A Vite hash without a capital or a small
-// letter (about one build in thirty), of few changes or reading as camel case (in all about one in six), is missed: that
+// ("Web3Auth", camelDigits), or, without a digit (a hash in four),
+// capitals and small letters that change class at least four times
+// ("BfQxAdzZ"), as a word's seldom do: kebab and snake names ("you-mean",
+// "c_double"), words ("download"), camel case ("MyWidget", "ReactDOM",
+// "tableDnD") and locales ("yue-Hant") stay. A Vite hash without a capital
+// or a small letter (about one build in thirty), of few changes, or
+// reading as camel case (in all about one build in six) is missed: that
 // build's frames group apart, as before version 7.
 func bundleHash(s string) bool {
 	if len(s) != 8 {
