@@ -193,6 +193,20 @@ func (c *Conn) ArtifactByDebugID(ctx context.Context, projectID, debugID, kind s
 	return a, nil
 }
 
+// LockReleaseFiles holds, until c's transaction ends, the right to add a
+// file to the release: two uploads of one name at once then find each
+// other's (on PostgreSQL; SQLite's writer is one at a time already), where
+// each would otherwise find none and both be stored.
+func (c *Conn) LockReleaseFiles(ctx context.Context, releaseID string) error {
+	if c.tx == nil {
+		return nil
+	}
+	if err := c.drv.lockName(ctx, c, 4, releaseID); err != nil {
+		return fmt.Errorf("store: lock release %s: %w", releaseID, err)
+	}
+	return nil
+}
+
 // ArtifactByURL returns a release's newest file with a dist and URL.
 func (c *Conn) ArtifactByURL(ctx context.Context, releaseID, dist, url string) (Artifact, error) {
 	a, err := scanArtifact(c.queryRow(ctx, `SELECT `+artifactCols+` FROM artifacts WHERE release_id = ? AND dist = ? AND url = ?

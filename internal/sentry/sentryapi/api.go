@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/errata-dev/errata/internal/httpserver"
@@ -21,6 +22,7 @@ import (
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/text"
 )
 
 // Limits of uploads (CONTRACT 8).
@@ -156,6 +158,14 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, fn func(http.Respons
 		return fail(http.StatusUnauthorized, "Authentication credentials were not provided or are invalid: send Authorization: Bearer <API token>")
 	}
 	c := &caller{p: p}
+	// A name no store holds (a NUL, invalid UTF-8, a control character)
+	// names nothing, as on either database, before a look-up PostgreSQL
+	// would refuse (500).
+	for _, seg := range [...]struct{ name, noun string }{{"org", "organization"}, {"project", "project"}, {"version", "release"}} {
+		if v := r.PathValue(seg.name); v != "" && text.Fault(v) != "" {
+			return fail(http.StatusNotFound, seg.noun+" "+strconv.QuoteToASCII(v)+" does not exist")
+		}
+	}
 	if r.PathValue("org") == "" {
 		return fn(w, r, c)
 	}
@@ -205,7 +215,10 @@ func (a *API) orgOf(ctx context.Context, ref string) (store.Org, error) {
 func (a *API) projects(ctx context.Context, c *caller, refs []string) ([]store.Project, error) {
 	out := make([]store.Project, 0, len(refs))
 	for _, ref := range refs {
-		p, err := a.lookupProject(ctx, c, ref)
+		p, err := store.Project{}, store.ErrNotFound // no project is named with a control character
+		if text.Fault(ref) == "" {
+			p, err = a.lookupProject(ctx, c, ref)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			// A body's list names it, not the path: 400, as Sentry answers
 			// invalid project slugs (a 404 here reads as "organization not

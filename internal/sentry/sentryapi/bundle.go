@@ -78,7 +78,7 @@ func readBundle(f *os.File) ([]bundleFile, error) {
 		if zf == nil || info.URL == "" {
 			continue
 		}
-		if err := checkText("url of "+path, info.URL); err != nil {
+		if err := checkText("url of "+path, info.URL, "type of "+path, info.Type); err != nil {
 			return nil, err
 		}
 		for k, v := range info.Headers {

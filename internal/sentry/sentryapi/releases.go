@@ -383,6 +383,9 @@ func (a *API) uploadReleaseFile(w http.ResponseWriter, r *http.Request, c *calle
 	// temporary file: it streams to the store from there, once a project.
 	err = a.db.Tx(r.Context(), func(tx *store.Conn) error {
 		for _, rel := range rels {
+			if err := tx.LockReleaseFiles(r.Context(), rel.ID); err != nil {
+				return err
+			}
 			if _, err := tx.ArtifactByURL(r.Context(), rel.ID, art.Dist, name); err == nil {
 				return fail(http.StatusConflict, "a file named "+name+" is already in release "+rel.Version)
 			} else if !errors.Is(err, store.ErrNotFound) {
