@@ -124,6 +124,8 @@ func TestBadSettings(t *testing.T) {
 		{"retention that overflows", nil, []string{"serve", "--retention-days", "1000000"}, "--retention-days"},
 		{"receive secret", nil, []string{"receive", "--secret", "notasecret"}, "--secret"},
 		{"loadgen key", nil, []string{"loadgen", "--key", "garbage", "--batches", "1"}, "--key"},
+		{"loadgen distinct", nil, []string{"loadgen", "--key", "svc_live_x", "--distinct=-1", "--batches", "1"}, "--distinct"},
+		{"receive count", nil, []string{"receive", "--count=-1"}, "--count"},
 		{"unknown attack", nil, []string{"loadgen", "--attack", "nuke"}, "--attack"},
 		{"attack off loopback", nil, []string{"loadgen", "--attack", "slow-body", "--url", "http://192.0.2.1:8080"}, "loopback"},
 		{"gzip bomb without key", nil, []string{"loadgen", "--attack", "gzip-bomb"}, "--key"},

@@ -84,6 +84,15 @@ func (c *loadgenCmd) Run(e *env) error {
 	if c.Attack != "" {
 		return c.attack(e)
 	}
+	for _, f := range [...]struct {
+		flag, want string
+		bad        bool
+	}{{"--distinct", "must not be negative", c.Distinct < 0}, {"--max-retries", "must not be negative", c.MaxRetries < 0},
+		{"--drain-timeout", "must not be negative", c.DrainTimeout < 0}, {"--timeout", "must be positive", c.Timeout <= 0}} {
+		if f.bad {
+			return usageError{fmt.Errorf("%s %s", f.flag, f.want)}
+		}
+	}
 	if c.Key != "" && !strings.HasPrefix(c.Key, auth.KeyPrefix) {
 		// Not a project key: every request would be refused (401).
 		return usageError{fmt.Errorf("--key: not a project API key (%s…)", auth.KeyPrefix)}

@@ -29,7 +29,7 @@ type receiveCmd struct {
 	Addr   string `default:"127.0.0.1:9443" help:"Address to receive on (a port from 1024 up: webhook URLs allow no other but 443)."`
 	CAFile string `name:"ca-file" default:"./errata-receiver-ca.pem" help:"Where to write the certificate authority the server must trust (SSL_CERT_FILE), its key beside it (.key); one written before is used again while it is valid, so a running server keeps trusting the receiver."`
 	Secret string `env:"ERRATA_RECEIVER_SECRET" help:"The channel's signing secret (whsec_…): deliveries are verified with it and refused (401) when they do not verify."`
-	Count  int    `help:"Exit after this many deliveries (0: run until interrupted)."`
+	Count  int    `default:"0" help:"Exit after this many deliveries (0: run until interrupted)."`
 }
 
 // checkAddr refuses an --addr that is not host:port, or whose port no
@@ -53,6 +53,9 @@ const secretPrefix = "whsec_"
 func (c *receiveCmd) Run(e *env) error {
 	if err := c.checkAddr(); err != nil {
 		return err
+	}
+	if c.Count < 0 {
+		return usageError{fmt.Errorf("--count: %d is negative (0 runs until interrupted)", c.Count)}
 	}
 	if c.Secret != "" && !strings.HasPrefix(c.Secret, secretPrefix) {
 		// Every delivery would be refused (401) for a signature that

@@ -342,6 +342,8 @@ func (s *Serve) checkOIDC() error {
 			return errors.New("--oidc-client-id needs --oidc-issuer")
 		case len(s.OIDCAutoJoin) > 0:
 			return errors.New("--oidc-auto-join needs --oidc-issuer")
+		case s.OIDCClientSecret != "":
+			return errors.New("--oidc-client-secret needs --oidc-issuer")
 		}
 		return nil
 	}

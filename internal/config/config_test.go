@@ -76,6 +76,7 @@ func TestServeValidateNamesTheSetting(t *testing.T) {
 		{"group samples", func(s *Serve) { s.GroupSamples = -3 }, "--group-samples must"},
 		{"spike factor", func(s *Serve) { s.SpikeFactor = 0 }, "--spike-factor must"},
 		{"auto join alone", func(s *Serve) { s.OIDCAutoJoin = []string{"example.com=org_1"} }, "--oidc-auto-join needs"},
+		{"client secret alone", func(s *Serve) { s.OIDCClientSecret = "s" }, "--oidc-client-secret needs"},
 		{"ipv6 prefix unset", func(s *Serve) { s.IPv6Prefix = 0 }, "--ipv6-prefix"},
 		{"oidc issuer", func(s *Serve) { s.OIDCIssuer, s.OIDCClientID = "accounts.example.com", "x" }, "--oidc-issuer"},
 		{"oidc client", func(s *Serve) { s.OIDCIssuer = "https://accounts.example.com" }, "--oidc-client-id"},
