@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/errata-dev/errata/internal/notify"
 	"github.com/errata-dev/errata/internal/testca"
 	"github.com/errata-dev/errata/webhook"
 )
@@ -47,9 +48,6 @@ func (c *receiveCmd) checkAddr() error {
 	return nil
 }
 
-// secretPrefix begins a channel's signing secret (notify.SecretPrefix).
-const secretPrefix = "whsec_"
-
 func (c *receiveCmd) Run(e *env) error {
 	if err := c.checkAddr(); err != nil {
 		return err
@@ -57,10 +55,10 @@ func (c *receiveCmd) Run(e *env) error {
 	if c.Count < 0 {
 		return usageError{fmt.Errorf("--count: %d is negative (0 runs until interrupted)", c.Count)}
 	}
-	if c.Secret != "" && !strings.HasPrefix(c.Secret, secretPrefix) {
+	if c.Secret != "" && !strings.HasPrefix(c.Secret, notify.SecretPrefix) {
 		// Every delivery would be refused (401) for a signature that
 		// cannot verify.
-		return usageError{fmt.Errorf("--secret: not a channel's signing secret (%s…)", secretPrefix)}
+		return usageError{fmt.Errorf("--secret: not a channel's signing secret (%s…)", notify.SecretPrefix)}
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
