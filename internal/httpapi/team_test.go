@@ -355,3 +355,58 @@ func TestComments(t *testing.T) {
 		}
 	})
 }
+
+// TestCommentEditsAtOnce: edits of one comment fired together leave the
+// last one written, stamped with the latest update time of all the
+// answers: on PostgreSQL the edit took its time before waiting for the
+// row, and an edit answered earlier could be the one kept.
+func TestCommentEditsAtOnce(t *testing.T) {
+	t.Parallel()
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := s.NewWorld(t)
+		_, gid := seedTicket(t, s, w.Owner.Token, w.ProjectID)
+		for round := range 8 {
+			c := s.Do(apitest.Request{Method: "POST", Path: "/v1/groups/" + gid + "/comments", Token: w.Member.Token, Body: map[string]any{"body": "first"}}).Expect(t, http.StatusCreated, "").JSON(t)
+			cid := c["id"].(string)
+			type answer struct {
+				body string
+				at   time.Time
+			}
+			answers := make([]answer, 6)
+			var wg sync.WaitGroup
+			for i := range answers {
+				token := w.Member.Token
+				if i%2 == 1 {
+					token = w.Admin.Token
+				}
+				wg.Go(func() {
+					body := "edit " + string(rune('a'+i))
+					e := s.Do(apitest.Request{Method: "PATCH", Path: "/v1/comments/" + cid, Token: token, Body: map[string]any{"body": body}}).Expect(t, http.StatusOK, "").JSON(t)
+					at, err := time.Parse(time.RFC3339Nano, e["updated_at"].(string))
+					if err != nil {
+						t.Error(err)
+					}
+					answers[i] = answer{body, at.Truncate(time.Millisecond)}
+				})
+			}
+			wg.Wait()
+			stored, err := s.App.DB.Read().CommentByID(t.Context(), cid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			latest := answers[0].at
+			for _, a := range answers {
+				if a.at.After(latest) {
+					latest = a.at
+				}
+			}
+			kept := false
+			for _, a := range answers {
+				kept = kept || (a.body == stored.Body && a.at.Equal(latest))
+			}
+			if !stored.UpdatedAt.Equal(latest) || !kept {
+				t.Fatalf("round %d: stored %q at %s; answers %v: the edit kept is not the one answered last", round, stored.Body, stored.UpdatedAt, answers)
+			}
+		}
+	})
+}

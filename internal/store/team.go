@@ -117,9 +117,20 @@ func (c *Conn) InsertComment(ctx context.Context, m Comment) error {
 
 // CommentByID returns one comment.
 func (c *Conn) CommentByID(ctx context.Context, id string) (Comment, error) {
+	return c.comment(ctx, id, "")
+}
+
+// LockComment returns one comment and locks it until c's transaction ends
+// (on PostgreSQL; SQLite's writer is one), so that the change the caller
+// makes, and the time it stamps, follow any change made meanwhile.
+func (c *Conn) LockComment(ctx context.Context, id string) (Comment, error) {
+	return c.comment(ctx, id, c.drv.rowLock())
+}
+
+func (c *Conn) comment(ctx context.Context, id, lock string) (Comment, error) {
 	var m Comment
 	var cr, up int64
-	err := c.queryRow(ctx, `SELECT id, group_id, author_member_id, author_name, body, created_at, updated_at FROM group_comments WHERE id = ?`, id).
+	err := c.queryRow(ctx, `SELECT id, group_id, author_member_id, author_name, body, created_at, updated_at FROM group_comments WHERE id = ?`+lock, id).
 		Scan(&m.ID, &m.GroupID, &m.AuthorID, &m.AuthorName, &m.Body, &cr, &up)
 	if err != nil {
 		return Comment{}, fmt.Errorf("store: comment %s: %w", id, translate(err))

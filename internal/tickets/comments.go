@@ -83,7 +83,7 @@ func (s *Service) DeleteComment(ctx context.Context, a Actor, mayEditOthers bool
 }
 
 func ownComment(ctx context.Context, c *store.Conn, a Actor, mayEditOthers bool, commentID string) (store.Comment, error) {
-	m, err := c.CommentByID(ctx, commentID)
+	m, err := c.LockComment(ctx, commentID)
 	if err != nil {
 		return m, err
 	}
