@@ -182,7 +182,7 @@ func breadcrumbs(in []ingest.Breadcrumb) []BreadcrumbView {
 
 // withContext gives the parsed frames the source context the SDK sent for
 // the frame of the same line in the same file (its path, or a path ending
-// with the other).
+// with the other, either without a URL's query or fragment).
 func withContext(fs []FrameView, sources []ingest.FrameSource) {
 	if len(sources) == 0 {
 		return
@@ -210,6 +210,9 @@ func sameFile(a, b string) bool {
 	if a == "" || b == "" {
 		return a == b
 	}
+	// The parsed frame names a URL without its query or fragment; the
+	// SDK's abs_path keeps them (a cache-busting ?v=2, a page's #anchor).
+	a, b = withoutQuery(a), withoutQuery(b)
 	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 

@@ -1,6 +1,10 @@
 package view
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/errata-dev/errata/internal/ingest"
+)
 
 // TestFramesShowFilesAsSent: the event detail's frames name the file as the
 // trace prints it, its path whole and a build's hash and all (a URL
@@ -80,5 +84,18 @@ func TestFramesShowNodeInternalsAsPrinted(t *testing.T) {
 	fs := frames("Error: e\n    at a (/srv/app/src/h.js:1:2)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)", "")
 	if len(fs) != 2 || fs[0].File != "/srv/app/src/h.js" || fs[1].File != "node:internal/process/task_queues" || fs[1].Line == nil || *fs[1].Line != 95 {
 		t.Errorf("frames = %+v", fs)
+	}
+}
+
+// TestContextOfAURLWithAQuery: a Sentry frame's source context reaches the
+// parsed frame when its abs_path carries a query or a fragment, which the
+// parsed frame's file leaves out.
+func TestContextOfAURLWithAQuery(t *testing.T) {
+	for _, abs := range []string{"http://shop/static/d.js?v=1", "http://shop/static/d.js#top", "static/d.js?v=1"} {
+		fs := frames("TypeError: ctx\n    at g (http://shop/static/d.js?v=1:3:7)", "")
+		withContext(fs, []ingest.FrameSource{{File: abs, Line: 3, Text: "  x.y()", Pre: []string{"function f(){"}, Post: []string{"}"}}})
+		if len(fs) != 1 || fs[0].Context == nil || fs[0].Context.Line != "  x.y()" {
+			t.Errorf("abs_path %s: frames %+v, want the SDK's context on the frame", abs, fs)
+		}
 	}
 }
