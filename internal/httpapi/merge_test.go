@@ -20,7 +20,12 @@ import (
 func TestMergeGroups(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
 		w := newProcWorld(t, s)
-		feed(t, s, w.Key, batchOf("api", fpEv("a", "error"), fpEv("a", "error"), fpEv("b", "error"), fpEv("c", "fatal"), fpEv("keep", "error")))
+		// b's and c's events have a user each, a's none: the merge's
+		// answer counts both.
+		withUser := func(fp, level, user string) map[string]any {
+			return ev("failure "+fp, level, "attributes", map[string]any{"fingerprint": fp, "user.id": user})
+		}
+		feed(t, s, w.Key, batchOf("api", fpEv("a", "error"), fpEv("a", "error"), withUser("b", "error", "u1"), withUser("c", "fatal", "u2"), fpEv("keep", "error")))
 		a := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure a")
 		b := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure b")
 		c := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure c")
@@ -46,8 +51,8 @@ func TestMergeGroups(t *testing.T) {
 		}
 
 		res := merge(w.Member.Token, id(a), id(b), id(c), id(b)).Expect(t, http.StatusOK, "").JSON(t)
-		if res["id"] != id(a) || res["event_count"] != float64(4) || res["level"] != "fatal" || res["merged_into"] != nil {
-			t.Fatalf("merged group = %v, want a with 4 events, level fatal", res)
+		if res["id"] != id(a) || res["event_count"] != float64(4) || res["level"] != "fatal" || res["merged_into"] != nil || res["user_count"] != float64(2) {
+			t.Fatalf("merged group = %v, want a with 4 events of 2 users, level fatal", res)
 		}
 		listed := map[string]bool{}
 		for _, g := range items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/groups") {

@@ -107,8 +107,13 @@ func (s *Service) merge(ctx context.Context, c *store.Conn, a Actor, targetID st
 			return err
 		}
 		target.UpdatedAt = now
-		out = target
-		return c.UpdateGroup(ctx, target)
+		if err := c.UpdateGroup(ctx, target); err != nil {
+			return err
+		}
+		// Read back for what the store keeps on its own: the user count
+		// MoveGroupData merged.
+		out, err = c.GroupByID(ctx, target.ID)
+		return err
 	}()
 	return out, merged, err
 }
