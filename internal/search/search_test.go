@@ -95,7 +95,6 @@ func TestParseRefusesMalformedTerms(t *testing.T) {
 		{"ok is:", Groups, "is:"},
 		{":value", Groups, ":value"},
 		{"!", Groups, "!"},
-		{"event_count:>1", Groups, "event_count:>1"},
 		{"region:>eu", Groups, "region:>eu"},
 		{"amount:>1e999", Groups, "amount:>1e999"},
 		{"amount:>NaN", Events, "amount:>NaN"},
@@ -202,12 +201,18 @@ func TestQuoteReadsBack(t *testing.T) {
 	}
 }
 
-// TestParseSuggestsTheComparedKey: an API or Sentry field name compared is
-// answered with the key that compares it.
-func TestParseSuggestsTheComparedKey(t *testing.T) {
-	for in, want := range map[string]string{"event_count:>1": "compare events instead (events:>1)", "times_seen:>=10": "(events:>=10)", "user_count:<5": "(users:<5)"} {
-		if _, err := Parse(in, Groups, time.Now()); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Parse(%q) = %v, want it to say %q", in, err, want)
+// TestFieldNamesCompareAsAttributes: an API or Sentry field name that is
+// not a key of the language (event_count, times_seen, count, user_count)
+// is an event attribute, compared as any other (CONTRACT 8: "any other key
+// is an event attribute"); an earlier version refused it with a hint.
+func TestFieldNamesCompareAsAttributes(t *testing.T) {
+	for _, in := range []string{"event_count:>1", "times_seen:>=10", "count:>2", "user_count:<5", "users_seen:>1"} {
+		q, err := Parse(in, Groups, time.Now())
+		if err != nil || len(q.Terms) != 1 || q.Terms[0].Field != FieldAttribute || q.Terms[0].Op == Eq {
+			t.Errorf("Parse(%q) = %+v, %v, want an attribute comparison", in, q, err)
+		}
+		if _, err := Parse(in, Events, time.Now()); err != nil {
+			t.Errorf("Parse(%q) on group events = %v, want an attribute comparison", in, err)
 		}
 	}
 }

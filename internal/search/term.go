@@ -210,9 +210,6 @@ func parseTerm(r rawTerm, kind Kind, now time.Time) (Term, error) {
 	if !ok {
 		t.Field, t.Key = FieldAttribute, r.key
 		if t.Op != Eq {
-			if alias := fieldAliases[strings.ToLower(r.key)]; alias != "" {
-				return bad("%s is an attribute here: compare %s instead (%s:%s%s)", r.key, alias, alias, t.Op.String(), t.Value)
-			}
 			// An attribute compares as a number: its values that are
 			// numbers (as written: 12, -3.5, 1e3) are compared.
 			n, err := strconv.ParseFloat(t.Value, 64)
@@ -338,12 +335,4 @@ func containsString(vs []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// fieldAliases are the keys people type for a comparison from the API's
-// field names or Sentry's: the key that compares it.
-var fieldAliases = map[string]string{
-	"event_count": "events", "times_seen": "events", "count": "events",
-	"user_count": "users", "users_seen": "users",
-	"firstseen": "first_seen", "lastseen": "last_seen",
 }
