@@ -207,12 +207,12 @@ func withContext(fs []FrameView, sources []ingest.FrameSource) {
 }
 
 func sameFile(a, b string) bool {
-	if a == "" || b == "" {
-		return a == b
-	}
 	// The parsed frame names a URL without its query or fragment; the
 	// SDK's abs_path keeps them (a cache-busting ?v=2, a page's #anchor).
 	a, b = withoutQuery(a), withoutQuery(b)
+	if a == "" || b == "" {
+		return a == b
+	}
 	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 
@@ -384,8 +384,12 @@ func attributeStrings(raw string) map[string]string {
 	return out
 }
 
-// withoutQuery is a file's path or URL without a URL's query or fragment.
+// withoutQuery is a file's path or URL without a URL's query or fragment:
+// a path that is not a URL is kept whole (a directory may be named C#).
 func withoutQuery(p string) string {
+	if !strings.Contains(p, "://") {
+		return p
+	}
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		return p[:i]
 	}

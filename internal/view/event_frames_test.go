@@ -91,11 +91,24 @@ func TestFramesShowNodeInternalsAsPrinted(t *testing.T) {
 // parsed frame when its abs_path carries a query or a fragment, which the
 // parsed frame's file leaves out.
 func TestContextOfAURLWithAQuery(t *testing.T) {
-	for _, abs := range []string{"http://shop/static/d.js?v=1", "http://shop/static/d.js#top", "static/d.js?v=1"} {
+	for _, abs := range []string{"http://shop/static/d.js?v=1", "http://shop/static/d.js#top", "http://shop/static/d.js"} {
 		fs := frames("TypeError: ctx\n    at g (http://shop/static/d.js?v=1:3:7)", "")
 		withContext(fs, []ingest.FrameSource{{File: abs, Line: 3, Text: "  x.y()", Pre: []string{"function f(){"}, Post: []string{"}"}}})
 		if len(fs) != 1 || fs[0].Context == nil || fs[0].Context.Line != "  x.y()" {
 			t.Errorf("abs_path %s: frames %+v, want the SDK's context on the frame", abs, fs)
 		}
+	}
+}
+
+// TestContextOfAPathWithAHash: a path that is not a URL keeps its '#' (a
+// C# directory), so two files of one such directory are not one file.
+func TestContextOfAPathWithAHash(t *testing.T) {
+	fs := frames("System.Exception: x\n   at App.A.Run() in /src/C#/a.cs:line 3", "")
+	if len(fs) != 1 || fs[0].File != "/src/C#/a.cs" {
+		t.Fatalf("frames = %+v, want /src/C#/a.cs", fs)
+	}
+	withContext(fs, []ingest.FrameSource{{File: "/src/C#/b.cs", Line: 3, Text: "b's line"}})
+	if fs[0].Context != nil {
+		t.Errorf("a.cs took b.cs's context: %+v", fs[0].Context)
 	}
 }
