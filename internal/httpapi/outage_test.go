@@ -178,3 +178,37 @@ func TestStrandedConnectionsDoNotStopProcessing(t *testing.T) {
 	ingestOnceBack(t, s, ingestReq(w.Key, body, nil))
 	waitFor(3, store.WorkTimeouts*timeout+20*time.Second)
 }
+
+// TestCommitCutOffSaysItMayHaveHappened: a connection lost after its
+// COMMIT reached PostgreSQL leaves a change that was made, answered 503:
+// the answer is retryable but does not claim "nothing was changed", as it
+// does when the database could not be reached at all.
+func TestCommitCutOffSaysItMayHaveHappened(t *testing.T) {
+	s, proxy := outageServer(t)
+	w := newProcWorld(t, s)
+	const name = "Cut off at its commit"
+	proxy.CutAtCommitAfter(name)
+	res := s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Token: w.Owner.Token, Body: map[string]any{"name": name}}).
+		Expect(t, http.StatusServiceUnavailable, "unavailable")
+	if d := res.Str(t, "detail"); !strings.Contains(d, "may or may not have been made") || res.Header.Get("Retry-After") == "" {
+		t.Errorf("503 detail %q (Retry-After %q), want it to say the change may have been made, with Retry-After", d, res.Header.Get("Retry-After"))
+	}
+	made := false
+	for range 50 { // the pool's other connections work
+		r := s.Do(apitest.Request{Method: "GET", Path: "/v1/orgs", Token: w.Owner.Token})
+		if r.Status == http.StatusOK {
+			made = strings.Contains(string(r.Body), name)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !made {
+		t.Errorf("the organization whose commit was cut off is not there: the test did not cut a commit that happened")
+	}
+	proxy.Cut()
+	d := s.Do(apitest.Request{Method: "POST", Path: "/v1/orgs", Token: w.Owner.Token, Body: map[string]any{"name": "Unreachable"}}).
+		Expect(t, http.StatusServiceUnavailable, "unavailable").Str(t, "detail")
+	if !strings.Contains(d, "nothing was changed") {
+		t.Errorf("503 detail with the database unreachable = %q, want it to say nothing was changed", d)
+	}
+}

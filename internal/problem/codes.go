@@ -51,7 +51,7 @@ var codes = []Code{
 	{"rate-limited", 429, "Rate limited", "A rate limit was hit. The response carries Retry-After (seconds) and the RateLimit-* headers.", "Wait Retry-After seconds and resend the same request."},
 	{"channel-test-rate-limited", 429, "Channel test rate limited", "A channel can be tested once a minute.", "Wait Retry-After seconds."},
 	{"internal", 500, "Internal error", "The server failed. The error is logged with the request id given as instance.", "Retry with backoff; report the instance id if it persists."},
-	{"unavailable", 503, "Unavailable", "The server cannot reach its database, or the database is read-only or out of space, for now. Nothing was accepted or changed.", "Wait Retry-After seconds and resend the same request."},
+	{"unavailable", 503, "Unavailable", "The server cannot reach its database, or the database is read-only or out of space, for now. Nothing was accepted or changed, unless the detail says the database became unavailable while committing: then the change may have been made, and a resend of events may store them twice.", "Wait Retry-After seconds and resend the same request."},
 	{"overloaded", 503, "Overloaded", "The server is shedding load: its unprocessed backlog or its free disk crossed a threshold.", "Wait Retry-After seconds and resend."},
 }
 

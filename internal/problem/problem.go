@@ -140,7 +140,11 @@ func From(err error) *Problem {
 		case "conflict":
 			return New(code, "the change conflicts with the current state or a concurrent change; read the resource again and retry")
 		case "unavailable":
-			return New(code, "the database is unavailable; nothing was changed: retry after Retry-After seconds").RetryAfter(UnavailableRetry)
+			detail := "the database is unavailable; nothing was changed: retry after Retry-After seconds"
+			if d, ok := c.(interface{ ProblemDetail() string }); ok && d.ProblemDetail() != "" {
+				detail = d.ProblemDetail()
+			}
+			return New(code, detail).RetryAfter(UnavailableRetry)
 		default:
 			return New(code, "")
 		}

@@ -201,6 +201,9 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 	err = silent(ctx, bctx, db.timeout, translate(tx.Commit()))
 	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
 	db.health.note(err)
+	if errors.Is(err, ErrUnavailable) && !errors.Is(err, ErrCommitUnknown) {
+		err = fmt.Errorf("%w: %w", ErrCommitUnknown, err)
+	}
 	if err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}

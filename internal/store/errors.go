@@ -18,26 +18,37 @@ import (
 
 // codedError is a sentinel that names the problem code it answers with
 // (package problem reads it through ProblemCode), so that errors become
-// answers in one place without that place knowing the store.
-type codedError struct{ msg, code string }
+// answers in one place without that place knowing the store; detail, when
+// set, is the answer's detail.
+type codedError struct{ msg, code, detail string }
 
 func (e *codedError) Error() string { return e.msg }
 
 // ProblemCode names the RFC 9457 problem this error answers with.
 func (e *codedError) ProblemCode() string { return e.code }
 
+// ProblemDetail is the answer's detail, "" for the code's own.
+func (e *codedError) ProblemDetail() string { return e.detail }
+
 // Sentinel errors. Callers test them with errors.Is.
 var (
 	// ErrNotFound means the row asked for does not exist.
-	ErrNotFound error = &codedError{"not found", "not-found"}
+	ErrNotFound error = &codedError{"not found", "not-found", ""}
 	// ErrConflict means a uniqueness rule would be broken, or a concurrent
 	// transaction won a race (serialization failure, deadlock): the
 	// operation can be run again.
-	ErrConflict error = &codedError{"conflict", "conflict"}
+	ErrConflict error = &codedError{"conflict", "conflict", ""}
 	// ErrUnavailable means the database cannot be reached, is read-only or
 	// out of space: a transient condition the client should retry after a
 	// while (503), never a reason to drop data.
-	ErrUnavailable error = &codedError{"database unavailable", "unavailable"}
+	ErrUnavailable error = &codedError{"database unavailable", "unavailable", ""}
+	// ErrCommitUnknown wraps an ErrUnavailable met by a commit (so it is
+	// also that): the connection was lost after the commit was sent, and
+	// the database may have committed. The answer says so rather than
+	// "nothing was changed": a client that retries may make the change
+	// twice (ingestion is at least once then, docs/decisions.md).
+	ErrCommitUnknown error = &codedError{"database unavailable while committing", "unavailable",
+		"the database became unavailable while committing the change, which may or may not have been made: retry after Retry-After seconds"}
 	// ErrLocation means the database's file cannot be where its settings
 	// put it (ERRATA_DATA_DIR, ERRATA_DATABASE_URL): a bad setting, which
 	// stops the process at start like any other (exit 2).

@@ -9,6 +9,7 @@
 package testproxy
 
 import (
+	"bytes"
 	"net"
 	"net/url"
 	"sync"
@@ -29,6 +30,9 @@ type Proxy struct {
 	// stranded. closing is closed when the proxy closes.
 	gen     int
 	closing chan struct{}
+	// marker, when set, is what a connection must send before its next
+	// commit is delivered and the connection then closed (CutAtCommitAfter).
+	marker []byte
 }
 
 // Start proxies a free loopback port to target ("host:port") until the
@@ -100,6 +104,37 @@ func (p *Proxy) stranded(gen int) bool {
 	return gen < p.gen
 }
 
+// CutAtCommitAfter arms the proxy once: the first connection that sends
+// marker (a statement's text) has its next COMMIT delivered to the
+// database and is then closed before the answer comes back, as a
+// connection lost in the middle of a commit would be: the database
+// commits, and the client cannot know it did.
+func (p *Proxy) CutAtCommitAfter(marker string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.marker = []byte(marker)
+}
+
+// commitSeen decides, for a chunk a client sent, whether the connection is
+// to be closed once the chunk is delivered; marked is the connection's
+// state (marker seen).
+func (p *Proxy) commitSeen(chunk []byte, marked *bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.marker == nil {
+		return false
+	}
+	if !*marked && bytes.Contains(chunk, p.marker) {
+		*marked = true
+		return false
+	}
+	if *marked && bytes.Contains(bytes.ToLower(chunk), []byte("commit\x00")) {
+		p.marker = nil
+		return true
+	}
+	return false
+}
+
 // Restore lets connections through again, the frozen ones included.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
@@ -159,6 +194,7 @@ func (p *Proxy) serve(c net.Conn) {
 	p.mu.Unlock()
 	var done sync.WaitGroup
 	done.Add(2)
+	var marked bool // c sent the marker (CutAtCommitAfter)
 	pipe := func(dst, src net.Conn) {
 		defer done.Done()
 		buf := make([]byte, 32<<10)
@@ -170,7 +206,8 @@ func (p *Proxy) serve(c net.Conn) {
 					<-p.closing
 					break
 				}
-				if _, werr := dst.Write(buf[:n]); werr != nil {
+				cut := src == c && p.commitSeen(buf[:n], &marked)
+				if _, werr := dst.Write(buf[:n]); werr != nil || cut {
 					break
 				}
 			}
