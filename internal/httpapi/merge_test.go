@@ -89,6 +89,13 @@ func TestMergeGroups(t *testing.T) {
 		if after := len(items(t, s, w.Owner.Token, "/v1/projects/"+w.ProjectID+"/tickets?limit=100")); after != before {
 			t.Errorf("tickets %d after later events, want %d", after, before)
 		}
+		// Reopening a merged group's ticket is refused as changing the
+		// group is: its events go to the target.
+		s.Do(apitest.Request{Method: "PATCH", Path: "/v1/tickets/" + b["ticket_id"].(string), Token: w.Member.Token, Body: map[string]any{"status": "open"}}).
+			Expect(t, http.StatusConflict, "conflict")
+		if got := getJSON(t, s, w.Owner.Token, "/v1/groups/"+id(b)); got["status"] != "resolved" {
+			t.Errorf("a merged group after its ticket's refused reopen = %v, want resolved", got["status"])
+		}
 		// Merging into a merged group, or a merged group again, is refused.
 		keep := groupByTitle(t, s, w.Owner.Token, w.ProjectID, "failure keep")
 		merge(w.Member.Token, id(b), id(keep)).Expect(t, http.StatusConflict, "conflict")

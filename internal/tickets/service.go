@@ -59,6 +59,11 @@ func (s *Service) SetTicketStatus(ctx context.Context, a Actor, ticketID, status
 				g.Status, g.ResolvedAt, g.UpdatedAt = store.GroupResolved, &now, now
 			}
 		case store.TicketOpen:
+			// Reopening would make a merged group unresolved, a change
+			// its PATCH refuses: its events go to the target now.
+			if g.MergedInto != "" {
+				return problem.Newf("conflict", "the ticket's group was merged into %s: reopen that group's ticket", g.MergedInto)
+			}
 			if g.TicketID != "" && g.TicketID != t.ID {
 				if other, err := c.TicketByID(ctx, g.TicketID); err == nil && other.Status == store.TicketOpen {
 					return problem.Newf("conflict", "the group already has an open ticket, %s", other.ID)
