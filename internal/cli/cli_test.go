@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -194,6 +195,37 @@ func TestUnresolvableAddress(t *testing.T) {
 			}
 			if last := errLines[len(errLines)-1]; !strings.HasPrefix(last, "errata: ") || !strings.Contains(last, tc.want) {
 				t.Fatalf("last line %q, want one naming %s", last, tc.want)
+			}
+		})
+	}
+}
+
+// TestBusyAddress: an address in use stops serve with exit code 1 and a
+// line naming the setting, and nothing before it says the server started.
+func TestBusyAddress(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busy.Close() }) // after the parallel subtests, not when this function returns
+	for _, tc := range []struct{ env, want string }{
+		{"ERRATA_ADDR=" + busy.Addr().String(), "ERRATA_ADDR"},
+		{"ERRATA_GRPC_ADDR=" + busy.Addr().String(), "ERRATA_GRPC_ADDR"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			env := []string{tc.env, "ERRATA_BASE_URL=http://127.0.0.1:8080"}
+			if tc.want != "ERRATA_ADDR" {
+				env = append(env, "ERRATA_ADDR=127.0.0.1:0")
+			}
+			res := errata(t, t.TempDir(), env, "serve")
+			errLines := lines(res.stderr)
+			if res.code != 1 || len(errLines) == 0 || !strings.Contains(errLines[len(errLines)-1], tc.want) {
+				t.Fatalf("code %d, stderr %q; want code 1 and a last line naming %s", res.code, res.stderr, tc.want)
+			}
+			if strings.Contains(res.stderr+res.stdout, "errata started") {
+				t.Errorf("a server that could not listen said it started: %q", res.stderr)
 			}
 		})
 	}

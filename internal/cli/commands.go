@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -35,8 +36,11 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	e.log.Info("errata started", "version", Version, "startup_ms", time.Since(start).Milliseconds())
-	return a.Run(e.ctx, nil)
+	// Said once the addresses are bound: a busy port stops the server
+	// before it, with the line naming the setting.
+	return a.Run(e.ctx, func(net.Addr) {
+		e.log.Info("errata started", "version", Version, "startup_ms", time.Since(start).Milliseconds())
+	})
 }
 
 type migrateCmd struct{}

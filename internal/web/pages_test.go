@@ -31,7 +31,14 @@ func TestPagesForAViewer(t *testing.T) {
 			t.Errorf("severity=critical lists a high ticket")
 		}
 		b.get("/projects/"+w.ProjectID+"/tickets?severity=urgent").expect(t, http.StatusUnprocessableEntity, "validation-failed")
-		b.get("/projects/"+w.ProjectID+"/tickets?service=nope").expect(t, http.StatusOK, "No tickets.")
+		// A filter or a search that matches nothing says so, with the way
+		// back, rather than telling a project with tickets to send events.
+		for _, q := range []string{"service=nope", "query=" + url.QueryEscape("severity:critical reason:regression")} {
+			none := b.get("/projects/"+w.ProjectID+"/tickets?"+q).expect(t, http.StatusOK, "No tickets match these filters.", `href="/projects/`+w.ProjectID+`/tickets"`)
+			if strings.Contains(none.Body, "Send errors to this project") {
+				t.Errorf("tickets?%s with no match tells the viewer to send events", q)
+			}
+		}
 
 		tp := b.get("/tickets/"+ticketID).expect(t, http.StatusOK, "card declined", "critical", "open", `<th scope="row">Service</th>`,
 			"checkout", `<time datetime="`)

@@ -32,6 +32,10 @@ type ticketListData struct {
 type ticketTable struct {
 	Rows []store.TicketWithGroup
 	Sort *sortLinks
+	// AllHref, when set, is the unfiltered list: the rows are those of
+	// filters or a search, so an empty table says none match rather than
+	// none exist.
+	AllHref string
 }
 
 // ticketList lists a project's tickets, newest first or in the order
@@ -80,6 +84,9 @@ func (d *Dashboard) ticketList(w http.ResponseWriter, r *http.Request, p *httpse
 	links := newListQuery("/projects/"+prj.ID+"/tickets", lq.Values())
 	data := ticketListData{Project: prj, Filter: lq.Filter, Severities: severities, Sorts: sortOptions(lq.Order, "Newest"),
 		Table: ticketTable{Rows: rows, Sort: newSortLinks(links, lq.Order, "Opened")}, QueryText: lq.Filter.Query.String()}
+	if f := lq.Filter; f.Status != "" || f.Severity != "" || f.Service != "" || f.Environment != "" || data.QueryText != "" {
+		data.Table.AllHref = "/projects/" + prj.ID + "/tickets"
+	}
 	if data.Keys, err = d.queryKeys(ctx, prj.ID, search.Tickets); err != nil {
 		return err
 	}
