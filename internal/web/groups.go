@@ -142,9 +142,12 @@ type groupData struct {
 	Team groupTeam
 	// Facets are the most frequent values of its events' attributes.
 	Facets []facetView
-	// CanChange shows the assignee picker, the conditions and the comment
-	// form (members and up).
+	// CanChange shows the assignee picker and the conditions (members and
+	// up, on a group not merged away).
 	CanChange bool
+	// CanComment shows the comment form: members and up, merged groups
+	// included (comments stay open on them, as in the API).
+	CanComment bool
 }
 
 // groupAction is one status button of the group page.
@@ -183,7 +186,9 @@ func (d *Dashboard) group(w http.ResponseWriter, r *http.Request, p *httpserver.
 	}
 	// A group merged into another is worked through that one: its page
 	// keeps the history but offers no controls.
-	if role, _ := org.ParseRole(p.Member.Role); role.AtLeast(org.MemberRole) && g.MergedInto == "" {
+	role, _ := org.ParseRole(p.Member.Role)
+	data.CanComment = role.AtLeast(org.MemberRole)
+	if role.AtLeast(org.MemberRole) && g.MergedInto == "" {
 		data.CanChange = true
 		for _, a := range []groupAction{{store.GroupResolved, "Resolve"}, {store.GroupIgnored, "Ignore"}, {store.GroupUnresolved, "Unresolve"}} {
 			if a.Status != g.Status {

@@ -20,9 +20,10 @@ func TestMergeGroupsFromTheList(t *testing.T) {
 			return map[string]any{"message": "failure " + fp, "level": "error", "attributes": map[string]any{"fingerprint": fp}}
 		}
 		groupsIngest(t, s, w.Owner.Token, w.ProjectID, map[string]any{"service": "api", "events": []any{ev("big"), ev("big"), ev("big"), ev("small"), ev("other")}})
-		ids := map[string]string{}
+		ids, tickets := map[string]string{}, map[string]string{}
 		for _, g := range groupsAPI(t, s, w.Owner.Token, w.ProjectID, "") {
 			ids[strings.TrimPrefix(g["title"].(string), "failure ")] = g["id"].(string)
+			tickets[strings.TrimPrefix(g["title"].(string), "failure ")], _ = g["ticket_id"].(string)
 		}
 		list := "/projects/" + w.ProjectID + "/groups"
 		action := "/projects/" + w.ProjectID + "/groups/merge"
@@ -44,9 +45,16 @@ func TestMergeGroupsFromTheList(t *testing.T) {
 			t.Fatalf("merge: status %d, location %q; want 303 to the group with the most events", p.Status, p.Header.Get("Location"))
 		}
 		b.get("/groups/"+ids["big"]+"?merged=1").expect(t, http.StatusOK, "1 error group was merged into this one", "4 events")
-		// The merged-away group is worked through the other: no controls.
-		if p := b.get("/groups/"+ids["small"]).expect(t, http.StatusOK, "This group was merged into", `href="/groups/`+ids["big"]+`"`); strings.Contains(p.Body, `action="/groups/`+ids["small"]+`/`) {
-			t.Errorf("a merged-away group's page offers its controls")
+		// The merged-away group is worked through the other: no controls
+		// but the comment form (comments stay open, as in the API); its
+		// ticket offers no reopen (409), but the way to the target.
+		p = b.get("/groups/"+ids["small"]).expect(t, http.StatusOK, "This group was merged into", `href="/groups/`+ids["big"]+`"`,
+			`action="/groups/`+ids["small"]+`/comments"`)
+		if strings.Count(p.Body, `action="/groups/`+ids["small"]+`/`) != 1 {
+			t.Errorf("a merged-away group's page offers controls besides the comment form")
+		}
+		if tk := b.get("/tickets/"+tickets["small"]).expect(t, http.StatusOK, `href="/groups/`+ids["big"]+`"`); strings.Contains(tk.Body, "/reopen") {
+			t.Errorf("a merged-away group's ticket offers Reopen, which is refused")
 		}
 		b.get("/groups/"+ids["big"]).expect(t, http.StatusOK, `action="/groups/`+ids["big"]+`/status"`, `action="/groups/`+ids["big"]+`/comments"`)
 		if p := b.get(list); strings.Contains(p.Body, "failure small") || !strings.Contains(p.Body, "failure other") {

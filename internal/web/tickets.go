@@ -111,6 +111,9 @@ type ticketData struct {
 	Shown shownTitle
 	// CanChange shows the resolve and reopen buttons: members and up.
 	CanChange bool
+	// MergedInto is the group the ticket's group was merged into, "" if
+	// none: such a ticket cannot be reopened (409), its target's can.
+	MergedInto string
 	// Events are the latest sample events of the ticket's group.
 	Events []eventView
 }
@@ -136,7 +139,8 @@ func (d *Dashboard) ticket(w http.ResponseWriter, r *http.Request, p *httpserver
 	}
 	role, _ := org.ParseRole(p.Member.Role)
 	data := ticketData{Ticket: tg.Ticket, Summary: tickets.Summary(tg.Ticket, tg.Group),
-		Facts: readableFacts(tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat)), Shown: titleOf(tg.Title, tg.Group.SampleMessage), CanChange: role.AtLeast(org.MemberRole), Events: events}
+		Facts: readableFacts(tickets.Facts(tg.Ticket, tg.Group, view.TimeFormat)), Shown: titleOf(tg.Title, tg.Group.SampleMessage), CanChange: role.AtLeast(org.MemberRole), Events: events,
+		MergedInto: tg.Group.MergedInto}
 	d.render(w, r, http.StatusOK, "ticket", p, frame{Title: tg.Title, Crumbs: crumbs, Project: &prj, Tab: "tickets", Data: data})
 	return nil
 }
