@@ -184,11 +184,7 @@ func TestUnresolvableAddress(t *testing.T) {
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			t.Parallel()
-			env := []string{tc.env, "ERRATA_BASE_URL=http://127.0.0.1:8080"}
-			if tc.want != "ERRATA_ADDR" {
-				env = append(env, "ERRATA_ADDR=127.0.0.1:0")
-			}
-			res := errata(t, t.TempDir(), env, "serve")
+			res := serveWith(t, tc.env, tc.want)
 			errLines := lines(res.stderr)
 			if res.code != 2 || len(errLines) == 0 {
 				t.Fatalf("code %d, stderr %q; want code 2", res.code, res.stderr)
@@ -198,6 +194,17 @@ func TestUnresolvableAddress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveWith runs serve with setting (NAME=value) for the address named
+// want, the HTTP address any free port when want is another.
+func serveWith(t *testing.T, setting, want string) result {
+	t.Helper()
+	env := []string{setting, "ERRATA_BASE_URL=http://127.0.0.1:8080"}
+	if want != "ERRATA_ADDR" {
+		env = append(env, "ERRATA_ADDR=127.0.0.1:0")
+	}
+	return errata(t, t.TempDir(), env, "serve")
 }
 
 // TestBusyAddress: an address in use stops serve with exit code 1 and a
@@ -215,11 +222,7 @@ func TestBusyAddress(t *testing.T) {
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			t.Parallel()
-			env := []string{tc.env, "ERRATA_BASE_URL=http://127.0.0.1:8080"}
-			if tc.want != "ERRATA_ADDR" {
-				env = append(env, "ERRATA_ADDR=127.0.0.1:0")
-			}
-			res := errata(t, t.TempDir(), env, "serve")
+			res := serveWith(t, tc.env, tc.want)
 			errLines := lines(res.stderr)
 			if res.code != 1 || len(errLines) == 0 || !strings.Contains(errLines[len(errLines)-1], tc.want) {
 				t.Fatalf("code %d, stderr %q; want code 1 and a last line naming %s", res.code, res.stderr, tc.want)

@@ -201,7 +201,7 @@ func (db *DB) runTx(ctx context.Context, asked time.Time, begin func(context.Con
 	err = silent(ctx, bctx, db.timeout, translate(tx.Commit()))
 	db.slow.done(ctx, db.dialect, "transaction", began, began.Sub(asked), time.Since(committing))
 	db.health.note(err)
-	if errors.Is(err, ErrUnavailable) && !errors.Is(err, ErrCommitUnknown) {
+	if errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 	}
 	if err != nil {
