@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/errata-dev/errata/internal/httpserver"
+	"github.com/errata-dev/errata/internal/ingest"
 	"github.com/errata-dev/errata/internal/org"
 	"github.com/errata-dev/errata/internal/problem"
 	"github.com/errata-dev/errata/internal/store"
@@ -167,8 +169,16 @@ func groupChangeOf(r *http.Request, now time.Time) (tickets.GroupChange, error) 
 	}
 	ch := tickets.GroupChange{Status: status}
 	f := r.PostForm
-	if status == store.GroupResolved && f.Get("resolved_in") == tickets.ResolveNext {
-		ch.ResolvedIn = tickets.ResolveNext
+	// The form offers only "next"; a release named otherwise is taken as
+	// PATCH /v1/groups/{group_id} takes it, and refused where it is.
+	if in := strings.TrimSpace(f.Get("resolved_in")); in != "" {
+		if status != store.GroupResolved {
+			return ch, problem.New("validation-failed", "resolved_in: goes with status resolved")
+		}
+		if utf8.RuneCountInString(in) > ingest.MaxReleaseLen {
+			return ch, problem.Newf("validation-failed", "resolved_in: at most %d characters, as a release", ingest.MaxReleaseLen)
+		}
+		ch.ResolvedIn = in
 	}
 	if status != store.GroupIgnored || f.Get("ignore") == "" || f.Get("ignore") == "forever" {
 		return ch, nil

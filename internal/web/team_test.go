@@ -115,6 +115,10 @@ func TestGroupPageTeam(t *testing.T) {
 		if p := b.get(path); !regexp.MustCompile(`ignored until \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2} UTC`).MatchString(p.Body) || regexp.MustCompile(`until \d{4}-\d{2}-\d{2}T`).MatchString(p.Body) {
 			t.Errorf("the group page of a group ignored until a time does not show it as a time")
 		}
+		// A release with another status is refused, as the API refuses it,
+		// not dropped.
+		b.post(path+"/status", url.Values{"status": {"ignored"}, "resolved_in": {"next"}}).expect(t, http.StatusUnprocessableEntity, "resolved_in")
+		b.post(path+"/status", url.Values{"status": {"resolved"}, "resolved_in": {strings.Repeat("r", 65)}}).expect(t, http.StatusUnprocessableEntity, "resolved_in")
 		b.post(path+"/status", url.Values{"status": {"resolved"}, "resolved_in": {"next"}}).expect(t, http.StatusSeeOther)
 		if g := apiGroup(t, s, w.Owner.Token, gid); g["status"] != "resolved" {
 			t.Errorf("status = %v", g["status"])
