@@ -66,8 +66,8 @@ type Result struct {
 	Template      string // the parameterised message (first two non-empty lines)
 	Frames        []Frame
 	// Culprit names the innermost in-app frame, where the error was raised
-	// ("app/jobs.py in charge", "com.acme.Billing.charge"); "" when no
-	// frame is in-app.
+	// ("app/jobs.py in charge", "com.acme.Billing.charge"); the innermost
+	// frame when none is in-app, "" when there are no frames.
 	Culprit string
 	// Parts are the values hashed into Fingerprint, for debugging and goldens.
 	Parts []string
@@ -127,6 +127,11 @@ func fingerprint(in Input, a *algorithm) Result {
 	if crash >= 0 {
 		crashFrame = &st.Frames[crash]
 		res.Culprit = culpritName(*crashFrame, st.Language)
+	} else if len(st.Frames) > 0 {
+		// No frame is in-app (a library's error, or an SDK that marks
+		// none): the culprit is the innermost frame, as Sentry shows it.
+		// Rules' frame variables still take no frame.
+		res.Culprit = culpritName(st.Frames[innermostIndex(&st)], st.Language)
 	}
 	titleLine := res.Template
 	if a.stackTitle && len(st.Types) > 0 {

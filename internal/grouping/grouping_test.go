@@ -399,3 +399,21 @@ func TestRubyScriptCulprit(t *testing.T) {
 		t.Errorf("culprit %q, want script.rb in helper", r.Culprit)
 	}
 }
+
+// TestCulpritWithoutInAppFrames: when no frame is in-app (a library's
+// own error), the culprit is the innermost frame, in either print order,
+// as Sentry shows it; it was empty.
+func TestCulpritWithoutInAppFrames(t *testing.T) {
+	python := "Traceback (most recent call last):\n" +
+		"  File \"/usr/lib/python3.11/site-packages/a/x.py\", line 5, in outer\n    inner()\n" +
+		"  File \"/usr/lib/python3.11/site-packages/b/y.py\", line 9, in inner\n    raise e\nValueError: lib only"
+	if r := Fingerprint(Input{StackTrace: python}); !strings.Contains(r.Culprit, "inner") {
+		t.Errorf("python: culprit %q, want the innermost frame (inner)", r.Culprit)
+	}
+	java := "java.lang.IllegalStateException: lib only\n" +
+		"\tat org.springframework.beans.Factory.create(Factory.java:10)\n" +
+		"\tat org.springframework.boot.App.run(App.java:20)"
+	if r := Fingerprint(Input{StackTrace: java}); !strings.Contains(r.Culprit, "Factory.create") {
+		t.Errorf("java: culprit %q, want the innermost frame (Factory.create)", r.Culprit)
+	}
+}

@@ -168,7 +168,18 @@ func (r *Rules) addStack(line string, _ int) error {
 		if s.done() {
 			break
 		}
+		// After an action, "#" starts a comment, as Sentry's grammar
+		// reads it ("-app # vendored", "-app#vendored"); the rule's text
+		// is then the rule without it.
+		at := s.i
 		tok := s.word()
+		if i := strings.IndexByte(tok, '#'); i >= 0 {
+			rule.text = strings.TrimRight(line[:at+i], " \t")
+			if tok = tok[:i]; tok == "" {
+				break
+			}
+			s.i = len(s.s)
+		}
 		a, ok := parseAction(tok)
 		if !ok {
 			if strings.ContainsRune(tok, ':') {

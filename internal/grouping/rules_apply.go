@@ -391,6 +391,15 @@ func culpritIndex(st *Stack) int {
 	return -1
 }
 
+// innermostIndex is the innermost frame (the last one printed, or the
+// first where the language prints the outermost first); st has frames.
+func innermostIndex(st *Stack) int {
+	if outermostFirst(st) {
+		return len(st.Frames) - 1
+	}
+	return 0
+}
+
 // culpritName names a frame as groups show it: "app/pay.py in charge",
 // "com.acme.Billing.charge", "shop::orders::ship", `App\Order::ship`, or the
 // file.

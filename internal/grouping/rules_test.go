@@ -80,6 +80,21 @@ func TestParseRulesErrors(t *testing.T) {
 			t.Errorf("%q: %v, want it parsed", ok, err)
 		}
 	}
+	// A comment may follow a stack trace rule's actions, as in Sentry's
+	// grammar; it is not part of the rule's text.
+	for _, line := range []string{"stack.function:inner -app # vendored", "stack.function:inner -app#vendored", "stack.function:inner ^-group -app\t# two"} {
+		r, err := ParseRules("", line)
+		if err != nil {
+			t.Errorf("%q: %v, want it parsed", line, err)
+			continue
+		}
+		if got := r.stack[0].text; strings.Contains(got, "#") || !strings.HasPrefix(line, got) || len(r.stack[0].actions) == 0 {
+			t.Errorf("%q: text %q, %d actions; want the rule without its comment", line, got, len(r.stack[0].actions))
+		}
+	}
+	if _, err := ParseRules("", "stack.function:inner # no action"); err == nil || !strings.Contains(err.Error(), "no action") {
+		t.Errorf("a comment in place of the actions: %v, want no action", err)
+	}
 	if r, err := ParseRules("# only a comment\n\n", "  \n"); r != nil || err != nil {
 		t.Errorf("empty rules = %v, %v; want nil, nil", r, err)
 	}
