@@ -24,13 +24,16 @@ func (in *Intake) AdmitBrowser(w http.ResponseWriter, r *http.Request, route, cr
 	return in.admitHTTP(w, r, route, credential, browserOrigin(r))
 }
 
-// AdmitCharged is AdmitBrowser for a request whose address may have paid
-// a token of the management API's limiter already (addr, its result; nil
-// when not): a request that authenticates itself in its body (the Sentry
-// keyless path). A refusal before the project is known answers addr's
-// headers and takes no second token.
-func (in *Intake) AdmitCharged(w http.ResponseWriter, r *http.Request, route, credential string, addr *ratelimit.Result) (store.Project, error) {
-	return in.admitWith(w, r, route, credential, browserOrigin(r), addr)
+// AdmitProject is AdmitBrowser for a request to project number (the
+// Sentry endpoints) whose address may have paid a token of the management
+// API's limiter already (addr, its result; nil when not): a request that
+// authenticates itself in its body (the Sentry keyless path). A refusal
+// before the project is known answers addr's headers and takes no second
+// token; a valid key of another project is ErrOtherProject, answered with
+// the address's headers as an unknown key is, and spends nothing of its
+// project's bucket.
+func (in *Intake) AdmitProject(w http.ResponseWriter, r *http.Request, route, credential string, number int64, addr *ratelimit.Result) (store.Project, error) {
+	return in.admitWith(w, r, route, credential, browserOrigin(r), number, addr)
 }
 
 // badOrigin stands for an Origin header no allowed_origins list but "*"
@@ -58,13 +61,13 @@ func browserOrigin(r *http.Request) string {
 }
 
 func (in *Intake) admitHTTP(w http.ResponseWriter, r *http.Request, route, credential, origin string) (store.Project, error) {
-	return in.admitWith(w, r, route, credential, origin, nil)
+	return in.admitWith(w, r, route, credential, origin, 0, nil)
 }
 
 // admitWith runs admit; addr, when not nil, is what the caller's address
 // paid already.
-func (in *Intake) admitWith(w http.ResponseWriter, r *http.Request, route, credential, origin string, addr *ratelimit.Result) (store.Project, error) {
-	p, rl, err := in.admit(r.Context(), route, credential, origin)
+func (in *Intake) admitWith(w http.ResponseWriter, r *http.Request, route, credential, origin string, number int64, addr *ratelimit.Result) (store.Project, error) {
+	p, rl, err := in.admit(r.Context(), route, credential, origin, number)
 	if rl == nil { // refused before the project was known: limit by address
 		if addr == nil {
 			res := in.Callers.Allow("ip:" + in.ClientIP.Key(r))

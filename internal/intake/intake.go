@@ -77,7 +77,7 @@ func (in *Intake) WithLimiter(l *ratelimit.Limiter) *Intake {
 // then 503). The rate-limit result is returned for the RateLimit-* headers
 // even when err is not nil; it is nil when the project is not known.
 func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Project, *ratelimit.Result, error) {
-	return in.admit(ctx, route, credential, "")
+	return in.admit(ctx, route, credential, "", 0)
 }
 
 // ErrOriginRefused refuses a browser request (one with an Origin header)
@@ -85,9 +85,17 @@ func (in *Intake) Admit(ctx context.Context, route, credential string) (store.Pr
 // Only the Sentry endpoints check origins, and answer it 403 themselves.
 var ErrOriginRefused = errors.New("this API key does not accept requests from the Origin of this request: add it to the key's allowed_origins")
 
+// ErrOtherProject refuses a valid key of another project than the one a
+// request's path names (the Sentry endpoints). It is refused before the
+// key's origins, rate limit and load are looked at, so that the answer
+// tells nothing of the key's project.
+var ErrOtherProject = errors.New("the API key is not one of the project in the path")
+
 // admit is Admit for a request a browser sent from origin ("" for none):
-// a valid key that does not allow origin is ErrOriginRefused.
-func (in *Intake) admit(ctx context.Context, route, credential, origin string) (store.Project, *ratelimit.Result, error) {
+// a valid key that does not allow origin is ErrOriginRefused; with number
+// not 0, a valid key of a project whose number is another is
+// ErrOtherProject, with no project or limiter state.
+func (in *Intake) admit(ctx context.Context, route, credential, origin string, number int64) (store.Project, *ratelimit.Result, error) {
 	if credential == "" {
 		in.Refuse(route, metrics.RefusedUnauthorized)
 		return store.Project{}, nil, auth.Unauthorized("ingestion needs a project API key: Authorization: Bearer svc_live_…")
@@ -104,6 +112,10 @@ func (in *Intake) admit(ctx context.Context, route, credential, origin string) (
 			in.Refuse(route, metrics.RefusedUnauthorized)
 		}
 		return store.Project{}, nil, err
+	}
+	if number != 0 && p.Number != number {
+		in.Refuse(route, metrics.RefusedUnauthorized)
+		return store.Project{}, nil, ErrOtherProject
 	}
 	if !auth.OriginAllowed(k.AllowedOrigins, origin) {
 		in.Refuse(route, metrics.RefusedUnauthorized)

@@ -1,11 +1,13 @@
 package sentryhttp
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/errata-dev/errata/internal/auth"
+	"github.com/errata-dev/errata/internal/intake"
 	"github.com/errata-dev/errata/internal/metrics"
 	"github.com/errata-dev/errata/internal/ratelimit"
 	"github.com/errata-dev/errata/internal/sentry"
@@ -39,16 +41,18 @@ func requestKey(r *http.Request) string {
 	return ""
 }
 
-// admit runs the intake's admission for key and checks that the key is one
-// of project number's. A key of another project is refused as any bad key
-// is, even when its own project is rate-limited or overloaded. addr, when
-// not nil, is the token the caller's address paid already (keyless).
+// admit runs the intake's admission for key, which must be one of project
+// number's. A key of another project is refused as any bad key is, with
+// the caller's address's RateLimit-* headers, before its own project's
+// origins, rate limit or load are looked at: the answer does not tell
+// that the key is valid (CONTRACT 7). addr, when not nil, is the token the
+// caller's address paid already (keyless).
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, key string, addr *ratelimit.Result) (store.Project, error) {
-	p, err := h.intake.AdmitCharged(w, r, Route, key, addr)
-	if p.ID != "" && p.Number != number {
-		if err == nil { // a refusal was counted already
-			h.intake.Refuse(Route, metrics.RefusedUnauthorized)
-		}
+	if number <= 0 { // no project has it; the intake takes 0 for any
+		number = -1
+	}
+	p, err := h.intake.AdmitProject(w, r, Route, key, number, addr)
+	if errors.Is(err, intake.ErrOtherProject) {
 		return store.Project{}, errForbidden
 	}
 	return p, err

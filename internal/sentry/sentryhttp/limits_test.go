@@ -159,3 +159,45 @@ func TestSentryDatabaseOutage(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestSentryKeyOfAnotherProjectTellsNothing: a valid key of another
+// project, sent to this project's path while its own project is past its
+// rate limit, is answered as an unknown key is (CONTRACT 7): 403 with the
+// caller's address's RateLimit-* headers and no Retry-After, and it spends
+// nothing of its project's bucket.
+func TestSentryKeyOfAnotherProjectTellsNothing(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		other := withKey("/api/"+strconv.FormatInt(w.otherNumber, 10)+"/envelope/", w.otherKey)
+		w.send(t, other, eventEnvelope("", "within the burst")).expect(t, http.StatusOK)
+		// Sent to the wrong project, the key spends nothing of its bucket.
+		for i := 0; i < 3; i++ {
+			w.send(t, withKey(w.envelopePath, w.otherKey), eventEnvelope("", "wrong project")).expect(t, http.StatusForbidden)
+		}
+		w.send(t, other, eventEnvelope("", "the burst's second")).expect(t, http.StatusOK)
+		w.send(t, other, eventEnvelope("", "past the burst")).expect(t, http.StatusTooManyRequests)
+
+		unknown := w.send(t, withKey(w.envelopePath, "svc_live_01jdunknownkey000000000000_abcdefghijklmnopqrstuvwxyz234567"), eventEnvelope("", "m")).expect(t, http.StatusForbidden)
+		for _, tt := range []struct {
+			name    string
+			path    string
+			headers []string
+		}{
+			{"query", withKey(w.envelopePath, w.otherKey), nil},
+			{"header", w.envelopePath, []string{"X-Sentry-Auth", authHeader(w.otherKey)}},
+		} {
+			a := w.send(t, tt.path, eventEnvelope("", "m"), tt.headers...).expect(t, http.StatusForbidden)
+			if ra := a.header.Get("Retry-After"); ra != "" {
+				t.Errorf("%s: Retry-After %q on a key of another project: it tells the key is valid and its project limited", tt.name, ra)
+			}
+			if got, want := a.header.Get("RateLimit-Limit"), unknown.header.Get("RateLimit-Limit"); got != want || got == "" {
+				t.Errorf("%s: RateLimit-Limit %q, want the address's %q as for an unknown key", tt.name, got, want)
+			}
+			if a.header.Get("X-Sentry-Rate-Limits") != "" {
+				t.Errorf("%s: X-Sentry-Rate-Limits %q on a 403", tt.name, a.header.Get("X-Sentry-Rate-Limits"))
+			}
+		}
+	}, func(c *config.Serve) {
+		c.SentryRateLimit, c.SentryRateBurst, c.APIRateLimit, c.APIRateBurst = 0.001, 2, 100, 1000
+	})
+}
