@@ -118,10 +118,13 @@ func newGuardedCodec() guardedCodec { return guardedCodec{encoding.GetCodecV2("p
 
 // rawMessage is a message kept as its protobuf bytes: the Export handler
 // decodes requests with pdata itself and encodes its answers the same way.
-// err is why the bytes received cannot be decoded (checkProto).
+// err is why the bytes received cannot be decoded (checkProto). A gzipped
+// message is kept compressed (keptGzip), for the handler to inflate and
+// check.
 type rawMessage struct {
-	b   []byte
-	err error
+	b       []byte
+	err     error
+	gzipped bool
 }
 
 // Unmarshal checks the nesting of data, then keeps it (a rawMessage) or
@@ -131,6 +134,10 @@ type rawMessage struct {
 func (c guardedCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	b := data.Materialize()
 	m, raw := v.(*rawMessage)
+	if raw && isGzip(b) {
+		m.b, m.gzipped = b, true
+		return nil
+	}
 	if err := checkProto(b); err != nil {
 		if raw {
 			m.b, m.err = nil, err
