@@ -275,6 +275,11 @@ func checkValue(t *Term, kind Kind, now time.Time) string {
 		if !containsString([]string{"critical", "high", "medium"}, t.Value) {
 			return "severity: takes critical, high or medium"
 		}
+	case FieldReason:
+		t.Value = strings.ToLower(t.Value)
+		if !containsString(TicketReasons, t.Value) {
+			return "reason: takes " + strings.Join(TicketReasons, ", ")
+		}
 	case FieldHas:
 		if !ValidKey(t.Value) {
 			return "has: takes a key"
@@ -282,6 +287,12 @@ func checkValue(t *Term, kind Kind, now time.Time) string {
 	}
 	return ""
 }
+
+// TicketReasons are the reasons a ticket is opened or closed for: those of
+// store (new, regression, spike, merged) and tickets (unignored), which
+// this package cannot import; a test of tickets keeps them in step. A
+// reason: term names one of them (422 otherwise), as severity: does.
+var TicketReasons = []string{"new", "regression", "spike", "unignored", "merged"}
 
 // ValidKey reports whether k is a key a query can name: letters, digits
 // and . _ - / @, at most 200 characters.

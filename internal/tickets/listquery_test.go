@@ -3,6 +3,7 @@ package tickets
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,8 @@ func TestParseListQueryRefusesNamingTheField(t *testing.T) {
 		{"limit=0", "limit", "limit must be a whole number from 1 to 100"},
 		{"limit=101", "limit", "limit must be a whole number from 1 to 100"},
 		{"limit=ten", "limit", "limit must be a whole number from 1 to 100"},
-		{"query=nosuchkey:", "query", "query: term 'nosuchkey:': a value is missing after the colon"},
+		{"query=nosuchkey:", "query", "query: term 'nosuchkey:': no value after the colon"},
+		{"query=reason:bogus", "query", "reason: takes new, regression, spike, unignored, merged"},
 	}
 	for _, tc := range cases {
 		v, _ := url.ParseQuery(tc.query)
@@ -38,6 +40,9 @@ func TestParseListQueryRefusesNamingTheField(t *testing.T) {
 		}
 		if tc.field != "query" && p != nil && p.Detail != tc.detail {
 			t.Errorf("%s: detail got %q, want %q", tc.query, p.Detail, tc.detail)
+		}
+		if tc.field == "query" && p != nil && !strings.Contains(p.Detail, tc.detail) && !strings.Contains(tc.detail, p.Detail) {
+			t.Errorf("%s: detail got %q, want it to say %q", tc.query, p.Detail, tc.detail)
 		}
 	}
 }
@@ -89,5 +94,20 @@ func TestKeysetRoundTrip(t *testing.T) {
 	}
 	if _, err := q.Keyset("tkt_1"); !errors.Is(err, badCursor) {
 		t.Errorf("an id alone in a sorted order: got %v, want the cursor error", err)
+	}
+}
+
+// TestEveryTicketReasonIsSearchable: the reasons a ticket is given are the
+// ones a reason: term takes (search cannot import them), in any case.
+func TestEveryTicketReasonIsSearchable(t *testing.T) {
+	for _, r := range []string{store.ReasonNew, store.ReasonRegression, store.ReasonSpike, store.ReasonMerged, ReasonUnignored} {
+		for _, v := range []string{r, strings.ToUpper(r)} {
+			q, err := ParseListQuery(url.Values{"query": {"reason:" + v}}, listNow, "usr_1")
+			if err != nil {
+				t.Errorf("reason:%s: %v", v, err)
+			} else if terms := q.Filter.Query.Terms; len(terms) != 1 || terms[0].Value != r {
+				t.Errorf("reason:%s reads as %+v, want the value %s", v, terms, r)
+			}
+		}
 	}
 }
