@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"net/http"
@@ -107,9 +108,28 @@ func (in *Intake) ReadBody(ctx context.Context, r *http.Request, org string, gzi
 	body := &Body{res: in.Memory.ReserveFor(org)}
 	wire, err := body.readAll(ctx, r.Body, r.ContentLength, MaxWireBytes)
 	if err == nil && gzipped {
-		if wire, err = body.inflate(ctx, wire); errors.Is(err, ErrInflatedTooLarge) {
-			body.Release()
-			return nil, metrics.RefusedTooLarge, inflatedTooLarge()
+		var zr *gzip.Reader
+		if zr, err = getGzip(wire); err == nil {
+			hint := int64(-1)
+			if size, ok := gzipSize(wire); ok {
+				if size > MaxDecodedBytes {
+					gzPool.Put(zr)
+					body.Release()
+					return nil, metrics.RefusedTooLarge, inflatedTooLarge()
+				}
+				hint = size
+			}
+			var plain []byte
+			plain, err = body.readAll(ctx, zr, hint, MaxDecodedBytes)
+			gzPool.Put(zr)
+			wire = plain
+			if errors.Is(err, errTooLarge) {
+				body.Release()
+				return nil, metrics.RefusedTooLarge, inflatedTooLarge()
+			}
+		}
+		if errors.Is(err, errUnreadable) {
+			err = errBadGzip
 		}
 	}
 	switch {
@@ -129,56 +149,6 @@ func (in *Intake) ReadBody(ctx context.Context, r *http.Request, org string, gzi
 		body.Release()
 		return nil, metrics.RefusedMalformed, problem.New("malformed-body", "the body could not be read")
 	}
-}
-
-// inflate decompresses the gzip stream wire into buffers of the body,
-// each reserved before it is taken, at most MaxDecodedBytes: past that, or
-// when its trailer says so, ErrInflatedTooLarge; a broken stream is
-// errBadGzip.
-func (b *Body) inflate(ctx context.Context, wire []byte) ([]byte, error) {
-	zr, err := getGzip(wire)
-	if err != nil {
-		return nil, err
-	}
-	defer gzPool.Put(zr)
-	hint := int64(-1)
-	if size, ok := gzipSize(wire); ok {
-		if size > MaxDecodedBytes {
-			return nil, ErrInflatedTooLarge
-		}
-		hint = size
-	}
-	plain, err := b.readAll(ctx, zr, hint, MaxDecodedBytes)
-	switch {
-	case errors.Is(err, errTooLarge):
-		return nil, ErrInflatedTooLarge
-	case errors.Is(err, errUnreadable):
-		return nil, errBadGzip
-	}
-	return plain, err
-}
-
-// ErrInflatedTooLarge refuses a gzip body over MaxDecodedBytes
-// decompressed.
-var ErrInflatedTooLarge = errors.New("the body is over 20 MiB decompressed")
-
-// ErrBadGzip refuses a body that is not a valid gzip stream.
-var ErrBadGzip = errBadGzip
-
-// Inflate decompresses the gzip stream data as ReadBody does a gzip body:
-// into buffers reserved in res chunk by chunk before they are taken, at
-// most MaxDecodedBytes. It fails with ErrInflatedTooLarge, ErrBadGzip, or
-// ErrMemoryBusy when the budget stays spent. The caller must Release the
-// body, which releases res too.
-func Inflate(ctx context.Context, res *Reservation, data []byte) (*Body, error) {
-	body := &Body{res: res}
-	plain, err := body.inflate(ctx, data)
-	if err != nil {
-		body.Release()
-		return nil, err
-	}
-	body.Bytes = plain
-	return body, nil
 }
 
 func inflatedTooLarge() *problem.Problem {

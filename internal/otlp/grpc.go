@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"strconv"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
+	_ "google.golang.org/grpc/encoding/gzip" // clients may compress with gzip
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -30,9 +29,11 @@ import (
 // do not retry.
 const MaxGRPCMessageBytes = intake.MaxDecodedBytes
 
-// grpcReceiveBytes is the most that reading one message is charged while
-// it arrives: gRPC's buffers of it and the codec's contiguous copy, each
-// as large as the message.
+// grpcReceiveBytes is what reading the largest message holds at once:
+// gRPC decompresses it into its own pooled chunks, and the codec copies
+// those into one contiguous slice before they are given back (heap
+// profiles of gzip bombs with a valid key show both, each as large as the
+// message).
 const grpcReceiveBytes = 2 * MaxGRPCMessageBytes
 
 // Flow-control windows: what a client may send before the server reads it.
@@ -57,10 +58,9 @@ type GRPCOptions struct {
 // through in. Export is served as a stream handler, so that it runs before
 // gRPC reads the request message: the API key from the metadata is checked
 // first (an unauthenticated call never has its message decompressed or
-// decoded), then the rate limit and back-pressure, and only then is the
-// message read, charged to the memory budget as its bytes arrive and
-// inflated into reserved buffers (grpcmeter.go), its nesting checked
-// before pdata decodes it (nesting.go). The caller serves it
+// decoded), then the rate limit and back-pressure, then room in the memory
+// budget is reserved, and only then is the message read (its nesting
+// checked before pdata decodes it, see nesting.go). The caller serves it
 // on a listener and stops it (GracefulStop) before the intake's committer.
 func NewGRPCServer(in *intake.Intake, log *slog.Logger, opts GRPCOptions) *grpc.Server {
 	if opts.ReadTimeout <= 0 {
@@ -69,8 +69,6 @@ func NewGRPCServer(in *intake.Intake, log *slog.Logger, opts GRPCOptions) *grpc.
 	s := grpc.NewServer(
 		grpc.MaxRecvMsgSize(MaxGRPCMessageBytes),
 		grpc.ForceServerCodecV2(newGuardedCodec()),
-		grpc.Creds(meteredCreds{insecure.NewCredentials()}),
-		grpc.RPCDecompressor(keptGzip{}), //nolint:staticcheck // the only server-wide decompressor gRPC offers (grpcmeter.go)
 		grpc.ConnectionTimeout(opts.ReadTimeout),
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.ReadTimeout}),
 		grpc.InitialWindowSize(grpcStreamWindow),
@@ -104,11 +102,10 @@ type grpcLogs struct {
 
 // export admits the call with the bearer token of its authorization
 // metadata (401 → UNAUTHENTICATED, 429 → RESOURCE_EXHAUSTED and 503 →
-// UNAVAILABLE, both with a RetryInfo), reads the message with a memory
-// reservation that grows as it arrives, inflates a compressed one, keeps
-// what decoding it needs (refusing the call with UNAVAILABLE when the
-// budget has no room for any of it), then maps and commits it as POST
-// /v1/logs does. The RateLimit-* values travel as response headers.
+// UNAVAILABLE, both with a RetryInfo), reserves room in the memory budget
+// to read the largest message, reads the message, keeps what decoding it
+// needs (refusing the call with UNAVAILABLE when the budget has no room
+// for either), then maps and commits it as POST /v1/logs does. The RateLimit-* values travel as response headers.
 func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	ctx := store.AsRequest(stream.Context()) // its database work is bounded (ERRATA_DB_TIMEOUT)
 	in := g.intake
@@ -124,24 +121,16 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 		}
 		return grpcError(f)
 	}
-	// The message is charged as its bytes arrive (grpcmeter.go), a
-	// compressed one then inflated into reserved buffers.
+	// Until the message is read its size is unknown: reserve what the
+	// largest one holds while gRPC reads it (see grpcReceiveBytes).
 	res := in.Memory.ReserveFor(p.OrgID)
 	defer res.Release()
-	var msg rawMessage
-	if err := g.receive(ctx, stream, &msg, res); err != nil {
-		return err
+	if err := res.Grow(ctx, grpcReceiveBytes); err != nil {
+		return g.overloaded()
 	}
-	if msg.gzipped {
-		body, err := intake.Inflate(ctx, res, msg.b)
-		if err != nil {
-			return g.inflateError(err)
-		}
-		defer body.Release()
-		msg.b = body.Bytes
-		if err := checkProto(msg.b); err != nil {
-			msg.err = err
-		}
+	var msg rawMessage
+	if err := g.receive(stream, &msg); err != nil {
+		return err
 	}
 	if msg.err != nil {
 		in.Refuse(RouteGRPC, metrics.RefusedMalformed)
@@ -172,83 +161,33 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	return stream.SendMsg(&rawMessage{b: out})
 }
 
-// receive reads the call's one message, growing res a step ahead of
-// twice the bytes the call's connection delivers meanwhile (gRPC's
-// buffers and the codec's copy), at most grpcReceiveBytes, and gives up
-// after the read timeout (DEADLINE_EXCEEDED, which OTLP clients retry): a
-// client that opens a call and sends nothing holds one step, and its slot
-// no longer than that. Past what the budget has room for, the call is
-// refused UNAVAILABLE as the bytes come.
-func (g *grpcLogs) receive(ctx context.Context, stream grpc.ServerStream, msg *rawMessage, res *intake.Reservation) error {
-	m := meterOf(ctx)
-	var start int64
-	step := int64(meterStep)
-	if m != nil {
-		start = m.total()
-	} else {
-		step = grpcReceiveBytes // not metered: the largest message up front
-	}
-	if err := res.Grow(ctx, step); err != nil {
-		return g.overloaded()
-	}
+// receive reads the call's one message, giving up after the read timeout
+// (DEADLINE_EXCEEDED, which OTLP clients retry): a client that opens a
+// call and sends nothing holds its slot no longer than that.
+func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage) error {
 	done := make(chan error, 1)
 	go func() { done <- stream.RecvMsg(msg) }()
 	t := time.NewTimer(g.readTimeout)
 	defer t.Stop()
-	for {
-		var arrived <-chan struct{}
-		if m != nil {
-			arrived = m.changed()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
 		}
-		select {
-		case err := <-done:
-			return g.received(err)
-		case <-arrived:
-			want := min(grpcReceiveBytes, 2*(m.total()-start)+step)
-			if held := res.Held(); want > held {
-				if err := res.Grow(ctx, want-held); err != nil {
-					return g.overloaded()
-				}
+		if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+			if st.Code() == codes.InvalidArgument || st.Code() == codes.Internal {
+				g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+			} else if st.Code() == codes.ResourceExhausted {
+				g.intake.Refuse(RouteGRPC, metrics.RefusedTooLarge)
 			}
-		case <-t.C:
-			g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
-			return status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
+			return err
 		}
+		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return status.Error(codes.InvalidArgument, err.Error())
+	case <-t.C:
+		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
 	}
-}
-
-// received counts and answers the error of reading a call's message, nil
-// for none.
-func (g *grpcLogs) received(err error) error {
-	if err == nil {
-		return nil
-	}
-	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
-		if st.Code() == codes.InvalidArgument || st.Code() == codes.Internal {
-			g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
-		} else if st.Code() == codes.ResourceExhausted {
-			g.intake.Refuse(RouteGRPC, metrics.RefusedTooLarge)
-		}
-		return err
-	}
-	g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
-	return status.Error(codes.InvalidArgument, err.Error())
-}
-
-// inflateError answers a compressed message that could not be inflated:
-// RESOURCE_EXHAUSTED past the message limit decompressed (as gRPC itself
-// answers it), INVALID_ARGUMENT for a broken stream, UNAVAILABLE when the
-// budget has no room.
-func (g *grpcLogs) inflateError(err error) error {
-	switch {
-	case errors.Is(err, intake.ErrInflatedTooLarge):
-		g.intake.Refuse(RouteGRPC, metrics.RefusedTooLarge)
-		return status.Errorf(codes.ResourceExhausted, "the message is over %d MiB decompressed; send fewer records per call", MaxGRPCMessageBytes>>20)
-	case errors.Is(err, intake.ErrMemoryBusy):
-		return g.overloaded()
-	}
-	g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
-	return status.Error(codes.InvalidArgument, "the message is not valid gzip")
 }
 
 // overloaded refuses a call the memory budget has no room for:

@@ -118,13 +118,10 @@ func newGuardedCodec() guardedCodec { return guardedCodec{encoding.GetCodecV2("p
 
 // rawMessage is a message kept as its protobuf bytes: the Export handler
 // decodes requests with pdata itself and encodes its answers the same way.
-// err is why the bytes received cannot be decoded (checkProto). A gzipped
-// message is kept compressed (keptGzip), for the handler to inflate and
-// check.
+// err is why the bytes received cannot be decoded (checkProto).
 type rawMessage struct {
-	b       []byte
-	err     error
-	gzipped bool
+	b   []byte
+	err error
 }
 
 // Unmarshal checks the nesting of data, then keeps it (a rawMessage) or
@@ -134,10 +131,6 @@ type rawMessage struct {
 func (c guardedCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	b := data.Materialize()
 	m, raw := v.(*rawMessage)
-	if raw && isGzip(b) {
-		m.b, m.gzipped = b, true
-		return nil
-	}
 	if err := checkProto(b); err != nil {
 		if raw {
 			m.b, m.err = nil, err
