@@ -41,7 +41,7 @@ func TestParseListQueryRefusesNamingTheField(t *testing.T) {
 		if tc.field != "query" && p != nil && p.Detail != tc.detail {
 			t.Errorf("%s: detail got %q, want %q", tc.query, p.Detail, tc.detail)
 		}
-		if tc.field == "query" && p != nil && !strings.Contains(p.Detail, tc.detail) && !strings.Contains(tc.detail, p.Detail) {
+		if tc.field == "query" && p != nil && !strings.Contains(p.Detail, tc.detail) {
 			t.Errorf("%s: detail got %q, want it to say %q", tc.query, p.Detail, tc.detail)
 		}
 	}

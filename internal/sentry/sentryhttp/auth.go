@@ -48,9 +48,6 @@ func requestKey(r *http.Request) string {
 // that the key is valid (CONTRACT 7). addr, when not nil, is the token the
 // caller's address paid already (keyless).
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request, number int64, key string, addr *ratelimit.Result) (store.Project, error) {
-	if number <= 0 { // no project has it; the intake takes 0 for any
-		number = -1
-	}
 	p, err := h.intake.AdmitProject(w, r, Route, key, number, addr)
 	if errors.Is(err, intake.ErrOtherProject) {
 		return store.Project{}, errForbidden

@@ -101,7 +101,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := h.intake
 	number, err := strconv.ParseInt(r.PathValue("number"), 10, 64)
 	if err != nil || number <= 0 {
-		number = 0 // no project has it: the key check below refuses
+		number = -1 // no project has it: the key check below refuses (0 would admit any project's key)
 	}
 	key := requestKey(r)
 	var p store.Project
