@@ -27,23 +27,32 @@ const testVersion = "v0.0.0-clitest"
 // tests assert what happens, never how fast.
 const wait = 2 * time.Minute
 
-// raceBuild is set by race_test.go when the tests run with -race; the binary
-// under test is then built with -race too, so that races in serve and its
-// shutdown fail the test (a race-detector exit is code 66).
+// raceBuild is set by race_test.go when the tests run with -race. Only
+// raceBinary then builds the binary with -race too, so that races in serve
+// and its shutdown fail the test (a race-detector exit is code 66); the
+// other tests run a plain build. Their server processes (clusters, crashes,
+// load) take a third of the CPU that way, and the code they run is tested
+// in-process under the race detector by the app, httpapi and process
+// packages (see docs/decisions.md, "CI time").
 var raceBuild bool
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binPath string
-	binErr  error
-)
+// build is one build of cmd/errata, made once per test run.
+type build struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+var plainBuild, raceDetBuild build
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	storetest.Cleanup()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
+	for _, b := range []*build{&plainBuild, &raceDetBuild} {
+		if b.dir != "" {
+			_ = os.RemoveAll(b.dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -51,28 +60,42 @@ func TestMain(m *testing.M) {
 // binary builds cmd/errata once per test run and returns its path.
 func binary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
+	return plainBuild.get(t, false)
+}
+
+// raceBinary is binary built with -race when the tests run with -race.
+func raceBinary(t testing.TB) string {
+	t.Helper()
+	if !raceBuild {
+		return binary(t)
+	}
+	return raceDetBuild.get(t, true)
+}
+
+func (b *build) get(t testing.TB, race bool) string {
+	t.Helper()
+	b.once.Do(func() {
 		goBin, err := exec.LookPath("go")
 		if err != nil {
 			goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 		}
-		if binDir, binErr = os.MkdirTemp("", "errata-cli-test-"); binErr != nil {
+		if b.dir, b.err = os.MkdirTemp("", "errata-cli-test-"); b.err != nil {
 			return
 		}
-		binPath = filepath.Join(binDir, "errata")
-		args := []string{"build", "-o", binPath, "-ldflags", "-X github.com/errata-dev/errata/internal/cli.Version=" + testVersion}
-		if raceBuild {
+		b.path = filepath.Join(b.dir, "errata")
+		args := []string{"build", "-o", b.path, "-ldflags", "-X github.com/errata-dev/errata/internal/cli.Version=" + testVersion}
+		if race {
 			args = append(args, "-race")
 		}
 		out, err := exec.Command(goBin, append(args, "github.com/errata-dev/errata/cmd/errata")...).CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 // childEnv is the test's environment without any ERRATA_* setting, with JSON
@@ -222,7 +245,13 @@ type server struct {
 // off, and waits until it logs the address it serves on.
 func startServe(t testing.TB, dir string, env ...string) *server {
 	t.Helper()
-	s := startServeProcess(t, dir, append([]string{"ERRATA_ADDR=127.0.0.1:0", "ERRATA_GRPC_ADDR=off"}, env...)...)
+	return startServeOf(t, binary(t), dir, env...)
+}
+
+// startServeOf is startServe with the binary bin.
+func startServeOf(t testing.TB, bin, dir string, env ...string) *server {
+	t.Helper()
+	s := startProcessOf(t, bin, dir, append([]string{"ERRATA_ADDR=127.0.0.1:0", "ERRATA_GRPC_ADDR=off"}, env...)...)
 	r := s.log.waitFor(t, s.exited, "errata serving")
 	s.Addr, _ = r["addr"].(string)
 	s.URL = "http://" + s.Addr
@@ -232,7 +261,13 @@ func startServe(t testing.TB, dir string, env ...string) *server {
 // startServeProcess starts `errata serve` and returns at once.
 func startServeProcess(t testing.TB, dir string, env ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary(t), "serve")
+	return startProcessOf(t, binary(t), dir, env...)
+}
+
+// startProcessOf is startServeProcess with the binary bin.
+func startProcessOf(t testing.TB, bin, dir string, env ...string) *server {
+	t.Helper()
+	cmd := exec.Command(bin, "serve")
 	cmd.Dir, cmd.Env = dir, childEnv(env)
 	s := &server{t: t, cmd: cmd, log: newLogWatch(), exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.log, s.log

@@ -103,7 +103,7 @@ func TestServeAndShutdown(t *testing.T) {
 			if d == store.Postgres {
 				env = []string{"ERRATA_DATABASE_URL=" + storetest.URL(t, d)}
 			}
-			s := startServe(t, dir, env...)
+			s := startServeOf(t, raceBinary(t), dir, env...) // races in serve and its shutdown fail it
 			if d == store.SQLite {
 				if _, err := os.Stat(filepath.Join(dir, "data", "errata.db")); err != nil {
 					t.Fatalf("serve in an empty directory did not create ./data/errata.db: %v", err)

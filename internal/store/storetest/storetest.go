@@ -230,12 +230,23 @@ func Main(m interface{ Run() int }) {
 	os.Exit(code)
 }
 
+// TestConnectTimeout is the connect_timeout a test database's URL carries
+// when the base URL sets none: on a loaded two-core CI machine a connection
+// made while a hundred other tests start servers once took longer than the
+// server's 5 s default, failing a test that was not about connecting.
+// testproxy's URLs drop it, so outage tests see the default.
+const TestConnectTimeout = "30"
+
 func withDatabase(base, name string) string {
 	u, err := url.Parse(base)
 	if err != nil {
 		return base
 	}
 	u.Path = "/" + name
+	if q := u.Query(); !q.Has("connect_timeout") {
+		q.Set("connect_timeout", TestConnectTimeout)
+		u.RawQuery = q.Encode()
+	}
 	return u.String()
 }
 
