@@ -230,12 +230,12 @@ func Main(m interface{ Run() int }) {
 	os.Exit(code)
 }
 
-// TestConnectTimeout is the connect_timeout a test database's URL carries
+// testConnectTimeout is the connect_timeout a test database's URL carries
 // when the base URL sets none: on a loaded two-core CI machine a connection
 // made while a hundred other tests start servers once took longer than the
 // server's 5 s default, failing a test that was not about connecting.
 // testproxy's URLs drop it, so outage tests see the default.
-const TestConnectTimeout = "30"
+const testConnectTimeout = "30"
 
 func withDatabase(base, name string) string {
 	u, err := url.Parse(base)
@@ -244,7 +244,7 @@ func withDatabase(base, name string) string {
 	}
 	u.Path = "/" + name
 	if q := u.Query(); !q.Has("connect_timeout") {
-		q.Set("connect_timeout", TestConnectTimeout)
+		q.Set("connect_timeout", testConnectTimeout)
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
