@@ -259,6 +259,10 @@ func (a *App) registerGauges() {
 	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
 	a.Metrics.Gauge("errata_ingest_memory_connections", "Open connections charged to the memory budget of request bodies (ERRATA_INGEST_MEMORY), 20 KiB each, at most three quarters of it.",
 		func() float64 { return float64(a.memory.Connections()) })
+	a.Metrics.Gauge("errata_ingest_memory_awaiting_messages", "OTLP/gRPC exports holding room in the memory budget for a message that has not arrived yet.",
+		func() float64 { return float64(a.memory.Awaiting()) })
+	a.Metrics.CounterFunc("errata_ingest_memory_preempted_total", "OTLP/gRPC exports refused UNAVAILABLE because their message had not arrived 500 ms after admission while other requests waited for the room it reserved.",
+		func() float64 { return float64(a.memory.Preempted()) })
 	a.Metrics.Gauge("errata_ingest_failed_batches", "Batches set aside after failing to process five times (errata queue failed lists them).", func() float64 { return float64(m.Stats().Failed) })
 	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })
 	a.Metrics.Gauge("errata_delivery_pending", "Deliveries waiting for an attempt or a retry.", func() float64 {

@@ -47,6 +47,11 @@ type Budget struct {
 	// other half to everyone else; the requests still unauthenticated
 	// (ReserveUnauthenticated) hold at most a sixteenth together.
 	accounts map[string]int64
+	// preemptibles are the reservations holding room for bytes still to
+	// arrive (preempt.go), guarded by mu; awaiting counts them, preempted
+	// counts those whose room was taken back.
+	preemptibles        map[*preemptible]struct{}
+	awaiting, preempted atomic.Int64
 }
 
 // unauthenticated is the account of reservations made before a request's
@@ -210,7 +215,9 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, left)
 	defer cancel()
+	stop := r.budget.preemptWhileWaiting(wctx, r)
 	err := r.budget.sem.Acquire(wctx, n)
+	stop()
 	r.waited += time.Since(start)
 	if err != nil {
 		r.unshare(n)
@@ -246,6 +253,7 @@ func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
 		if left <= 0 {
 			return ErrMemoryBusy
 		}
+		b.preempt(r, r.account)
 		d := min(shareTick, left)
 		t := time.NewTimer(d)
 		select {

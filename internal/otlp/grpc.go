@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
@@ -128,8 +129,14 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	if err := res.Grow(ctx, grpcReceiveBytes); err != nil {
 		return g.overloaded()
 	}
+	// While the message has not arrived, a request that waits for room
+	// may take the reservation back (intake/preempt.go): calls that open
+	// and send nothing cannot lock the budget.
+	preempted, settle := res.Preemptible(grpcPreemptGrace)
 	var msg rawMessage
-	if err := g.receive(stream, &msg); err != nil {
+	err = g.receive(stream, &msg, preempted)
+	settle()
+	if err != nil {
 		return err
 	}
 	if msg.err != nil {
@@ -161,10 +168,19 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	return stream.SendMsg(&rawMessage{b: out})
 }
 
+// grpcPreemptGrace is how long an export's reservation is kept for a
+// message that has not arrived while another request waits for room:
+// half the budget's one-second wait, so that a request behind calls that
+// send nothing is served within its wait. A message that takes longer to
+// arrive keeps its room until the read timeout when nobody waits.
+const grpcPreemptGrace = 500 * time.Millisecond
+
 // receive reads the call's one message, giving up after the read timeout
 // (DEADLINE_EXCEEDED, which OTLP clients retry): a client that opens a
-// call and sends nothing holds its slot no longer than that.
-func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage) error {
+// call and sends nothing holds its slot no longer than that, and its
+// room in the memory budget no longer than another request can wait for
+// it (preempted is closed: UNAVAILABLE with a RetryInfo).
+func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage, preempted <-chan struct{}) error {
 	done := make(chan error, 1)
 	go func() { done <- stream.RecvMsg(msg) }()
 	t := time.NewTimer(g.readTimeout)
@@ -187,6 +203,10 @@ func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage) error {
 	case <-t.C:
 		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
 		return status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
+	case <-preempted:
+		g.intake.Refuse(RouteGRPC, metrics.RefusedMemory)
+		return grpcError(failure{code: codes.Unavailable, retryAfter: 5 * time.Second,
+			message: fmt.Sprintf("the request message had not arrived %s after the call was admitted, and other requests were waiting for the memory it reserved; retry after the RetryInfo delay", grpcPreemptGrace)})
 	}
 }
 
