@@ -5,11 +5,13 @@
 # arguments given (plus --key), prints its report and stops the server.
 # docs/performance.md, "Hostile load".
 # usage: BIN=./errata scripts/hostile.sh --attack grpc-bomb
-: "${BIN:=./errata}"; D=$(mktemp -d)
+# SERVER_BIN (default BIN) is the server to attack: an older build, to
+# measure an attack before a change with the newer loadgen.
+: "${BIN:=./errata}"; : "${SERVER_BIN:=$BIN}"; D=$(mktemp -d)
 set -e
 U=http://127.0.0.1:19750
 ERRATA_DATA_DIR=$D/data ERRATA_ADDR=127.0.0.1:19750 ERRATA_GRPC_ADDR=127.0.0.1:19751 ERRATA_BASE_URL=$U \
-  $BIN serve >$D/server.log 2>&1 &
+  $SERVER_BIN serve >$D/server.log 2>&1 &
 SP=$!
 trap 'kill $SP 2>/dev/null; wait $SP 2>/dev/null; rm -rf $D' EXIT
 for _ in $(seq 100); do curl -sf $U/readyz >/dev/null && break; sleep 0.2; done

@@ -34,7 +34,7 @@ const (
 )
 
 // Attacks are the attack names, in the order the help lists them.
-var Attacks = []string{AttackSlowBody, AttackGRPCPreface, AttackGRPCBomb, AttackGzipBomb, AttackKeylessStall, AttackNestedEncoding, AttackKeylessBomb}
+var Attacks = []string{AttackSlowBody, AttackGRPCPreface, AttackGRPCBomb, AttackGRPCIdle, AttackGzipBomb, AttackKeylessStall, AttackNestedEncoding, AttackKeylessBomb}
 
 // BogusKey is what grpc-bomb sends without a key: well-formed, so the
 // server looks it up, but no key of any project.
@@ -128,7 +128,7 @@ func (c *AttackConfig) Validate() error {
 	if err := loopbackOnly("--grpc-addr", host); err != nil {
 		return err
 	}
-	bomb := c.Attack == AttackGRPCBomb || c.Attack == AttackGzipBomb || c.Attack == AttackNestedEncoding || c.Attack == AttackKeylessBomb
+	bomb := c.Attack == AttackGRPCBomb || c.Attack == AttackGRPCIdle || c.Attack == AttackGzipBomb || c.Attack == AttackNestedEncoding || c.Attack == AttackKeylessBomb
 	if err := c.validateKeyless(); err != nil {
 		return err
 	}
@@ -139,6 +139,11 @@ func (c *AttackConfig) Validate() error {
 	case AttackGRPCBomb:
 		c.Concurrency = cmp.Or(c.Concurrency, defaultGRPCBombCalls)
 		c.BombBytes = cmp.Or(c.BombBytes, defaultGRPCBombBytes)
+	case AttackGRPCIdle:
+		if c.Key == "" {
+			return errors.New("--attack grpc-idle needs --key: without one a call is refused before it reserves anything")
+		}
+		c.Concurrency = cmp.Or(c.Concurrency, defaultGRPCIdleCalls)
 	case AttackGzipBomb:
 		if c.Key == "" {
 			return errors.New("--attack gzip-bomb needs --key: without one the body is never read")
@@ -214,6 +219,8 @@ func RunAttack(ctx context.Context, c AttackConfig) (*AttackReport, error) {
 			return nil, err
 		}
 		run = b.run
+	case AttackGRPCIdle:
+		run = (&grpcIdle{c: &c}).run
 	case AttackGzipBomb:
 		b, err := newGzipBomb(&c)
 		if err != nil {

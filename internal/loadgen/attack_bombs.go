@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	_ "google.golang.org/grpc/encoding/gzip" // the bombs are gzip-compressed gRPC messages
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
@@ -191,32 +190,24 @@ func newGRPCBomb(c *AttackConfig) (*grpcBomb, error) {
 // would; one connection would carry only the server's limit of
 // concurrent calls.
 func (b *grpcBomb) run(ctx, attack context.Context) (attackResult, error) {
-	for range b.c.Concurrency {
-		cc, err := grpc.NewClient(b.c.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			b.close()
-			return attackResult{}, err
-		}
-		b.conns = append(b.conns, cc)
+	conns, err := dialGRPC(b.c.GRPCAddr, b.c.Concurrency)
+	if err != nil {
+		return attackResult{}, err
 	}
+	b.conns = conns
 	defer b.close()
 	if err := b.prepare(ctx); err != nil {
 		return attackResult{}, err
 	}
 	reqs := flood(ctx, attack, b.c.Concurrency, b.export)
 	reqs.BodyBytes, reqs.InflatedBytes = int64(b.compressedSize()), int64(len(b.msg))
-	var err error
 	if b.c.Key != "" {
 		err = refusedKey(reqs)
 	}
 	return attackResult{requests: reqs}, err
 }
 
-func (b *grpcBomb) close() {
-	for _, cc := range b.conns {
-		_ = cc.Close()
-	}
-}
+func (b *grpcBomb) close() { closeGRPC(b.conns) }
 
 // export makes one Export call on worker w's connection and returns its
 // gRPC code; an OK answer that rejected records says so.

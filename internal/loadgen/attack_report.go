@@ -41,11 +41,13 @@ type AttackReport struct {
 	Health Probes `json:"healthz"`
 	// Ingest is the one-event POST /v1/ingest probes, made when a key was
 	// given; OTLP the one-record POST /v1/logs probes, made with it too;
-	// Sentry the one-event envelope probes, made when the key's project
-	// number was given too (--dsn): another tenant's answers during the
-	// attack.
+	// GRPC the one-record OTLP/gRPC exports, made with it during the
+	// attacks on the gRPC port; Sentry the one-event envelope probes, made
+	// when the key's project number was given too (--dsn): another
+	// tenant's answers during the attack.
 	Ingest *Probes `json:"ingest_probe,omitempty"`
 	OTLP   *Probes `json:"otlp_probe,omitempty"`
+	GRPC   *Probes `json:"grpc_probe,omitempty"`
 	Sentry *Probes `json:"sentry_probe,omitempty"`
 }
 
@@ -170,6 +172,8 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 		r.GRPCAddr, r.Connections = c.GRPCAddr, c.Connections
 	case AttackGRPCBomb:
 		r.GRPCAddr, r.Concurrency, r.Key = c.GRPCAddr, c.Concurrency, "bogus"
+	case AttackGRPCIdle:
+		r.GRPCAddr, r.Concurrency = c.GRPCAddr, c.Concurrency
 	case AttackGzipBomb:
 		r.Path, r.Concurrency, r.HideSize = c.Path, c.Concurrency, c.HideSize
 	case AttackKeylessStall:
@@ -209,6 +213,10 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 	if c.Key != "" {
 		in, otlp := probesOf(w.ingest), probesOf(w.otlp)
 		r.Ingest, r.OTLP = &in, &otlp
+	}
+	if probesGRPC(c) {
+		g := probesOf(w.grpc)
+		r.GRPC = &g
 	}
 	if c.Key != "" && c.Number > 0 {
 		s := probesOf(w.sentry)
@@ -282,7 +290,7 @@ func (r *AttackReport) WriteText(w io.Writer) error {
 	for _, p := range []struct {
 		name string
 		p    *Probes
-	}{{"ingest_probe", r.Ingest}, {"otlp_probe", r.OTLP}, {"sentry_probe", r.Sentry}} {
+	}{{"ingest_probe", r.Ingest}, {"otlp_probe", r.OTLP}, {"grpc_probe", r.GRPC}, {"sentry_probe", r.Sentry}} {
 		if p.p != nil {
 			probes(p.name, *p.p)
 		}

@@ -164,6 +164,23 @@ func TestGRPCBomb(t *testing.T) {
 	checkAnswers(t, rep, "OK, rejected", "Unavailable", "ResourceExhausted")
 }
 
+// TestGRPCIdle: calls that never send their message fill the
+// organization's half of the budget (three of 40 MiB); the server ends
+// them (UNAVAILABLE once another call waits for their room), and the
+// watch's gRPC exports with the key are answered.
+func TestGRPCIdle(t *testing.T) {
+	s, key := attackServer(t, time.Minute)
+	rep := attack(t, loadgen.AttackConfig{Attack: loadgen.AttackGRPCIdle, URL: s.URL, GRPCAddr: s.GRPCAddr, Key: key,
+		Concurrency: 4, Duration: 3 * time.Second, ServerPID: os.Getpid()})
+	checkAnswers(t, rep, "Unavailable")
+	if rep.GRPC == nil || rep.GRPC.Sent == 0 {
+		t.Fatalf("grpc_probe = %+v, want the gRPC exports the watch made", rep.GRPC)
+	}
+	if rep.GRPC.OK == 0 {
+		t.Errorf("grpc_probe %+v: none answered while the idle calls held the budget", rep.GRPC)
+	}
+}
+
 func TestGzipBomb(t *testing.T) {
 	s, key := attackServer(t, time.Minute)
 	for _, tc := range []struct {
@@ -199,6 +216,7 @@ func TestAttackSettings(t *testing.T) {
 		{"URL off loopback", loadgen.AttackConfig{Attack: loadgen.AttackSlowBody, URL: "http://192.0.2.1:8080"}, "loopback"},
 		{"gRPC off loopback", loadgen.AttackConfig{Attack: loadgen.AttackGRPCBomb, GRPCAddr: "192.0.2.1:4317"}, "loopback"},
 		{"gzip bomb without key", loadgen.AttackConfig{Attack: loadgen.AttackGzipBomb}, "--key"},
+		{"idle calls without key", loadgen.AttackConfig{Attack: loadgen.AttackGRPCIdle}, "--key"},
 		{"bad path", loadgen.AttackConfig{Attack: loadgen.AttackGzipBomb, Key: "k", Path: "/v1/other"}, "--path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

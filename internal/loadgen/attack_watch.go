@@ -54,6 +54,7 @@ type watch struct {
 	health  []probe
 	ingest  []probe
 	otlp    []probe
+	grpc    []probe
 	sentry  []probe
 	before  reading
 	hwm     int64
@@ -82,6 +83,10 @@ func (w *watch) start(ctx context.Context) {
 		w.wg.Go(func() {
 			w.every(ctx, time.Second, true, func(ctx context.Context) { w.probeTo(ctx, &w.otlp, "/v1/logs", []byte(otlpProbeBody)) })
 		})
+	}
+	if probesGRPC(w.c) {
+		msg := grpcProbeMessage()
+		w.wg.Go(func() { w.every(ctx, time.Second, true, func(ctx context.Context) { w.probeGRPC(ctx, msg) }) })
 	}
 	if w.c.Key != "" && w.c.Number > 0 {
 		path := sentryPath(w.c.Number) + "?sentry_key=" + url.QueryEscape(w.c.Key)
