@@ -187,27 +187,38 @@ func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage, preempted 
 	defer t.Stop()
 	select {
 	case err := <-done:
-		if err == nil {
-			return nil
-		}
-		if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
-			if st.Code() == codes.InvalidArgument || st.Code() == codes.Internal {
-				g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
-			} else if st.Code() == codes.ResourceExhausted {
-				g.intake.Refuse(RouteGRPC, metrics.RefusedTooLarge)
-			}
-			return err
-		}
-		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
-		return status.Error(codes.InvalidArgument, err.Error())
+		return g.received(err)
 	case <-t.C:
 		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
 		return status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
 	case <-preempted:
+		select {
+		case err := <-done: // it arrived as its room was taken: keep it
+			return g.received(err)
+		default:
+		}
 		g.intake.Refuse(RouteGRPC, metrics.RefusedMemory)
 		return grpcError(failure{code: codes.Unavailable, retryAfter: 5 * time.Second,
 			message: fmt.Sprintf("the request message had not arrived %s after the call was admitted, and other requests were waiting for the memory it reserved; retry after the RetryInfo delay", grpcPreemptGrace)})
 	}
+}
+
+// received is the outcome of RecvMsg: nil, or the status to end the call
+// with, counted as a refusal.
+func (g *grpcLogs) received(err error) error {
+	if err == nil {
+		return nil
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+		if st.Code() == codes.InvalidArgument || st.Code() == codes.Internal {
+			g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		} else if st.Code() == codes.ResourceExhausted {
+			g.intake.Refuse(RouteGRPC, metrics.RefusedTooLarge)
+		}
+		return err
+	}
+	g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+	return status.Error(codes.InvalidArgument, err.Error())
 }
 
 // overloaded refuses a call the memory budget has no room for:

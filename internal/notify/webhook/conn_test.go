@@ -55,7 +55,11 @@ func TestSendReusesConnectionsUpToMaxConnAge(t *testing.T) {
 	if n := rc.conns.Load(); n > sends/4 {
 		t.Errorf("%d connections for %d sends: keep-alive is not working", n, sends)
 	}
-	if oldest := rc.oldestRequest(); oldest > age+150*time.Millisecond {
+	// The receiver sees a request some time after the client checked its
+	// connection's age: a loaded machine can stall that for a while, so
+	// the bound is twice the age, well under the four ages a connection
+	// without the cap would live.
+	if oldest := rc.oldestRequest(); oldest > 2*age {
 		t.Errorf("a request arrived on a connection %v old, want at most about %v", oldest, age)
 	}
 	// A refused pooled connection wrote nothing: every send reached the
