@@ -238,7 +238,7 @@ const shareTick = 10 * time.Millisecond
 // account past its share.
 func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
 	b := r.budget
-	for {
+	for skip := 0; ; skip-- {
 		b.mu.Lock()
 		if b.accounts[r.account]+n <= b.share(r.account) && (r.addr == "" || b.accounts[r.addr]+n <= b.AddrShare()) {
 			b.accounts[r.account] += n
@@ -253,7 +253,11 @@ func (r *Reservation) waitForShare(ctx context.Context, n int64) error {
 		if left <= 0 {
 			return ErrMemoryBusy
 		}
-		b.preempt(r, r.account)
+		// Take back an idle reservation of the account's (preempt.go),
+		// then give its owner a few ticks to release it.
+		if skip <= 0 && b.preempt(r, r.account) {
+			skip = preemptPause
+		}
 		d := min(shareTick, left)
 		t := time.NewTimer(d)
 		select {

@@ -88,6 +88,11 @@ func (b *Budget) preempt(waiter *Reservation, account string) bool {
 	return true
 }
 
+// preemptPause is how many shareTicks a waiter lets pass after taking
+// room back before it takes more: its owner releases the room at once,
+// unless the machine is too busy to run it.
+const preemptPause = 10
+
 // preemptWhileWaiting takes back a preemptible reservation's room while ctx
 // lasts (looking every shareTick, and at most one every ten ticks), for a request waiting for room in the whole
 // budget; the returned function stops it. A reservation whose room was
@@ -102,7 +107,7 @@ func (b *Budget) preemptWhileWaiting(ctx context.Context, waiter *Reservation) (
 			// After taking room back, give its owner a few ticks to
 			// release it before taking more.
 			if skip <= 0 && b.preempt(waiter, "") {
-				skip = 10
+				skip = preemptPause
 			}
 			select {
 			case <-ctx.Done():

@@ -75,13 +75,19 @@ func TestGRPCExportWithTheSDK(t *testing.T) {
 // and the response headers.
 func rawExport(t *testing.T, s *apitest.Server, key string) (metadata.MD, error) {
 	t.Helper()
+	return rawExportBytes(t, s, key, probeMessage(t))
+}
+
+// probeMessage is a one-record ExportLogsServiceRequest.
+func probeMessage(t *testing.T) []byte {
+	t.Helper()
 	logs := plog.NewLogs()
 	logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("m")
 	b, err := plogotlp.NewExportRequestFromLogs(logs).MarshalProto()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rawExportBytes(t, s, key, b)
+	return b
 }
 
 // rawCodec sends and receives messages as the bytes they are.

@@ -113,6 +113,48 @@ func TestIdleCallsDoNotLockTheMemoryBudget(t *testing.T) {
 	}, apitest.WithGRPC, func(c *config.Serve) { c.IngestMemory = 161 << 20 })
 }
 
+// TestSlowMessageKeepsItsRoomWithoutWaiters: room is taken back only for
+// a request that waits for it; a message that arrives well after the
+// 500 ms grace, with nobody waiting, is served.
+func TestSlowMessageKeepsItsRoomWithoutWaiters(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		cc, err := grpc.NewClient(s.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+w.key), 30*time.Second)
+		defer cancel()
+		st, err := cc.NewStream(ctx, &grpc.StreamDesc{ClientStreams: true, ServerStreams: true},
+			"/opentelemetry.proto.collector.logs.v1.LogsService/Export", grpc.ForceCodecV2(rawCodec{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for metric(t, s, "errata_ingest_memory_awaiting_messages") < 1 {
+			if ctx.Err() != nil {
+				t.Fatal("the call was never admitted")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(1500 * time.Millisecond) // three graces
+		msg := probeMessage(t)
+		if err := st.SendMsg(&msg); err != nil {
+			t.Fatalf("send after the grace: %v", err)
+		}
+		if err := st.CloseSend(); err != nil {
+			t.Fatal(err)
+		}
+		var resp []byte
+		if err := st.RecvMsg(&resp); err != nil {
+			t.Fatalf("a message sent after the grace with nobody waiting: %v, want it served", err)
+		}
+		if got := metric(t, s, "errata_ingest_memory_preempted_total"); got != 0 {
+			t.Errorf("errata_ingest_memory_preempted_total = %v, want 0", got)
+		}
+	}, apitest.WithGRPC)
+}
+
 func checkPreempted(t *testing.T, err error) {
 	t.Helper()
 	if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "had not arrived") {
