@@ -12,8 +12,8 @@ import (
 // a few such calls would leave no room to anyone else (the idle-call
 // lockout, docs/decisions.md). So a request that waits for room takes it
 // back from the reservation that has waited longest for its bytes, once
-// that one has waited at least its grace: the reservation's Preempted
-// channel is closed, and its owner refuses its call (UNAVAILABLE with a
+// that one has waited at least its grace: the channel Preemptible
+// returned is closed, and its owner refuses its call (UNAVAILABLE with a
 // RetryInfo) and releases what it holds. Without a request waiting, nothing
 // is preempted, and a slow message has until the read timeout.
 type preemptible struct {
