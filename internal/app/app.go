@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/errata-dev/errata/internal/auth"
 	"github.com/errata-dev/errata/internal/clientip"
 	"github.com/errata-dev/errata/internal/cluster"
@@ -74,7 +72,7 @@ type App struct {
 	Digests *digest.Service
 	// GRPC is the OTLP/gRPC server, nil when ERRATA_GRPC_ADDR is off or
 	// the process has no api role.
-	GRPC *grpc.Server
+	GRPC *otlp.GRPCServer
 	// Member is this process in the cluster of processes sharing the
 	// database: heartbeat, the scheduler lease, peer counts.
 	Member *cluster.Member
@@ -259,9 +257,13 @@ func (a *App) registerGauges() {
 	a.Metrics.Gauge("errata_ingest_backlog_bytes", "Bytes of accepted batches not yet processed.", func() float64 { return float64(m.Stats().Bytes) })
 	a.Metrics.Gauge("errata_ingest_memory_connections", "Open connections charged to the memory budget of request bodies (ERRATA_INGEST_MEMORY), 20 KiB each, at most three quarters of it.",
 		func() float64 { return float64(a.memory.Connections()) })
-	a.Metrics.Gauge("errata_ingest_memory_awaiting_messages", "OTLP/gRPC exports holding room in the memory budget for a message that has not arrived yet.",
+	a.Metrics.Gauge("errata_ingest_memory_awaiting_messages", "OTLP/gRPC exports holding room in the memory budget for a message whose prefix has arrived and whose rest has not.",
 		func() float64 { return float64(a.memory.Awaiting()) })
-	a.Metrics.CounterFunc("errata_ingest_memory_preempted_total", "OTLP/gRPC exports refused UNAVAILABLE because their message had not arrived 500 ms after admission while other requests waited for the room it reserved.",
+	if a.GRPC != nil {
+		a.Metrics.Gauge("errata_ingest_grpc_calls_awaiting_message", "Admitted OTLP/gRPC exports waiting, with no memory reserved, for their message to begin to arrive.",
+			func() float64 { return float64(a.GRPC.AwaitingMessage()) })
+	}
+	a.Metrics.CounterFunc("errata_ingest_memory_preempted_total", "OTLP/gRPC exports refused UNAVAILABLE because their message had not arrived 500 ms after they reserved room for it while other requests waited for that room.",
 		func() float64 { return float64(a.memory.Preempted()) })
 	a.Metrics.Gauge("errata_ingest_failed_batches", "Batches set aside after failing to process five times (errata queue failed lists them).", func() float64 { return float64(m.Stats().Failed) })
 	a.Metrics.Gauge("errata_ingest_processing_lag_seconds", "Age of the oldest unprocessed batch.", func() float64 { return m.Stats().Lag.Seconds() })

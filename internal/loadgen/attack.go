@@ -34,7 +34,7 @@ const (
 )
 
 // Attacks are the attack names, in the order the help lists them.
-var Attacks = []string{AttackSlowBody, AttackGRPCPreface, AttackGRPCBomb, AttackGRPCIdle, AttackGzipBomb, AttackKeylessStall, AttackNestedEncoding, AttackKeylessBomb}
+var Attacks = []string{AttackSlowBody, AttackGRPCPreface, AttackGRPCBomb, AttackGRPCIdle, AttackGRPCStall, AttackGzipBomb, AttackKeylessStall, AttackNestedEncoding, AttackKeylessBomb}
 
 // BogusKey is what grpc-bomb sends without a key: well-formed, so the
 // server looks it up, but no key of any project.
@@ -128,7 +128,7 @@ func (c *AttackConfig) Validate() error {
 	if err := loopbackOnly("--grpc-addr", host); err != nil {
 		return err
 	}
-	bomb := c.Attack == AttackGRPCBomb || c.Attack == AttackGRPCIdle || c.Attack == AttackGzipBomb || c.Attack == AttackNestedEncoding || c.Attack == AttackKeylessBomb
+	bomb := c.Attack == AttackGRPCBomb || c.Attack == AttackGRPCIdle || c.Attack == AttackGRPCStall || c.Attack == AttackGzipBomb || c.Attack == AttackNestedEncoding || c.Attack == AttackKeylessBomb
 	if err := c.validateKeyless(); err != nil {
 		return err
 	}
@@ -139,9 +139,9 @@ func (c *AttackConfig) Validate() error {
 	case AttackGRPCBomb:
 		c.Concurrency = cmp.Or(c.Concurrency, defaultGRPCBombCalls)
 		c.BombBytes = cmp.Or(c.BombBytes, defaultGRPCBombBytes)
-	case AttackGRPCIdle:
+	case AttackGRPCIdle, AttackGRPCStall:
 		if c.Key == "" {
-			return errors.New("--attack grpc-idle needs --key: without one a call is refused before it reserves anything")
+			return fmt.Errorf("--attack %s needs --key: without one a call is refused before it reserves anything", c.Attack)
 		}
 		c.Concurrency = cmp.Or(c.Concurrency, defaultGRPCIdleCalls)
 	case AttackGzipBomb:
@@ -221,6 +221,8 @@ func RunAttack(ctx context.Context, c AttackConfig) (*AttackReport, error) {
 		run = b.run
 	case AttackGRPCIdle:
 		run = (&grpcIdle{c: &c}).run
+	case AttackGRPCStall:
+		run = (&grpcStall{c: &c}).run
 	case AttackGzipBomb:
 		b, err := newGzipBomb(&c)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // probesGRPC reports whether the watch of attack c also makes one-record
 // OTLP/gRPC exports with the key: for the attacks on the gRPC port.
 func probesGRPC(c *AttackConfig) bool {
-	return c.Key != "" && (c.Attack == AttackGRPCBomb || c.Attack == AttackGRPCIdle || c.Attack == AttackGRPCPreface)
+	return c.Key != "" && (c.Attack == AttackGRPCBomb || c.Attack == AttackGRPCIdle || c.Attack == AttackGRPCStall || c.Attack == AttackGRPCPreface)
 }
 
 // grpcProbeMessage is a one-record ExportLogsServiceRequest.

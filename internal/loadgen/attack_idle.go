@@ -15,8 +15,10 @@ import (
 // each sending its headers and never its message, and opens another as
 // the server ends one: what once held Errata's memory budget until the
 // read timeout (an Export reserved room for the largest message before it
-// arrived), so that the probes of Key's organization waited and got 503.
-// Each call's answer is the gRPC code the server ended it with.
+// arrived), so that the gRPC exports of Key's organization waited and got
+// UNAVAILABLE. Each call's answer is the gRPC code the server ended it
+// with; a server that holds nothing for them ends them at its read
+// timeout only.
 const AttackGRPCIdle = "grpc-idle"
 
 const defaultGRPCIdleCalls = 8

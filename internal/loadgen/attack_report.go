@@ -172,7 +172,7 @@ func newAttackReport(c *AttackConfig, w *watch, res attackResult) *AttackReport 
 		r.GRPCAddr, r.Connections = c.GRPCAddr, c.Connections
 	case AttackGRPCBomb:
 		r.GRPCAddr, r.Concurrency, r.Key = c.GRPCAddr, c.Concurrency, "bogus"
-	case AttackGRPCIdle:
+	case AttackGRPCIdle, AttackGRPCStall:
 		r.GRPCAddr, r.Concurrency = c.GRPCAddr, c.Concurrency
 	case AttackGzipBomb:
 		r.Path, r.Concurrency, r.HideSize = c.Path, c.Concurrency, c.HideSize

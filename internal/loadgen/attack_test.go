@@ -164,20 +164,36 @@ func TestGRPCBomb(t *testing.T) {
 	checkAnswers(t, rep, "OK, rejected", "Unavailable", "ResourceExhausted")
 }
 
-// TestGRPCIdle: calls that never send their message fill the
-// organization's half of the budget (three of 40 MiB); the server ends
-// them (UNAVAILABLE once another call waits for their room), and the
-// watch's gRPC exports with the key are answered.
+// TestGRPCIdle: calls that never send their message hold nothing; the
+// server ends them at its read timeout, and the watch's gRPC exports with
+// the key are answered meanwhile.
 func TestGRPCIdle(t *testing.T) {
-	s, key := attackServer(t, time.Minute)
+	s, key := attackServer(t, time.Second)
 	rep := attack(t, loadgen.AttackConfig{Attack: loadgen.AttackGRPCIdle, URL: s.URL, GRPCAddr: s.GRPCAddr, Key: key,
 		Concurrency: 4, Duration: 3 * time.Second, ServerPID: os.Getpid()})
+	checkAnswers(t, rep, "DeadlineExceeded")
+	checkGRPCProbes(t, rep)
+}
+
+// TestGRPCStall: calls that send a compressed message's prefix and stall
+// fill the organization's half of the budget (three of 40 MiB); the server
+// ends them UNAVAILABLE once another call waits for their room, and the
+// watch's gRPC exports with the key are answered.
+func TestGRPCStall(t *testing.T) {
+	s, key := attackServer(t, time.Minute)
+	rep := attack(t, loadgen.AttackConfig{Attack: loadgen.AttackGRPCStall, URL: s.URL, GRPCAddr: s.GRPCAddr, Key: key,
+		Concurrency: 4, Duration: 3 * time.Second, ServerPID: os.Getpid()})
 	checkAnswers(t, rep, "Unavailable")
+	checkGRPCProbes(t, rep)
+}
+
+func checkGRPCProbes(t *testing.T, rep *loadgen.AttackReport) {
+	t.Helper()
 	if rep.GRPC == nil || rep.GRPC.Sent == 0 {
 		t.Fatalf("grpc_probe = %+v, want the gRPC exports the watch made", rep.GRPC)
 	}
-	if rep.GRPC.OK == 0 {
-		t.Errorf("grpc_probe %+v: none answered while the idle calls held the budget", rep.GRPC)
+	if rep.GRPC.OK != rep.GRPC.Sent {
+		t.Errorf("grpc_probe %+v: want every export answered beside the attack", rep.GRPC)
 	}
 }
 
@@ -217,6 +233,7 @@ func TestAttackSettings(t *testing.T) {
 		{"gRPC off loopback", loadgen.AttackConfig{Attack: loadgen.AttackGRPCBomb, GRPCAddr: "192.0.2.1:4317"}, "loopback"},
 		{"gzip bomb without key", loadgen.AttackConfig{Attack: loadgen.AttackGzipBomb}, "--key"},
 		{"idle calls without key", loadgen.AttackConfig{Attack: loadgen.AttackGRPCIdle}, "--key"},
+		{"stalled calls without key", loadgen.AttackConfig{Attack: loadgen.AttackGRPCStall}, "--key"},
 		{"bad path", loadgen.AttackConfig{Attack: loadgen.AttackGzipBomb, Key: "k", Path: "/v1/other"}, "--path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -59,15 +61,19 @@ type GRPCOptions struct {
 // through in. Export is served as a stream handler, so that it runs before
 // gRPC reads the request message: the API key from the metadata is checked
 // first (an unauthenticated call never has its message decompressed or
-// decoded), then the rate limit and back-pressure, then room in the memory
+// decoded), then the rate limit and back-pressure; once the message's
+// prefix has arrived (the gate, gate.go, sees it) room in the memory
 // budget is reserved, and only then is the message read (its nesting
 // checked before pdata decodes it, see nesting.go). The caller serves it
-// on a listener and stops it (GracefulStop) before the intake's committer.
-func NewGRPCServer(in *intake.Intake, log *slog.Logger, opts GRPCOptions) *grpc.Server {
+// on a listener (Serve) and stops it (GracefulStop) before the intake's
+// committer.
+func NewGRPCServer(in *intake.Intake, log *slog.Logger, opts GRPCOptions) *GRPCServer {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = time.Minute
 	}
+	g := newGate()
 	s := grpc.NewServer(
+		grpc.InTapHandle(g.tap),
 		grpc.MaxRecvMsgSize(MaxGRPCMessageBytes),
 		grpc.ForceServerCodecV2(newGuardedCodec()),
 		grpc.ConnectionTimeout(opts.ReadTimeout),
@@ -76,9 +82,26 @@ func NewGRPCServer(in *intake.Intake, log *slog.Logger, opts GRPCOptions) *grpc.
 		grpc.InitialConnWindowSize(grpcConnWindow),
 		grpc.MaxConcurrentStreams(grpcMaxStreams),
 	)
-	s.RegisterService(&logsService, &grpcLogs{intake: in, log: log, readTimeout: opts.ReadTimeout})
-	return s
+	logs := &grpcLogs{intake: in, log: log, readTimeout: opts.ReadTimeout}
+	s.RegisterService(&logsService, logs)
+	return &GRPCServer{Server: s, gate: g, logs: logs}
 }
+
+// GRPCServer is the OTLP/gRPC server: a grpc.Server whose connections go
+// through the gate (gate.go), which lets an Export see its message arrive.
+type GRPCServer struct {
+	*grpc.Server
+	gate *gate
+	logs *grpcLogs
+}
+
+// AwaitingMessage is how many admitted Export calls wait, holding no
+// memory, for their message to begin to arrive
+// (errata_ingest_grpc_calls_awaiting_message in /metrics).
+func (s *GRPCServer) AwaitingMessage() int64 { return s.logs.awaiting.Load() }
+
+// Serve serves OTLP/gRPC on ln until the server stops.
+func (s *GRPCServer) Serve(ln net.Listener) error { return s.Server.Serve(s.gate.listener(ln)) }
 
 // logsService is opentelemetry.proto.collector.logs.v1.LogsService with
 // Export as a stream handler: on the wire a unary call and a stream of one
@@ -99,14 +122,17 @@ type grpcLogs struct {
 	intake      *intake.Intake
 	log         *slog.Logger
 	readTimeout time.Duration
+	awaiting    atomic.Int64 // calls in awaitPrefix's wait
 }
 
 // export admits the call with the bearer token of its authorization
 // metadata (401 → UNAUTHENTICATED, 429 → RESOURCE_EXHAUSTED and 503 →
-// UNAVAILABLE, both with a RetryInfo), reserves room in the memory budget
-// to read the largest message, reads the message, keeps what decoding it
-// needs (refusing the call with UNAVAILABLE when the budget has no room
-// for either), then maps and commits it as POST /v1/logs does. The RateLimit-* values travel as response headers.
+// UNAVAILABLE, both with a RetryInfo), waits for its message to begin to
+// arrive, reserves room in the memory budget to read it (what its prefix
+// declares, or the largest message's when it is compressed), reads it,
+// keeps what decoding it needs (refusing the call with UNAVAILABLE when
+// the budget has no room for either), then maps and commits it as POST
+// /v1/logs does. The RateLimit-* values travel as response headers.
 func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	ctx := store.AsRequest(stream.Context()) // its database work is bounded (ERRATA_DB_TIMEOUT)
 	in := g.intake
@@ -122,19 +148,26 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 		}
 		return grpcError(f)
 	}
-	// Until the message is read its size is unknown: reserve what the
-	// largest one holds while gRPC reads it (see grpcReceiveBytes).
+	// Nothing is reserved until the message begins to arrive: its 5-byte
+	// prefix says how long it is on the wire. A compressed message's
+	// inflated size is unknown until it is read: reserve what the largest
+	// one holds while gRPC reads it (see grpcReceiveBytes).
+	deadline := time.Now().Add(g.readTimeout)
+	reading, err := g.awaitPrefix(ctx, deadline)
+	if err != nil {
+		return err
+	}
 	res := in.Memory.ReserveFor(p.OrgID)
 	defer res.Release()
-	if err := res.Grow(ctx, grpcReceiveBytes); err != nil {
+	if err := res.Grow(ctx, reading); err != nil {
 		return g.overloaded()
 	}
 	// While the message has not arrived, a request that waits for room
-	// may take the reservation back (intake/preempt.go): calls that open
-	// and send nothing cannot lock the budget.
+	// may take the reservation back (intake/preempt.go): calls that send a
+	// prefix and stall cannot lock the budget.
 	preempted, settle := res.Preemptible(grpcPreemptGrace)
 	var msg rawMessage
-	err = g.receive(stream, &msg, preempted)
+	err = g.receive(stream, &msg, deadline, preempted)
 	settle()
 	if err != nil {
 		return err
@@ -168,6 +201,41 @@ func (g *grpcLogs) export(stream grpc.ServerStream) error {
 	return stream.SendMsg(&rawMessage{b: out})
 }
 
+// awaitPrefix waits, holding no memory, until the call's message has
+// begun to arrive (the gate saw its 5-byte prefix) or its request ended,
+// and returns what reading the message will hold: twice its length when
+// it is not compressed (gRPC's buffers, then the codec's copy), else
+// grpcReceiveBytes. A call the gate did not link is charged
+// grpcReceiveBytes at once. Past deadline the call ends
+// DEADLINE_EXCEEDED, which OTLP clients retry.
+func (g *grpcLogs) awaitPrefix(ctx context.Context, deadline time.Time) (int64, error) {
+	a := arrivalOf(ctx)
+	if a == nil {
+		return grpcReceiveBytes, nil
+	}
+	defer a.forgetLater(ctx)
+	g.awaiting.Add(1)
+	defer g.awaiting.Add(-1)
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-a.prefixed:
+	case <-ctx.Done():
+		return 0, status.FromContextError(ctx.Err()).Err()
+	case <-t.C:
+		g.intake.Refuse(RouteGRPC, metrics.RefusedMalformed)
+		return 0, status.Errorf(codes.DeadlineExceeded, "the request message did not arrive within %s", g.readTimeout)
+	}
+	compressed, length, ok := a.header()
+	switch {
+	case !ok: // the request ended without a message: RecvMsg says so
+		return 0, nil
+	case compressed:
+		return grpcReceiveBytes, nil
+	}
+	return min(2*length, grpcReceiveBytes), nil
+}
+
 // grpcPreemptGrace is how long an export's reservation is kept for a
 // message that has not arrived while another request waits for room:
 // half the budget's one-second wait, so that a request behind calls that
@@ -180,10 +248,10 @@ const grpcPreemptGrace = 500 * time.Millisecond
 // call and sends nothing holds its slot no longer than that, and its
 // room in the memory budget no longer than another request can wait for
 // it (preempted is closed: UNAVAILABLE with a RetryInfo).
-func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage, preempted <-chan struct{}) error {
+func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage, deadline time.Time, preempted <-chan struct{}) error {
 	done := make(chan error, 1)
 	go func() { done <- stream.RecvMsg(msg) }()
-	t := time.NewTimer(g.readTimeout)
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case err := <-done:
@@ -199,7 +267,7 @@ func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage, preempted 
 		}
 		g.intake.Refuse(RouteGRPC, metrics.RefusedMemory)
 		return grpcError(failure{code: codes.Unavailable, retryAfter: 5 * time.Second,
-			message: fmt.Sprintf("the request message had not arrived %s after the call was admitted, and other requests were waiting for the memory it reserved; retry after the RetryInfo delay", grpcPreemptGrace)})
+			message: fmt.Sprintf("the request message had not arrived %s after memory was reserved for it, and other requests were waiting for that memory; retry after the RetryInfo delay", grpcPreemptGrace)})
 	}
 }
 

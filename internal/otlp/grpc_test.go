@@ -73,9 +73,9 @@ func TestGRPCExportWithTheSDK(t *testing.T) {
 
 // rawExport sends one record with a bare gRPC client, returning the error
 // and the response headers.
-func rawExport(t *testing.T, s *apitest.Server, key string) (metadata.MD, error) {
+func rawExport(t *testing.T, s *apitest.Server, key string, opts ...grpc.CallOption) (metadata.MD, error) {
 	t.Helper()
-	return rawExportBytes(t, s, key, probeMessage(t))
+	return rawExportBytes(t, s, key, probeMessage(t), opts...)
 }
 
 // probeMessage is a one-record ExportLogsServiceRequest.
@@ -105,7 +105,7 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 func (rawCodec) Name() string { return "proto" }
 
 // rawExportBytes calls LogsService/Export with body as the request.
-func rawExportBytes(t *testing.T, s *apitest.Server, key string, body []byte) (metadata.MD, error) {
+func rawExportBytes(t *testing.T, s *apitest.Server, key string, body []byte, opts ...grpc.CallOption) (metadata.MD, error) {
 	t.Helper()
 	cc, err := grpc.NewClient(s.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -120,7 +120,7 @@ func rawExportBytes(t *testing.T, s *apitest.Server, key string, body []byte) (m
 	var header metadata.MD
 	var resp []byte
 	err = cc.Invoke(ctx, "/opentelemetry.proto.collector.logs.v1.LogsService/Export", &body, &resp,
-		grpc.Header(&header), grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallSendMsgSize(32<<20))
+		append([]grpc.CallOption{grpc.Header(&header), grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallSendMsgSize(32 << 20)}, opts...)...)
 	return header, err
 }
 

@@ -1,0 +1,239 @@
+package otlp
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"sync"
+
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/tap"
+)
+
+// The gate lets an Export see its request's bytes arrive, which gRPC does
+// not: it reads a message in one call. Every connection the gRPC server
+// accepts is wrapped (gateConn) so that the frames it reads are followed as
+// they are handed to gRPC, and each new stream is linked to its call by
+// gRPC's InTapHandle, which runs on the connection's reader goroutine right
+// after the stream's header block was read: the wrapper never hands gRPC
+// bytes past a header block's end in one Read, so when the tap runs, the
+// last block handed over is that stream's. The call can then wait for its
+// message's 5-byte prefix before it reserves memory, and reserve what the
+// prefix declares (docs/decisions.md, "The gRPC gate").
+type gate struct {
+	mu    sync.Mutex
+	conns map[string]*gateConn
+}
+
+func newGate() *gate { return &gate{conns: map[string]*gateConn{}} }
+
+// connKey names a connection by its two ends, as gRPC's peer does.
+func connKey(local, remote net.Addr) string {
+	if local == nil || remote == nil {
+		return ""
+	}
+	return local.String() + "|" + remote.String()
+}
+
+// listener wraps every connection ln accepts.
+func (g *gate) listener(ln net.Listener) net.Listener { return &gateListener{Listener: ln, g: g} }
+
+type gateListener struct {
+	net.Listener
+	g *gate
+}
+
+func (l *gateListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	gc := &gateConn{Conn: c, g: l.g, key: connKey(c.LocalAddr(), c.RemoteAddr()), f: newFrameReader(),
+		buf: make([]byte, 32<<10), streams: map[uint32]*arrival{}}
+	l.g.mu.Lock()
+	l.g.conns[gc.key] = gc
+	l.g.mu.Unlock()
+	return gc, nil
+}
+
+// tap links a new stream to the call gRPC is about to start for it: the
+// context it returns carries the stream's arrival.
+func (g *gate) tap(ctx context.Context, _ *tap.Info) (context.Context, error) {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return ctx, nil
+	}
+	g.mu.Lock()
+	c := g.conns[connKey(p.LocalAddr, p.Addr)]
+	g.mu.Unlock()
+	if c == nil || c.lastBlock == 0 {
+		return ctx, nil
+	}
+	a := &arrival{prefixed: make(chan struct{}), conn: c, stream: c.lastBlock}
+	if c.lastEnded {
+		a.end()
+	} else {
+		c.mu.Lock()
+		c.streams[a.stream] = a
+		c.mu.Unlock()
+	}
+	return context.WithValue(ctx, arrivalKey{}, a), nil
+}
+
+// gateConn follows the frames of one gRPC connection as gRPC reads them.
+// Read runs on the connection's reader goroutine only, as does the tap
+// that reads lastBlock.
+type gateConn struct {
+	net.Conn
+	g    *gate
+	key  string
+	once sync.Once
+
+	buf      []byte // bytes read from the socket: buf[off:end] not handed over yet
+	off, end int
+	rerr     error // the socket's error, returned once buf is handed over
+	f        frameReader
+	// lastBlock is the stream of the last header block handed to gRPC,
+	// lastEnded whether that block also ended the stream's request.
+	lastBlock uint32
+	lastEnded bool
+
+	mu      sync.Mutex
+	streams map[uint32]*arrival
+}
+
+func (c *gateConn) Read(p []byte) (int, error) {
+	if c.off == c.end {
+		if c.rerr != nil {
+			return 0, c.rerr
+		}
+		n, err := c.Conn.Read(c.buf)
+		c.off, c.end, c.rerr = 0, n, err
+		if n == 0 {
+			return 0, err
+		}
+	}
+	avail := c.buf[c.off:c.end]
+	if len(avail) > len(p) {
+		avail = avail[:len(p)]
+	}
+	n := c.f.pass(avail, c)
+	copy(p, avail[:n])
+	c.off += n
+	return n, nil
+}
+
+func (c *gateConn) Close() error {
+	c.once.Do(func() {
+		c.g.mu.Lock()
+		if c.g.conns[c.key] == c {
+			delete(c.g.conns, c.key)
+		}
+		c.g.mu.Unlock()
+		c.mu.Lock()
+		for _, a := range c.streams {
+			a.end()
+		}
+		clear(c.streams)
+		c.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+func (c *gateConn) stream(id uint32) *arrival {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.streams[id]
+}
+
+func (c *gateConn) data(stream uint32, p []byte) {
+	if a := c.stream(stream); a != nil {
+		a.add(p)
+	}
+}
+
+func (c *gateConn) ended(stream uint32) {
+	c.mu.Lock()
+	a := c.streams[stream]
+	delete(c.streams, stream)
+	c.mu.Unlock()
+	if a != nil {
+		a.end()
+	}
+}
+
+func (c *gateConn) headerBlock(stream uint32, endStream bool) {
+	c.lastBlock, c.lastEnded = stream, endStream
+	if endStream {
+		c.ended(stream) // trailers of a stream already open
+	}
+}
+
+// arrivalKey is the context key of a call's arrival.
+type arrivalKey struct{}
+
+// arrivalOf is the arrival the gate linked to the call of ctx, or nil.
+func arrivalOf(ctx context.Context) *arrival {
+	a, _ := ctx.Value(arrivalKey{}).(*arrival)
+	return a
+}
+
+// arrival is what has arrived of one call's request message.
+type arrival struct {
+	conn   *gateConn
+	stream uint32
+
+	mu     sync.Mutex
+	prefix [5]byte
+	got    int64
+	done   bool
+	// prefixed is closed once the message's 5-byte prefix has arrived, or
+	// the request ended without it.
+	prefixed chan struct{}
+}
+
+func (a *arrival) add(p []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.got < int64(len(a.prefix)) {
+		copy(a.prefix[a.got:], p)
+		if a.got+int64(len(p)) >= int64(len(a.prefix)) && !a.done {
+			a.done = true
+			close(a.prefixed)
+		}
+	}
+	a.got += int64(len(p))
+}
+
+func (a *arrival) end() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.done {
+		a.done = true
+		close(a.prefixed)
+	}
+}
+
+// header is the message's prefix, once it has arrived: whether the
+// message is compressed and how long it is on the wire.
+func (a *arrival) header() (compressed bool, length int64, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.got < int64(len(a.prefix)) {
+		return false, 0, false
+	}
+	return a.prefix[0] != 0, int64(binary.BigEndian.Uint32(a.prefix[1:])), true
+}
+
+// forgetLater stops following the call's stream once ctx, the call's,
+// ends: the prefix is all the call needs of it, but the entry stays until
+// the stream is over so that no later frame is taken for a new stream's.
+func (a *arrival) forgetLater(ctx context.Context) {
+	context.AfterFunc(ctx, func() {
+		a.conn.mu.Lock()
+		if a.conn.streams[a.stream] == a {
+			delete(a.conn.streams, a.stream)
+		}
+		a.conn.mu.Unlock()
+	})
+}
