@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"net"
@@ -49,7 +50,7 @@ func (l *gateListener) Accept() (net.Conn, error) {
 		return c, err
 	}
 	gc := &gateConn{Conn: c, g: l.g, key: connKey(c.LocalAddr(), c.RemoteAddr()), f: newFrameReader(),
-		buf: make([]byte, 32<<10), streams: map[uint32]*arrival{}}
+		streams: map[uint32]*arrival{}}
 	l.g.mu.Lock()
 	l.g.conns[gc.key] = gc
 	l.g.mu.Unlock()
@@ -89,10 +90,9 @@ type gateConn struct {
 	key  string
 	once sync.Once
 
-	buf      []byte // bytes read from the socket: buf[off:end] not handed over yet
-	off, end int
-	rerr     error // the socket's error, returned once buf is handed over
-	f        frameReader
+	pending []byte // bytes read from the socket, not handed to gRPC yet
+	rerr    error  // the socket's error, returned once pending is handed over
+	f       frameReader
 	// lastBlock is the stream of the last header block handed to gRPC,
 	// lastEnded whether that block also ended the stream's request.
 	lastBlock uint32
@@ -102,25 +102,36 @@ type gateConn struct {
 	streams map[uint32]*arrival
 }
 
+// Read reads from the socket into p and hands gRPC what the frame reader
+// passes: everything, unless a header block ends first, in which case the
+// rest waits in pending for the next Read. A connection keeps no buffer of
+// its own otherwise (gRPC's reader has one already, and thousands of idle
+// connections would hold thousands).
 func (c *gateConn) Read(p []byte) (int, error) {
-	if c.off == c.end {
+	if len(c.pending) == 0 {
 		if c.rerr != nil {
-			return 0, c.rerr
+			err := c.rerr
+			c.rerr = nil
+			return 0, err
 		}
-		n, err := c.Conn.Read(c.buf)
-		c.off, c.end, c.rerr = 0, n, err
+		n, err := c.Conn.Read(p)
 		if n == 0 {
 			return 0, err
 		}
+		cut := c.f.pass(p[:n], c)
+		if cut == n {
+			return n, err
+		}
+		c.pending, c.rerr = bytes.Clone(p[cut:n]), err
+		return cut, nil
 	}
-	avail := c.buf[c.off:c.end]
-	if len(avail) > len(p) {
-		avail = avail[:len(p)]
+	src := c.pending[:min(len(p), len(c.pending))]
+	cut := c.f.pass(src, c)
+	copy(p, src[:cut])
+	if c.pending = c.pending[cut:]; len(c.pending) == 0 {
+		c.pending = nil
 	}
-	n := c.f.pass(avail, c)
-	copy(p, avail[:n])
-	c.off += n
-	return n, nil
+	return cut, nil
 }
 
 func (c *gateConn) Close() error {

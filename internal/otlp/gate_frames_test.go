@@ -123,12 +123,43 @@ func BenchmarkGateRead(b *testing.B) {
 	p := make([]byte, 32<<10)
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		c := &gateConn{Conn: readerConn{r: bytes.NewReader(in)}, g: newGate(), buf: make([]byte, 32<<10),
+		c := &gateConn{Conn: readerConn{r: bytes.NewReader(in)}, g: newGate(),
 			streams: map[uint32]*arrival{1: {prefixed: make(chan struct{})}}}
 		for {
 			if _, err := c.Read(p); err != nil {
 				break
 			}
+		}
+	}
+}
+
+// TestGateConnHandsEveryByte: whatever gRPC's reads ask for, the gate
+// hands over every byte the socket gave, in order, ending a read at each
+// header block (lastBlock then names its stream), and then the socket's
+// error.
+func TestGateConnHandsEveryByte(t *testing.T) {
+	in := connBytes(t)
+	for _, size := range []int{1, 7, 9, 100, 64 << 10} {
+		c := &gateConn{Conn: readerConn{r: bytes.NewReader(in)}, g: newGate(), f: newFrameReader(), streams: map[uint32]*arrival{}}
+		var out []byte
+		var blocks []uint32
+		p := make([]byte, size)
+		for {
+			before := c.lastBlock
+			n, err := c.Read(p)
+			out = append(out, p[:n]...)
+			if c.lastBlock != before {
+				blocks = append(blocks, c.lastBlock)
+			}
+			if err != nil {
+				break
+			}
+		}
+		if !bytes.Equal(out, in) {
+			t.Fatalf("reads of %d: %d bytes out of %d in, or not in order", size, len(out), len(in))
+		}
+		if want := []uint32{1, 3, 5}; !slices.Equal(blocks, want) {
+			t.Errorf("reads of %d: header blocks of streams %v, want %v", size, blocks, want)
 		}
 	}
 }
