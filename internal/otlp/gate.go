@@ -77,6 +77,9 @@ func (g *gate) tap(ctx context.Context, _ *tap.Info) (context.Context, error) {
 		c.mu.Lock()
 		c.streams[a.stream] = a
 		c.mu.Unlock()
+		// Whatever the call does (a refused one never waits for its
+		// message), the stream is forgotten when it is over.
+		a.forgetLater(ctx)
 	}
 	return context.WithValue(ctx, arrivalKey{}, a), nil
 }
@@ -236,9 +239,9 @@ func (a *arrival) header() (compressed bool, length int64, ok bool) {
 	return a.prefix[0] != 0, int64(binary.BigEndian.Uint32(a.prefix[1:])), true
 }
 
-// forgetLater stops following the call's stream once ctx, the call's,
-// ends: the prefix is all the call needs of it, but the entry stays until
-// the stream is over so that no later frame is taken for a new stream's.
+// forgetLater stops following the call's stream once ctx, the stream's,
+// ends (gRPC cancels it when the stream is over), if the stream's end or
+// its connection's close has not already.
 func (a *arrival) forgetLater(ctx context.Context) {
 	context.AfterFunc(ctx, func() {
 		a.conn.mu.Lock()

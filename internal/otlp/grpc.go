@@ -95,6 +95,24 @@ type GRPCServer struct {
 	logs *grpcLogs
 }
 
+// FollowedStreams is how many streams the gate follows, over every
+// connection: those of calls not over yet.
+func (s *GRPCServer) FollowedStreams() int {
+	s.gate.mu.Lock()
+	conns := make([]*gateConn, 0, len(s.gate.conns))
+	for _, c := range s.gate.conns {
+		conns = append(conns, c)
+	}
+	s.gate.mu.Unlock()
+	n := 0
+	for _, c := range conns {
+		c.mu.Lock()
+		n += len(c.streams)
+		c.mu.Unlock()
+	}
+	return n
+}
+
 // AwaitingMessage is how many admitted Export calls wait, holding no
 // memory, for their message to begin to arrive
 // (errata_ingest_grpc_calls_awaiting_message in /metrics).
@@ -213,7 +231,6 @@ func (g *grpcLogs) awaitPrefix(ctx context.Context, deadline time.Time) (int64, 
 	if a == nil {
 		return grpcReceiveBytes, nil
 	}
-	defer a.forgetLater(ctx)
 	g.awaiting.Add(1)
 	defer g.awaiting.Add(-1)
 	t := time.NewTimer(time.Until(deadline))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/errata-dev/errata/internal/apitest"
 	"github.com/errata-dev/errata/internal/config"
+	"github.com/errata-dev/errata/internal/store"
 )
 
 // metric reads one unlabelled sample from /metrics.
@@ -226,4 +227,26 @@ func TestGateLinksEachStreamOfAConnection(t *testing.T) {
 			}
 		}
 	}, apitest.WithGRPC, func(c *config.Serve) { c.IngestRateLimit, c.IngestRateBurst = 1000, 1000 })
+}
+
+// TestRefusedCallsAreForgotten: the gate stops following a stream when its
+// call is over, even one refused before it read anything whose client
+// never ends or resets the stream: a connection's refused calls leave
+// nothing behind.
+func TestRefusedCallsAreForgotten(t *testing.T) {
+	s := apitest.Run(t, store.SQLite, apitest.WithGRPC)
+	c := openRaw(t, s.GRPCAddr, "svc_live_bogus", false)
+	for i := uint32(0); i < 50; i++ {
+		if i > 0 {
+			c.stream(2*i+1, "svc_live_bogus", false)
+		}
+		if code, msg, ok := c.statusWithin(20 * time.Second); !ok || code != "16" {
+			t.Fatalf("call %d with a bogus key: grpc-status %q %q (answered: %v), want 16 (UNAUTHENTICATED)", i, code, msg, ok)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.App.GRPC.FollowedStreams() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the gate still follows %d streams of refused calls", s.App.GRPC.FollowedStreams())
+		}
+	}
 }

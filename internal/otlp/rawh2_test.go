@@ -13,11 +13,14 @@ import (
 
 // rawCall is one Export call made frame by frame over a connection of its
 // own, so that a test can send a message's prefix and stall, as no gRPC
-// client library does.
+// client library does. Its stream is 1; more may be opened (stream).
 type rawCall struct {
-	t    *testing.T
-	conn net.Conn
-	fr   *http2.Framer
+	t     *testing.T
+	conn  net.Conn
+	fr    *http2.Framer
+	enc   *hpack.Encoder
+	block bytes.Buffer
+	addr  string
 }
 
 const exportPath = "/opentelemetry.proto.collector.logs.v1.LogsService/Export"
@@ -31,30 +34,36 @@ func openRaw(t *testing.T, addr, key string, gzip bool) *rawCall {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	c := &rawCall{t: t, conn: conn, fr: http2.NewFramer(conn, conn)}
+	c := &rawCall{t: t, conn: conn, fr: http2.NewFramer(conn, conn), addr: addr}
+	c.enc = hpack.NewEncoder(&c.block)
 	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	if _, err := conn.Write([]byte(http2.ClientPreface)); err != nil {
 		t.Fatal(err)
 	}
-	var block bytes.Buffer
-	enc := hpack.NewEncoder(&block)
-	fields := [][2]string{{":method", "POST"}, {":scheme", "http"}, {":path", exportPath}, {":authority", addr},
+	if err := c.fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	c.stream(1, key, gzip)
+	return c
+}
+
+// stream opens another Export call on the connection, as stream id.
+func (c *rawCall) stream(id uint32, key string, gzip bool) {
+	c.t.Helper()
+	c.block.Reset()
+	fields := [][2]string{{":method", "POST"}, {":scheme", "http"}, {":path", exportPath}, {":authority", c.addr},
 		{"content-type", "application/grpc"}, {"te", "trailers"}, {"authorization", "Bearer " + key}}
 	if gzip {
 		fields = append(fields, [2]string{"grpc-encoding", "gzip"})
 	}
 	for _, f := range fields {
-		if err := enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]}); err != nil {
-			t.Fatal(err)
+		if err := c.enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]}); err != nil {
+			c.t.Fatal(err)
 		}
 	}
-	if err := c.fr.WriteSettings(); err != nil {
-		t.Fatal(err)
+	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.block.Bytes(), EndHeaders: true}); err != nil {
+		c.t.Fatal(err)
 	}
-	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true}); err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // prefix sends the 5-byte gRPC prefix of a message of length bytes.
