@@ -20,7 +20,7 @@ import (
 // bytes past a header block's end in one Read, so when the tap runs, the
 // last block handed over is that stream's. The call can then wait for its
 // message's 5-byte prefix before it reserves memory, and reserve what the
-// prefix declares (docs/decisions.md, "The gRPC gate").
+// prefix declares (docs/decisions.md, "Idle gRPC calls").
 type gate struct {
 	mu    sync.Mutex
 	conns map[string]*gateConn
