@@ -95,24 +95,6 @@ type GRPCServer struct {
 	logs *grpcLogs
 }
 
-// FollowedStreams is how many streams the gate follows, over every
-// connection: those of calls not over yet.
-func (s *GRPCServer) FollowedStreams() int {
-	s.gate.mu.Lock()
-	conns := make([]*gateConn, 0, len(s.gate.conns))
-	for _, c := range s.gate.conns {
-		conns = append(conns, c)
-	}
-	s.gate.mu.Unlock()
-	n := 0
-	for _, c := range conns {
-		c.mu.Lock()
-		n += len(c.streams)
-		c.mu.Unlock()
-	}
-	return n
-}
-
 // AwaitingMessage is how many admitted Export calls wait, holding no
 // memory, for their message to begin to arrive
 // (errata_ingest_grpc_calls_awaiting_message in /metrics).
