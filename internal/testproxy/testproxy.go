@@ -212,8 +212,17 @@ func (p *Proxy) serve(c net.Conn) {
 					break
 				}
 				cut := src == c && p.commitSeen(buf[:n], &marked)
-				if _, werr := dst.Write(buf[:n]); werr != nil || cut {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
 					break
+				}
+				if cut {
+					// Only the client's side is closed now: closing the
+					// database's while its answer is on the way could
+					// reset the connection before the COMMIT is read.
+					// The other direction closes it when the answer finds
+					// no client to take it, so the commit is made.
+					_ = src.Close()
+					return
 				}
 			}
 			if err != nil {
