@@ -238,15 +238,17 @@ func (g *grpcLogs) awaitPrefix(ctx context.Context, deadline time.Time) (int64, 
 // grpcPreemptGrace is how long an export's reservation is kept for a
 // message that has not arrived while another request waits for room:
 // half the budget's one-second wait, so that a request behind calls that
-// send nothing is served within its wait. A message that takes longer to
-// arrive keeps its room until the read timeout when nobody waits.
+// sent a prefix and stalled is served within its wait. A message that
+// takes longer to arrive keeps its room until the read timeout when
+// nobody waits.
 const grpcPreemptGrace = 500 * time.Millisecond
 
 // receive reads the call's one message, giving up after the read timeout
 // (DEADLINE_EXCEEDED, which OTLP clients retry): a client that opens a
-// call and sends nothing holds its slot no longer than that, and its
-// room in the memory budget no longer than another request can wait for
-// it (preempted is closed: UNAVAILABLE with a RetryInfo).
+// call and stalls holds its slot no longer than that (deadline, shared
+// with the wait for the message's prefix), and its room in the memory
+// budget no longer than another request can wait for it (preempted is
+// closed: UNAVAILABLE with a RetryInfo).
 func (g *grpcLogs) receive(stream grpc.ServerStream, msg *rawMessage, deadline time.Time, preempted <-chan struct{}) error {
 	done := make(chan error, 1)
 	go func() { done <- stream.RecvMsg(msg) }()
