@@ -39,10 +39,21 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	seen := txGroups{byID: map[string]store.Group{}, byKey: map[store.GroupKey]string{}}
 	var facets []store.FacetCount
 	var refs []store.EventRef
+	// The stored groups this part changes are written together once all
+	// are applied (store.UpdateGroups), each as the last of its aggregates
+	// left it: on PostgreSQL a statement a group was a round trip each.
+	// Nothing in the transaction reads them back meanwhile: a group read
+	// again is taken from seen.
+	var updated []string
+	dirty := map[string]bool{}
 	for i, ga := range pr.groups {
 		g, found, err := seen.resolve(ctx, c, ga, keys[i], existing)
 		if err != nil {
 			return nil, err
+		}
+		if found && !dirty[g.ID] { // stored before, or inserted by an earlier aggregate
+			dirty[g.ID] = true
+			updated = append(updated, g.ID)
 		}
 		g, evs, err := p.applyGroup(ctx, c, ga, g, found, now, &counts)
 		if err != nil {
@@ -55,6 +66,9 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		out = append(out, evs...)
 		facets = ga.facetCounts(g.ID, facets)
 		refs = ga.eventRefs(g.ID, refs)
+	}
+	if err := c.UpdateGroups(ctx, seen.groups(updated)); err != nil {
+		return nil, err
 	}
 	if err := c.AddGroupCounts(ctx, counts); err != nil {
 		return nil, err
@@ -138,8 +152,9 @@ func sortedValues(m map[string]time.Time) ([]string, time.Time) {
 	return vs, at
 }
 
-// applyGroup applies one group's figures and returns the group as written;
-// g is the stored group when found.
+// applyGroup applies one group's figures and returns the group: inserted
+// when new, else for the caller to write (store.UpdateGroups); g is the
+// stored group when found.
 func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) (store.Group, []tickets.Event, error) {
 	isNew := !found
 	var events []tickets.Event
@@ -175,8 +190,6 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		if err := c.InsertGroupGrouping(ctx, store.GroupGrouping{GroupID: g.ID, Version: ga.fp.Version, Components: string(components)}); err != nil {
 			return g, nil, err
 		}
-	} else if err := c.UpdateGroup(ctx, g); err != nil {
-		return g, nil, err
 	}
 	if opened != nil {
 		opened.EventsBefore = g.EventCount - int64(ga.count) // g holds this batch's events already

@@ -22,6 +22,15 @@ func (t *txGroups) put(g store.Group) {
 	t.byKey[store.GroupKey{ProjectID: g.ProjectID, Service: g.Service, Fingerprint: g.Fingerprint}] = g.ID
 }
 
+// groups returns the groups of ids as last put.
+func (t *txGroups) groups(ids []string) []store.Group {
+	out := make([]store.Group, len(ids))
+	for i, id := range ids {
+		out[i] = t.byID[id]
+	}
+	return out
+}
+
 // maxMergeHops bounds the walk from a merged group to the group it was
 // merged into (merges repoint earlier ones, so one hop is the rule).
 const maxMergeHops = 8

@@ -212,14 +212,8 @@ func (c *Conn) InsertGroup(ctx context.Context, g Group) error {
 
 // UpdateGroup writes every mutable field of g.
 func (c *Conn) UpdateGroup(ctx context.Context, g Group) error {
-	err := c.execOne(ctx, `UPDATE error_groups SET title = ?, exception_type = ?, culprit = ?, level = ?, status = ?, first_seen = ?, last_seen = ?,
-		event_count = ?, environments = ?, releases = ?, first_release = ?, last_release = ?, last_environment = ?, sample_message = ?, last_trace_id = ?,
-		ticket_id = ?, resolved_at = ?, updated_at = ?, merged_into = ?, assignee_id = ?, ignore_rule = ?, resolved_in = ?, ignore_until = ?,
-		search_message = ? WHERE id = ?`,
-		g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.FirstSeen), ms(g.LastSeen), g.EventCount, jsonList(g.Environments), jsonList(g.Releases),
-		g.FirstRelease, g.LastRelease, g.LastEnvironment, g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt),
-		nullString(g.MergedInto), nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil), g.searchMessage(), g.ID)
-	if err != nil {
+	args := groupUpdateArgs(make([]any, 0, len(groupUpdateCols)+1), g)
+	if err := c.execOne(ctx, updateGroupQuery, append(args[1:], g.ID)...); err != nil {
 		return fmt.Errorf("store: update group %s: %w", g.ID, err)
 	}
 	return nil

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// groupUpdateCols are the columns UpdateGroup and UpdateGroups write, with
+// the type each takes in UpdateGroups' VALUES list on PostgreSQL (which
+// types a parameter there by its column in the first row).
+var groupUpdateCols = [...]struct{ name, pgType string }{
+	{"id", "text"}, {"title", "text"}, {"exception_type", "text"}, {"culprit", "text"}, {"level", "bigint"},
+	{"status", "text"}, {"first_seen", "bigint"}, {"last_seen", "bigint"}, {"event_count", "bigint"},
+	{"environments", "text"}, {"releases", "text"}, {"first_release", "text"}, {"last_release", "text"},
+	{"last_environment", "text"}, {"sample_message", "text"}, {"last_trace_id", "text"}, {"ticket_id", "text"},
+	{"resolved_at", "bigint"}, {"updated_at", "bigint"}, {"merged_into", "text"}, {"assignee_id", "text"},
+	{"ignore_rule", "text"}, {"resolved_in", "text"}, {"ignore_until", "bigint"}, {"search_message", "text"},
+}
+
+// updateGroupQuery is UpdateGroup's statement: groupUpdateCols but the id
+// set, then the id.
+var updateGroupQuery = func() string {
+	set := make([]string, 0, len(groupUpdateCols)-1)
+	for _, col := range groupUpdateCols[1:] {
+		set = append(set, col.name+" = ?")
+	}
+	return `UPDATE error_groups SET ` + strings.Join(set, ", ") + ` WHERE id = ?`
+}()
+
+// groupUpdateArgs appends g's values in groupUpdateCols' order.
+func groupUpdateArgs(args []any, g Group) []any {
+	return append(args, g.ID, g.Title, g.ExceptionType, g.Culprit, g.Level, g.Status, ms(g.FirstSeen), ms(g.LastSeen),
+		g.EventCount, jsonList(g.Environments), jsonList(g.Releases), g.FirstRelease, g.LastRelease, g.LastEnvironment,
+		g.SampleMessage, g.LastTraceID, nullString(g.TicketID), nullMS(g.ResolvedAt), ms(g.UpdatedAt),
+		nullString(g.MergedInto), nullString(g.AssigneeID), g.IgnoreRule, g.ResolvedIn, nullMS(g.IgnoreUntil), g.searchMessage())
+}
+
+// UpdateGroups writes many groups as UpdateGroup writes one, each by its
+// id; every one must exist (ErrNotFound otherwise). Processing writes a
+// part's groups with it once it has applied them all. On PostgreSQL that
+// is one statement for up to facetRows groups instead of a round trip a
+// group, which were about a third of processing's time there
+// (docs/decisions.md, "Groups written together on PostgreSQL"); SQLite,
+// with no round trips, runs its cached one-row statement for each.
+func (c *Conn) UpdateGroups(ctx context.Context, gs []Group) error {
+	if !c.drv.roundTrips() || len(gs) < 2 {
+		for _, g := range gs {
+			if err := c.UpdateGroup(ctx, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	args := make([]any, 0, len(groupUpdateCols)*min(len(gs), facetRows))
+	for len(gs) > 0 {
+		part := gs[:chunkRows(len(gs))]
+		gs = gs[len(part):]
+		args = args[:0]
+		for _, g := range part {
+			args = groupUpdateArgs(args, g)
+		}
+		res, err := c.exec(ctx, updateGroupsQuery(len(part)), args...)
+		if err != nil {
+			return fmt.Errorf("store: update %d groups: %w", len(part), err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("store: update %d groups: %w", len(part), err)
+		} else if n != int64(len(part)) {
+			return fmt.Errorf("store: update %d groups: %d found: %w", len(part), n, ErrNotFound)
+		}
+	}
+	return nil
+}
+
+// updateGroupsQuery is PostgreSQL's UPDATE of rows groups from a VALUES
+// list, its first row's parameters cast to their columns' types.
+func updateGroupsQuery(rows int) string {
+	var set, names, first, rest strings.Builder
+	for i, col := range groupUpdateCols {
+		if i > 0 {
+			names.WriteString(", ")
+			first.WriteString(", ")
+			rest.WriteString(", ")
+		}
+		if i > 1 {
+			set.WriteString(", ")
+		}
+		if i > 0 {
+			fmt.Fprintf(&set, "%s = v.%s", col.name, col.name)
+		}
+		names.WriteString(col.name)
+		fmt.Fprintf(&first, "?::%s", col.pgType)
+		rest.WriteString("?")
+	}
+	values := "(" + first.String() + ")"
+	if rows > 1 {
+		values += ", " + tuples(rows-1, "("+rest.String()+")")
+	}
+	return `UPDATE error_groups AS g SET ` + set.String() + ` FROM (VALUES ` + values + `) AS v (` + names.String() + `) WHERE g.id = v.id`
+}

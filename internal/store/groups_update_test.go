@@ -1,0 +1,70 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/store/storetest"
+)
+
+// TestUpdateGroupsWritesEachGroup: UpdateGroups leaves every group as
+// UpdateGroup would, every mutable field and NULL or not, in statements
+// of every length a remainder takes (150 groups: 100, 32, 16 and 2), and
+// the groups it was not given as they were; a group that does not exist
+// fails the call with ErrNotFound.
+func TestUpdateGroupsWritesEachGroup(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		var want []store.Group
+		for i := range 151 {
+			g, err := db.Write().GroupByID(ctx, seedGroupFor(t, db.Write(), p.ID, fmt.Sprint("fp", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, g)
+		}
+		untouched := want[150]
+		want = want[:150]
+		at := time.UnixMilli(1_790_000_000_123).UTC()
+		for i := range want {
+			g := &want[i]
+			g.Title, g.ExceptionType, g.Culprit = fmt.Sprint("title ", i), "TypeError", fmt.Sprint("app.js in f", i)
+			g.Level, g.Status, g.EventCount = 17+i%4, []string{store.GroupResolved, store.GroupIgnored, store.GroupUnresolved}[i%3], int64(1000+i)
+			g.FirstSeen, g.LastSeen, g.UpdatedAt = at.Add(-time.Hour), at.Add(time.Duration(i)*time.Millisecond), at
+			g.Environments, g.Releases = []string{"production", fmt.Sprint("env", i)}, []string{fmt.Sprint("1.", i)}
+			g.FirstRelease, g.LastRelease, g.LastEnvironment = "1.0", fmt.Sprint("1.", i), "production"
+			g.SampleMessage, g.SearchMessage, g.LastTraceID = fmt.Sprint("boom ", i), fmt.Sprint("boom\x1fbang ", i), fmt.Sprintf("%032x", i)
+			g.IgnoreRule, g.ResolvedIn = "", ""
+			if i%2 == 0 { // every other group has the nullable fields set, the first among them
+				resolved, until := at.Add(-time.Minute), at.Add(24*time.Hour)
+				g.TicketID, g.ResolvedAt, g.IgnoreUntil = fmt.Sprint("tkt_", i), &resolved, &until
+				g.AssigneeID, g.MergedInto, g.IgnoreRule, g.ResolvedIn = "mem_a", fmt.Sprint("grp_x", i), `{"count":10}`, "2.0"
+			}
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.UpdateGroups(ctx, want) }); err != nil {
+			t.Fatalf("UpdateGroups: %v", err)
+		}
+		for _, w := range append(want, untouched) {
+			got, err := db.Write().GroupByID(ctx, w.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, w) {
+				t.Fatalf("group %s after UpdateGroups:\n got %+v\nwant %+v", w.ID, got, w)
+			}
+		}
+
+		gone := want[3]
+		gone.ID = "grp_gone"
+		err := db.Tx(ctx, func(c *store.Conn) error { return c.UpdateGroups(ctx, []store.Group{want[0], gone, want[5]}) })
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("UpdateGroups with a group that does not exist = %v, want ErrNotFound", err)
+		}
+	})
+}
