@@ -27,7 +27,6 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		return nil, err
 	}
 	var out []tickets.Event
-	var counts []store.GroupCount
 	keys := make([]store.GroupKey, len(pr.groups))
 	for i, ga := range pr.groups {
 		keys[i] = store.GroupKey{ProjectID: ga.projectID, Service: ga.service, Fingerprint: ga.key}
@@ -39,23 +38,17 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	seen := txGroups{byID: map[string]store.Group{}, byKey: map[store.GroupKey]string{}}
 	var facets []store.FacetCount
 	var refs []store.EventRef
-	// The stored groups this part changes are written together once all
-	// are applied (store.UpdateGroups), each as the last of its aggregates
-	// left it: on PostgreSQL a statement a group was a round trip each.
-	// Nothing in the transaction reads them back meanwhile: a group read
-	// again is taken from seen.
-	var updated []string
-	dirty := map[string]bool{}
+	w := partWrites{dirty: map[string]bool{}}
 	for i, ga := range pr.groups {
 		g, found, err := seen.resolve(ctx, c, ga, keys[i], existing)
 		if err != nil {
 			return nil, err
 		}
-		if found && !dirty[g.ID] { // stored before, or inserted by an earlier aggregate
-			dirty[g.ID] = true
-			updated = append(updated, g.ID)
+		if found && !w.dirty[g.ID] { // stored before, or inserted by an earlier aggregate
+			w.dirty[g.ID] = true
+			w.updated = append(w.updated, g.ID)
 		}
-		g, evs, err := p.applyGroup(ctx, c, ga, g, found, now, &counts)
+		g, evs, err := p.applyGroup(ctx, c, ga, g, found, now, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -67,10 +60,10 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 		facets = ga.facetCounts(g.ID, facets)
 		refs = ga.eventRefs(g.ID, refs)
 	}
-	if err := c.UpdateGroups(ctx, seen.groups(updated)); err != nil {
+	if err := w.write(ctx, c, &seen, p.opts.Samples); err != nil {
 		return nil, err
 	}
-	if err := c.AddGroupCounts(ctx, counts); err != nil {
+	if err := c.AddGroupCounts(ctx, w.counts); err != nil {
 		return nil, err
 	}
 	if err := addCounts(ctx, c, facets, refs, pr.deferCounts); err != nil {
@@ -155,7 +148,7 @@ func sortedValues(m map[string]time.Time) ([]string, time.Time) {
 // applyGroup applies one group's figures and returns the group: inserted
 // when new, else for the caller to write (store.UpdateGroups); g is the
 // stored group when found.
-func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, counts *[]store.GroupCount) (store.Group, []tickets.Event, error) {
+func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg, g store.Group, found bool, now time.Time, w *partWrites) (store.Group, []tickets.Event, error) {
 	isNew := !found
 	var events []tickets.Event
 	if isNew {
@@ -170,6 +163,9 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		// first, those kept, and the one this batch stores. A busy group
 		// rewrites its index row once a minute at most; a quiet one with
 		// each sample it takes, so that every stored sample is found.
+		if err := w.flushSamples(ctx, c, g.ID); err != nil {
+			return g, nil, err
+		}
 		var err error
 		if g.SearchMessage, err = samplesSearch(ctx, c, g); err != nil {
 			return g, nil, err
@@ -202,21 +198,12 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		events = append(events, tickets.Event{Ticket: *opened, Group: g, Kind: opened.Reason, Environments: ga.envs})
 	}
 	if isNew {
-		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.firstBatch, ga.first, true)); err != nil {
-			return g, nil, err
-		}
+		w.sample(sample(g.ID, ga.firstBatch, ga.first, true), false)
 	}
 	if takeSample {
-		if err := c.InsertGroupEvent(ctx, sample(g.ID, ga.lastBatch, ga.last, false)); err != nil {
-			return g, nil, err
-		}
-		if prune {
-			if err := c.PruneGroupEvents(ctx, g.ID, p.opts.Samples); err != nil {
-				return g, nil, err
-			}
-		}
+		w.sample(sample(g.ID, ga.lastBatch, ga.last, false), prune)
 	}
-	*counts = appendMinutes(*counts, g, ga.arrivals)
+	w.counts = appendMinutes(w.counts, g, ga.arrivals)
 	// A ticket opened by this batch is checked too: its events after the
 	// first came while it was open, and whether a burst spikes must not
 	// depend on how its events were batched. A new group has no stored

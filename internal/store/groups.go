@@ -275,14 +275,7 @@ type GroupEvent struct {
 
 // InsertGroupEvent stores a sample event.
 func (c *Conn) InsertGroupEvent(ctx context.Context, e GroupEvent) error {
-	first := 0
-	if e.First {
-		first = 1
-	}
-	_, err := c.exec(ctx, `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment, release, trace_id, span_id, attributes, symbolication, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment, e.Release, e.TraceID, e.SpanID, e.Attributes, e.Symbolication, e.Detail)
-	if err != nil {
+	if _, err := c.exec(ctx, insertGroupEvents+groupEventRow, groupEventArgs(nil, e)...); err != nil {
 		return fmt.Errorf("store: insert group event: %w", err)
 	}
 	return nil

@@ -68,3 +68,46 @@ func TestUpdateGroupsWritesEachGroup(t *testing.T) {
 		}
 	})
 }
+
+// TestInsertGroupEventsKeepsOrderAndFields: InsertGroupEvents stores every
+// event whole, in its order (each group's samples list newest first as
+// given last), in statements of every length a remainder takes (135
+// events: 100, 32, 2 and 1).
+func TestInsertGroupEventsKeepsOrderAndFields(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		groups := []string{seedGroupFor(t, db.Write(), p.ID, "a"), seedGroupFor(t, db.Write(), p.ID, "b"), seedGroupFor(t, db.Write(), p.ID, "c")}
+		at := time.UnixMilli(1_790_000_000_123).UTC()
+		var es []store.GroupEvent
+		for i := range 135 {
+			e := store.GroupEvent{GroupID: groups[i%3], First: i < 3, ReceivedAt: at.Add(time.Duration(i) * time.Second),
+				Timestamp: at.Add(time.Duration(i) * time.Millisecond), Level: 17 + i%4, Message: fmt.Sprint("boom ", i),
+				StackTrace: fmt.Sprint("at f", i), Environment: "production", Release: fmt.Sprint("1.", i),
+				TraceID: fmt.Sprintf("%032x", i), SpanID: fmt.Sprintf("%016x", i), Attributes: fmt.Sprintf(`{"i":%d}`, i)}
+			if i%2 == 0 {
+				e.Symbolication, e.Detail = `{"frames":1}`, fmt.Sprintf(`{"breadcrumbs":[{"message":"m%d"}]}`, i)
+			}
+			es = append(es, e)
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertGroupEvents(ctx, es) }); err != nil {
+			t.Fatalf("InsertGroupEvents: %v", err)
+		}
+		for gi, g := range groups {
+			got, err := db.Write().ListGroupEvents(ctx, g, 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 45 {
+				t.Fatalf("group %d has %d events, want 45", gi, len(got))
+			}
+			for k, e := range got { // newest first: the last given first
+				want := es[3*(44-k)+gi]
+				e.ID = 0
+				if !reflect.DeepEqual(e, want) {
+					t.Fatalf("group %d, event %d:\n got %+v\nwant %+v", gi, k, e, want)
+				}
+			}
+		}
+	})
+}

@@ -99,3 +99,49 @@ func updateGroupsQuery(rows int) string {
 	}
 	return `UPDATE error_groups AS g SET ` + set.String() + ` FROM (VALUES ` + values + `) AS v (` + names.String() + `) WHERE g.id = v.id`
 }
+
+// insertGroupEvents begins an INSERT of group events, rows of
+// groupEventRow in groupEventArgs' order.
+const insertGroupEvents = `INSERT INTO group_events (group_id, first, received_at, timestamp, level, message, stack_trace, environment,
+	release, trace_id, span_id, attributes, symbolication, detail) VALUES `
+
+const groupEventRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+// groupEventArgs appends e's values for a row of insertGroupEvents.
+func groupEventArgs(args []any, e GroupEvent) []any {
+	first := 0
+	if e.First {
+		first = 1
+	}
+	return append(args, e.GroupID, first, ms(e.ReceivedAt), ms(e.Timestamp), e.Level, e.Message, e.StackTrace, e.Environment,
+		e.Release, e.TraceID, e.SpanID, e.Attributes, e.Symbolication, e.Detail)
+}
+
+// InsertGroupEvents stores many sample events as InsertGroupEvent stores
+// one, in their order (their ids, and so each group's order of samples,
+// follow it). On PostgreSQL that is a statement for up to facetRows of
+// them instead of a round trip each; SQLite runs its cached one-row
+// statement for each.
+func (c *Conn) InsertGroupEvents(ctx context.Context, es []GroupEvent) error {
+	if !c.drv.roundTrips() || len(es) < 2 {
+		for _, e := range es {
+			if err := c.InsertGroupEvent(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var args []any
+	for len(es) > 0 {
+		part := es[:chunkRows(len(es))]
+		es = es[len(part):]
+		args = args[:0]
+		for _, e := range part {
+			args = groupEventArgs(args, e)
+		}
+		if _, err := c.exec(ctx, insertGroupEvents+tuples(len(part), groupEventRow), args...); err != nil {
+			return fmt.Errorf("store: insert %d group events: %w", len(part), err)
+		}
+	}
+	return nil
+}
