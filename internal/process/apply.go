@@ -63,6 +63,11 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	if err := w.write(ctx, c, &seen, p.opts.Samples); err != nil {
 		return nil, err
 	}
+	spiked, err := p.raiseSpikes(ctx, c, w.spikes, now)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, spiked...)
 	if err := c.AddGroupCounts(ctx, w.counts); err != nil {
 		return nil, err
 	}
@@ -211,24 +216,7 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 	// nothing need be read.
 	mayRaise := !isNew || int64(ga.count) >= p.opts.Spike.Min
 	if mayRaise && g.Status == store.GroupUnresolved && g.TicketID != "" && p.hot.checkSpike(g.ID, g.TicketID, ga.count, now, ga.lastBatch.ReceivedAt, ga.envs, p.opts.Spike) {
-		ev, spiked, err := p.opts.Spike.Raise(ctx, c, g, ga.lastBatch.ReceivedAt, now, ga.count, ga.envs)
-		if err != nil {
-			return g, nil, err
-		}
-		if spiked && ev == nil {
-			// A spike read from the store (not raised by this transaction,
-			// which may yet roll back) stays one: stop checking it.
-			p.hot.spikedTicket(g.ID, g.TicketID, now)
-		}
-		if ev != nil && opened != nil {
-			// Opened and raised by this one transaction: the "new" is told
-			// first and the spike "again" (CONTRACT 6) after it, not both
-			// at once, in either order.
-			ev.Delay = tickets.RaisedAfterOpening
-		}
-		if ev != nil {
-			events = append(events, *ev)
-		}
+		w.spikes = append(w.spikes, spikeCheck{g: g, pending: ga.count, at: ga.lastBatch.ReceivedAt, envs: ga.envs, opened: opened != nil})
 	}
 	return g, events, nil
 }

@@ -2,8 +2,10 @@ package process
 
 import (
 	"context"
+	"time"
 
 	"github.com/errata-dev/errata/internal/store"
+	"github.com/errata-dev/errata/internal/tickets"
 )
 
 // partWrites are the writes of a part's groups that wait until all its
@@ -24,6 +26,20 @@ type partWrites struct {
 	prune   []string
 	// counts are the groups' minute counts.
 	counts []store.GroupCount
+	// spikes are the groups to check against the spike rule.
+	spikes []spikeCheck
+}
+
+// spikeCheck is a group to check against the spike rule once the part's
+// groups are applied (raiseSpikes): g as its aggregate left it, with
+// pending events not yet in its stored counts, the latest received at at.
+type spikeCheck struct {
+	g       store.Group
+	pending int
+	at      time.Time
+	envs    []string
+	// opened is set when the part opened g's ticket.
+	opened bool
 }
 
 // sample adds a sample event to store, and its group to prune after.
@@ -63,4 +79,46 @@ func (w *partWrites) write(ctx context.Context, c *store.Conn, seen *txGroups, k
 		}
 	}
 	return nil
+}
+
+// raiseSpikes applies the spike rule to the part's checks, in their order,
+// and returns the events of the tickets it raised. The stored counts of
+// the checks' windows are read at once (store.GroupCountsBetween): most
+// checks end there, below the rule's minimum. The stored counts do not
+// hold the part's events yet, so each check adds its pending ones, as
+// before the checks were gathered.
+func (p *Processor) raiseSpikes(ctx context.Context, c *store.Conn, checks []spikeCheck, now time.Time) ([]tickets.Event, error) {
+	if len(checks) == 0 {
+		return nil, nil
+	}
+	windows := make([]store.CountWindow, len(checks))
+	for i, s := range checks {
+		windows[i] = p.opts.Spike.RecentWindow(s.g.ID, s.at)
+	}
+	recent, err := c.GroupCountsBetween(ctx, windows)
+	if err != nil {
+		return nil, err
+	}
+	var out []tickets.Event
+	for i, s := range checks {
+		ev, spiked, err := p.opts.Spike.RaiseCounted(ctx, c, s.g, s.at, now, recent[i]+int64(s.pending), s.envs)
+		if err != nil {
+			return nil, err
+		}
+		if spiked && ev == nil {
+			// A spike read from the store (not raised by this transaction,
+			// which may yet roll back) stays one: stop checking it.
+			p.hot.spikedTicket(s.g.ID, s.g.TicketID, now)
+		}
+		if ev != nil && s.opened {
+			// Opened and raised by this one transaction: the "new" is told
+			// first and the spike "again" (CONTRACT 6) after it, not both
+			// at once, in either order.
+			ev.Delay = tickets.RaisedAfterOpening
+		}
+		if ev != nil {
+			out = append(out, *ev)
+		}
+	}
+	return out, nil
 }

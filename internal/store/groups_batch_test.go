@@ -111,3 +111,50 @@ func TestInsertGroupEventsKeepsOrderAndFields(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupCountsBetweenAsOneByOne: GroupCountsBetween answers each
+// window, in order, what GroupCountBetween answers for it: windows of one
+// group and of several, empty ones and a group with no counts, 135 of them
+// (statements of 100, 32, 2 and 1 rows on PostgreSQL).
+func TestGroupCountsBetweenAsOneByOne(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		groups := []string{seedGroupFor(t, db.Write(), p.ID, "a"), seedGroupFor(t, db.Write(), p.ID, "b"), seedGroupFor(t, db.Write(), p.ID, "c")}
+		base := time.UnixMilli(1_790_000_000_000).UTC().Truncate(time.Hour)
+		var counts []store.GroupCount
+		for m := range 30 {
+			for gi, g := range groups[:2] {
+				counts = append(counts, store.GroupCount{GroupID: g, ProjectID: p.ID, Minute: base.Add(time.Duration(m) * time.Minute), N: (m+1)*(gi+1) + m%7})
+			}
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.AddGroupCounts(ctx, counts) }); err != nil {
+			t.Fatal(err)
+		}
+		var ws []store.CountWindow
+		for i := range 135 {
+			from := base.Add(time.Duration(i%25) * time.Minute)
+			ws = append(ws, store.CountWindow{GroupID: groups[i%3], From: from, To: from.Add(time.Duration(i%9) * time.Minute)})
+		}
+		got, err := db.Read().GroupCountsBetween(ctx, ws)
+		if err != nil {
+			t.Fatalf("GroupCountsBetween: %v", err)
+		}
+		nonzero := 0
+		for i, w := range ws {
+			want, err := db.Read().GroupCountBetween(ctx, w.GroupID, w.From, w.To)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[i] != want {
+				t.Fatalf("window %d (%+v) = %d, want %d", i, w, got[i], want)
+			}
+			if want > 0 {
+				nonzero++
+			}
+		}
+		if nonzero < 50 {
+			t.Fatalf("only %d windows have counts: the test checks too little", nonzero)
+		}
+	})
+}

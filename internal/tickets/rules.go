@@ -111,12 +111,20 @@ func openTicket(g *store.Group, reason string, firstSeen, now time.Time) *store.
 // no later event changes: a ticket's reason is set when it opens and only
 // ever changed to spike, so its caller may stop checking that ticket.
 func (r SpikeRule) Raise(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, pending int, envs []string) (ev *Event, spiked bool, err error) {
-	winStart := r.windowStart(at)
 	recent, err := r.Recent(ctx, c, g.ID, at)
-	recent += int64(pending)
-	if err != nil || recent < r.Min {
+	if err != nil {
 		return nil, false, err
 	}
+	return r.RaiseCounted(ctx, c, g, at, now, recent+int64(pending), envs)
+}
+
+// RaiseCounted is Raise with the group's events in the window known:
+// recent is the stored count of RecentWindow and the pending events.
+func (r SpikeRule) RaiseCounted(ctx context.Context, c *store.Conn, g store.Group, at, now time.Time, recent int64, envs []string) (ev *Event, spiked bool, err error) {
+	if recent < r.Min {
+		return nil, false, nil
+	}
+	winStart := r.windowStart(at)
 	t, err := c.TicketByID(ctx, g.TicketID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
@@ -160,7 +168,13 @@ func (r SpikeRule) windowStart(at time.Time) time.Time {
 // events), readable outside a transaction to tell cheaply that a group
 // cannot spike.
 func (r SpikeRule) Recent(ctx context.Context, c *store.Conn, groupID string, at time.Time) (int64, error) {
-	return c.GroupCountBetween(ctx, groupID, r.windowStart(at), at.Add(time.Minute))
+	w := r.RecentWindow(groupID, at)
+	return c.GroupCountBetween(ctx, groupID, w.From, w.To)
+}
+
+// RecentWindow is the minutes Recent counts.
+func (r SpikeRule) RecentWindow(groupID string, at time.Time) store.CountWindow {
+	return store.CountWindow{GroupID: groupID, From: r.windowStart(at), To: at.Add(time.Minute)}
 }
 
 // ExpireIgnore ends, in c's transaction, the ignore of a group whose
