@@ -168,13 +168,8 @@ func (p *Processor) applyGroup(ctx context.Context, c *store.Conn, ga *groupAgg,
 		// first, those kept, and the one this batch stores. A busy group
 		// rewrites its index row once a minute at most; a quiet one with
 		// each sample it takes, so that every stored sample is found.
-		if err := w.flushSamples(ctx, c, g.ID); err != nil {
-			return g, nil, err
-		}
-		var err error
-		if g.SearchMessage, err = samplesSearch(ctx, c, g); err != nil {
-			return g, nil, err
-		}
+		// It is made once the part's samples are stored (partWrites.write).
+		w.search(g.ID)
 	} else if takeSample {
 		p.hot.markStale(g.ID) // refreshSearches adds its message within searchEvery
 	}

@@ -13,8 +13,8 @@ import (
 // group was a round trip each, about a third of processing's time there
 // (docs/decisions.md, "A part's groups written together"). Nothing in
 // the transaction reads them back meanwhile: a group read again is taken
-// from txGroups, and a group's samples are written before its samples
-// are read (flushSamples).
+// from txGroups, and a group's search message is made from its samples
+// once they are stored.
 type partWrites struct {
 	// updated lists the stored groups the part changed (each once, in
 	// dirty), to be written as the last of their aggregates left them.
@@ -24,6 +24,10 @@ type partWrites struct {
 	// groups whose old samples go once they are stored.
 	samples []store.GroupEvent
 	prune   []string
+	// searches lists the groups whose search messages are made anew from
+	// their stored samples (each once, in searching).
+	searches  []string
+	searching map[string]bool
 	// counts are the groups' minute counts.
 	counts []store.GroupCount
 	// spikes are the groups to check against the spike rule.
@@ -50,26 +54,23 @@ func (w *partWrites) sample(e store.GroupEvent, prune bool) {
 	}
 }
 
-// flushSamples stores the samples waiting when one is of groupID, whose
-// samples are about to be read.
-func (w *partWrites) flushSamples(ctx context.Context, c *store.Conn, groupID string) error {
-	for _, e := range w.samples {
-		if e.GroupID == groupID {
-			err := c.InsertGroupEvents(ctx, w.samples)
-			w.samples = w.samples[:0]
-			return err
-		}
+// search notes a stored group whose search message is to be made anew
+// from its stored samples once the part's are stored.
+func (w *partWrites) search(groupID string) {
+	if w.searching == nil {
+		w.searching = map[string]bool{}
 	}
-	return nil
+	if !w.searching[groupID] {
+		w.searching[groupID] = true
+		w.searches = append(w.searches, groupID)
+	}
 }
 
-// write makes the writes: the groups (seen holds them as last put), then
-// the samples, then the prunes, keeping keep samples a group besides its
-// first.
+// write makes the writes: the samples, the prunes (keeping keep samples a
+// group besides its first), the search messages from the samples then
+// stored (with those of other groups, in one read), then the groups, as
+// seen holds them.
 func (w *partWrites) write(ctx context.Context, c *store.Conn, seen *txGroups, keep int) error {
-	if err := c.UpdateGroups(ctx, seen.groups(w.updated)); err != nil {
-		return err
-	}
 	if err := c.InsertGroupEvents(ctx, w.samples); err != nil {
 		return err
 	}
@@ -78,7 +79,18 @@ func (w *partWrites) write(ctx context.Context, c *store.Conn, seen *txGroups, k
 			return err
 		}
 	}
-	return nil
+	if len(w.searches) > 0 {
+		kept, err := c.GroupsSampleMessages(ctx, w.searches)
+		if err != nil {
+			return err
+		}
+		for _, id := range w.searches {
+			g := seen.byID[id]
+			g.SearchMessage = searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept[id]...)...)
+			seen.byID[id] = g
+		}
+	}
+	return c.UpdateGroups(ctx, seen.groups(w.updated))
 }
 
 // raiseSpikes applies the spike rule to the part's checks, in their order,

@@ -196,3 +196,45 @@ func (c *Conn) GroupCountsBetween(ctx context.Context, ws []CountWindow) ([]int6
 	}
 	return out, nil
 }
+
+// GroupsSampleMessages is GroupSampleMessages for many groups at once, by
+// group id. On PostgreSQL that is a statement for up to facetRows groups
+// instead of a round trip each (a part's quiet groups refreshing their
+// search messages); SQLite runs its cached one-group statement for each.
+func (c *Conn) GroupsSampleMessages(ctx context.Context, groupIDs []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(groupIDs))
+	if !c.drv.roundTrips() || len(groupIDs) < 2 {
+		for _, id := range groupIDs {
+			ms, err := c.GroupSampleMessages(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			out[id] = ms
+		}
+		return out, nil
+	}
+	for len(groupIDs) > 0 {
+		part := groupIDs[:chunkRows(len(groupIDs))]
+		groupIDs = groupIDs[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := c.query(ctx, `SELECT group_id, message FROM group_events WHERE group_id IN (`+tuples(len(part), "?")+
+			`) AND first = 0 ORDER BY group_id, id DESC`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: sample messages: %w", err)
+		}
+		msgs, err := collect(rows, func(s interface{ Scan(...any) error }) ([2]string, error) {
+			var r [2]string
+			return r, s.Scan(&r[0], &r[1])
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: sample messages: %w", err)
+		}
+		for _, m := range msgs {
+			out[m[0]] = append(out[m[0]], m[1])
+		}
+	}
+	return out, nil
+}

@@ -158,3 +158,43 @@ func TestGroupCountsBetweenAsOneByOne(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupsSampleMessagesAsOneByOne: GroupsSampleMessages answers each
+// group what GroupSampleMessages answers for it (newest first, the first
+// sample left out), a group without samples nothing, for 131 groups
+// (statements of 100, 16, 8, 4, 2 and 1 groups on PostgreSQL).
+func TestGroupsSampleMessagesAsOneByOne(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p := seedProject(t, db.Write())
+		var groups []string
+		var es []store.GroupEvent
+		at := time.UnixMilli(1_790_000_000_000).UTC()
+		for i := range 131 {
+			g := seedGroupFor(t, db.Write(), p.ID, fmt.Sprint("fp", i))
+			groups = append(groups, g)
+			for k := range i % 4 { // 0 to 3 events, the first of them the first sample
+				es = append(es, store.GroupEvent{GroupID: g, First: k == 0, ReceivedAt: at, Timestamp: at, Message: fmt.Sprintf("m%d.%d", i, k), Attributes: "{}"})
+			}
+		}
+		if err := db.Tx(ctx, func(c *store.Conn) error { return c.InsertGroupEvents(ctx, es) }); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Read().GroupsSampleMessages(ctx, groups)
+		if err != nil {
+			t.Fatalf("GroupsSampleMessages: %v", err)
+		}
+		for i, g := range groups {
+			want, err := db.Read().GroupSampleMessages(ctx, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != max(0, i%4-1) {
+				t.Fatalf("group %d has %d kept samples, want %d", i, len(want), max(0, i%4-1))
+			}
+			if len(got[g]) != len(want) || len(want) > 0 && !reflect.DeepEqual(got[g], want) {
+				t.Fatalf("group %d: %q, want %q", i, got[g], want)
+			}
+		}
+	})
+}
