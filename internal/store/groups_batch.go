@@ -38,11 +38,11 @@ func groupUpdateArgs(args []any, g Group) []any {
 }
 
 // UpdateGroups writes many groups as UpdateGroup writes one, each by its
-// id; every one must exist (ErrNotFound otherwise). Processing writes a
-// part's groups with it once it has applied them all. On PostgreSQL that
-// is one statement for up to facetRows groups instead of a round trip a
-// group, which were about a third of processing's time there
-// (docs/decisions.md, "Groups written together on PostgreSQL"); SQLite,
+// id, each id once; every one must exist (ErrNotFound otherwise).
+// Processing writes a part's groups with it once it has applied them all.
+// On PostgreSQL that is one statement for up to facetRows groups instead
+// of a round trip a group, which were about a third of processing's time
+// there (docs/decisions.md, "A part's groups written together"); SQLite,
 // with no round trips, runs its cached one-row statement for each.
 func (c *Conn) UpdateGroups(ctx context.Context, gs []Group) error {
 	if !c.drv.roundTrips() || len(gs) < 2 {
