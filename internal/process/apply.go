@@ -38,15 +38,14 @@ func (p *Processor) apply(ctx context.Context, c *store.Conn, pr *prepared, now 
 	seen := txGroups{byID: map[string]store.Group{}, byKey: map[store.GroupKey]string{}}
 	var facets []store.FacetCount
 	var refs []store.EventRef
-	w := partWrites{dirty: map[string]bool{}}
+	var w partWrites
 	for i, ga := range pr.groups {
 		g, found, err := seen.resolve(ctx, c, ga, keys[i], existing)
 		if err != nil {
 			return nil, err
 		}
-		if found && !w.dirty[g.ID] { // stored before, or inserted by an earlier aggregate
-			w.dirty[g.ID] = true
-			w.updated = append(w.updated, g.ID)
+		if found { // stored before, or inserted by an earlier aggregate
+			w.updated.add(g.ID)
 		}
 		g, evs, err := p.applyGroup(ctx, c, ga, g, found, now, &w)
 		if err != nil {
@@ -291,7 +290,13 @@ func samplesSearch(ctx context.Context, c *store.Conn, g store.Group) (string, e
 	if err != nil {
 		return "", err
 	}
-	return searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...), nil
+	return keptSearch(g, kept), nil
+}
+
+// keptSearch is g's search message from the messages of its kept samples
+// (newest first): the first sample's, the latest event's, then theirs.
+func keptSearch(g store.Group, kept []string) string {
+	return searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept...)...)
 }
 
 // firstSearched is the first sample's message in g's search message (all

@@ -16,18 +16,16 @@ import (
 // from txGroups, and a group's search message is made from its samples
 // once they are stored.
 type partWrites struct {
-	// updated lists the stored groups the part changed (each once, in
-	// dirty), to be written as the last of their aggregates left them.
-	updated []string
-	dirty   map[string]bool
+	// updated lists the stored groups the part changed, to be written as
+	// the last of their aggregates left them.
+	updated idSet
 	// samples are the sample events to store, in order; prune lists the
 	// groups whose old samples go once they are stored.
 	samples []store.GroupEvent
 	prune   []string
 	// searches lists the groups whose search messages are made anew from
-	// their stored samples (each once, in searching).
-	searches  []string
-	searching map[string]bool
+	// their stored samples.
+	searches idSet
 	// counts are the groups' minute counts.
 	counts []store.GroupCount
 	// spikes are the groups to check against the spike rule.
@@ -56,14 +54,23 @@ func (w *partWrites) sample(e store.GroupEvent, prune bool) {
 
 // search notes a stored group whose search message is to be made anew
 // from its stored samples once the part's are stored.
-func (w *partWrites) search(groupID string) {
-	if w.searching == nil {
-		w.searching = map[string]bool{}
+func (w *partWrites) search(groupID string) { w.searches.add(groupID) }
+
+// idSet is a list of ids, each once, in the order first added.
+type idSet struct {
+	ids []string
+	has map[string]bool
+}
+
+func (s *idSet) add(id string) {
+	if s.has[id] {
+		return
 	}
-	if !w.searching[groupID] {
-		w.searching[groupID] = true
-		w.searches = append(w.searches, groupID)
+	if s.has == nil {
+		s.has = map[string]bool{}
 	}
+	s.has[id] = true
+	s.ids = append(s.ids, id)
 }
 
 // write makes the writes: the samples, the prunes (keeping keep samples a
@@ -79,18 +86,18 @@ func (w *partWrites) write(ctx context.Context, c *store.Conn, seen *txGroups, k
 			return err
 		}
 	}
-	if len(w.searches) > 0 {
-		kept, err := c.GroupsSampleMessages(ctx, w.searches)
+	if len(w.searches.ids) > 0 {
+		kept, err := c.GroupsSampleMessages(ctx, w.searches.ids)
 		if err != nil {
 			return err
 		}
-		for _, id := range w.searches {
+		for _, id := range w.searches.ids {
 			g := seen.byID[id]
-			g.SearchMessage = searchMessage(firstSearched(g), append([]string{g.SampleMessage}, kept[id]...)...)
+			g.SearchMessage = keptSearch(g, kept[id])
 			seen.byID[id] = g
 		}
 	}
-	return c.UpdateGroups(ctx, seen.groups(w.updated))
+	return c.UpdateGroups(ctx, seen.groups(w.updated.ids))
 }
 
 // raiseSpikes applies the spike rule to the part's checks, in their order,

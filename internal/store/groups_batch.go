@@ -54,9 +54,9 @@ func (c *Conn) UpdateGroups(ctx context.Context, gs []Group) error {
 		return nil
 	}
 	args := make([]any, 0, len(groupUpdateCols)*min(len(gs), facetRows))
-	for len(gs) > 0 {
-		part := gs[:chunkRows(len(gs))]
-		gs = gs[len(part):]
+	for start, n := 0, 0; start < len(gs); start += n {
+		n = chunkRows(len(gs) - start)
+		part := gs[start : start+n]
 		args = args[:0]
 		for _, g := range part {
 			args = groupUpdateArgs(args, g)
@@ -133,9 +133,9 @@ func (c *Conn) InsertGroupEvents(ctx context.Context, es []GroupEvent) error {
 		return nil
 	}
 	var args []any
-	for len(es) > 0 {
-		part := es[:chunkRows(len(es))]
-		es = es[len(part):]
+	for start, n := 0, 0; start < len(es); start += n {
+		n = chunkRows(len(es) - start)
+		part := es[start : start+n]
 		args = args[:0]
 		for _, e := range part {
 			args = groupEventArgs(args, e)
@@ -170,8 +170,9 @@ func (c *Conn) GroupCountsBetween(ctx context.Context, ws []CountWindow) ([]int6
 		return out, nil
 	}
 	var args []any
-	for done := 0; done < len(ws); {
-		part := ws[done : done+chunkRows(len(ws)-done)]
+	for start, n := 0, 0; start < len(ws); start += n {
+		n = chunkRows(len(ws) - start)
+		part := ws[start : start+n]
 		args = args[:0]
 		for i, w := range part {
 			args = append(args, i, w.GroupID, w.From.UnixMilli(), w.To.UnixMilli())
@@ -190,9 +191,8 @@ func (c *Conn) GroupCountsBetween(ctx context.Context, ws []CountWindow) ([]int6
 			return nil, fmt.Errorf("store: group counts: %w", err)
 		}
 		for _, r := range sums {
-			out[done+int(r[0])] = r[1]
+			out[start+int(r[0])] = r[1]
 		}
-		done += len(part)
 	}
 	return out, nil
 }
@@ -213,9 +213,9 @@ func (c *Conn) GroupsSampleMessages(ctx context.Context, groupIDs []string) (map
 		}
 		return out, nil
 	}
-	for len(groupIDs) > 0 {
-		part := groupIDs[:chunkRows(len(groupIDs))]
-		groupIDs = groupIDs[len(part):]
+	for start, n := 0, 0; start < len(groupIDs); start += n {
+		n = chunkRows(len(groupIDs) - start)
+		part := groupIDs[start : start+n]
 		args := make([]any, len(part))
 		for i, id := range part {
 			args[i] = id
